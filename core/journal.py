@@ -1,0 +1,168 @@
+"""Fold of a workflow ``journal.jsonl``, with the CLI's own reader semantics.
+
+Per call key the fold keeps what Claude Code's journal reader keeps (results,
+started attempts, failed, demoted, replaced), so a forecast can predict what the
+CLI will serve from cache, plus what a person wants to see: label, phase,
+attempts, agent ids and the state of the latest attempt.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+KNOWN_TYPES = frozenset({"launched", "started", "result", "failed", "resumed", "restoring", "restored"})
+
+
+class CallState(StrEnum):
+    """State of a call's latest attempt."""
+
+    DONE = "done"
+    FAILED = "failed"
+    IN_FLIGHT = "in_flight"
+
+
+@dataclass
+class Call:
+    """One ``agent()`` call of a run, identified by its cache key."""
+
+    key: str
+    """The journal ``key``; ``agent:<agentId>`` for old lines that have none."""
+    order: int
+    """Position of the call's first line among the calls (0-based)."""
+    label: str = ""
+    phase: str | None = None
+    agent_ids: list[str] = field(default_factory=list)
+    """Agent id of every ``started`` attempt, oldest first."""
+    state: CallState = CallState.IN_FLIGHT
+    result: Any = None
+    result_agent_id: str | None = None
+    has_result: bool = False
+    """The CLI's reader holds a result for this key (it would be served from cache)."""
+    failed: bool = False
+    """The key is in the CLI reader's failed set."""
+    demoted: bool = False
+    replaced: bool = False
+    keyless: bool = False
+    first_line: int = 0
+    last_line: int = 0
+    results_seen: int = 0
+    failures_seen: int = 0
+
+    @property
+    def attempts(self) -> int:
+        return len(self.agent_ids)
+
+    @property
+    def ever_returned(self) -> bool:
+        return self.results_seen > 0
+
+
+@dataclass
+class JournalFold:
+    """Accumulates journal records in order; feed it records from `core.jsonl`."""
+
+    calls: dict[str, Call] = field(default_factory=dict)
+    started_lines: int = 0
+    result_lines: int = 0
+    failed_lines: int = 0
+    launched_lines: int = 0
+    resumed_markers: int = 0
+    hidden_script_sha256: str | None = None
+    restore_state: str | None = None
+    """``None``, ``"partial"`` (``restoring`` without ``restored``) or ``"restored"``."""
+    unknown_types: Counter[str] = field(default_factory=Counter)
+    other_records: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    """Records of unknown types, kept as they were (the newest 100)."""
+    keyless_lines: int = 0
+    last_line: int = 0
+    last_agent_id: str | None = None
+
+    def feed(self, line: int, record: dict[str, Any]) -> None:
+        kind = record.get("type")
+        self.last_line = line
+        if kind in ("started", "result", "failed"):
+            self._feed_call(line, kind, record)
+        elif kind == "launched":
+            self.launched_lines += 1
+            sha = record.get("hiddenScriptSha256")
+            if self.hidden_script_sha256 is None and isinstance(sha, str):
+                self.hidden_script_sha256 = sha
+        elif kind == "resumed":
+            self.resumed_markers += 1
+        elif kind == "restoring":
+            self.restore_state = "partial"
+        elif kind == "restored":
+            self.restore_state = "restored"
+        else:
+            self.unknown_types[str(kind)] += 1
+            self.other_records.append((line, record))
+            del self.other_records[:-100]
+
+    def feed_all(self, records: list[tuple[int, dict[str, Any]]]) -> JournalFold:
+        for line, record in records:
+            self.feed(line, record)
+        return self
+
+    def _call_for(self, line: int, record: dict[str, Any]) -> Call:
+        key = record.get("key")
+        agent_id = record.get("agentId")
+        keyless = not isinstance(key, str) or not key
+        if keyless:
+            self.keyless_lines += 1
+            key = f"agent:{agent_id}"
+        call = self.calls.get(key)
+        if call is None:
+            call = Call(key=key, order=len(self.calls), keyless=keyless, first_line=line)
+            self.calls[key] = call
+        call.last_line = line
+        return call
+
+    def _feed_call(self, line: int, kind: str, record: dict[str, Any]) -> None:
+        call = self._call_for(line, record)
+        agent_id = record.get("agentId")
+        if isinstance(agent_id, str) and agent_id:
+            self.last_agent_id = agent_id
+        if kind == "started":
+            self.started_lines += 1
+            label, phase = record.get("label"), record.get("phase")
+            if isinstance(label, str) and label:
+                call.label = label
+            if isinstance(phase, str) and phase:
+                call.phase = phase
+            if call.has_result:
+                call.has_result = False
+                call.demoted = True
+            call.agent_ids.append(agent_id if isinstance(agent_id, str) else "")
+            call.state = CallState.IN_FLIGHT
+        elif kind == "result":
+            self.result_lines += 1
+            if call.has_result or call.demoted or call.failed:
+                call.replaced = True
+            call.has_result = True
+            call.demoted = False
+            call.result = record.get("result")
+            call.result_agent_id = agent_id if isinstance(agent_id, str) else None
+            call.results_seen += 1
+            call.state = CallState.DONE
+        else:
+            self.failed_lines += 1
+            call.has_result = False
+            call.failed = True
+            call.failures_seen += 1
+            call.state = CallState.FAILED
+        if not call.label:
+            call.label = agent_id if isinstance(agent_id, str) and agent_id else call.key
+
+    # -- views -----------------------------------------------------------------------------
+
+    def ordered_calls(self) -> list[Call]:
+        return sorted(self.calls.values(), key=lambda call: call.order)
+
+    def calls_in(self, state: CallState) -> list[Call]:
+        return [call for call in self.ordered_calls() if call.state is state]
+
+    def agent_ids(self) -> set[str]:
+        return {agent_id for call in self.calls.values() for agent_id in call.agent_ids if agent_id}
