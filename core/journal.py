@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-KNOWN_TYPES = frozenset({"launched", "started", "result", "failed", "resumed", "restoring", "restored"})
+KNOWN_TYPES = frozenset(
+    {"launched", "started", "result", "failed", "resumed", "restoring", "restored"}
+)
 
 
 class CallState(StrEnum):
@@ -107,12 +109,13 @@ class JournalFold:
         return self
 
     def _call_for(self, line: int, record: dict[str, Any]) -> Call:
-        key = record.get("key")
-        agent_id = record.get("agentId")
-        keyless = not isinstance(key, str) or not key
+        raw_key = record.get("key")
+        keyless = not isinstance(raw_key, str) or not raw_key
         if keyless:
             self.keyless_lines += 1
-            key = f"agent:{agent_id}"
+            key = f"agent:{record.get('agentId')}"
+        else:
+            key = str(raw_key)
         call = self.calls.get(key)
         if call is None:
             call = Call(key=key, order=len(self.calls), keyless=keyless, first_line=line)

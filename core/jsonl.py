@@ -57,7 +57,9 @@ class Batch:
 class JsonlTail:
     """Incremental reader of one JSONL file, remembering its byte offset."""
 
-    def __init__(self, path: str | os.PathLike[str], *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES):
+    def __init__(
+        self, path: str | os.PathLike[str], *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    ):
         self.path = os.fspath(path)
         self.max_line_bytes = max_line_bytes
         self.offset = 0
@@ -206,6 +208,8 @@ def _describe_os_error(error: OSError) -> str:
     return error.strerror or str(error)
 
 
-def read_all(path: str | os.PathLike[str], *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Batch:
+def read_all(
+    path: str | os.PathLike[str], *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+) -> Batch:
     """Read a whole file once (complete lines only)."""
     return JsonlTail(path, max_line_bytes=max_line_bytes).read()

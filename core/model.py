@@ -1,0 +1,187 @@
+"""The run model: what one Workflow run is, and its status."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from core.discovery import RunFolder
+from core.journal import Call, CallState, JournalFold
+from core.jsonl import Problem
+from core.sessions import Owner
+from core.snapshot import Snapshot
+
+DEFAULT_STALL_WINDOW = 10 * 60.0
+"""Seconds without journal or transcript growth before a live run reads as stalled."""
+
+
+class Status(StrEnum):
+    RUNNING = "running"
+    STALLED = "stalled"
+    DEAD = "dead"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    KILLED = "killed"
+    SUPERSEDED = "superseded"
+
+
+ENDED = frozenset({Status.COMPLETED, Status.FAILED, Status.KILLED, Status.SUPERSEDED})
+SNAPSHOT_STATUSES = {
+    "completed": Status.COMPLETED,
+    "failed": Status.FAILED,
+    "killed": Status.KILLED,
+}
+
+
+def classify(
+    *,
+    superseded: bool,
+    snapshot_status: str | None,
+    owner_may_be_alive: bool,
+    last_growth: float | None,
+    now: float,
+    stall_window: float = DEFAULT_STALL_WINDOW,
+) -> Status:
+    """The status of a run from the facts that decide it.
+
+    Args:
+        superseded: the run folder was copied into another session and continued there.
+        snapshot_status: the ``status`` of a *current* snapshot, else None.
+        owner_may_be_alive: a live (or unverifiable) process owns the run's session.
+        last_growth: newest modification time of the journal and agent transcripts.
+    """
+    if superseded:
+        return Status.SUPERSEDED
+    if snapshot_status is not None:
+        return SNAPSHOT_STATUSES.get(snapshot_status, Status.COMPLETED)
+    if owner_may_be_alive:
+        quiet = last_growth is None or now - last_growth > stall_window
+        return Status.STALLED if quiet else Status.RUNNING
+    return Status.DEAD
+
+
+@dataclass(frozen=True)
+class TranscriptStats:
+    """Size and time facts of a run's agent transcripts (their content is not read)."""
+
+    count: int = 0
+    total_bytes: int = 0
+    newest_mtime: float | None = None
+    sizes: tuple[tuple[str, int, float], ...] = ()
+    """(agent id, size, mtime) of every ``agent-<id>.jsonl``."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """An immutable view of one run, rebuilt whenever its files change."""
+
+    folder: RunFolder
+    fold: JournalFold
+    snapshot: Snapshot | None
+    snapshot_current: bool
+    owner: Owner
+    status: Status
+    cwd: str | None
+    name: str | None
+    script_path: str | None
+    journal_size: int
+    journal_mtime: float | None
+    transcripts: TranscriptStats
+    last_activity: float | None
+    problems: tuple[Problem, ...] = ()
+    superseded_by: str | None = None
+    failed_labels: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def run_id(self) -> str:
+        return self.folder.run_id
+
+    @property
+    def session_id(self) -> str:
+        return self.folder.session_id
+
+    @property
+    def ident(self) -> str:
+        return self.folder.ident
+
+    @property
+    def project_short(self) -> str:
+        """The project as a person names it: the cwd's last folder, else the slug."""
+        if self.cwd:
+            return os.path.basename(self.cwd.rstrip("/")) or self.cwd
+        return self.folder.project.strip("-").rsplit("-", 1)[-1]
+
+    @property
+    def ended(self) -> bool:
+        return self.status in ENDED
+
+    @property
+    def in_flight_calls(self) -> list[Call]:
+        """Calls whose latest attempt has neither result nor failed (empty once ended)."""
+        if self.ended:
+            return []
+        return self.fold.calls_in(CallState.IN_FLIGHT)
+
+    @property
+    def dead_workers(self) -> list[Call]:
+        return self.in_flight_calls if self.status is Status.DEAD else []
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``wftop ls --json`` shape."""
+        return {
+            "run_id": self.run_id,
+            "session_id": self.session_id,
+            "project": self.folder.project,
+            "root": self.folder.root,
+            "cwd": self.cwd,
+            "name": self.name,
+            "status": self.status.value,
+            "started": self.fold.started_lines,
+            "returned": self.fold.result_lines,
+            "failed": self.fold.failed_lines,
+            "calls": len(self.fold.calls),
+            "in_flight": [call.label for call in self.in_flight_calls],
+            "failed_calls": list(self.failed_labels),
+            "dead_workers": len(self.dead_workers),
+            "journal": self.folder.journal,
+            "snapshot": self.folder.snapshot if self.snapshot is not None else None,
+            "snapshot_current": self.snapshot_current,
+            "script_path": self.script_path,
+            "owner": self.owner.liveness.value,
+            "owner_pid": self.owner.entry.pid if self.owner.entry else None,
+            "superseded_by": self.superseded_by,
+            "last_activity": iso_utc(self.last_activity),
+            "unreadable_lines": len(self.problems),
+        }
+
+
+def iso_utc(timestamp: float | None) -> str | None:
+    if timestamp is None:
+        return None
+    moment = datetime.fromtimestamp(timestamp, tz=UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def failed_labels(fold: JournalFold, snapshot: Snapshot | None, current: bool) -> tuple[str, ...]:
+    """Labels of calls that ended failed, from the journal or the current snapshot.
+
+    A call whose agent errored may have no ``failed`` line (the CLI can exit before
+    writing it, and builds before 2.1.246 never wrote one). When a current snapshot
+    says the script returned or threw, a call still without a result ended failed;
+    an ``error`` row for a call's latest agent says the same for a killed run.
+    """
+    errored: set[str] = set()
+    ended_normally = False
+    if snapshot is not None and current:
+        errored = {row.agent_id for row in snapshot.rows if row.state == "error" and row.agent_id}
+        ended_normally = (snapshot.status or "completed") in ("completed", "failed")
+    labels = []
+    for call in fold.ordered_calls():
+        latest = call.agent_ids[-1] if call.agent_ids else None
+        unfinished = call.state is CallState.IN_FLIGHT
+        if call.state is CallState.FAILED or (unfinished and (ended_normally or latest in errored)):
+            labels.append(call.label)
+    return tuple(labels)

@@ -1,0 +1,69 @@
+"""The ``wftop`` command line: subcommands dispatch to modules in ``tui.commands``.
+
+Each command module has ``add_parser(subparsers)`` and ``run(args) -> int``. Only
+the TUI itself imports Textual, so ``wftop ls`` and friends start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from importlib.metadata import PackageNotFoundError, version
+
+COMMANDS = ["ls"]
+"""Modules of ``tui.commands``, in the order ``--help`` lists them."""
+
+EXIT_USAGE = 2
+
+
+def package_version() -> str:
+    try:
+        return version("wftop")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def add_root_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--root",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="an extra Claude config dir (holding projects/) to read; repeatable",
+    )
+    parser.add_argument(
+        "--no-default-root",
+        action="store_true",
+        help="read only the --root dirs, not $CLAUDE_CONFIG_DIR or ~/.claude",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="wftop",
+        description="Watch Claude Code Workflow runs, find the dead ones, resume them.",
+    )
+    parser.add_argument("--version", action="version", version=f"wftop {package_version()}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        module = importlib.import_module(f"tui.commands.{name}")
+        module.add_parser(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    module = importlib.import_module(f"tui.commands.{args.command}")
+    try:
+        code: int = module.run(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        sys.stderr.close()
+        return 0
+    return code

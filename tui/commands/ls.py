@@ -1,0 +1,114 @@
+"""``wftop ls``: every run, newest activity first, as a table or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+import orjson
+
+from core.discovery import RootError, check_root, resolve_roots
+from core.model import Run
+from core.scan import scan_roots
+
+STATUS_ICONS = {
+    "running": "▶",
+    "stalled": "⏸",
+    "dead": "✖",
+    "completed": "✔",
+    "failed": "!",
+    "killed": "■",
+    "superseded": "↷",
+}
+
+
+def add_parser(subparsers: Any) -> None:
+    from tui.cli import add_root_option
+
+    parser = subparsers.add_parser("ls", help="list every Workflow run, newest activity first")
+    add_root_option(parser)
+    parser.add_argument("--json", action="store_true", help="print one JSON array")
+    parser.add_argument(
+        "--stall-window",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="quiet time before a live run reads as stalled (default 600)",
+    )
+    parser.add_argument(
+        "--watch",
+        action="store_true",
+        help="with --json: stream change sets as JSON lines until interrupted",
+    )
+    parser.set_defaults(command="ls")
+
+
+def roots_or_exit(args: argparse.Namespace) -> list[str] | None:
+    """The roots to read, or None after printing why one cannot be used.
+
+    Every ``--root`` must be readable. The default root may be missing when
+    ``--root`` dirs are given (a machine that never ran Claude Code itself).
+    """
+    explicit = resolve_roots(args.root, include_default=False)
+    roots = resolve_roots(args.root, include_default=not args.no_default_root)
+    usable = []
+    for root in roots:
+        try:
+            check_root(root)
+        except RootError as error:
+            if root in explicit or not explicit:
+                print(f"wftop: {error}", file=sys.stderr)
+                return None
+            continue
+        usable.append(root)
+    return usable
+
+
+def age(seconds: float | None, now: float) -> str:
+    if seconds is None:
+        return "-"
+    delta = max(0, int(now - seconds))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if delta >= size:
+            return f"{delta // size}{unit}"
+    return f"{delta}s"
+
+
+def table(runs: list[Run], now: float) -> str:
+    header = (
+        f"{'STATUS':<12} {'NAME':<18} {'RUN':<16} {'PROJECT':<20} {'AGE':>4} {'S/R/F':<9} IN FLIGHT"
+    )
+    lines = [header]
+    for run in runs:
+        status = f"{STATUS_ICONS.get(run.status.value, '?')} {run.status.value}"
+        name = (run.name or "-")[:18]
+        project = run.project_short[:20]
+        parity = f"{run.fold.started_lines}/{run.fold.result_lines}/{run.fold.failed_lines}"
+        flight = ",".join(call.label for call in run.in_flight_calls)
+        lines.append(
+            f"{status:<12} {name:<18} {run.run_id:<16} {project:<20} "
+            f"{age(run.last_activity, now):>4} {parity:<9} {flight[:16]}"
+        )
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    roots = roots_or_exit(args)
+    if roots is None:
+        return 2
+    if args.watch:
+        from tui.commands.watch import stream
+
+        return stream(args, roots)
+    kwargs = {} if args.stall_window is None else {"stall_window": args.stall_window}
+    result = scan_roots(roots, **kwargs)
+    for problem in result.problems:
+        print(f"wftop: {problem}", file=sys.stderr)
+    if args.json:
+        payload = [run.to_json() for run in result.runs]
+        sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        print(table(result.runs, time.time()))
+    return 0
