@@ -240,9 +240,7 @@ def _rekeyed_by(call: Call, rerunning: list[Call], facts: ForecastInput) -> str 
     return None
 
 
-def chain_differs(
-    writer: tuple[int, int, int] | None, runner: tuple[int, int, int] | None
-) -> bool:
+def chain_differs(writer: tuple[int, int, int] | None, runner: tuple[int, int, int] | None) -> bool:
     """Whether the resuming CLI keys parallel calls differently from the journal's writer."""
     if writer is None or runner is None or writer == runner:
         return False

@@ -51,7 +51,12 @@ def test_mid_failure_default_reruns_finished_work_and_counts_its_tokens():
 def test_in_flight_call_does_not_end_reuse():
     forecast = predict(gather(the_run("killed-in-parallel"), cli_version=CLI), "resume-owner")
     fates = {call.label: call.fate for call in forecast.calls}
-    assert fates == {"a1": Fate.CACHED, "a2": Fate.CACHED, "a3": Fate.LIVE_IN_FLIGHT, "a4": Fate.CACHED}
+    assert fates == {
+        "a1": Fate.CACHED,
+        "a2": Fate.CACHED,
+        "a3": Fate.LIVE_IN_FLIGHT,
+        "a4": Fate.CACHED,
+    }
     assert forecast.first_miss is None
 
 
