@@ -101,14 +101,15 @@ class RunReader:
 
     def find_script(self) -> None:
         """The persisted script of the run and the ``meta.name`` it declares."""
-        if self.snapshot is not None and self.snapshot.script_path:
-            self.script_path = self.snapshot.script_path
-        if self.script_path is None:
+        named = self.snapshot.script_path if self.snapshot is not None else None
+        if named and (os.path.isfile(named) or self.script_path is None):
+            self.script_path = named
+        if self.script_path is None or not os.path.isfile(self.script_path):
             pattern = os.path.join(
                 glob.escape(self.folder.scripts_dir), f"*-{self.folder.run_id}.js"
             )
             matches = sorted(glob.glob(pattern))
-            self.script_path = matches[0] if matches else None
+            self.script_path = matches[0] if matches else self.script_path
         if self.script_name is None and self.script_path:
             try:
                 with open(self.script_path, encoding="utf-8", errors="replace") as handle:

@@ -11,7 +11,7 @@ import importlib
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-COMMANDS = ["ls"]
+COMMANDS = ["ls", "resume"]
 """Modules of ``tui.commands``, in the order ``--help`` lists them."""
 
 EXIT_USAGE = 2

@@ -1,0 +1,260 @@
+"""The resume plan: strategy, exact argv, cwd, forecast per strategy, hazards, guard.
+
+Nothing is spent or written while planning; `core.resume.driver` carries a
+confirmed plan out.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.forecast import Forecast, gather, predict
+from core.guard import Verdict, check
+from core.heal import healed_fold
+from core.jsonl import read_all
+from core.launchinfo import find_launch, installed_version, writer_version
+from core.model import Run
+from core.procs import ProcessTable
+from core.resume.errors import InvalidIdentifier
+from core.resume.launcher import Strategy, build_argv, build_prompt
+from core.sessions import Liveness
+
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
+
+
+@dataclass(frozen=True)
+class Hazard:
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    run: Run
+    strategy: Strategy
+    recommended: Strategy
+    session_id: str
+    """The session the CLI will run in: the owner, or a new one for relocate/surgical."""
+    cwd: str | None
+    argv: list[str]
+    env: dict[str, str]
+    """Environment entries set on top of the user's (only ``CLAUDE_CONFIG_DIR``)."""
+    prompt: str
+    script_path: str | None
+    args: Any
+    forecasts: dict[str, Forecast]
+    hazards: list[Hazard]
+    verdict: Verdict
+    target_journal: str | None
+    """Where relocate/surgical copy the journal (None for resume-owner)."""
+    healed_lines: list[int] = field(default_factory=list)
+    extra_flags: tuple[str, ...] = ()
+
+    @property
+    def forecast(self) -> Forecast:
+        return self.forecasts[self.strategy.value]
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``wftop resume --dry-run --json`` shape."""
+        return {
+            "run_id": self.run.run_id,
+            "strategy": self.strategy.value,
+            "recommended": self.recommended.value,
+            "argv": self.argv,
+            "cwd": self.cwd,
+            "env": self.env,
+            "session_id": self.session_id,
+            "owner_session_id": self.run.session_id,
+            "script_path": self.script_path,
+            "args": self.args,
+            "forecast": self.forecast.to_json(),
+            "forecasts": {name: f.to_json() for name, f in self.forecasts.items()},
+            "hazards": [{"code": h.code, "message": h.message} for h in self.hazards],
+            "guard": self.verdict.reason,
+            "target_journal": self.target_journal,
+            "healed_lines": self.healed_lines,
+        }
+
+
+def project_slug(path: str) -> str:
+    """The project folder name Claude Code derives from a cwd (spec A.2)."""
+    units = path.encode("utf-16-le")
+    codes = [int.from_bytes(units[i : i + 2], "little") for i in range(0, len(units), 2)]
+    slug = "".join(chr(c) if chr(c).isascii() and chr(c).isalnum() else "-" for c in codes)
+    if len(slug) <= 200:
+        return slug
+    value = 0
+    for code in codes:
+        value = (value * 31 + code) & 0xFFFFFFFF
+    value = value - (1 << 32) if value >= 1 << 31 else value
+    return f"{slug[:200]}-{_base36(abs(value))}"
+
+
+def _base36(number: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    text = ""
+    while True:
+        number, rest = divmod(number, 36)
+        text = digits[rest] + text
+        if not number:
+            return text
+
+
+def find_claude(configured: str | None = None) -> str:
+    """The claude binary: the configured one, ``$WFTOP_CLAUDE``, or ``claude`` on PATH."""
+    for candidate in (configured, os.environ.get("WFTOP_CLAUDE")):
+        if candidate:
+            return candidate
+    return shutil.which("claude") or "claude"
+
+
+def launch_env(root: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``CLAUDE_CONFIG_DIR`` for the run's root, unless the user's own setting already names it."""
+    environ = os.environ if environ is None else environ
+    configured = environ.get("CLAUDE_CONFIG_DIR")
+    home_default = os.path.join(os.path.expanduser("~"), ".claude")
+    current = os.path.realpath(configured) if configured else os.path.realpath(home_default)
+    return {} if current == os.path.realpath(root) else {"CLAUDE_CONFIG_DIR": root}
+
+
+def _hazards(
+    run: Run,
+    has_args: bool,
+    launch_source: str,
+    script_path: str | None,
+    cli_version: tuple[int, int, int] | None,
+) -> list[Hazard]:
+    found = []
+    if run.fold.keyless_lines:
+        found.append(
+            Hazard(
+                "keyless_journal",
+                f"{run.fold.keyless_lines} old journal lines have "
+                "no key: those calls can never be served from cache",
+            )
+        )
+    writer = writer_version(run)
+    if writer and cli_version and writer != cli_version:
+        found.append(
+            Hazard(
+                "cli_version",
+                "journal written by {} and resumed by {}: keys from the "
+                "first parallel call on may not match".format(
+                    ".".join(map(str, writer)), ".".join(map(str, cli_version))
+                ),
+            )
+        )
+    if launch_source == "none":
+        found.append(
+            Hazard(
+                "args_unknown",
+                "no snapshot and no launch record: if the run had "
+                "args, a resume without them changes every prompt that reads them",
+            )
+        )
+    if script_path and not os.path.isfile(script_path):
+        found.append(Hazard("script_missing", f"script not found: {script_path}"))
+    if not os.path.isfile(run.folder.transcript):
+        found.append(
+            Hazard(
+                "transcript_missing",
+                "the owner session's transcript is gone: "
+                "--resume would fail, the run must move to a new session",
+            )
+        )
+    if run.fold.restore_state == "partial":
+        found.append(Hazard("partial_restore", "the journal was being restored and is incomplete"))
+    return found
+
+
+def make_plan(
+    run: Run,
+    *,
+    processes: ProcessTable,
+    now: float,
+    strategy: Strategy | str | None = None,
+    claude_bin: str | None = None,
+    extra_flags: Sequence[str] = (),
+    new_session_id: str | None = None,
+    cli_version: tuple[int, int, int] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Plan:
+    """Everything a resume will do, computed without spending or writing anything."""
+    binary = find_claude(claude_bin)
+    version = cli_version or installed_version(binary)
+    launch = find_launch(run)
+    script_path = next(
+        (path for path in (launch.script_path, run.script_path) if path and os.path.isfile(path)),
+        launch.script_path or run.script_path,
+    )
+    cwd = run.cwd
+    records = read_all(run.folder.journal).records
+    healed, dropped = healed_fold(records)
+    default = predict(gather(run, cli_version=version), Strategy.RESUME_OWNER.value)
+    surgical = predict(gather(run, healed, cli_version=version), Strategy.SURGICAL.value)
+    forecasts = {
+        Strategy.RESUME_OWNER.value: default,
+        Strategy.RELOCATE.value: predict(gather(run, cli_version=version), Strategy.RELOCATE.value),
+        Strategy.SURGICAL.value: surgical,
+    }
+    hazards = _hazards(run, launch.has_args, launch.source, script_path, version)
+    transcript_gone = any(h.code == "transcript_missing" for h in hazards)
+    owner_clear = run.owner.liveness not in (Liveness.ALIVE, Liveness.UNKNOWN)
+    saves_work = len(surgical.live) < len(default.live)
+    recommended = (
+        Strategy.SURGICAL
+        if saves_work and owner_clear
+        else (Strategy.RELOCATE if transcript_gone else Strategy.RESUME_OWNER)
+    )
+    chosen = (
+        Strategy(strategy)
+        if strategy
+        else (Strategy.RELOCATE if transcript_gone else Strategy.RESUME_OWNER)
+    )
+    moving = chosen is not Strategy.RESUME_OWNER
+    session_id = (new_session_id or str(uuid.uuid4())) if moving else run.session_id
+    target = None
+    if moving:
+        project = project_slug(cwd) if cwd else run.folder.project
+        target = os.path.join(
+            run.folder.root,
+            "projects",
+            project,
+            session_id,
+            "subagents",
+            "workflows",
+            run.run_id,
+            "journal.jsonl",
+        )
+    verdict = check(run, processes=processes, now=now, script_path=script_path, cwd=cwd)
+    prompt, argv = "", []
+    try:
+        if script_path:
+            prompt = build_prompt(run.run_id, script_path, launch.args if launch.has_args else None)
+            argv = build_argv(chosen, binary, session_id, prompt, extra_flags)
+    except InvalidIdentifier as error:
+        verdict = Verdict(False, str(error), forceable=False)
+    return Plan(
+        run=run,
+        strategy=chosen,
+        recommended=recommended,
+        session_id=session_id,
+        cwd=cwd,
+        argv=argv,
+        env=launch_env(run.folder.root, environ),
+        prompt=prompt,
+        script_path=script_path,
+        args=launch.args if launch.has_args else None,
+        forecasts=forecasts,
+        hazards=hazards,
+        verdict=verdict,
+        target_journal=target,
+        healed_lines=sorted(dropped) if chosen is Strategy.SURGICAL else [],
+        extra_flags=tuple(extra_flags),
+    )

@@ -1,0 +1,312 @@
+"""Carry a confirmed plan out through the state machine, and watch the relaunched run.
+
+Every step is recorded in the run's resume log before it is taken, under the run's
+lock, so two wftop processes never launch twice for one run and a restarted wftop
+finds the launched process again (`ResumeDriver.attach`).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.forecast import Fate
+from core.journal import JournalFold
+from core.jsonl import JsonlTail
+from core.plan import Plan
+from core.procs import ProcessTable
+from core.resume.errors import LaunchError, RelocationError
+from core.resume.launcher import Launch, Launcher, Strategy, build_argv
+from core.resume.machine import ResumeEvent, ResumeState
+from core.resume.relocate import relocate_journal
+from core.resume.store import RequestStatus, ResumeStore, RunLock, TransitionDetails
+from core.snapshot import read_snapshot, snapshot_is_current
+
+NO_CONVERSATION = "No conversation found with session ID"
+STARTED_MARKERS = ("Workflow launched in background", '"subtype":"task_started"')
+
+
+@dataclass
+class Progress:
+    """What the relaunched run has done so far, read from its journal."""
+
+    started: list[str] = field(default_factory=list)
+    returned: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    misses: list[str] = field(default_factory=list)
+    """Calls the forecast served from cache that started live anyway (tripwire)."""
+
+
+class JournalWatch:
+    """Follows the journal a resume appends to, from where it stood at launch."""
+
+    def __init__(self, journal: str, cached_labels: set[str]):
+        self.tail = JsonlTail(journal)
+        self.cached = cached_labels
+        self.progress = Progress()
+        self.labels: dict[str, str] = {}
+        self.tail.read()  # skip what was there before the launch
+
+    def poll(self) -> list[str]:
+        """Read new lines; returns labels of new tripwire misses."""
+        fresh: list[str] = []
+        for _, record in self.tail.read().records:
+            kind, key = record.get("type"), str(record.get("key") or record.get("agentId"))
+            label = record.get("label")
+            if isinstance(label, str) and label:
+                self.labels[key] = label
+            name = self.labels.get(key, str(record.get("agentId")))
+            if kind == "started":
+                self.progress.started.append(name)
+                if name in self.cached and name not in self.progress.misses:
+                    self.progress.misses.append(name)
+                    fresh.append(name)
+            elif kind == "result":
+                self.progress.returned.append(name)
+            elif kind == "failed":
+                self.progress.failed.append(name)
+        return fresh
+
+
+@dataclass
+class Attempt:
+    """One launched resume: its request, the launch and where to look for its outcome."""
+
+    plan: Plan
+    request: str
+    launch: Launch
+    journal: str
+    snapshot: str
+    watch: JournalWatch
+
+
+class ResumeDriver:
+    def __init__(
+        self,
+        store: ResumeStore,
+        launcher: Launcher,
+        processes: ProcessTable,
+        *,
+        environ: dict[str, str] | None = None,
+        clock: Callable[[], float] = time.time,
+    ):
+        self.store = store
+        self.launcher = launcher
+        self.processes = processes
+        self.environ = dict(os.environ if environ is None else environ)
+        self.clock = clock
+
+    def _record(
+        self, plan: Plan, request: str, event: ResumeEvent, reason: str, **details: int | None
+    ) -> RequestStatus:
+        exit_code = details.get("exit_code")
+        return self.store.record(
+            plan.run.run_id,
+            request,
+            event,
+            reason=reason,
+            details=TransitionDetails(exit_code=exit_code if isinstance(exit_code, int) else None),
+        )
+
+    def start(self, plan: Plan, *, force: bool = False) -> tuple[RequestStatus, Attempt | None]:
+        """preflight → (blocked | confirmed) → [relocating] → launching; one launch at most."""
+        run_id = plan.run.run_id
+        with self.store.lock(run_id, wait=2.0) as lock:
+            status = self.store.begin_request(
+                run_id, reason="user asked", strategy=plan.strategy.value, lock=lock
+            )
+            request = status.request
+            self.store.record(
+                run_id, request, ResumeEvent.BEGIN_PREFLIGHT, reason="checking", lock=lock
+            )
+            if not plan.verdict.allows(force):
+                status = self.store.record(
+                    run_id,
+                    request,
+                    ResumeEvent.GUARD_REFUSED,
+                    reason=plan.verdict.reason,
+                    lock=lock,
+                )
+                return status, None
+            why = "confirmed" if plan.verdict.ok else f"forced past: {plan.verdict.reason}"
+            self.store.record(run_id, request, ResumeEvent.USER_CONFIRMED, reason=why, lock=lock)
+            return self._launch(plan, request, ResumeEvent.LAUNCH, lock=lock)
+
+    def _launch(
+        self, plan: Plan, request: str, event: ResumeEvent, *, lock: RunLock
+    ) -> tuple[RequestStatus, Attempt | None]:
+        run_id = plan.run.run_id
+        store = self.store
+        journal = plan.run.folder.journal
+        snapshot = plan.run.folder.snapshot
+        if plan.strategy is not Strategy.RESUME_OWNER and plan.target_journal:
+            store.record(
+                run_id, request, ResumeEvent.RELOCATE, reason="copy the journal", lock=lock
+            )
+            target_session = Path(plan.target_journal).parents[3]
+            try:
+                relocate_journal(
+                    Path(plan.run.folder.journal),
+                    target_session,
+                    run_id,
+                    heal=plan.strategy is Strategy.SURGICAL,
+                )
+            except RelocationError as error:
+                status = store.record(
+                    run_id, request, ResumeEvent.RELOCATION_FAILED, reason=str(error), lock=lock
+                )
+                return status, None
+            store.record(
+                run_id, request, ResumeEvent.RELOCATED, reason=plan.target_journal, lock=lock
+            )
+            journal = plan.target_journal
+            snapshot = os.path.join(str(target_session), "workflows", f"{run_id}.json")
+        else:
+            store.record(run_id, request, event, reason=f"{plan.strategy.value} launch", lock=lock)
+        latest = store.status(run_id, request)
+        attempt_no = latest.attempts if latest else 1
+        log_path, status_path = store.launch_paths(run_id, request, attempt_no)
+        cached = set(plan.forecast.labels(Fate.CACHED))
+        watch = JournalWatch(journal, cached)
+        env = {**self.environ, **plan.env}
+        try:
+            launch = self.launcher.launch(
+                plan.argv,
+                cwd=Path(plan.cwd or "."),
+                log_path=log_path,
+                status_path=status_path,
+                env=env,
+            )
+        except LaunchError as error:
+            status = store.record(
+                run_id, request, ResumeEvent.LAUNCH_ERROR, reason=str(error), lock=lock
+            )
+            return status, None
+        status = store.record(
+            run_id,
+            request,
+            ResumeEvent.SPAWNED,
+            reason="process started",
+            lock=lock,
+            details=TransitionDetails(
+                pid=launch.pid,
+                proc_start=launch.proc_start,
+                strategy=plan.strategy.value,
+                argv=tuple(plan.argv),
+                cwd=plan.cwd,
+                session_id=plan.session_id,
+                log_path=str(log_path),
+                status_path=str(status_path),
+            ),
+        )
+        return status, Attempt(plan, request, launch, journal, snapshot, watch)
+
+    # -- following ---------------------------------------------------------------------------
+
+    def _log_text(self, attempt: Attempt) -> str:
+        try:
+            with open(attempt.launch.log_path, "rb") as handle:
+                return handle.read(4 * 1024 * 1024).decode(errors="replace")
+        except OSError:
+            return ""
+
+    def step(self, attempt: Attempt) -> tuple[RequestStatus | None, list[str]]:
+        """Poll once: returns the new status if the state changed, and fresh tripwire misses."""
+        run_id = attempt.plan.run.run_id
+        misses = attempt.watch.poll()
+        current = self.store.status(run_id, attempt.request)
+        if current is None:
+            return None, misses
+        poll = attempt.launch.poll(self.processes)
+        started = bool(attempt.watch.progress.started) or any(
+            marker in self._log_text(attempt) for marker in STARTED_MARKERS
+        )
+        if current.state is ResumeState.LAUNCHING and started:
+            return self._record(
+                attempt.plan, attempt.request, ResumeEvent.STARTED, "the workflow resumed"
+            ), misses
+        if poll.state == "running":
+            return None, misses
+        if poll.state == "lost":
+            return self._record(
+                attempt.plan,
+                attempt.request,
+                ResumeEvent.PROCESS_VANISHED,
+                "the process vanished without an exit status",
+            ), misses
+        attempt.watch.poll()
+        if current.state is ResumeState.LAUNCHING:
+            log = self._log_text(attempt)
+            reason = (
+                f"{NO_CONVERSATION} {attempt.plan.session_id}"
+                if NO_CONVERSATION in log
+                else f"exited {poll.exit_code} before the workflow started"
+            )
+            return self._record(
+                attempt.plan,
+                attempt.request,
+                ResumeEvent.LAUNCH_ERROR,
+                reason,
+                exit_code=poll.exit_code,
+            ), misses
+        event, reason = self.outcome(attempt, poll.exit_code, poll.signal)
+        return self._record(
+            attempt.plan, attempt.request, event, reason, exit_code=poll.exit_code
+        ), misses
+
+    def outcome(
+        self, attempt: Attempt, exit_code: int | None, signal: int | None
+    ) -> tuple[ResumeEvent, str]:
+        """The end of a run from the exit code, the new snapshot and the journal."""
+        if signal is not None:
+            return ResumeEvent.STOPPED_BY_USER, f"stopped by signal {signal}"
+        snap, _problem = read_snapshot(attempt.snapshot)
+        fold = JournalFold().feed_all(JsonlTail(attempt.journal).read().records)
+        current = snap is not None and snapshot_is_current(snap, None, fold.last_agent_id)
+        if not current or snap is None:
+            return ResumeEvent.EXITED_FAILED, (
+                f"exited {exit_code} without a new snapshot: the workflow did not finish"
+            )
+        if snap.status == "failed":
+            return ResumeEvent.EXITED_FAILED, f"the script failed: {snap.error or 'no error text'}"
+        if snap.status == "killed":
+            return ResumeEvent.STOPPED_BY_USER, "the workflow was stopped"
+        errored = [row.label for row in snap.rows if row.state == "error"]
+        if errored:
+            return (
+                ResumeEvent.EXITED_WITH_FAILURES,
+                f"completed; failed calls: {', '.join(errored)}",
+            )
+        return ResumeEvent.EXITED_OK, f"completed with exit code {exit_code}"
+
+    def fall_back(self, attempt: Attempt, relocated: Plan) -> tuple[RequestStatus, Attempt | None]:
+        """launch_failed → fallback → relocate, when the owner session cannot be resumed."""
+        run_id = attempt.plan.run.run_id
+        with self.store.lock(run_id, wait=2.0) as lock:
+            self.store.record(
+                run_id,
+                attempt.request,
+                ResumeEvent.FALL_BACK,
+                reason=f"falling back to {relocated.strategy.value}",
+                lock=lock,
+            )
+            return self._launch(relocated, attempt.request, ResumeEvent.LAUNCH, lock=lock)
+
+    def stop(self, attempt: Attempt) -> RequestStatus:
+        attempt.launch.stop(self.processes)
+        return self._record(
+            attempt.plan, attempt.request, ResumeEvent.STOPPED_BY_USER, "stopped by the user"
+        )
+
+
+def relocated_plan(plan: Plan, strategy: Strategy, target_journal: str, session_id: str) -> Plan:
+    """The same plan, moved to a new session (for the fallback)."""
+    from dataclasses import replace
+
+    argv = build_argv(strategy, plan.argv[0], session_id, plan.prompt, plan.extra_flags)
+    return replace(
+        plan, strategy=strategy, session_id=session_id, argv=argv, target_journal=target_journal
+    )
