@@ -1,0 +1,1 @@
+"""wftop's test suite: a package, so ``tests.realcli`` and friends import from anywhere."""
