@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.realcli import cli_env, load_script, run_workflow, six_agents
+from tests.realcli import SIX_AGENTS, cli_env, load_script, read_journal, run_workflow, six_agents
 
 pytestmark = pytest.mark.realcli
 
@@ -101,3 +101,149 @@ def test_killed_run_resumes_running_only_the_forecast_live_calls(
     assert events[-1]["state"] == "completed"
     listing = json.loads(wftop(env, "ls", "--json", "--no-default-root", "--root", root).stdout)
     assert [row["status"] for row in listing] == ["completed"]
+
+
+def resume(env, claude_bin, run_id, root, *extra):
+    return wftop(
+        env,
+        "resume",
+        run_id,
+        "--yes",
+        "--json",
+        "--no-default-root",
+        "--root",
+        root,
+        "--claude",
+        claude_bin,
+        *extra,
+    )
+
+
+def damaged_run(claude_bin, mock_api, cli_home, script, agents, kill=None, env_extra=None):
+    run = run_workflow(
+        claude_bin,
+        mock_api,
+        cli_home,
+        load_script(script),
+        agents,
+        kill_when_agent=kill,
+        env_extra=env_extra,
+    )
+    age_tree(cli_home.config_dir)
+    return run
+
+
+def test_run_killed_inside_parallel_replays_its_finished_siblings(
+    claude_bin, mock_api, cli_home, tmp_path
+):
+    agents = six_agents(a3={"delay_s": [120.0, 0.1]})
+    killed = damaged_run(claude_bin, mock_api, cli_home, "six.js", agents, kill=("a3", 1))
+    env, root = resume_env(cli_home, mock_api, tmp_path), str(cli_home.config_dir)
+    forecast = plan_of(env, claude_bin, killed.run_id, root)["forecast"]
+    assert "a3" in forecast["live"] and "a1" in forecast["cached"] and forecast["more_live"]
+    seen = {line.get("label") for line in read_journal(killed.journal_path)}
+    never_started = set(SIX_AGENTS) - seen
+    mark = mock_api.mark()
+    done = resume(env, claude_bin, killed.run_id, root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(mock_api.live_agents(since=mark)) == sorted({*forecast["live"], *never_started})
+
+
+RETRIES = {"CLAUDE_CODE_MAX_RETRIES": "2"}
+
+
+def test_mid_run_failure_resumed_as_the_cli_does_reruns_what_the_forecast_says(
+    claude_bin, mock_api, cli_home, tmp_path
+):
+    agents = six_agents(a3={"errors": [429, 429, 429]})
+    failed = damaged_run(claude_bin, mock_api, cli_home, "six.js", agents, env_extra=RETRIES)
+    env, root = resume_env(cli_home, mock_api, tmp_path), str(cli_home.config_dir)
+    plan = plan_of(env, claude_bin, failed.run_id, root)
+    assert plan["recommended"] == "surgical"
+    assert plan["forecast"]["live"] == ["a3", "a4", "a5", "a6"]
+    assert plan["forecast"]["rerun"] == ["a4", "a5", "a6"]
+    mark = mock_api.mark()
+    done = resume(env, claude_bin, failed.run_id, root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(mock_api.live_agents(since=mark)) == ["a3", "a4", "a5", "a6"]
+
+
+def test_mid_run_failure_resumed_surgically_reruns_only_what_must(
+    claude_bin, mock_api, cli_home, tmp_path
+):
+    agents = six_agents(a3={"errors": [429, 429, 429]})
+    failed = damaged_run(claude_bin, mock_api, cli_home, "six.js", agents, env_extra=RETRIES)
+    env, root = resume_env(cli_home, mock_api, tmp_path), str(cli_home.config_dir)
+    before = failed.journal_path.read_bytes()
+    plan = plan_of(env, claude_bin, failed.run_id, root, "--strategy", "surgical")
+    assert plan["forecast"]["live"] == ["a3", "a5", "a6"]
+    mark = mock_api.mark()
+    done = resume(env, claude_bin, failed.run_id, root, "--strategy", "surgical")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(mock_api.live_agents(since=mark)) == ["a3", "a5", "a6"]
+    assert failed.journal_path.read_bytes() == before
+    listing = json.loads(wftop(env, "ls", "--json", "--no-default-root", "--root", root).stdout)
+    by_session = {row["session_id"]: row["status"] for row in listing}
+    new_session = json.loads(done.stdout.splitlines()[-1])["session_id"]
+    assert by_session == {failed.session_id: "superseded", new_session: "completed"}
+
+
+def test_fan_out_failure_resumed_surgically_runs_the_failed_call_alone(
+    claude_bin, mock_api, cli_home, tmp_path
+):
+    from tests.realcli import eight_agents
+
+    agents = eight_agents(b2={"errors": [429, 429, 429]})
+    env_extra = {**RETRIES, "CLAUDE_CODE_WORKFLOW_MAX_CONCURRENT_AGENTS": "8"}
+    failed = damaged_run(claude_bin, mock_api, cli_home, "eight.js", agents, env_extra=env_extra)
+    env = {**resume_env(cli_home, mock_api, tmp_path), **env_extra}
+    root = str(cli_home.config_dir)
+    before = failed.journal_path.read_bytes()
+    plan = plan_of(env, claude_bin, failed.run_id, root, "--strategy", "surgical")
+    owner = plan["forecasts"]["resume-owner"]
+    assert owner["live"] == ["b2", "b3", "b4", "b5", "b6", "b7", "b8", "c1"]
+    assert len(owner["rerun"]) == 7
+    assert plan["forecast"]["live"] == ["b2"]
+    mark = mock_api.mark()
+    done = resume(env, claude_bin, failed.run_id, root, "--strategy", "surgical")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert mock_api.live_agents(since=mark) == ["b2"]
+    assert failed.journal_path.read_bytes() == before
+
+
+def test_deleted_session_transcript_moves_the_run_to_a_new_session(
+    claude_bin, mock_api, cli_home, tmp_path
+):
+    agents = six_agents(a5={"delay_s": [120.0, 0.1]})
+    killed = damaged_run(claude_bin, mock_api, cli_home, "six.js", agents, kill=("a5", 1))
+    transcript = killed.session_dir.parent / f"{killed.session_id}.jsonl"
+    cwd = json.loads(transcript.read_text().splitlines()[2])["cwd"]
+    transcript.unlink()
+    env, root = resume_env(cli_home, mock_api, tmp_path), str(cli_home.config_dir)
+    plan = plan_of(env, claude_bin, killed.run_id, root)
+    assert plan["strategy"] == "relocate"
+    assert "transcript_missing" in [hazard["code"] for hazard in plan["hazards"]]
+    assert plan["cwd"] == cwd
+    assert plan["guard"] == "ok"
+    mark = mock_api.mark()
+    done = resume(env, claude_bin, killed.run_id, root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(mock_api.live_agents(since=mark)) == ["a5", "a6"]
+
+
+def test_live_owner_is_refused_and_nothing_is_launched(claude_bin, mock_api, cli_home, tmp_path):
+    from core.procs import ProcFs
+
+    agents = six_agents(a5={"delay_s": [120.0, 0.1]})
+    killed = damaged_run(claude_bin, mock_api, cli_home, "six.js", agents, kill=("a5", 1))
+    registry = cli_home.config_dir / "sessions"
+    registry.mkdir(exist_ok=True)
+    me = os.getpid()
+    entry = {"pid": me, "sessionId": killed.session_id, "procStart": ProcFs().start_time(me)}
+    (registry / f"{me}.json").write_text(json.dumps(entry))
+    env, root = resume_env(cli_home, mock_api, tmp_path), str(cli_home.config_dir)
+    mark = mock_api.mark()
+    done = resume(env, claude_bin, killed.run_id, root)
+    assert done.returncode == 3
+    assert f"live owner: pid {me}" in done.stdout
+    assert mock_api.requests[mark:] == []
