@@ -1,0 +1,193 @@
+"""The resume plan: ``r`` (resume) and ``R`` (relaunch fresh) on a run land here.
+
+The plan shows the strategy, exact argv, cwd, the forecast of every strategy side
+by side, hazards and the guard's verdict; ``1``/``2``/``3`` switch strategy,
+``enter`` confirms, and the screen then follows the relaunched run to its end,
+raising an alert when a call the forecast served from cache starts live.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.markup import escape
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from core.model import Run
+from core.plan import Plan, make_plan
+from core.procs import ProcFs
+from core.resume.driver import Attempt, ResumeDriver
+from core.resume.errors import ResumeError
+from core.resume.launcher import Strategy, SubprocessLauncher
+from core.resume.machine import ResumeState
+from core.resume.store import ResumeStore
+
+if TYPE_CHECKING:
+    from tui.app import WftopApp
+
+STRATEGY_KEYS = {"1": Strategy.RESUME_OWNER, "2": Strategy.RELOCATE, "3": Strategy.SURGICAL}
+
+
+def plan_text(plan: Plan) -> str:
+    """The plan as Rich markup (everything from disk escaped)."""
+    run = plan.run
+    lines = [
+        f"[b]Resume[/b] {escape(run.name or '(unnamed)')}  {run.run_id}  ({run.status.value})",
+        f"strategy  [b]{plan.strategy.value}[/b]   recommended: {plan.recommended.value}"
+        "   (1 resume-owner · 2 relocate · 3 surgical)",
+        f"session   {plan.session_id}"
+        + ("" if plan.session_id == run.session_id else f"  (new; owner {run.session_id})"),
+        f"cwd       {escape(plan.cwd or '-')}",
+        f"argv      {escape(' '.join(plan.argv[:-1]))} <prompt>",
+        "",
+    ]
+    for name, forecast in plan.forecasts.items():
+        mark = "▶" if name == plan.strategy.value else " "
+        lines.append(f"{mark} {name:<13} {escape(forecast.summary())}")
+        lines.append(f"    live: {escape(', '.join(forecast.live) or '-')}")
+    if plan.recommended is Strategy.SURGICAL:
+        lines.append(
+            "  surgical continues in a new session; the owner session's conversation "
+            "does not receive the result"
+        )
+    for hazard in plan.hazards:
+        lines.append(f"[yellow]hazard[/] {hazard.code}: {escape(hazard.message)}")
+    verdict = plan.verdict
+    colour = "green" if verdict.ok else "red"
+    lines.append(f"[{colour}]guard  {escape(verdict.reason)}[/]")
+    lines.append("")
+    lines.append("enter resume · 1/2/3 strategy · esc close" if verdict.ok else "esc close")
+    return "\n".join(lines)
+
+
+class ResumePlanScreen(ModalScreen[None]):
+    """The plan of one run, then the relaunched run's progress."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "close", "close", id="plan-close"),
+        Binding("enter", "confirm", "resume", id="plan-confirm"),
+        Binding("1", "strategy('1')", "resume-owner", id="plan-owner", show=False),
+        Binding("2", "strategy('2')", "relocate", id="plan-relocate", show=False),
+        Binding("3", "strategy('3')", "surgical", id="plan-surgical", show=False),
+        Binding("s", "stop", "stop the relaunch", id="plan-stop"),
+    ]
+    DEFAULT_CSS = """
+    ResumePlanScreen { align: center middle; }
+    ResumePlanScreen > VerticalScroll {
+        width: 95%; max-width: 110; height: auto; max-height: 90%;
+        border: round $primary; background: $surface; padding: 0 1;
+    }
+    ResumePlanScreen #progress { color: $text-accent; }
+    """
+
+    def __init__(self, run: Run, *, strategy: Strategy | None = None) -> None:
+        super().__init__()
+        self.run_view = run
+        self.strategy = strategy
+        self.plan: Plan | None = None
+        self.attempt: Attempt | None = None
+        self.driver: ResumeDriver | None = None
+        self.processes = ProcFs()
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static("planning…", id="plan")
+            yield Static("", id="progress")
+
+    def on_mount(self) -> None:
+        self.make_plan()
+
+    @work(thread=True, exclusive=True, group="plan")
+    def make_plan(self) -> None:
+        plan = make_plan(
+            self.run_view, processes=self.processes, now=time.time(), strategy=self.strategy
+        )
+        self.app.call_from_thread(self.show_plan, plan)
+
+    def show_plan(self, plan: Plan) -> None:
+        self.plan = plan
+        self.query_one("#plan", Static).update(plan_text(plan))
+
+    def action_strategy(self, key: str) -> None:
+        if self.attempt is None:
+            self.strategy = STRATEGY_KEYS[key]
+            self.make_plan()
+
+    def action_confirm(self) -> None:
+        plan = self.plan
+        if plan is None or self.attempt is not None or not plan.verdict.ok:
+            return
+        self.driver = ResumeDriver(
+            ResumeStore(), SubprocessLauncher(self.processes), self.processes
+        )
+        try:
+            status, attempt = self.driver.start(plan)
+        except ResumeError as error:
+            self.app.notify(str(error), title="Resume refused", severity="error")
+            return
+        self.attempt = attempt
+        self.progress(f"{status.state.value}: {status.transitions[-1].reason}")
+        if attempt is not None:
+            self.set_interval(0.5, self.follow)
+
+    def progress(self, text: str) -> None:
+        self.query_one("#progress", Static).update(escape(text))
+
+    def follow(self) -> None:
+        if self.attempt is None or self.driver is None:
+            return
+        status, misses = self.driver.step(self.attempt)
+        for label in misses:
+            self.app.notify(
+                f"cache miss: {label} is re-running. Press s to stop the relaunch.",
+                title="Tripwire",
+                severity="error",
+                timeout=30,
+            )
+        done = self.attempt.watch.progress
+        line = f"live: {', '.join(done.started) or '-'}   returned: {len(done.returned)}"
+        if status is not None:
+            line = f"{status.state.value}: {status.transitions[-1].reason}\n{line}"
+            if status.state not in (ResumeState.LAUNCHING, ResumeState.RUNNING):
+                self.app.notify(f"{self.run_view.run_id}: {status.state.value}", title="Resume")
+                self.attempt = None
+        self.progress(line)
+
+    def action_stop(self) -> None:
+        if self.attempt is not None and self.driver is not None:
+            status = self.driver.stop(self.attempt)
+            self.progress(f"{status.state.value}: stopped by you")
+            self.attempt = None
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+
+def _refuse_read_only(app: WftopApp) -> bool:
+    if app.read_only:
+        app.notify("wftop was started with --read-only.", title="Resume is off", severity="warning")
+        return True
+    return False
+
+
+def open_resume_plan(app: WftopApp, run: Run) -> None:
+    """``r``: the resume plan of ``run``."""
+    if not _refuse_read_only(app):
+        app.push_screen(ResumePlanScreen(run))
+
+
+def open_relaunch(app: WftopApp, run: Run) -> None:
+    """``R``: a fresh relaunch (no cache) is not offered yet; say what is."""
+    if not _refuse_read_only(app):
+        app.notify(
+            "A fresh relaunch is not available yet. r resumes the run from its journal; "
+            "strategy 2 (relocate) continues it in a new session.",
+            title="Relaunch fresh",
+            severity="warning",
+        )
