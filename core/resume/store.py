@@ -1,0 +1,500 @@
+"""Persistence of resume requests in wftop's state dir, and the per-run lock.
+
+Layout (dirs 0700, files 0600, created with those modes)::
+
+    <state>/resume/<runId>.jsonl          one line per transition, every request of the run
+    <state>/locks/<runId>.lock            flock(LOCK_EX|LOCK_NB) + who holds it
+    <state>/launches/<runId>/<request>-<attempt>.log / .status.json   runner output
+
+The log is the truth about a request: a wftop restarted mid-resume reads it back
+(`ResumeStore.latest`) to find the launched process again. Every transition goes
+through `core.resume.machine.advance` before it is appended, under the run's lock,
+so a request can never launch twice and a run never has two launched requests.
+The env of launched processes is never written here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import secrets
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, fields
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+import orjson
+import platformdirs
+
+from core.jsonl import Problem, read_all
+from core.resume.errors import ResumeBusy, ResumeError, ResumeInProgress
+from core.resume.ids import validate_run_id
+from core.resume.machine import (
+    ACTIVE_STATES,
+    ResumeEvent,
+    ResumeState,
+    advance,
+    counts_as_launch,
+)
+
+STATE_DIR_ENV: Final = "WFTOP_STATE_DIR"
+"""Environment variable that overrides the state dir (tests use it)."""
+
+DIR_MODE: Final = 0o700
+FILE_MODE: Final = 0o600
+
+_EXCLUSIVE_STATES: Final = frozenset({ResumeState.RELOCATING, ResumeState.LAUNCHING})
+"""Entered by one request of a run at a time: never while another request is active."""
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def state_dir() -> Path:
+    """wftop's state dir: ``$WFTOP_STATE_DIR`` or the platform's user state dir."""
+    override = os.environ.get(STATE_DIR_ENV)
+    return Path(override) if override else Path(platformdirs.user_state_dir("wftop"))
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create ``path`` (and missing parents) with mode 0700; tighten it if it is wider.
+
+    Parents that already exist are left alone; only ``path`` itself is tightened.
+    """
+    missing: list[Path] = []
+    probe = path
+    while not probe.exists():
+        missing.append(probe)
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    for directory in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(directory, DIR_MODE)
+    info = path.stat()
+    if info.st_mode & 0o077 and info.st_uid == os.geteuid():
+        os.chmod(path, DIR_MODE)
+    return path
+
+
+def open_private(path: Path, flags: int) -> int:
+    """``os.open`` a regular file created 0600 (never following a final symlink)."""
+    fd = os.open(path, flags | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, FILE_MODE)
+    if os.fstat(fd).st_mode & 0o077:
+        os.fchmod(fd, FILE_MODE)
+    return fd
+
+
+@dataclass(frozen=True, slots=True)
+class TransitionDetails:
+    """Facts about a launch, recorded with a transition when they are known."""
+
+    pid: int | None = None
+    """Pid of the detached runner."""
+    proc_start: str | None = None
+    """The runner's start time (field 22 of /proc/<pid>/stat)."""
+    strategy: str | None = None
+    argv: tuple[str, ...] | None = None
+    cwd: str | None = None
+    session_id: str | None = None
+    log_path: str | None = None
+    status_path: str | None = None
+    exit_code: int | None = None
+
+
+_DETAIL_NAMES: Final = tuple(field.name for field in fields(TransitionDetails))
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """One line of a run's resume log."""
+
+    time: str
+    """ISO-8601 UTC."""
+    request: str
+    attempt: int
+    """Launch attempts made for the request once this transition happened."""
+    from_state: ResumeState | None
+    """None for the line that creates the request."""
+    to_state: ResumeState
+    event: ResumeEvent | None
+    reason: str
+    details: TransitionDetails = TransitionDetails()
+
+    def to_json(self) -> bytes:
+        record: dict[str, Any] = {
+            "time": self.time,
+            "request": self.request,
+            "attempt": self.attempt,
+            "from": self.from_state,
+            "to": self.to_state,
+            "event": self.event,
+            "reason": self.reason,
+        }
+        for name in _DETAIL_NAMES:
+            value = getattr(self.details, name)
+            if value is not None:
+                record[name] = list(value) if isinstance(value, tuple) else value
+        return orjson.dumps(record) + b"\n"
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Transition:
+        """Validate one parsed log line.
+
+        Raises:
+            ValueError: A field is missing or has the wrong type.
+        """
+        source, event = record.get("from"), record.get("event")
+        time_, request, attempt, reason = (
+            record.get("time"),
+            record.get("request"),
+            record.get("attempt"),
+            record.get("reason"),
+        )
+        if not (isinstance(time_, str) and isinstance(request, str) and isinstance(reason, str)):
+            msg = "expected string 'time', 'request' and 'reason'"
+            raise ValueError(msg)
+        if not isinstance(attempt, int) or isinstance(attempt, bool) or attempt < 0:
+            msg = f"expected a non-negative integer 'attempt', got {attempt!r}"
+            raise ValueError(msg)
+        values: dict[str, Any] = {}
+        for name in _DETAIL_NAMES:
+            value = record.get(name)
+            if name == "argv" and isinstance(value, list):
+                value = tuple(str(part) for part in value)
+            values[name] = value
+        return cls(
+            time=time_,
+            request=request,
+            attempt=attempt,
+            from_state=None if source is None else ResumeState(source),
+            to_state=ResumeState(str(record.get("to"))),
+            event=None if event is None else ResumeEvent(event),
+            reason=reason,
+            details=TransitionDetails(**values),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RequestStatus:
+    """Where the latest (or a given) request of a run stands, rebuilt from the log."""
+
+    run_id: str
+    request: str
+    state: ResumeState
+    attempts: int
+    """Launches made so far for this request."""
+    transitions: tuple[Transition, ...]
+
+    @property
+    def active(self) -> bool:
+        """Launching or running: a process may be alive; re-attach, never relaunch."""
+        return self.state in ACTIVE_STATES
+
+    def fact(self, name: str) -> Any:
+        """Latest known value of a `TransitionDetails` field for the current attempt."""
+        for transition in reversed(self.transitions):
+            if transition.attempt != self.attempts:
+                break
+            value = getattr(transition.details, name)
+            if value is not None:
+                return value
+        return None
+
+
+class RunLock:
+    """An exclusive, non-blocking ``flock`` on ``<state>/locks/<runId>.lock``.
+
+    The lock file holds a line naming the holder, so that a second caller's
+    `ResumeBusy` says who is resuming. The kernel drops the lock when the holder
+    dies, so a crashed wftop never leaves a run locked.
+    """
+
+    def __init__(self, path: Path, run_id: str, holder: str) -> None:
+        self.path = path
+        self.run_id = run_id
+        self.holder = holder
+        self._fd: int | None = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def acquire(self, *, wait: float = 0.0) -> RunLock:
+        """Take the lock, retrying for up to ``wait`` seconds.
+
+        Raises:
+            ResumeBusy: Someone else (possibly this process) holds it.
+        """
+        if self._fd is not None:
+            msg = f"the resume lock of {self.run_id} is already held by this object"
+            raise ResumeBusy(msg, holder=self.holder)
+        fd = open_private(self.path, os.O_RDWR)
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    holder = _read_holder(fd)
+                    os.close(fd)
+                    msg = (
+                        f"a resume of {self.run_id} is already in progress "
+                        f"(lock {self.path} held by {holder or 'an unknown process'}); "
+                        "wait for it, or re-attach to it"
+                    )
+                    raise ResumeBusy(msg, holder=holder) from None
+                time.sleep(0.05)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{self.holder}\n".encode(), 0)
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        try:
+            os.ftruncate(fd, 0)
+        finally:
+            os.close(fd)  # closing the only descriptor drops the flock
+
+    def __enter__(self) -> RunLock:
+        return self if self.held else self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _read_holder(fd: int) -> str:
+    try:
+        return os.pread(fd, 512, 0).decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+class ResumeStore:
+    """Reads and appends the resume logs of runs; hands out run locks.
+
+    Args:
+        root: The state dir; defaults to `state_dir`.
+        clock: Returns the current time (UTC); tests pass a fixed one.
+        holder: How this process names itself in lock files.
+    """
+
+    def __init__(
+        self,
+        root: Path | None = None,
+        *,
+        clock: Callable[[], datetime] = _utc_now,
+        holder: str | None = None,
+    ) -> None:
+        self.root = root if root is not None else state_dir()
+        self.clock = clock
+        self.holder = holder or f"wftop pid {os.getpid()}"
+
+    # -- paths -------------------------------------------------------------------------------
+
+    def log_path(self, run_id: str) -> Path:
+        return ensure_private_dir(self.root / "resume") / f"{validate_run_id(run_id)}.jsonl"
+
+    def lock_path(self, run_id: str) -> Path:
+        return ensure_private_dir(self.root / "locks") / f"{validate_run_id(run_id)}.lock"
+
+    def launch_paths(self, run_id: str, request: str, attempt: int) -> tuple[Path, Path]:
+        """``(log_path, status_path)`` for the runner of one launch attempt."""
+        folder = ensure_private_dir(self.root / "launches" / validate_run_id(run_id))
+        stem = f"{_safe_request(request)}-{int(attempt)}"
+        return folder / f"{stem}.log", folder / f"{stem}.status.json"
+
+    # -- lock --------------------------------------------------------------------------------
+
+    def lock(self, run_id: str, *, wait: float = 0.0) -> RunLock:
+        """Take the run's lock (use as a context manager around check-and-launch).
+
+        Raises:
+            ResumeBusy: Another caller holds it.
+        """
+        ensure_private_dir(self.root)
+        holder = f"{self.holder} since {self._now()}"
+        return RunLock(self.lock_path(run_id), run_id, holder).acquire(wait=wait)
+
+    @contextlib.contextmanager
+    def _locked(self, run_id: str, lock: RunLock | None) -> Iterator[RunLock]:
+        if lock is not None:
+            if not lock.held or lock.run_id != run_id:
+                msg = f"the lock passed in is not a held lock of run {run_id!r}"
+                raise ResumeError(msg)
+            yield lock
+            return
+        with self.lock(run_id, wait=2.0) as taken:
+            yield taken
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def history(self, run_id: str) -> tuple[list[Transition], list[Problem]]:
+        """Every readable transition of the run, in order, and the lines that were not.
+
+        A torn last line (no newline yet) is not read; unreadable lines are reported.
+        """
+        path = self.log_path(run_id)
+        if not path.exists():
+            return [], []
+        batch = read_all(path)
+        problems = list(batch.problems)
+        transitions: list[Transition] = []
+        for line, record in batch.records:
+            try:
+                transitions.append(Transition.from_record(record))
+            except ValueError as error:
+                problems.append(Problem(str(path), line, f"not a transition: {error}"))
+        return transitions, problems
+
+    def status(self, run_id: str, request: str) -> RequestStatus | None:
+        """The state of one request, or None if the log does not know it."""
+        transitions, _problems = self.history(run_id)
+        return _status_of(run_id, request, transitions)
+
+    def latest(self, run_id: str) -> RequestStatus | None:
+        """The state of the run's latest request (the one named by the last valid line)."""
+        transitions, _problems = self.history(run_id)
+        if not transitions:
+            return None
+        return _status_of(run_id, transitions[-1].request, transitions)
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def begin_request(
+        self, run_id: str, *, reason: str, strategy: str | None = None, lock: RunLock | None = None
+    ) -> RequestStatus:
+        """Mint a request id and record it as ``planned``.
+
+        Raises:
+            ResumeInProgress: The latest request is launching or running; re-attach to it.
+            ResumeBusy: Another caller holds the run's lock.
+        """
+        with self._locked(run_id, lock):
+            latest = self.latest(run_id)
+            if latest is not None and latest.active:
+                raise _in_progress(latest)
+            request = f"{self.clock().astimezone(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
+            transition = Transition(
+                time=self._now(),
+                request=request,
+                attempt=0,
+                from_state=None,
+                to_state=ResumeState.PLANNED,
+                event=None,
+                reason=reason,
+                details=TransitionDetails(strategy=strategy),
+            )
+            self._append(run_id, transition)
+            return RequestStatus(run_id, request, ResumeState.PLANNED, 0, (transition,))
+
+    def record(
+        self,
+        run_id: str,
+        request: str,
+        event: ResumeEvent,
+        *,
+        reason: str,
+        details: TransitionDetails | None = None,
+        lock: RunLock | None = None,
+    ) -> RequestStatus:
+        """Advance a request by ``event`` and append the transition.
+
+        Hold the lock (pass it in) across "record the launch, then start the process"
+        so that no other caller can launch in between.
+
+        Raises:
+            IllegalTransition: The machine refuses the event (e.g. a second launch).
+            ResumeInProgress: The event would relocate or launch while another request of
+                the run is launching or running.
+            ResumeBusy: Another caller holds the run's lock.
+            ResumeError: The request is unknown.
+        """
+        with self._locked(run_id, lock):
+            transitions, _problems = self.history(run_id)
+            current = _status_of(run_id, request, transitions)
+            if current is None:
+                msg = f"no resume request {request!r} in the log of {run_id}"
+                raise ResumeError(msg)
+            target = advance(current.state, event, attempts=current.attempts)
+            attempts = current.attempts + counts_as_launch(current.state, target)
+            if target in _EXCLUSIVE_STATES and target is not current.state:
+                for other in _requests(transitions):
+                    other_status = _status_of(run_id, other, transitions)
+                    if other != request and other_status is not None and other_status.active:
+                        raise _in_progress(other_status)
+            transition = Transition(
+                time=self._now(),
+                request=request,
+                attempt=attempts,
+                from_state=current.state,
+                to_state=target,
+                event=event,
+                reason=reason,
+                details=details or TransitionDetails(),
+            )
+            self._append(run_id, transition)
+            return RequestStatus(
+                run_id, request, target, attempts, (*current.transitions, transition)
+            )
+
+    def _append(self, run_id: str, transition: Transition) -> None:
+        line = transition.to_json()
+        fd = open_private(self.log_path(run_id), os.O_RDWR | os.O_APPEND)
+        try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                line = b"\n" + line  # end a torn last line first, so ours stays whole
+            os.write(fd, line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _now(self) -> str:
+        return self.clock().astimezone(UTC).isoformat(timespec="milliseconds").replace(
+            "+00:00", "Z"
+        )
+
+
+def _requests(transitions: list[Transition]) -> list[str]:
+    return list(dict.fromkeys(transition.request for transition in transitions))
+
+
+def _status_of(
+    run_id: str, request: str, transitions: list[Transition]
+) -> RequestStatus | None:
+    mine = tuple(transition for transition in transitions if transition.request == request)
+    if not mine:
+        return None
+    attempts = sum(
+        1
+        for transition in mine
+        if transition.from_state is not None
+        and counts_as_launch(transition.from_state, transition.to_state)
+    )
+    return RequestStatus(run_id, request, mine[-1].to_state, attempts, mine)
+
+
+def _in_progress(status: RequestStatus) -> ResumeInProgress:
+    pid = status.fact("pid")
+    where = f" (runner pid {pid})" if pid is not None else ""
+    msg = (
+        f"request {status.request} of {status.run_id} is {status.state.value}{where}; "
+        "re-attach to it instead of launching again"
+    )
+    return ResumeInProgress(msg, status=status)
+
+
+def _safe_request(request: str) -> str:
+    if not request or not all(char.isalnum() or char in "-_" for char in request):
+        msg = f"invalid request id: {request!r}"
+        raise ResumeError(msg)
+    return request

@@ -1,0 +1,463 @@
+"""Identifier checks, prompt and argv, and detached launches driven through a fake claude."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from core.procs import FakeProcess, FakeProcessTable, ProcFs
+from core.resume.errors import InvalidIdentifier, LaunchError
+from core.resume.launcher import (
+    Launch,
+    Strategy,
+    SubprocessLauncher,
+    build_argv,
+    build_prompt,
+    read_runner_status,
+    validate_agent_id,
+    validate_run_id,
+    validate_script_path,
+    validate_session_id,
+)
+
+SID = "90d71506-c5e0-41d4-aa81-561580cc57e4"
+RUN = "wf_6838482f-c9a"
+SCRIPT = "/home/dev/.claude/projects/-p/90d71506/workflows/scripts/six-wf_6838482f-c9a.js"
+TOP = Path(__file__).parent.parent
+HOSTILE = [
+    'a"b', "a'b", "$(touch pwned)", "`touch pwned`", "a; rm -rf /", "a\nb", "-rf", "--resume",
+    "../../etc/passwd", "a b", "", "a\0b", "wf_abcdef; ls", "wf_abcdef\n",
+]
+
+# -- identifiers --------------------------------------------------------------------------------
+
+
+def test_good_identifiers_pass():
+    assert validate_session_id(SID) == SID
+    assert validate_run_id(RUN) == RUN
+    assert validate_run_id("wf_abcdef") == "wf_abcdef"
+    assert validate_agent_id("a08e490b8127484d2") == "a08e490b8127484d2"
+    assert validate_agent_id("alabel-0123456789abcdef") == "alabel-0123456789abcdef"
+
+
+@pytest.mark.parametrize("value", [*HOSTILE, SID.upper(), SID + "0", "wf_ABCDEF", "wf_abc",
+                                   "00000000-0000-0000-0000-000000000000", None, 7])
+def test_hostile_identifiers_are_refused(value):
+    for check in (validate_session_id, validate_run_id):
+        with pytest.raises(InvalidIdentifier, match="invalid"):
+            check(value)
+
+
+@pytest.mark.parametrize("value", ["", "a" * 129, "a/b", "a.b", "..", "-", "é", "a\n"])
+def test_bad_agent_ids_are_refused(value):
+    if value == "-":
+        assert validate_agent_id(value) == "-"  # the CLI's own pattern allows it
+        return
+    with pytest.raises(InvalidIdentifier):
+        validate_agent_id(value)
+
+
+@pytest.mark.parametrize("path", ["relative/x.js", "/a/../b.js", "/a/./b.js", "/a//b.js",
+                                  "/a/b\n.js", "/a/\x1b[2J.js", "//server/share/x.js", ""])
+def test_bad_script_paths_are_refused(path):
+    with pytest.raises(InvalidIdentifier, match="script path"):
+        validate_script_path(path)
+
+
+# -- prompt ----------------------------------------------------------------------------------
+
+
+def test_prompt_names_the_run_and_the_absolute_script_literally():
+    prompt = build_prompt(RUN, SCRIPT)
+    assert prompt.startswith("Resume the workflow run wf_6838482f-c9a by calling Workflow(")
+    assert f'scriptPath: "{SCRIPT}", resumeFromRunId: "{RUN}"}})' in prompt
+    assert "exactly once" in prompt and "Do not edit the script." in prompt
+    assert "args" not in prompt
+
+
+def test_prompt_carries_args_as_json_and_keeps_hostile_values_inert():
+    args = {"topic": 'say "hi"\n$(rm -rf /); `x`', "n": [1, 2.5, None, True]}
+    prompt = build_prompt(RUN, Path(SCRIPT), args)
+    start = prompt.index("args: ") + len("args: ")
+    decoded, _end = json.JSONDecoder().raw_decode(prompt[start:])
+    assert decoded == args
+    assert "\n" not in prompt
+    assert not prompt.startswith("-")
+
+
+def test_prompt_quotes_an_unusual_path_as_json():
+    path = '/tmp/we"ird dir/x.js'
+    prompt = build_prompt(RUN, path)
+    assert 'scriptPath: "/tmp/we\\"ird dir/x.js"' in prompt
+
+
+@pytest.mark.parametrize("bad", [{"run_id": "wf_x"}, {"script_path": "x.js"},
+                                 {"args": {1: "non-string key"}}, {"args": {"s": {1, 2}}}])
+def test_prompt_refuses_bad_input(bad):
+    kwargs = {"run_id": RUN, "script_path": SCRIPT, "args": None, **bad}
+    with pytest.raises(InvalidIdentifier):
+        build_prompt(kwargs["run_id"], kwargs["script_path"], kwargs["args"])
+
+
+# -- argv ------------------------------------------------------------------------------------
+
+
+def test_argv_of_each_strategy():
+    prompt = build_prompt(RUN, SCRIPT)
+    tail = ["--allowedTools", "Workflow", "--output-format", "stream-json", "--verbose"]
+    assert build_argv(Strategy.RESUME_OWNER, "claude", SID, prompt) == [
+        "claude", "-p", "--resume", SID, *tail, "--", prompt]
+    for strategy in (Strategy.RELOCATE, "surgical"):
+        assert build_argv(strategy, "/opt/claude", SID, prompt, ["--model", "opus"]) == [
+            "/opt/claude", "-p", "--session-id", SID, *tail, "--model", "opus", "--", prompt]
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+def test_argv_refuses_hostile_session_ids(value):
+    with pytest.raises(InvalidIdentifier):
+        build_argv("resume-owner", "claude", value, "Resume it")
+
+
+def test_argv_keeps_a_dash_prompt_and_odd_flags_inert():
+    prompt = "-p --resume x; $(touch pwned)\n`id`"
+    argv = build_argv("relocate", "claude", SID, prompt, ["--add-dir", "/a b/$(x);"])
+    assert argv[-2:] == ["--", prompt]
+    assert argv[-4:-2] == ["--add-dir", "/a b/$(x);"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"strategy": "fork"}, "strategy"),
+        ({"claude_bin": ""}, "binary"),
+        ({"claude_bin": "cl\naude"}, "binary"),
+        ({"prompt": "a\0b"}, "prompt"),
+        ({"prompt": "  "}, "prompt"),
+        ({"extra_flags": ["--resume", SID]}, "conflicts"),
+        ({"extra_flags": ["--session-id=" + SID]}, "conflicts"),
+        ({"extra_flags": ["--fork-session"]}, "conflicts"),
+        ({"extra_flags": ["--"]}, "conflicts"),
+        ({"extra_flags": ["--model\nx"]}, "extra flag"),
+    ],
+)
+def test_argv_refuses_bad_parts(kwargs, match):
+    values = {"strategy": "resume-owner", "claude_bin": "claude", "session_id": SID,
+              "prompt": "Resume it", "extra_flags": (), **kwargs}
+    with pytest.raises(InvalidIdentifier, match=match):
+        build_argv(**values)
+
+
+# -- detached launches through a fake claude -------------------------------------------------
+
+FAKE_CLAUDE = textwrap.dedent(
+    """\
+    import json, os, signal, sys, time
+    mode = os.environ.get("FAKE_MODE", "exit:0")
+    out = os.environ.get("FAKE_OUT")
+    if out:
+        with open(out, "w") as handle:
+            json.dump({"argv": sys.argv[1:], "cwd": os.getcwd(), "pid": os.getpid(),
+                       "sid": os.getsid(0), "pgid": os.getpgid(0)}, handle)
+    print("fake claude says hi", flush=True)
+    print("to stderr", file=sys.stderr, flush=True)
+    kind, _, value = mode.partition(":")
+    if kind == "exit":
+        sys.exit(int(value))
+    if kind == "signal":
+        os.kill(os.getpid(), int(value))
+    if kind == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    while True:
+        time.sleep(0.05)
+    """
+)
+
+
+@pytest.fixture
+def fake_claude(tmp_path: Path) -> Path:
+    path = tmp_path / "bin" / "claude"
+    path.parent.mkdir()
+    path.write_text(f"#!{sys.executable}\n{FAKE_CLAUDE}")
+    path.chmod(0o755)
+    return path
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    folder = tmp_path / "proj dir; $(x)"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def paths(tmp_path: Path) -> tuple[Path, Path]:
+    folder = tmp_path / "launches"
+    folder.mkdir(mode=0o700)
+    return folder / "r-1.log", folder / "r-1.status.json"
+
+
+@pytest.fixture(autouse=True)
+def _no_leftover_processes(paths):
+    """Kill whatever a failing test left running (found through its status file)."""
+    yield
+    launch = Launch.attach(paths[1], paths[0])
+    status = launch.runner_status()
+    table = ProcFs()
+    if status is None:
+        return
+    for pid, start_time, group in ((status.child_pid, status.child_start, True),
+                                   (status.runner_pid, status.runner_start, False)):
+        if pid and table.start_time(pid) == start_time:
+            with contextlib.suppress(ProcessLookupError):
+                (os.killpg if group else os.kill)(pid, signal.SIGKILL)
+
+
+def start(fake_claude, work, paths, mode, *, prompt="Resume it", out=None):
+    env = {**os.environ, "FAKE_MODE": mode, "FAKE_SECRET": "s3cr3t-value"}
+    if out is not None:
+        env["FAKE_OUT"] = str(out)
+    argv = build_argv("resume-owner", str(fake_claude), SID, prompt)
+    launcher = SubprocessLauncher(ProcFs())
+    return launcher.launch(argv, cwd=work, log_path=paths[0], status_path=paths[1], env=env)
+
+
+def child_started(paths) -> bool:
+    status = read_runner_status(paths[1])
+    return status is not None and status.child_pid is not None
+
+
+def wait_for(predicate, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.mark.parametrize("code", [0, 3])
+def test_exit_codes_are_recorded(fake_claude, work, paths, code):
+    launch = start(fake_claude, work, paths, f"exit:{code}")
+    result = launch.wait(ProcFs(), 10)
+    assert (result.state, result.exit_code, result.signal) == ("exited", code, None)
+    log = paths[0].read_text()
+    assert "fake claude says hi" in log and "to stderr" in log
+    assert stat.S_IMODE(paths[0].stat().st_mode) == 0o600
+    assert stat.S_IMODE(paths[1].stat().st_mode) == 0o600
+    assert "s3cr3t-value" not in paths[1].read_text()
+    assert [p.name for p in paths[1].parent.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_argv_reaches_claude_verbatim_without_a_shell(fake_claude, work, paths, tmp_path):
+    prompt = "-p --resume x; $(touch pwned) `touch pwned2`\n\"q\" 'q' .."
+    out = tmp_path / "seen.json"
+    launch = start(fake_claude, work, paths, "exit:0", prompt=prompt, out=out)
+    assert launch.wait(ProcFs(), 10).state == "exited"
+    seen = json.loads(out.read_text())
+    assert seen["argv"] == build_argv("resume-owner", "x", SID, prompt)[1:]
+    assert seen["cwd"] == str(work)
+    assert not list(work.glob("pwned*")) and not list(tmp_path.glob("pwned*"))
+
+
+def test_the_command_runs_in_its_own_session_and_group(fake_claude, work, paths, tmp_path):
+    out = tmp_path / "seen.json"
+    launch = start(fake_claude, work, paths, "exit:0", out=out)
+    launch.wait(ProcFs(), 10)
+    seen = json.loads(out.read_text())
+    assert seen["sid"] == launch.pid != os.getsid(0)
+    assert seen["pgid"] == seen["pid"]  # its own group, so stop() spares the runner
+
+
+def test_killed_by_a_signal(fake_claude, work, paths):
+    launch = start(fake_claude, work, paths, f"signal:{int(signal.SIGKILL)}")
+    result = launch.wait(ProcFs(), 10)
+    assert (result.state, result.exit_code, result.signal) == ("exited", None, signal.SIGKILL)
+
+
+def test_a_hanging_run_is_stopped_with_sigterm(fake_claude, work, paths):
+    launch = start(fake_claude, work, paths, "hang")
+    assert wait_for(lambda: child_started(paths))
+    assert launch.poll(ProcFs()).state == "running"
+    result = launch.stop(ProcFs(), grace=5)
+    assert (result.state, result.signal) == ("exited", signal.SIGTERM)
+
+
+def test_a_stubborn_run_gets_sigkill_after_the_grace(fake_claude, work, paths):
+    launch = start(fake_claude, work, paths, "stubborn")
+    assert wait_for(lambda: paths[0].exists() and "says hi" in paths[0].read_text())
+    started = time.monotonic()
+    result = launch.stop(ProcFs(), grace=0.5)
+    assert (result.state, result.signal) == ("exited", signal.SIGKILL)
+    assert time.monotonic() - started >= 0.5
+
+
+def test_a_killed_runner_reads_lost(fake_claude, work, paths):
+    launch = start(fake_claude, work, paths, "hang")
+    assert wait_for(lambda: child_started(paths))
+    child = launch.runner_status().child_pid
+    try:
+        os.kill(launch.pid, signal.SIGKILL)
+        assert wait_for(lambda: launch.poll(ProcFs()).state == "lost")
+        result = launch.poll(ProcFs())
+        assert result.exit_code is None and result.child_alive
+    finally:
+        os.killpg(child, signal.SIGKILL)
+    assert wait_for(lambda: not launch.poll(ProcFs()).child_alive)
+
+
+def test_reattach_from_the_status_file_after_the_launch_object_is_gone(fake_claude, work, paths):
+    launch = start(fake_claude, work, paths, "hang")
+    assert wait_for(lambda: child_started(paths))
+    pid, proc_start = launch.pid, launch.proc_start
+    del launch
+    again = Launch.attach(paths[1], paths[0])
+    assert (again.pid, again.proc_start) == (pid, proc_start)
+    assert again.poll(ProcFs()).state == "running"
+    result = again.stop(ProcFs())
+    assert (result.state, result.signal) == ("exited", signal.SIGTERM)
+
+
+LAUNCH_AND_QUIT = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from core.procs import ProcFs
+    from core.resume.launcher import SubprocessLauncher
+    argv, cwd, log, status = sys.argv[1:2], Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4])
+    launch = SubprocessLauncher(ProcFs()).launch(argv, cwd=cwd, log_path=log, status_path=status)
+    print(launch.pid, flush=True)
+    """
+)
+
+
+def test_the_run_survives_the_launcher_quitting(fake_claude, work, paths):
+    wftop = subprocess.run(
+        [sys.executable, "-c", LAUNCH_AND_QUIT, str(fake_claude), str(work), *map(str, paths)],
+        cwd=TOP, capture_output=True, text=True, timeout=30,
+        env={**os.environ, "FAKE_MODE": "hang"},
+    )
+    assert wftop.returncode == 0, wftop.stderr
+    again = Launch.attach(paths[1], paths[0])
+    assert wait_for(lambda: child_started(paths))
+    assert again.poll(ProcFs()).state == "running"
+    assert again.pid == int(wftop.stdout)  # learnt from the status file
+    assert again.stop(ProcFs()).signal == signal.SIGTERM
+
+
+def test_a_missing_binary_reads_exited_127(work, paths):
+    launcher = SubprocessLauncher(ProcFs())
+    launch = launcher.launch(["/nonexistent/claude", "-p"], cwd=work,
+                             log_path=paths[0], status_path=paths[1])
+    result = launch.wait(ProcFs(), 10)
+    assert (result.state, result.exit_code) == ("exited", 127)
+    assert result.error is not None and "/nonexistent/claude" in result.error
+
+
+def test_launch_refuses_bad_input(fake_claude, work, paths):
+    launcher = SubprocessLauncher(ProcFs())
+    with pytest.raises(LaunchError, match="argv"):
+        launcher.launch([], cwd=work, log_path=paths[0], status_path=paths[1])
+    with pytest.raises(LaunchError, match="not a directory"):
+        launcher.launch(["x"], cwd=work / "missing", log_path=paths[0], status_path=paths[1])
+    paths[0].write_text("old")
+    with pytest.raises(LaunchError, match="already exist"):
+        launcher.launch(["x"], cwd=work, log_path=paths[0], status_path=paths[1])
+
+
+# -- liveness through the ProcessTable seam ---------------------------------------------------
+
+
+def write_status(path: Path, **values) -> None:
+    base = {"version": 1, "runner_pid": 4000, "runner_start": "100", "child_pid": 4001,
+            "child_start": "101", "exit_code": None, "signal": None, "error": None}
+    path.write_text(json.dumps({**base, **values}))
+
+
+@pytest.mark.parametrize(
+    ("processes", "expected"),
+    [
+        ({4000: "100"}, "running"),
+        ({}, "lost"),
+        ({4000: "999"}, "lost"),  # the pid now names another process
+    ],
+)
+def test_poll_uses_the_process_table(paths, processes, expected):
+    write_status(paths[1])
+    table = FakeProcessTable({pid: FakeProcess(start) for pid, start in processes.items()})
+    assert Launch.attach(paths[1], paths[0]).poll(table).state == expected
+
+
+def test_an_exit_status_wins_over_liveness(paths):
+    write_status(paths[1], exit_code=5)
+    table = FakeProcessTable({4000: FakeProcess("100")})
+    result = Launch.attach(paths[1], paths[0]).poll(table)
+    assert (result.state, result.exit_code) == ("exited", 5)
+
+
+def test_lost_says_whether_the_command_still_runs(paths):
+    write_status(paths[1])
+    table = FakeProcessTable({4001: FakeProcess("101")})
+    assert Launch.attach(paths[1], paths[0]).poll(table).child_alive
+    table = FakeProcessTable({4001: FakeProcess("555")})
+    assert not Launch.attach(paths[1], paths[0]).poll(table).child_alive
+
+
+def test_attach_without_a_status_file_uses_the_recorded_pid(paths):
+    table = FakeProcessTable({4000: FakeProcess("100")})
+    assert Launch.attach(paths[1], paths[0], pid=4000, proc_start="100").poll(table).state == (
+        "running")
+    assert Launch.attach(paths[1], paths[0]).poll(table).state == "lost"
+
+
+# -- the real CLI ------------------------------------------------------------------------------
+
+
+@pytest.mark.realcli
+def test_the_real_cli_takes_our_argv_and_reports_a_missing_session(claude_bin, mock_api,
+                                                                   cli_home, paths):
+    from tests.realcli import cli_env
+
+    prompt = build_prompt(RUN, SCRIPT)
+    argv = build_argv("resume-owner", claude_bin, SID, prompt, ["--add-dir", str(cli_home.cwd)])
+    launch = SubprocessLauncher(ProcFs()).launch(
+        argv, cwd=cli_home.cwd, log_path=paths[0], status_path=paths[1],
+        env=cli_env(cli_home, mock_api.url),
+    )
+    result = launch.wait(ProcFs(), 120)
+    log = paths[0].read_text()
+    assert (result.state, result.exit_code) == ("exited", 1), log
+    assert f"No conversation found with session ID: {SID}" in log
+    assert mock_api.requests == []
+
+
+@pytest.mark.realcli
+def test_the_real_cli_reads_a_dash_prompt_after_the_double_dash(claude_bin, cli_home, paths,
+                                                               tmp_path):
+    from tests.mockapi import MockAPI
+    from tests.realcli import cli_env
+
+    prompt = "-x --resume nope; $(touch pwned) say hello"
+    argv = build_argv("relocate", claude_bin, SID, prompt, ["--add-dir", str(cli_home.cwd)])
+    with MockAPI(body_dir=tmp_path / "bodies") as mock:
+        launch = SubprocessLauncher(ProcFs()).launch(
+            argv, cwd=cli_home.cwd, log_path=paths[0], status_path=paths[1],
+            env=cli_env(cli_home, mock.url),
+        )
+        result = launch.wait(ProcFs(), 120)
+    assert (result.state, result.exit_code) == ("exited", 0), paths[0].read_text()
+    assert f'"session_id":"{SID}"' in paths[0].read_text()
+    sent = [json.loads(body.read_text()) for body in sorted((tmp_path / "bodies").iterdir())]
+    texts = [block.get("text") for body in sent for message in body.get("messages", [])
+             if isinstance(message.get("content"), list) for block in message["content"]]
+    assert prompt in texts  # one argv element, read as the prompt, not as options
+    assert not list(cli_home.cwd.glob("pwned*"))
