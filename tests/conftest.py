@@ -36,3 +36,127 @@ def cli_home(tmp_path: Path) -> CliHome:
 
 
 # --- end of real CLI fixtures ---------------------------------------------------------------
+
+
+# --- TUI fixtures (tests/test_tui_*.py) --------------------------------------------------------
+# One config root that combines several real corpus trees, with fixed file times, a fixed clock
+# and a fake process table, so every run status appears and every picture is the same each time.
+
+TUI_NOW = 1_800_000_000.0
+"""The fixed clock of the TUI tests (2027-01-15 08:00 UTC)."""
+
+TUI_PIDS = {4242: "777", 4343: "778"}
+"""Fake live processes: pid → procStart."""
+
+
+def _tui_place(name: str, root: Path, age: float, session: str | None = None) -> Path:
+    """Copy a corpus tree's project into ``root``; optionally move its session to a new id."""
+    import os
+    import shutil
+
+    from tests.corpus import tree
+
+    source = tree(name) / "projects"
+    (project,) = [entry for entry in source.iterdir() if entry.is_dir()]
+    (session_dir,) = [entry for entry in project.iterdir() if entry.is_dir()]
+    target_project = root / "projects" / project.name
+    target_project.mkdir(parents=True, exist_ok=True)
+    new_id = session or session_dir.name
+    target = target_project / new_id
+    shutil.copytree(session_dir, target)
+    transcript = project / f"{session_dir.name}.jsonl"
+    if transcript.exists():
+        shutil.copy2(transcript, target_project / f"{new_id}.jsonl")
+    stamp = TUI_NOW - age
+    for path in [target, *target.rglob("*"), target_project / f"{new_id}.jsonl"]:
+        if path.exists():
+            os.utime(path, (stamp, stamp))
+    return target
+
+
+def _tui_snapshot_status(session_dir: Path, status: str) -> None:
+    import json
+
+    (snapshot,) = session_dir.glob("workflows/wf_*.json")
+    data = json.loads(snapshot.read_text())
+    data["status"] = status
+    stamp = snapshot.stat().st_mtime
+    snapshot.write_text(json.dumps(data))
+    import os
+
+    os.utime(snapshot, (stamp, stamp))
+
+
+def _tui_owner(root: Path, pid: int, session_dir: Path) -> None:
+    import json
+
+    sessions = root / "sessions"
+    sessions.mkdir(exist_ok=True)
+    record = {"pid": pid, "sessionId": session_dir.name, "procStart": TUI_PIDS[pid]}
+    (sessions / f"{pid}.json").write_text(json.dumps(record))
+
+
+@pytest.fixture
+def tui_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A HOME of its own, so paths show as ``~/…`` and no user config is read."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("WFTOP_CONFIG", str(home / "no-config.toml"))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TZ", "UTC")
+    return home
+
+
+@pytest.fixture
+def tui_root(tui_home: Path) -> Path:
+    """Every status at once: running, stalled, dead, completed, failed, killed, superseded.
+
+    Built from the real trees: ``2.1.265-killed`` and ``2.1.207-killed`` get a live owner
+    (running, and stalled after 25 quiet minutes), ``killed-in-parallel`` is dead, ``clean``
+    and ``mid-failure`` completed, ``api-errors-429`` and ``2.1.246-mid-failure`` have their
+    snapshot status set to failed and killed, and ``killed`` moved to another session is
+    superseded by ``resumed``.
+    """
+    root = tui_home / "claude"
+    _tui_place("clean", root, age=2 * 3600)
+    _tui_place("resumed", root, age=26 * 3600)
+    _tui_place("killed", root, age=50 * 3600, session="5e55c0de-96da-45a1-841d-2b381f965487")
+    _tui_place("mid-failure", root, age=3 * 3600)
+    _tui_snapshot_status(_tui_place("api-errors-429", root, age=5 * 3600), "failed")
+    _tui_snapshot_status(_tui_place("2.1.246-mid-failure", root, age=6 * 3600), "killed")
+    _tui_place("killed-in-parallel", root, age=20 * 60)
+    _tui_owner(root, 4242, _tui_place("2.1.265-killed", root, age=30))
+    _tui_owner(root, 4343, _tui_place("2.1.207-killed", root, age=25 * 60))
+    return root
+
+
+@pytest.fixture
+def tui_processes():  # type: ignore[no-untyped-def]
+    from core.procs import FakeProcess, FakeProcessTable
+
+    return FakeProcessTable({pid: FakeProcess(start) for pid, start in TUI_PIDS.items()})
+
+
+@pytest.fixture
+def snapshots_at_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep SVG baselines in the top-level ``snapshots/<test module>/`` folder.
+
+    syrupy 4.8 has no ``--snapshot-dirname``; pytest-textual-snapshot builds its extension
+    from the module attribute ``SVGImageExtension``, so a subclass with another ``dirname``
+    put there redirects every baseline of the tests that use this fixture.
+    """
+    import pytest_textual_snapshot
+
+    top = Path(__file__).parent.parent / "snapshots"
+    base = pytest_textual_snapshot.SVGImageExtension
+
+    class RootSnapshots(base):  # type: ignore[misc, valid-type]
+        @classmethod
+        def dirname(cls, *, test_location):  # type: ignore[no-untyped-def, override]
+            return str(top / test_location.basename)
+
+    monkeypatch.setattr(pytest_textual_snapshot, "SVGImageExtension", RootSnapshots)
+
+
+# --- end of TUI fixtures --------------------------------------------------------------------------

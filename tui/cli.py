@@ -42,9 +42,28 @@ def add_root_option(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="wftop",
-        description="Watch Claude Code Workflow runs, find the dead ones, resume them.",
+        description="Watch Claude Code Workflow runs, find the dead ones, resume them. "
+        "Without a command, opens the TUI.",
     )
     parser.add_argument("--version", action="version", version=f"wftop {package_version()}")
+    add_root_option(parser)
+    parser.add_argument(
+        "--no-mouse",
+        action="store_true",
+        help="leave the mouse to the terminal (native text selection)",
+    )
+    parser.add_argument(
+        "--read-only",
+        action="store_true",
+        help="open the TUI with resume and relaunch switched off",
+    )
+    parser.add_argument(
+        "--stall-window",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="quiet time before a live run reads as stalled (default 600, or the config file)",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         module = importlib.import_module(f"tui.commands.{name}")
@@ -56,8 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        parser.print_help()
-        return EXIT_USAGE
+        from tui.main import run_tui
+
+        return run_tui(args)
     module = importlib.import_module(f"tui.commands.{args.command}")
     try:
         code: int = module.run(args)

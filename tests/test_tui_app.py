@@ -1,0 +1,248 @@
+"""Pilot tests of the wftop app: navigation, filter, live rows, alerts, keys."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from core.model import Status
+from tests.conftest import TUI_NOW
+from tui.app import WftopApp
+from tui.config import Config
+from tui.main import make_app
+from tui.screens.agent import AgentScreen
+from tui.screens.copy import CopyScreen
+from tui.screens.help import HelpScreen
+from tui.screens.journal import JournalScreen
+from tui.screens.plan import ResumePlanScreen
+from tui.screens.run import RunScreen
+from tui.screens.runs import RunsScreen
+from tui.source import ChangeSet
+from tui.widgets.call_table import CallTable
+from tui.widgets.run_table import RunTable
+
+SIZE = (100, 30)
+
+
+def build(root: Path, processes, **kwargs) -> WftopApp:  # type: ignore[no-untyped-def]
+    config = kwargs.pop("config", Config(bell=False))
+    return make_app(
+        [str(root)], config=config, processes=processes, now=lambda: TUI_NOW, live=False, **kwargs
+    )
+
+
+async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(300):
+        if pilot.app.loaded:
+            break
+        await pilot.pause(0.01)
+    await pilot.pause()
+
+
+def table(app: WftopApp) -> RunTable:
+    return app.screen.query_one(RunTable)
+
+
+def ident_of(app: WftopApp, run_id: str, status: Status | None = None) -> str:
+    return next(
+        run.ident
+        for run in app.runs.values()
+        if run.run_id == run_id and (status is None or run.status is status)
+    )
+
+
+async def test_home_lists_every_run_with_counts(tui_root, tui_processes):
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, RunsScreen)
+        assert len(table(app).item_keys) == 9
+        header = str(app.screen.query_one("#runs-header").render())
+        counts = "1 running · 1 stalled · 1 dead · 3 done · 1 failed · 1 killed · 1 superseded"
+        assert counts in header
+        assert app.terminal_title == "wftop · 2 need attention"
+
+
+async def test_enter_drills_in_and_esc_comes_back(tui_root, tui_processes):
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table(app).move_to_key(ident_of(app, "wf_cd4c7489-d27"))
+        await pilot.press("enter")
+        assert isinstance(app.screen, RunScreen)
+        calls = app.screen.query_one(CallTable)
+        await pilot.press("j", "j", "j")
+        assert calls.cursor_row == 3  # Plan, a1, Fan, a2
+        await pilot.press("enter")
+        assert isinstance(app.screen, AgentScreen)
+        await pilot.press("escape")
+        assert isinstance(app.screen, RunScreen)
+        await pilot.press("J")
+        assert isinstance(app.screen, JournalScreen)
+        await pilot.press("escape", "escape")
+        assert isinstance(app.screen, RunsScreen)
+
+
+async def test_slash_filters_by_label_and_esc_clears(tui_root, tui_processes):
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"d27")
+        assert table(app).item_keys == [ident_of(app, "wf_cd4c7489-d27")]
+        await pilot.press("enter")  # leaves the box, keeps the filter
+        assert len(table(app).item_keys) == 1
+        await pilot.press("escape")
+        assert len(table(app).item_keys) == 9
+
+
+async def test_status_filter_and_grouping(tui_root, tui_processes):
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("s")  # attention: dead, stalled, failed
+        statuses = {app.runs[key].status.value for key in table(app).item_keys}
+        assert statuses == {"dead", "stalled", "failed"}
+        await pilot.press("escape", "g")
+        keys = table(app).item_keys
+        assert keys[0] == "group:dead"
+        assert sum(key.startswith("group:") for key in keys) == 7
+        await pilot.press("enter")  # folds the dead group
+        assert table(app).item_keys[1] == "group:stalled"
+
+
+async def test_live_change_updates_the_row_in_place_and_keeps_the_cursor(tui_root, tui_processes):
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        runs = table(app)
+        runs.move_cursor(row=4)
+        chosen = runs.cursor_key()
+        before = list(runs.item_keys)
+        running = app.runs[ident_of(app, "wf_1a8e2cea-7df")]
+        stalled = dataclasses.replace(running, status=Status.STALLED)
+        app.apply_changes(ChangeSet(1, (), (stalled,), ()))
+        await pilot.pause()
+        assert runs.item_keys == before
+        assert runs.cursor_key() == chosen
+        assert runs.get_cell(running.ident, "status").plain == "⏸ stalled"
+
+
+async def test_death_raises_a_toast_and_the_title(tui_root, tui_processes):
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        running = app.runs[ident_of(app, "wf_1a8e2cea-7df")]
+        dead = dataclasses.replace(running, status=Status.DEAD)
+        app.apply_changes(ChangeSet(1, (), (dead,), ()))
+        await pilot.pause()
+        (alert,) = app.alerts
+        assert (alert.before, alert.after, alert.severity) == ("running", "dead", "error")
+        assert "died with 1 worker in flight" in alert.message
+        assert any("died" in note.message for note in app._notifications)
+        assert app.terminal_title == "wftop · 3 need attention"
+
+
+async def test_sixty_columns_keep_status_name_age_parity(tui_root, tui_processes):
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        assert table(app).visible_columns == ["status", "name", "age", "parity"]
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "run" in table(app).visible_columns
+
+
+async def test_resume_keys_reach_the_plan_hook_and_read_only_refuses(tui_root, tui_processes):
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table(app).move_to_key(ident_of(app, "wf_cd4c7489-d27"))
+        await pilot.press("r")
+        assert isinstance(app.screen, ResumePlanScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("R")
+        assert any(note.title == "Relaunch fresh" for note in app._notifications)
+    app = build(tui_root, tui_processes, read_only=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        assert isinstance(app.screen, RunsScreen)
+        assert any("read-only" in note.message for note in app._notifications)
+
+
+async def test_y_copies_the_run_id(tui_root, tui_processes):
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("y")
+        assert isinstance(app.screen, CopyScreen)
+        await pilot.press("enter")
+        assert app.clipboard == table(app).cursor_key().split("/")[1]
+
+
+async def test_help_lists_screen_and_general_keys(tui_root, tui_processes):
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, RunsScreen)
+
+
+async def test_keys_table_remaps_by_binding_id(tui_root, tui_processes):
+    app = build(tui_root, tui_processes, config=Config(bell=False, keys={"resume": "e"}))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        assert isinstance(app.screen, RunsScreen)
+        await pilot.press("e")
+        assert isinstance(app.screen, ResumePlanScreen)
+
+
+async def test_agent_screen_follows_a_growing_transcript(tui_root, tui_processes):
+    app = make_app(
+        [str(tui_root)],
+        config=Config(bell=False),
+        processes=tui_processes,
+        now=lambda: TUI_NOW,
+        live=True,
+        poll_interval=3600,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        run = app.runs[ident_of(app, "wf_1a8e2cea-7df")]
+        call = run.in_flight_calls[0]
+        agent = call.agent_ids[-1]
+        app.push_screen(AgentScreen(run, agent, call.label))
+        await pilot.pause(0.3)
+        screen = app.screen
+        assert isinstance(screen, AgentScreen) and screen.following
+        shown = screen.items
+        line = (
+            '{"type":"assistant","message":{"role":"assistant","content":'
+            '[{"type":"text","text":"still working, key sk-ant-api03-FAKEFAKEFAKEFAKE"}]}}\n'
+        )
+        with open(screen.path, "a") as handle:
+            handle.write(line)
+        for _ in range(100):
+            if screen.items > shown:
+                break
+            await pilot.pause(0.05)
+        assert screen.items == shown + 1
+        assert screen.mask.masked["anthropic_key"] == 1
+
+
+@pytest.mark.parametrize("argv", [[], ["--read-only", "--no-mouse"]])
+def test_wftop_without_a_command_opens_the_tui(monkeypatch, argv):
+    import tui.main
+    from tui.cli import main
+
+    seen = []
+    monkeypatch.setattr(tui.main, "run_tui", lambda args: seen.append(args) or 0)
+    assert main(argv) == 0
+    assert seen and seen[0].command is None

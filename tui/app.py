@@ -1,0 +1,282 @@
+"""The wftop App: wires the run index to the screens; holds no screen logic itself.
+
+The App owns the current runs (``runs``, ident → `Run`), fed first by a thread
+worker that runs the index's cold start and then by an async worker that
+follows its change sets. Each change set is applied here, turned into alerts
+(toast, bell, terminal title) and broadcast to the screens on the
+``runs_changed`` signal; screens redraw only what changed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import partial
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import App, SystemCommand
+from textual.binding import BindingType
+from textual.message import Message
+from textual.screen import Screen
+from textual.signal import Signal
+from textual.worker import Worker, WorkerState
+
+from core.model import Run, Status
+from tui.config import Config
+from tui.format import status_label
+from tui.keys import APP_IDS, KEYS, binding
+from tui.source import ChangeSet, RunIndex
+from tui.styles import Palette
+
+LIVE = frozenset({Status.RUNNING, Status.STALLED})
+
+
+@dataclass(frozen=True)
+class Alert:
+    """A run changed state in a way a person wants to hear about."""
+
+    ident: str
+    before: str
+    after: str
+    message: str
+    severity: str
+
+
+class IndexLoaded(Message):
+    """The cold start finished; every run arrives as ``added``."""
+
+    def __init__(self, changes: ChangeSet) -> None:
+        super().__init__()
+        self.changes = changes
+
+
+class IndexProgressed(Message):
+    """The cold start has read this many runs so far."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__()
+        self.count = count
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, IndexProgressed)
+
+
+def alert_for(before: Run, after: Run) -> Alert | None:
+    """The alert for a status change: death, stall, or the end of a live run."""
+    old, new = before.status, after.status
+    if old == new:
+        return None
+    name = after.name or after.run_id
+    if new is Status.DEAD and old in LIVE:
+        workers = len(after.dead_workers)
+        plural = "s" if workers != 1 else ""
+        detail = f" with {workers} worker{plural} in flight" if workers else ""
+        message = f"{name} ({after.run_id}) died{detail}"
+        return Alert(after.ident, old.value, new.value, message, "error")
+    if new is Status.STALLED and old is Status.RUNNING:
+        message = f"{name} ({after.run_id}) stalled: no growth in the stall window"
+        return Alert(after.ident, old.value, new.value, message, "warning")
+    if new in (Status.COMPLETED, Status.FAILED, Status.KILLED) and old in LIVE | {Status.DEAD}:
+        severity = "information" if new is Status.COMPLETED else "error"
+        message = f"{name} ({after.run_id}) finished: {status_label(new.value)}"
+        return Alert(after.ident, old.value, new.value, message, severity)
+    return None
+
+
+class WftopApp(App[int]):
+    """Every Workflow run on this machine, live."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "wftop"
+    BINDINGS: ClassVar[list[BindingType]] = [binding(binding_id) for binding_id in APP_IDS]
+
+    def __init__(
+        self,
+        index: RunIndex,
+        *,
+        config: Config | None = None,
+        now: Callable[[], float] = time.time,
+        live: bool = True,
+        read_only: bool = False,
+    ) -> None:
+        """Args:
+        index: the run index (``core.index.LiveIndex`` or `tui.source.PollingIndex`).
+        config: settings from the config file.
+        now: the clock; tests pass a fixed one.
+        live: follow the index after the cold start (off in snapshot tests).
+        read_only: refuse resume and relaunch.
+        """
+        super().__init__()
+        self.index = index
+        self.config = config or Config()
+        self.now = now
+        self.live = live
+        self.read_only = read_only
+        self.runs: dict[str, Run] = {}
+        """Every run now known, by ident."""
+        self.loaded = False
+        """The cold start has finished."""
+        self.scanned = 0
+        """Runs read so far by the cold start."""
+        self.alerts: list[Alert] = []
+        """Every alert raised since start, oldest first."""
+        self.terminal_title = ""
+        """What the terminal title was last set to."""
+        self.styles_palette = Palette()
+        self.runs_changed: Signal[ChangeSet] = Signal(self, "runs-changed")
+
+    # -- start -----------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        if self.config.theme:
+            if self.config.theme in self.available_themes:
+                self.theme = self.config.theme
+            else:
+                self.notify(
+                    f"No theme named {self.config.theme!r}; using {self.theme}.",
+                    title="Couldn't apply theme",
+                    severity="warning",
+                )
+        self.styles_palette.load(self)
+        self.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
+        if self.config.keys:
+            self.set_keymap(dict(self.config.keys))
+        from tui.screens.runs import RunsScreen
+
+        self.push_screen(RunsScreen())
+        self._set_terminal_title("wftop")
+        self.load_index()
+
+    def _restyle(self) -> None:
+        self.styles_palette.load(self)
+        self.runs_changed.publish(ChangeSet(0, (), tuple(self.runs.values()), ()))
+
+    @work(thread=True, exclusive=True, group="scan", exit_on_error=False, name="cold-start")
+    def load_index(self) -> None:
+        changes = self.index.cold_start(
+            progress=lambda count: self.post_message(IndexProgressed(count))
+        )
+        self.post_message(IndexLoaded(changes))
+
+    def on_index_progressed(self, message: IndexProgressed) -> None:
+        self.scanned = message.count
+        self.runs_changed.publish(ChangeSet(0, (), (), ()))
+
+    def on_index_loaded(self, message: IndexLoaded) -> None:
+        self.loaded = True
+        self.apply_changes(message.changes, initial=True)
+        if self.live:
+            self.follow_index()
+            self.set_interval(15.0, self.tick, name="age-tick")
+
+    @work(exclusive=True, group="watch", exit_on_error=False, name="follow-index")
+    async def follow_index(self) -> None:
+        async for changes in self.index.changes():
+            self.apply_changes(changes)
+
+    def tick(self) -> None:
+        """Ages move even when no file does."""
+        self.runs_changed.publish(ChangeSet(0, (), (), ()))
+
+    @on(Worker.StateChanged)
+    def worker_failed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            error = event.worker.error
+            self.notify(
+                f"{type(error).__name__}: {error}", title="Couldn't read runs", severity="error"
+            )
+
+    # -- changes -----------------------------------------------------------------------------
+
+    def apply_changes(self, changes: ChangeSet, *, initial: bool = False) -> None:
+        """Take a change set into ``runs``, raise alerts, tell the screens."""
+        for run in (*changes.added, *changes.changed):
+            before = self.runs.get(run.ident)
+            self.runs[run.ident] = run
+            if before is not None and not initial:
+                alert = alert_for(before, run)
+                if alert is not None:
+                    self.raise_alert(alert)
+        for ident in changes.removed:
+            self.runs.pop(ident, None)
+        self.update_title()
+        self.runs_changed.publish(changes)
+
+    def raise_alert(self, alert: Alert) -> None:
+        self.alerts.append(alert)
+        if self.config.notify:
+            title = {"dead": "Run died", "stalled": "Run stalled"}.get(alert.after, "Run finished")
+            self.notify(alert.message, title=title, severity=alert.severity, timeout=8)  # type: ignore[arg-type]
+        if self.config.bell and alert.after in ("dead", "stalled", "failed", "killed"):
+            self.bell()
+
+    def attention(self) -> int:
+        """Runs that need a person: stalled ones, and dead ones within the attention window."""
+        moment = self.now()
+        window = self.config.attention_window
+        return sum(
+            1
+            for run in self.runs.values()
+            if run.status is Status.STALLED
+            or (
+                run.status is Status.DEAD
+                and run.last_activity is not None
+                and moment - run.last_activity <= window
+            )
+        )
+
+    def update_title(self) -> None:
+        count = self.attention()
+        title = f"wftop · {count} need attention" if count else "wftop"
+        self.sub_title = title
+        self._set_terminal_title(title)
+
+    def _set_terminal_title(self, title: str) -> None:
+        if title == self.terminal_title:
+            return
+        self.terminal_title = title
+        driver = self._driver
+        if driver is not None and not self.is_headless:
+            driver.write(f"\x1b]2;{title}\x07")
+
+    # -- actions -----------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        from tui.screens.help import HelpScreen
+
+        if isinstance(self.screen, HelpScreen):
+            self.pop_screen()
+        else:
+            self.push_screen(HelpScreen(self.screen))
+
+    def copy_value(self, label: str, value: str) -> None:
+        """Copy through OSC 52 and say what was copied."""
+        self.copy_to_clipboard(value)
+        self.notify(value if len(value) < 80 else value[:79] + "…", title=f"Copied {label}")
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        name = getattr(screen, "SCREEN_NAME", "")
+        for binding_id, spec in KEYS.items():
+            if name not in spec.screens or binding_id in APP_IDS | {"command-palette"}:
+                continue
+            action = spec.action
+            target = "app" if action.startswith("app.") else "screen"
+            yield SystemCommand(
+                spec.description.capitalize(),
+                f"{binding_id} · {self._key_of(binding_id)}",
+                partial(self._run_from_palette, screen, action.removeprefix("app."), target),
+            )
+        extra = getattr(screen, "palette_commands", None)
+        if callable(extra):
+            yield from extra()
+
+    def _run_from_palette(self, screen: Screen[object], action: str, target: str) -> None:
+        node = self if target == "app" else screen
+        self.call_later(self.run_action, action, node)
+
+    def _key_of(self, binding_id: str) -> str:
+        keys = self._keymap.get(binding_id) or KEYS[binding_id].keys
+        return keys

@@ -1,0 +1,164 @@
+"""A run's calls as rows for the run screen, and the parity explained in words.
+
+Pure: joins the journal fold (keys, attempts, results) with the snapshot's
+agent rows (tokens, tool calls, duration, cached, error) by agent id, and names
+each attempt: the latest one carries the call's state; earlier ones are orphan
+``started`` lines (the agent never returned) that a later attempt respawned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import orjson
+
+from core.journal import Call, CallState
+from core.model import Run, Status
+from core.snapshot import AgentRow
+from tui.format import one_line
+
+STATE_GLYPHS = {
+    "done": "✔",
+    "failed": "✗",
+    "in flight": "░",
+    "dead": "✖",
+    "cached": "↺",
+    "stopped": "·",
+    "orphan": "↳",
+}
+
+
+@dataclass(frozen=True)
+class PhaseRow:
+    title: str
+    calls: int
+
+    @property
+    def key(self) -> str:
+        return f"phase:{self.title}"
+
+
+@dataclass(frozen=True)
+class CallRow:
+    key: str
+    label: str
+    state: str
+    """done, failed, in flight, dead, cached, stopped, orphan."""
+    attempts: int
+    agent_id: str
+    duration_ms: int | None = None
+    tokens: int | None = None
+    tool_calls: int | None = None
+    preview: str = ""
+    attempt: int = 0
+    """0 for the call itself; n for its n-th (earlier) attempt."""
+
+
+def _preview(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return one_line(value)
+    try:
+        return one_line(orjson.dumps(value).decode())
+    except TypeError:
+        return one_line(repr(value))
+
+
+def call_state(run: Run, call: Call, row: AgentRow | None) -> str:
+    if row is not None and row.cached:
+        return "cached"
+    if call.label in run.failed_labels or call.state is CallState.FAILED:
+        return "failed"
+    if call.state is CallState.DONE:
+        return "done"
+    if run.status is Status.DEAD:
+        return "dead"
+    if run.ended:
+        return "stopped"
+    return "in flight"
+
+
+def call_rows(run: Run) -> list[PhaseRow | CallRow]:
+    """Phase headers, then each call, then its earlier attempts, in journal order."""
+    by_agent = {row.agent_id: row for row in run.snapshot.rows} if run.snapshot else {}
+    calls = run.fold.ordered_calls()
+    phases: dict[str, list[Call]] = {}
+    for call in calls:
+        phases.setdefault(call.phase or "(no phase)", []).append(call)
+    rows: list[PhaseRow | CallRow] = []
+    for title, members in phases.items():
+        if len(phases) > 1 or title != "(no phase)":
+            rows.append(PhaseRow(title, len(members)))
+        for call in members:
+            latest = call.agent_ids[-1] if call.agent_ids else ""
+            row = by_agent.get(latest)
+            state = call_state(run, call, row)
+            if call.has_result:
+                preview = _preview(call.result)
+            elif row is not None and (row.error or row.result_preview):
+                preview = one_line(row.error or row.result_preview or "")
+            else:
+                preview = ""
+            rows.append(
+                CallRow(
+                    key=f"call:{call.key}",
+                    label=call.label,
+                    state=state,
+                    attempts=call.attempts,
+                    agent_id=latest,
+                    duration_ms=row.duration_ms if row else None,
+                    tokens=row.tokens if row else None,
+                    tool_calls=row.tool_calls if row else None,
+                    preview=preview,
+                )
+            )
+            for number, agent_id in enumerate(call.agent_ids[:-1], start=1):
+                rows.append(
+                    CallRow(
+                        key=f"attempt:{call.key}:{number}",
+                        label=f"try {number}",
+                        state="orphan",
+                        attempts=number,
+                        agent_id=agent_id,
+                        preview="started, never returned; respawned by a later attempt",
+                        attempt=number,
+                    )
+                )
+    return rows
+
+
+def parity_lines(run: Run) -> list[str]:
+    """The started / returned / failed line counts, and what accounts for the gap."""
+    fold = run.fold
+    calls = fold.ordered_calls()
+    orphans = sum(max(0, call.attempts - 1) for call in calls)
+    states = [call_state(run, call, None) for call in calls]
+    done = states.count("done")
+    failed = states.count("failed")
+    open_calls = [
+        call.label
+        for call, state in zip(calls, states, strict=True)
+        if state in ("in flight", "dead", "stopped")
+    ]
+    lines = [
+        f"journal lines: {fold.started_lines} started · {fold.result_lines} returned · "
+        f"{fold.failed_lines} failed  →  {len(calls)} calls: {done} done, {failed} failed, "
+        f"{len(open_calls)} open"
+    ]
+    gap = []
+    if orphans:
+        gap.append(f"{orphans} orphan started line{'s' * (orphans != 1)} (respawned later)")
+    if open_calls:
+        word = {"dead": "dead worker", "stopped": "never finished"}.get(
+            states[[c.label for c in calls].index(open_calls[0])], "in flight"
+        )
+        gap.append(f"{word}: {', '.join(open_calls)}")
+    extra_results = fold.result_lines - sum(call.results_seen > 0 for call in calls)
+    if extra_results > 0:
+        gap.append(f"{extra_results} repeated result line{'s' * (extra_results != 1)}")
+    if fold.keyless_lines:
+        gap.append(f"{fold.keyless_lines} lines without key (old CLI; matched by agent id)")
+    if gap:
+        lines.append("gap: " + " · ".join(gap))
+    return lines

@@ -1,0 +1,162 @@
+"""The optional TOML config file: roots, stall window, theme, bell, mouse and keys.
+
+Where: ``$WFTOP_CONFIG`` if set, else ``<user config dir>/wftop/config.toml``
+(``platformdirs``). A missing file is an empty config; every key is optional.
+A key that is unknown, of the wrong type, or a key binding that collides with
+another is a `ConfigError` naming the file and the key: wftop refuses to start
+rather than let one binding silently win.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.model import DEFAULT_STALL_WINDOW
+from tui.keys import KEYS, key_list
+
+ENV_VAR = "WFTOP_CONFIG"
+
+ATTENTION_WINDOW = 24 * 3600.0
+
+
+class ConfigError(ValueError):
+    """The config file cannot be used; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings from the config file, each with its default."""
+
+    path: str | None = None
+    """The file these settings came from (None: no file)."""
+    roots: tuple[str, ...] = ()
+    """Extra config dirs to read, as ``--root`` would add them."""
+    default_root: bool = True
+    """Also read ``$CLAUDE_CONFIG_DIR`` or ``~/.claude``."""
+    stall_window: float = DEFAULT_STALL_WINDOW
+    """Seconds without growth before a live run reads as stalled."""
+    attention_window: float = ATTENTION_WINDOW
+    """Dead runs newer than this many seconds count as needing attention (title)."""
+    theme: str | None = None
+    """A Textual theme name (``textual-dark``, ``nord``, ``gruvbox`` …)."""
+    bell: bool = True
+    """Ring the terminal bell when a run dies or stalls."""
+    notify: bool = True
+    """Show a toast when a run dies, stalls or finishes."""
+    mouse: bool = True
+    """Capture the mouse (false keeps the terminal's own text selection)."""
+    poll_interval: float = 2.0
+    """Seconds between rescans when the live index is not available."""
+    keys: Mapping[str, str] = field(default_factory=dict)
+    """Binding id → key(s), comma separated (``resume = "ctrl+r"``)."""
+
+
+FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "roots": (list, "a list of directories"),
+    "default_root": (bool, "true or false"),
+    "stall_window": ((int, float), "a number of seconds"),
+    "attention_window": ((int, float), "a number of seconds"),
+    "theme": (str, "a theme name"),
+    "bell": (bool, "true or false"),
+    "notify": (bool, "true or false"),
+    "mouse": (bool, "true or false"),
+    "poll_interval": ((int, float), "a number of seconds"),
+    "keys": (dict, "a table of binding id = key"),
+}
+
+
+def config_path(env: Mapping[str, str] | None = None) -> str:
+    """The config file to read: ``$WFTOP_CONFIG``, else the platform's user config dir."""
+    env = os.environ if env is None else env
+    override = env.get(ENV_VAR)
+    if override:
+        return os.path.expanduser(override)
+    from platformdirs import user_config_dir
+
+    return os.path.join(user_config_dir("wftop"), "config.toml")
+
+
+def load_config(path: str | None = None) -> Config:
+    """Read and check the config file; a missing file gives the defaults."""
+    path = path or config_path()
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        return Config()
+    except OSError as error:
+        msg = f"{path}: cannot read the config file ({error.strerror or error})"
+        raise ConfigError(msg) from None
+    except tomllib.TOMLDecodeError as error:
+        msg = f"{path}: not valid TOML ({error})"
+        raise ConfigError(msg) from None
+    return parse_config(data, path)
+
+
+def parse_config(data: Mapping[str, Any], path: str = "config.toml") -> Config:
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in FIELDS:
+            known = ", ".join(sorted(FIELDS))
+            msg = f"{path}: unknown key {key!r} (known keys: {known})"
+            raise ConfigError(msg)
+        kind, words = FIELDS[key]
+        if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+            msg = f"{path}: {key} must be {words}, got {value!r}"
+            raise ConfigError(msg)
+        values[key] = value
+    if "roots" in values:
+        roots = values["roots"]
+        if not all(isinstance(root, str) and root for root in roots):
+            msg = f"{path}: roots must be a list of directories, got {roots!r}"
+            raise ConfigError(msg)
+        values["roots"] = tuple(os.path.expanduser(root) for root in roots)
+    for key in ("stall_window", "attention_window", "poll_interval"):
+        if key in values:
+            if values[key] <= 0:
+                msg = f"{path}: {key} must be a positive number of seconds, got {values[key]!r}"
+                raise ConfigError(msg)
+            values[key] = float(values[key])
+    if "keys" in values:
+        values["keys"] = check_keymap(values["keys"], path)
+    return Config(path=path, **values)
+
+
+def check_keymap(keys: Mapping[str, Any], path: str = "config.toml") -> dict[str, str]:
+    """Validate a ``[keys]`` table; raise `ConfigError` on unknown ids or collisions.
+
+    Two bindings collide when they share a key and are active on a common screen,
+    counting both remapped bindings and the defaults of those not remapped.
+    """
+    keymap: dict[str, str] = {}
+    for binding_id, value in keys.items():
+        if binding_id not in KEYS:
+            msg = f"{path}: [keys] has an unknown binding id {binding_id!r}"
+            raise ConfigError(msg)
+        if isinstance(value, list):
+            value = ",".join(str(item) for item in value)
+        if not isinstance(value, str) or not key_list(value):
+            msg = f"{path}: [keys] {binding_id} must be a key or a list of keys, got {value!r}"
+            raise ConfigError(msg)
+        keymap[binding_id] = ",".join(key_list(value))
+    effective = {
+        binding_id: key_list(keymap.get(binding_id, spec.keys)) for binding_id, spec in KEYS.items()
+    }
+    ids = list(KEYS)
+    for at, first in enumerate(ids):
+        for second in ids[at + 1 :]:
+            shared_screens = KEYS[first].screens & KEYS[second].screens
+            shared_keys = set(effective[first]) & set(effective[second])
+            if shared_screens and shared_keys and (first in keymap or second in keymap):
+                key = sorted(shared_keys)[0]
+                where = ", ".join(sorted(shared_screens))
+                msg = (
+                    f"{path}: [keys] {key!r} would be bound to both {first!r} and {second!r}"
+                    f" (on the {where} screen); give one of them another key"
+                )
+                raise ConfigError(msg)
+    return keymap

@@ -1,0 +1,228 @@
+"""Pure presentation helpers: words, ages, sizes and the parity bar.
+
+No Textual here and no I/O: every function takes plain values and returns plain
+strings (or segments of a string with a style name), so the forensics CLI and the
+tests can use them without an app. Everything that shows a state must stay
+readable without colour: the glyph and the word carry the meaning, colour only
+repeats it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from core.journal import CallState
+from core.model import Run, Status
+
+STATUS_ICONS: dict[str, str] = {
+    "running": "▶",
+    "stalled": "⏸",
+    "dead": "✖",
+    "completed": "✔",
+    "failed": "!",
+    "killed": "■",
+    "superseded": "↷",
+}
+"""One glyph per status; the word always follows it."""
+
+STATUS_STYLES: dict[str, str] = {
+    "running": "status-running",
+    "stalled": "status-stalled",
+    "dead": "status-dead",
+    "completed": "status-completed",
+    "failed": "status-failed",
+    "killed": "status-killed",
+    "superseded": "status-superseded",
+}
+
+ATTENTION_ORDER: dict[str, int] = {
+    "dead": 0,
+    "stalled": 1,
+    "failed": 2,
+    "running": 3,
+    "killed": 4,
+    "completed": 5,
+    "superseded": 6,
+}
+"""Order of statuses when sorting or grouping by status: what needs you first."""
+
+BAR_DONE = "█"
+BAR_FAILED = "✗"
+BAR_IN_FLIGHT = "░"
+BAR_STOPPED = "·"
+"""A call that never finished in a run that ended (killed, superseded)."""
+
+
+def status_label(status: str) -> str:
+    """``✖ dead``: icon and word, readable without colour."""
+    return f"{STATUS_ICONS.get(status, '?')} {status}"
+
+
+def age(timestamp: float | None, now: float) -> str:
+    """``42s``, ``7m``, ``3h``, ``12d``; ``-`` when unknown."""
+    if timestamp is None:
+        return "-"
+    delta = max(0, int(now - timestamp))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if delta >= size:
+            return f"{delta // size}{unit}"
+    return f"{delta}s"
+
+
+def duration(ms: int | None) -> str:
+    """``850ms``, ``12.4s``, ``3m05s``, ``1h02m``; empty when unknown."""
+    if ms is None:
+        return ""
+    if ms < 1000:
+        return f"{ms}ms"
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
+def count(value: int | None) -> str:
+    """``950``, ``12.3k``, ``4.1M``; empty when unknown."""
+    if value is None:
+        return ""
+    if value < 1000:
+        return str(value)
+    if value < 1_000_000:
+        return f"{value / 1000:.1f}k"
+    return f"{value / 1_000_000:.1f}M"
+
+
+def size(value: int) -> str:
+    """Bytes as ``812 B``, ``81.9 kB``, ``12.0 MB``."""
+    if value < 1000:
+        return f"{value} B"
+    if value < 1_000_000:
+        return f"{value / 1000:.1f} kB"
+    return f"{value / 1_000_000:.1f} MB"
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    """Collapse whitespace so a preview never wraps; cut at ``limit`` with ``…``."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def display_path(path: str | None, home: str | None = None) -> str:
+    """A path with the home folder written ``~``."""
+    if not path:
+        return "-"
+    home = home if home is not None else os.path.expanduser("~")
+    if home and home != "/" and (path == home or path.startswith(home.rstrip("/") + "/")):
+        return "~" + path[len(home.rstrip("/")) :]
+    return path
+
+
+# -- parity ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CallTally:
+    """How a run's calls ended, for the parity bar."""
+
+    done: int = 0
+    failed: int = 0
+    in_flight: int = 0
+    stopped: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.done + self.failed + self.in_flight + self.stopped
+
+
+def tally(run: Run) -> CallTally:
+    """Count a run's calls by how their latest attempt stands."""
+    failed_labels = set(run.failed_labels)
+    done = failed = in_flight = stopped = 0
+    for call in run.fold.calls.values():
+        if call.label in failed_labels or call.state is CallState.FAILED:
+            failed += 1
+        elif call.state is CallState.DONE:
+            done += 1
+        elif run.ended:
+            stopped += 1
+        else:
+            in_flight += 1
+    return CallTally(done, failed, in_flight, stopped)
+
+
+def _apportion(parts: list[int], width: int) -> list[int]:
+    """Cells per part: proportional, largest remainder, every non-zero part gets one."""
+    total = sum(parts)
+    if total == 0:
+        return [0] * len(parts)
+    cells = [max(1, part * width // total) if part else 0 for part in parts]
+    while sum(cells) > width:
+        biggest = max(range(len(cells)), key=lambda i: cells[i])
+        cells[biggest] -= 1
+    remainders = sorted(
+        range(len(parts)), key=lambda i: -(parts[i] * width / total - cells[i]) if parts[i] else 1
+    )
+    for i in remainders:
+        if sum(cells) >= width:
+            break
+        if parts[i]:
+            cells[i] += 1
+    return cells
+
+
+def parity_segments(
+    started: int, returned: int, calls: CallTally, width: int = 6
+) -> list[tuple[str, str]]:
+    """The parity cell as (text, style name) pieces: ``7/6 ▕██████▏``.
+
+    ``started/returned`` are line counts from the journal. The bar has one cell
+    per call when they fit (scaled down otherwise): ``█`` returned, ``✗`` failed,
+    ``░`` in flight, ``·`` never finished in a run that ended.
+    """
+    pieces: list[tuple[str, str]] = [(f"{started}/{returned} ", "")]
+    bar_width = min(width, calls.total) if calls.total else width
+    cells = _apportion([calls.done, calls.failed, calls.in_flight, calls.stopped], bar_width)
+    pieces.append(("▕", "parity-frame"))
+    for glyph, style, n in zip(
+        (BAR_DONE, BAR_FAILED, BAR_IN_FLIGHT, BAR_STOPPED),
+        ("parity-done", "parity-failed", "parity-in-flight", "parity-stopped"),
+        cells,
+        strict=True,
+    ):
+        if n:
+            pieces.append((glyph * n, style))
+    pieces.append((" " * (bar_width - sum(cells)), ""))
+    pieces.append(("▏", "parity-frame"))
+    return pieces
+
+
+def parity_text(started: int, returned: int, calls: CallTally, width: int = 6) -> str:
+    return "".join(text for text, _ in parity_segments(started, returned, calls, width))
+
+
+def status_counts(runs: Iterable[Run]) -> dict[str, int]:
+    counts = {status.value: 0 for status in Status}
+    for run in runs:
+        counts[run.status.value] += 1
+    return counts
+
+
+def counts_line(counts: dict[str, int]) -> str:
+    """``2 running · 1 stalled · 3 dead · 5 done · 1 failed`` (+ killed, superseded if any)."""
+    parts = [
+        f"{counts.get('running', 0)} running",
+        f"{counts.get('stalled', 0)} stalled",
+        f"{counts.get('dead', 0)} dead",
+        f"{counts.get('completed', 0)} done",
+        f"{counts.get('failed', 0)} failed",
+    ]
+    for extra in ("killed", "superseded"):
+        if counts.get(extra):
+            parts.append(f"{counts[extra]} {extra}")
+    return " · ".join(parts)

@@ -1,0 +1,117 @@
+"""Every key binding of wftop, by stable id: the single source for screens, help and config.
+
+A binding id never changes once released: the ``[keys]`` table of the config file
+maps ids to keys. Screens build their ``BINDINGS`` from this table with `binding`,
+the help screen lists it, and `tui.config` checks a remap against it for
+conflicts. No Textual import at module level, so the config can be checked
+before the app starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from textual.binding import Binding
+
+ALL = frozenset({"runs", "run", "agent", "journal"})
+LISTS = frozenset({"runs", "run"})
+VIEWS = frozenset({"agent", "journal"})
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """One binding: default keys, the action it runs, and where it is active."""
+
+    keys: str
+    """Default keys, comma separated, in Textual's key names."""
+    action: str
+    description: str
+    screens: frozenset[str]
+    """Screens where it is active; two bindings sharing a screen may not share a key."""
+    show: bool = True
+    """Shown in the footer."""
+    priority: bool = False
+    key_display: str | None = None
+    general: bool = False
+    """Listed under "general" in the help screen."""
+
+
+KEYS: Final[dict[str, KeySpec]] = {
+    # general
+    "quit": KeySpec("q", "app.quit", "quit", ALL, general=True),
+    "help": KeySpec("question_mark", "app.help", "help", ALL, key_display="?", general=True),
+    "command-palette": KeySpec(
+        "ctrl+p", "app.command_palette", "palette", ALL, show=False, priority=True, general=True
+    ),
+    "back": KeySpec("escape", "back", "back", ALL - {"runs"}, general=True, key_display="esc"),
+    "cursor-down": KeySpec("j", "cursor_down", "down", ALL, show=False, general=True),
+    "cursor-up": KeySpec("k", "cursor_up", "up", ALL, show=False, general=True),
+    "top": KeySpec("g", "top", "top", VIEWS, show=False),
+    "bottom": KeySpec("G", "bottom", "bottom", VIEWS, show=False),
+    # runs and run
+    "open": KeySpec("enter", "open", "open", LISTS, key_display="⏎"),
+    "resume": KeySpec("r", "resume", "resume", LISTS),
+    "relaunch": KeySpec("R", "relaunch", "relaunch fresh", LISTS, show=False),
+    "copy": KeySpec("y", "copy", "copy", ALL),
+    "journal": KeySpec("J", "journal", "journal", LISTS),
+    # runs only
+    "filter": KeySpec("slash", "filter", "filter", frozenset({"runs"}), key_display="/"),
+    "clear-filter": KeySpec(
+        "escape", "clear_filter", "clear filter", frozenset({"runs"}), show=False
+    ),
+    "filter-status": KeySpec("s", "cycle_status", "status", frozenset({"runs"})),
+    "filter-project": KeySpec("p", "cycle_project", "project", frozenset({"runs"}), show=False),
+    "group": KeySpec("g", "cycle_group", "group", frozenset({"runs"}), show=False),
+    "sort": KeySpec("o", "cycle_sort", "sort", frozenset({"runs"})),
+    # agent
+    "follow": KeySpec("f", "toggle_follow", "follow", frozenset({"agent"})),
+}
+"""Binding id → what it does. Ids are kebab-case and stable."""
+
+
+def binding(binding_id: str) -> Binding:
+    """The Textual `Binding` for an id of `KEYS`."""
+    from textual.binding import Binding
+
+    spec = KEYS[binding_id]
+    return Binding(
+        spec.keys,
+        spec.action,
+        spec.description,
+        show=spec.show,
+        priority=spec.priority,
+        key_display=spec.key_display,
+        id=binding_id,
+    )
+
+
+def bindings_for(screen: str, *, exclude: frozenset[str] = frozenset()) -> list[Binding]:
+    """Bindings active on a screen, minus the general ones the app itself holds."""
+    return [
+        binding(binding_id)
+        for binding_id, spec in KEYS.items()
+        if screen in spec.screens and binding_id not in exclude
+    ]
+
+
+APP_IDS: Final = frozenset({"quit", "help", "command-palette"})
+"""Bindings that live on the App rather than on a screen."""
+
+LIST_WIDGET_IDS: Final = frozenset({"cursor-down", "cursor-up"})
+"""Bindings that live on the focused list or view widget."""
+
+
+def normalize_key(key: str) -> str:
+    """One key name in Textual's long form (``?`` → ``question_mark``)."""
+    from textual.keys import _character_to_key
+
+    key = key.strip()
+    if len(key) == 1:
+        return _character_to_key(key)
+    return key
+
+
+def key_list(keys: str) -> list[str]:
+    return [normalize_key(key) for key in keys.split(",") if key.strip()]

@@ -1,0 +1,131 @@
+"""Which runs the home screen shows, and in what order: filter, sort, group.
+
+Pure: takes runs and the screen's choices, returns the ordered rows (runs and
+group headers). The screen diffs the keys it gets against what it shows to
+decide between updating cells in place and rebuilding the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from core.model import Run
+from tui.format import ATTENTION_ORDER
+
+SORTS = ("activity", "status", "name", "project")
+GROUPS = ("none", "status", "project")
+STATUS_FILTERS = (
+    None,
+    "attention",
+    "running",
+    "stalled",
+    "dead",
+    "completed",
+    "failed",
+    "killed",
+    "superseded",
+)
+ATTENTION = frozenset({"dead", "stalled", "failed"})
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    """A group header: its title, how many runs, and whether it is folded."""
+
+    title: str
+    count: int
+    collapsed: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"group:{self.title}"
+
+
+@dataclass
+class RunListView:
+    """The choices a person made on the runs screen."""
+
+    text: str = ""
+    status: str | None = None
+    project: str | None = None
+    sort: str = "activity"
+    group: str = "none"
+    collapsed: set[str] = field(default_factory=set)
+
+    def matches(self, run: Run) -> bool:
+        status = run.status.value
+        if self.status == "attention" and status not in ATTENTION:
+            return False
+        if self.status not in (None, "attention") and status != self.status:
+            return False
+        if self.project is not None and run.project_short != self.project:
+            return False
+        if self.text:
+            return self.text.lower() in haystack(run)
+        return True
+
+    def sort_key(self, run: Run) -> tuple[object, ...]:
+        newest = -(run.last_activity or 0.0)
+        tie = (run.run_id, run.session_id)
+        if self.sort == "status":
+            return (ATTENTION_ORDER.get(run.status.value, 9), newest, *tie)
+        if self.sort == "name":
+            return ((run.name or "~").lower(), newest, *tie)
+        if self.sort == "project":
+            return (run.project_short.lower(), newest, *tie)
+        return (newest, *tie)
+
+    def group_of(self, run: Run) -> str:
+        return run.status.value if self.group == "status" else run.project_short
+
+    def rows(self, runs: Iterable[Run]) -> list[Run | GroupRow]:
+        shown = sorted((run for run in runs if self.matches(run)), key=self.sort_key)
+        if self.group == "none":
+            return list(shown)
+        groups: dict[str, list[Run]] = {}
+        for run in shown:
+            groups.setdefault(self.group_of(run), []).append(run)
+        if self.group == "status":
+            order = sorted(groups, key=lambda name: ATTENTION_ORDER.get(name, 9))
+        else:
+            order = sorted(groups, key=str.lower)
+        rows: list[Run | GroupRow] = []
+        for name in order:
+            collapsed = name in self.collapsed
+            rows.append(GroupRow(name, len(groups[name]), collapsed))
+            if not collapsed:
+                rows.extend(groups[name])
+        return rows
+
+    def describe(self) -> str:
+        """``filter "a3" · status dead · sort status · group project`` (empty when default)."""
+        parts = []
+        if self.text:
+            parts.append(f'filter "{self.text}"')
+        if self.status:
+            parts.append(f"status {self.status}")
+        if self.project:
+            parts.append(f"project {self.project}")
+        if self.sort != "activity":
+            parts.append(f"sort {self.sort}")
+        if self.group != "none":
+            parts.append(f"group {self.group}")
+        return " · ".join(parts)
+
+
+def haystack(run: Run) -> str:
+    """What ``/`` searches: name, run id, session, project, call labels."""
+    labels = " ".join(call.label for call in run.fold.calls.values())
+    return " ".join(
+        (run.name or "", run.run_id, run.session_id, run.project_short, run.folder.project, labels)
+    ).lower()
+
+
+def row_key(row: Run | GroupRow) -> str:
+    return row.key if isinstance(row, GroupRow) else row.ident
+
+
+def cycle(options: tuple[object, ...], current: object) -> object:
+    at = options.index(current) if current in options else -1
+    return options[(at + 1) % len(options)]

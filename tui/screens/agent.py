@@ -1,0 +1,182 @@
+"""One agent's transcript as a conversation, followed live while the file grows.
+
+The transcript is read by a `JsonlTail` in a thread (never on the event loop),
+only what was appended since the last read, and each item is clipped before it
+is drawn, so a transcript of tens of MB neither blocks the UI nor fills the
+screen. Everything shown goes through one `Redactor`; the header says how many
+secret-shaped strings it masked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.screen import Screen
+from textual.widgets import Footer, RichLog, Static
+
+from core.jsonl import JsonlTail
+from core.model import Run, Status
+from core.redact import Redactor
+from tui.format import display_path, size
+from tui.keys import LIST_WIDGET_IDS, binding, bindings_for
+from tui.styles import Palette
+from tui.transcript import (
+    KIND_API_ERROR,
+    KIND_PROMPT,
+    KIND_STRUCTURED,
+    KIND_TEXT,
+    KIND_THINKING,
+    KIND_TOOL_CALL,
+    KIND_TOOL_RESULT,
+    Item,
+    conversation,
+)
+
+if TYPE_CHECKING:
+    from tui.app import WftopApp
+
+FOLLOW_INTERVAL = 1.0
+"""Seconds between reads of a growing transcript."""
+
+HEADINGS = {
+    KIND_PROMPT: ("▌ prompt", "primary"),
+    KIND_TEXT: ("▌ assistant", "success"),
+    KIND_THINKING: ("▌ thinking", "muted"),
+    KIND_TOOL_CALL: ("▌ tool call", "accent"),
+    KIND_TOOL_RESULT: ("▌ tool result", "muted"),
+    KIND_STRUCTURED: ("▌ StructuredOutput (the result returned to the script)", "success"),
+    KIND_API_ERROR: ("▌ ", "error"),
+}
+
+
+def render_item(item: Item, palette: Palette) -> Text:
+    heading, style = HEADINGS.get(item.kind, ("▌ " + item.kind, "muted"))
+    if item.kind == KIND_API_ERROR:
+        heading = f"▌ ⚠ {item.title}"
+    elif item.kind == KIND_TOOL_CALL:
+        heading = f"▌ tool call · {item.title}"
+    elif item.kind == KIND_TOOL_RESULT and item.is_error:
+        heading, style = "▌ tool result (error)", "error"
+    out = Text(heading, style=palette[style])
+    out.append(f"  line {item.line}\n", style=palette["muted"])
+    body_style = palette["error"] if item.kind == KIND_API_ERROR else palette[""]
+    out.append(item.text or "(empty)", style=body_style)
+    if item.cut:
+        out.append(f"\n… {item.cut:,} more characters not shown", style=palette["muted"])
+    return out
+
+
+class AgentScreen(Screen[None]):
+    SCREEN_NAME = "agent"
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("agent", exclude=LIST_WIDGET_IDS)
+
+    def __init__(self, run: Run, agent_id: str, label: str) -> None:
+        super().__init__()
+        self.run = run
+        self.agent_id = agent_id
+        self.label = label
+        self.path = os.path.join(run.folder.path, f"agent-{agent_id}.jsonl")
+        self.mask = Redactor()
+        self.following = run.status in (Status.RUNNING, Status.STALLED)
+        self.items = 0
+        self.problems = 0
+        self.bytes_read = 0
+        self.loaded = False
+
+    @property
+    def wftop(self) -> WftopApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="agent-header")
+        log = ConversationLog(id="agent-log", wrap=True, highlight=False, markup=False)
+        log.auto_scroll = False
+        yield log
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._header()
+        self.follow_transcript()
+
+    def _header(self) -> None:
+        state = "following" if self.following else "not following"
+        if not os.path.exists(self.path):
+            state = "no transcript file"
+        parts = [
+            f"{self.label}  agent {self.agent_id}  ·  run {self.run.run_id}  ·  {state}",
+            f"{display_path(self.path)}  ·  {size(self.bytes_read)} read  ·  {self.items} items",
+        ]
+        if self.problems:
+            parts[1] += f"  ·  {self.problems} unreadable lines"
+        parts[1] += "  ·  " + (self.mask.summary() or "0 masked")
+        self.query_one("#agent-header", Static).update("\n".join(parts))
+
+    @work(exclusive=True, group="transcript", exit_on_error=False, name="follow-transcript")
+    async def follow_transcript(self) -> None:
+        tail = JsonlTail(self.path)
+        prompt_seen = False
+        while True:
+            batch = await asyncio.to_thread(tail.read)
+            items, prompt_seen = conversation(
+                batch.records, self.mask, first_prompt_seen=prompt_seen
+            )
+            if batch.reset:
+                self.query_one(ConversationLog).clear()
+                self.items = 0
+            self.problems += sum(1 for problem in batch.problems if problem.line)
+            self.bytes_read = tail.offset
+            self._show(items)
+            self.loaded = True
+            if not (self.following and self.wftop.live):
+                break
+            await asyncio.sleep(FOLLOW_INTERVAL)
+
+    def _show(self, items: list[Item]) -> None:
+        log = self.query_one(ConversationLog)
+        palette = self.wftop.styles_palette
+        for item in items:
+            log.write(render_item(item, palette))
+            log.write(Text(""))
+        self.items += len(items)
+        if items and self.following and log.is_vertical_scroll_end:
+            log.scroll_end(animate=False)
+        self._header()
+
+    def action_toggle_follow(self) -> None:
+        self.following = not self.following
+        if self.following:
+            self.query_one(ConversationLog).scroll_end(animate=False)
+            self.follow_transcript()
+        self._header()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_top(self) -> None:
+        self.query_one(ConversationLog).scroll_home(animate=False)
+
+    def action_bottom(self) -> None:
+        self.query_one(ConversationLog).scroll_end(animate=False)
+
+    def action_copy(self) -> None:
+        from tui.screens.copy import CopyScreen, run_choices
+
+        self.app.push_screen(CopyScreen(run_choices(self.run, self.agent_id)))
+
+
+class ConversationLog(RichLog):
+    """A RichLog that j/k scroll."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [binding("cursor-down"), binding("cursor-up")]
+
+    def action_cursor_down(self) -> None:
+        self.scroll_down(animate=False)
+
+    def action_cursor_up(self) -> None:
+        self.scroll_up(animate=False)

@@ -1,0 +1,80 @@
+"""``y``: pick what to copy (run id, paths, resume command); copied through OSC 52."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from core.model import Run
+
+
+def resume_command(run: Run) -> str:
+    """The wftop command that plans and resumes this run."""
+    return f"wftop resume {shlex.quote(run.run_id)}"
+
+
+def run_choices(run: Run, agent_id: str | None = None) -> list[tuple[str, str]]:
+    """(label, value) pairs offered by the copy menu, most wanted first."""
+    choices = [
+        ("run id", run.run_id),
+        ("run folder", run.folder.path),
+        ("resume command", resume_command(run)),
+        ("session id", run.session_id),
+        ("journal path", run.folder.journal),
+    ]
+    if agent_id:
+        choices.insert(1, ("agent id", agent_id))
+        transcript = os.path.join(run.folder.path, f"agent-{agent_id}.jsonl")
+        choices.insert(2, ("transcript path", transcript))
+    return choices
+
+
+class CopyScreen(ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "dismiss_copy", "close", id="copy-close"),
+    ]
+    DEFAULT_CSS = """
+    CopyScreen { align: center middle; }
+    CopyScreen > Vertical {
+        width: auto; max-width: 90%; height: auto;
+        border: round $primary; background: $surface; padding: 0 1;
+    }
+    CopyScreen OptionList { height: auto; max-height: 12; border: none; }
+    """
+
+    def __init__(self, choices: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.choices = choices
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Copy to the clipboard (OSC 52)")
+            yield OptionList(
+                *(
+                    Option(f"{label:<16} {value}", id=str(at))
+                    for at, (label, value) in enumerate(self.choices)
+                )
+            )
+
+    @on(OptionList.OptionSelected)
+    def chosen(self, event: OptionList.OptionSelected) -> None:
+        label, value = self.choices[int(event.option_id or 0)]
+        self.dismiss()
+        from tui.app import WftopApp
+
+        if isinstance(self.app, WftopApp):
+            self.app.copy_value(label, value)
+        else:
+            self.app.copy_to_clipboard(value)
+
+    def action_dismiss_copy(self) -> None:
+        self.dismiss()

@@ -1,0 +1,95 @@
+"""``?``: the keys of the screen underneath, then the general ones, as they are bound now."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+from tui.keys import KEYS
+
+if TYPE_CHECKING:
+    from tui.app import WftopApp
+
+TITLES = {
+    "runs": "Runs",
+    "run": "Run",
+    "agent": "Agent transcript",
+    "journal": "Journal",
+}
+
+EXTRA = {
+    "runs": [("⏎ on a group", "fold or unfold the group")],
+    "run": [("⏎ on a try", "open that attempt's transcript")],
+    "agent": [],
+    "journal": [],
+}
+
+
+def key_text(keys: str, display: str | None) -> str:
+    if display and "," not in keys:
+        return display
+    names = {"question_mark": "?", "slash": "/", "escape": "esc", "enter": "⏎"}
+    return " ".join(names.get(key, key) for key in keys.split(","))
+
+
+def help_table(app: WftopApp, screen_name: str) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    table.add_column(style="dim", no_wrap=True)
+    keymap = app._keymap  # the user's [keys] table, already applied by Textual
+    general = []
+    table.add_row(Text(f"{TITLES.get(screen_name, screen_name)} screen", style="underline"), "", "")
+    for binding_id, spec in KEYS.items():
+        if screen_name not in spec.screens:
+            continue
+        remapped = keymap.get(binding_id)
+        keys = key_text(remapped or spec.keys, None if remapped else spec.key_display)
+        row = (keys, spec.description, binding_id)
+        if spec.general:
+            general.append(row)
+        else:
+            table.add_row(*row)
+    for keys, description in EXTRA.get(screen_name, []):
+        table.add_row(keys, description, "")
+    table.add_row("", "", "")
+    table.add_row(Text("General", style="underline"), "", "")
+    for row in general:
+        table.add_row(*row)
+    table.add_row("↑ ↓ pgup pgdn", "move", "")
+    table.add_row("", "", "")
+    table.add_row(Text("Remap any id in the [keys] table of the config file.", style="dim"), "", "")
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark", "close", "close", id="help-close"),
+    ]
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll {
+        width: auto; max-width: 90%; height: auto; max-height: 90%;
+        border: round $primary; background: $surface; padding: 0 1;
+    }
+    """
+
+    def __init__(self, under: Screen[object]) -> None:
+        super().__init__()
+        self.under_name = getattr(under, "SCREEN_NAME", "runs")
+
+    def compose(self) -> ComposeResult:
+        app: WftopApp = self.app  # type: ignore[assignment]
+        with VerticalScroll() as scroll:
+            scroll.border_title = "keys"
+            yield Static(help_table(app, self.under_name))
+
+    def action_close(self) -> None:
+        self.dismiss()

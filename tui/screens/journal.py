@@ -1,0 +1,156 @@
+"""The raw journal of a run, one pretty-printed line after another; bad lines marked."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import orjson
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.screen import Screen
+from textual.widgets import Footer, RichLog, Static
+
+from core.model import Run
+from core.redact import Redactor
+from tui.format import display_path, size
+from tui.keys import LIST_WIDGET_IDS, binding, bindings_for
+from tui.styles import Palette
+
+MAX_LINE_BYTES = 64 * 1024
+"""Bytes of one journal line that are read and shown; the rest is counted."""
+
+CHUNK = 1024 * 1024
+
+
+def journal_lines(path: str) -> list[tuple[int, bytes, int]]:
+    """(line number, first bytes, full length) of every line; long lines are not kept whole."""
+    lines: list[tuple[int, bytes, int]] = []
+    number, head, length = 1, bytearray(), 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(CHUNK):
+            start = 0
+            while True:
+                newline = chunk.find(b"\n", start)
+                piece = chunk[start:] if newline < 0 else chunk[start:newline]
+                room = MAX_LINE_BYTES - len(head)
+                if room > 0:
+                    head += piece[:room]
+                length += len(piece)
+                if newline < 0:
+                    break
+                lines.append((number, bytes(head), length))
+                number, head, length, start = number + 1, bytearray(), 0, newline + 1
+    if length:
+        lines.append((number, bytes(head), -length))  # no newline yet: still being written
+    return lines
+
+
+def render_line(number: int, raw: bytes, length: int, mask: Redactor, palette: Palette) -> Text:
+    out = Text(f"{number:>4} ", style=palette["muted"])
+    if length < 0:
+        out.append(
+            "… partial line (no newline yet; the writer may be mid-line)", style=palette["warning"]
+        )
+        return out
+    if length > len(raw):
+        out.append(
+            f"line of {size(length)}, first {size(len(raw))} shown\n", style=palette["warning"]
+        )
+        out.append(mask(raw.decode("utf-8", errors="replace")))
+        return out
+    if not raw.strip():
+        return out.append("(empty line)", style=palette["muted"])
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        out.append("✗ unreadable: not valid JSON  ", style=palette["error"])
+        out.append(mask(raw.decode("utf-8", errors="replace")[:400]))
+        return out
+    if not isinstance(value, dict):
+        out.append(
+            f"✗ unreadable: expected an object, got {type(value).__name__}  ",
+            style=palette["error"],
+        )
+        out.append(mask(raw.decode("utf-8", errors="replace")[:400]))
+        return out
+    kind = str(value.get("type", "?"))
+    out.append(f"{kind:<9}", style=palette["primary"])
+    body = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    out.append(" " + mask(body).replace("\n", "\n     "))
+    return out
+
+
+class JournalScreen(Screen[None]):
+    SCREEN_NAME = "journal"
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("journal", exclude=LIST_WIDGET_IDS)
+
+    def __init__(self, run: Run) -> None:
+        super().__init__()
+        self.run = run
+        self.mask = Redactor()
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"journal  {display_path(self.run.folder.journal)}", id="journal-header")
+        log = JournalLog(id="journal-log", wrap=True, highlight=False, markup=False)
+        log.auto_scroll = False
+        yield log
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, group="journal", exit_on_error=False)
+    def load(self) -> None:
+        try:
+            lines = journal_lines(self.run.folder.journal)
+        except OSError as error:
+            self.app.call_from_thread(
+                self.notify, str(error), title="Couldn't read journal", severity="error"
+            )
+            return
+        palette = self.app.styles_palette  # type: ignore[attr-defined]
+        texts = [
+            render_line(number, raw, length, self.mask, palette) for number, raw, length in lines
+        ]
+        self.app.call_from_thread(self._show, texts)
+
+    def _show(self, texts: list[Text]) -> None:
+        log = self.query_one(JournalLog)
+        for text in texts:
+            log.write(text)
+        bad = sum(1 for text in texts if "✗ unreadable" in text.plain)
+        header = f"journal  {display_path(self.run.folder.journal)}  ·  {len(texts)} lines"
+        if bad:
+            header += f"  ·  {bad} unreadable"
+        if self.mask.total:
+            header += f"  ·  {self.mask.summary()}"
+        self.query_one("#journal-header", Static).update(header)
+        log.scroll_home(animate=False)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_top(self) -> None:
+        self.query_one(JournalLog).scroll_home(animate=False)
+
+    def action_bottom(self) -> None:
+        self.query_one(JournalLog).scroll_end(animate=False)
+
+    def action_copy(self) -> None:
+        from tui.screens.copy import CopyScreen, run_choices
+
+        self.app.push_screen(CopyScreen(run_choices(self.run)))
+
+
+class JournalLog(RichLog):
+    """A RichLog that j/k scroll."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [binding("cursor-down"), binding("cursor-up")]
+
+    def action_cursor_down(self) -> None:
+        self.scroll_down(animate=False)
+
+    def action_cursor_up(self) -> None:
+        self.scroll_up(animate=False)

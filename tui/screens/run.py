@@ -1,0 +1,146 @@
+"""One run: what it is, the parity explained, and every call with its attempts."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+import orjson
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from core.model import Run
+from core.redact import Redactor
+from tui.calls import CallRow, call_rows, parity_lines
+from tui.format import display_path, one_line, status_label
+from tui.keys import LIST_WIDGET_IDS, bindings_for
+from tui.source import ChangeSet
+from tui.widgets.call_table import CallTable
+
+if TYPE_CHECKING:
+    from tui.app import WftopApp
+
+
+def owner_text(run: Run) -> str:
+    entry = run.owner.entry
+    if entry is None:
+        return "no live process owns the session"
+    return f"pid {entry.pid} ({run.owner.liveness.value})"
+
+
+def snapshot_text(run: Run) -> str:
+    if run.snapshot is None:
+        return "none (the process never wrote an end-of-run snapshot)"
+    status = run.snapshot.status or "?"
+    if run.snapshot_current:
+        return f"{status}, current"
+    return f"{status}, stale (older than the journal: the run went on after it)"
+
+
+def args_text(run: Run) -> str:
+    if run.snapshot is None or not run.snapshot.has_args:
+        return "-"
+    return one_line(orjson.dumps(run.snapshot.args).decode(), 120)
+
+
+def summary(run: Run) -> str:
+    """The block above the calls, one fact per line."""
+    mask = Redactor()
+    head = f"{status_label(run.status.value)}  {run.name or '(unnamed)'}  {run.run_id}"
+    if run.superseded_by:
+        head += f"  → continued in session {run.superseded_by}"
+    lines = [
+        head,
+        *parity_lines(run),
+        f"script   {display_path(run.script_path)}",
+        f"args     {args_text(run)}",
+        f"session  {run.session_id}   owner {owner_text(run)}",
+        f"cwd      {display_path(run.cwd)}",
+        f"snapshot {snapshot_text(run)}",
+    ]
+    if run.problems:
+        lines.append(f"unreadable: {len(run.problems)} line(s) — J shows them")
+    return mask("\n".join(lines))
+
+
+class RunScreen(Screen[None]):
+    SCREEN_NAME = "run"
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("run", exclude=LIST_WIDGET_IDS)
+    AUTO_FOCUS = "CallTable"
+
+    def __init__(self, ident: str) -> None:
+        super().__init__()
+        self.ident = ident
+
+    @property
+    def wftop(self) -> WftopApp:
+        return self.app  # type: ignore[return-value]
+
+    @property
+    def run(self) -> Run | None:
+        return self.wftop.runs.get(self.ident)
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="run-summary")
+        yield CallTable(self.wftop.styles_palette, id="run-calls")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.wftop.runs_changed.subscribe(self, self.on_runs_changed)
+        self.refresh_run()
+
+    def on_runs_changed(self, changes: ChangeSet) -> None:
+        if changes.seq == 0 or any(run.ident == self.ident for run in changes.changed):
+            self.refresh_run()
+
+    def refresh_run(self) -> None:
+        run = self.run
+        if run is None:
+            self.query_one("#run-summary", Static).update("This run is gone from disk.")
+            return
+        self.query_one("#run-summary", Static).update(summary(run))
+        self.query_one(CallTable).show(list(call_rows(run)))
+
+    @on(DataTable.RowSelected, "#run-calls")
+    def row_chosen(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def action_open(self) -> None:
+        run, row = self.run, self.query_one(CallTable).cursor_item()
+        if run is None or not isinstance(row, CallRow) or not row.agent_id:
+            return
+        from tui.screens.agent import AgentScreen
+
+        self.app.push_screen(AgentScreen(run, row.agent_id, row.label))
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_journal(self) -> None:
+        if self.run is not None:
+            from tui.screens.journal import JournalScreen
+
+            self.app.push_screen(JournalScreen(self.run))
+
+    def action_resume(self) -> None:
+        if self.run is not None:
+            from tui.screens.plan import open_resume_plan
+
+            open_resume_plan(self.wftop, self.run)
+
+    def action_relaunch(self) -> None:
+        if self.run is not None:
+            from tui.screens.plan import open_relaunch
+
+            open_relaunch(self.wftop, self.run)
+
+    def action_copy(self) -> None:
+        if self.run is not None:
+            from tui.screens.copy import CopyScreen, run_choices
+
+            row = self.query_one(CallTable).cursor_item()
+            agent = row.agent_id if isinstance(row, CallRow) else None
+            self.app.push_screen(CopyScreen(run_choices(self.run, agent)))

@@ -1,0 +1,216 @@
+"""Home: one row per run, a counts line, filter / sort / group, live in place."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import BindingType
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from core.model import Run
+from tui.format import counts_line, status_counts
+from tui.keys import LIST_WIDGET_IDS, bindings_for
+from tui.runlist import GROUPS, SORTS, STATUS_FILTERS, GroupRow, RunListView, cycle
+from tui.source import ChangeSet
+from tui.widgets.run_table import RunTable
+
+if TYPE_CHECKING:
+    from tui.app import WftopApp
+
+
+class RunsScreen(Screen[None]):
+    """Every run, newest activity first."""
+
+    SCREEN_NAME = "runs"
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("runs", exclude=LIST_WIDGET_IDS)
+    AUTO_FOCUS = "RunTable"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.view = RunListView()
+
+    @property
+    def wftop(self) -> WftopApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="runs-header")
+        yield Input(placeholder="filter: name, run id, project, label", id="runs-filter")
+        yield RunTable(self.wftop.styles_palette, self.wftop.now, id="runs-table")
+        yield Static("", id="runs-empty")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#runs-filter", Input).display = False
+        self.wftop.runs_changed.subscribe(self, self.on_runs_changed)
+        self.refresh_rows()
+
+    @property
+    def table(self) -> RunTable:
+        return self.query_one(RunTable)
+
+    # -- data --------------------------------------------------------------------------------
+
+    def on_runs_changed(self, changes: ChangeSet) -> None:
+        self.refresh_rows()
+
+    def refresh_rows(self) -> None:
+        runs = self.wftop.runs.values()
+        rows = self.view.rows(runs)
+        self.table.show(list(rows))
+        self._header(runs, len([row for row in rows if isinstance(row, Run)]))
+
+    def _header(self, runs: Iterable[Run], shown: int) -> None:
+        app = self.wftop
+        runs = list(runs)
+        if not app.loaded:
+            text = f"scanning… {app.scanned} runs read"
+        else:
+            text = counts_line(status_counts(runs))
+        described = self.view.describe()
+        if described:
+            text += f"   [{described} · {shown} of {len(runs)}]"
+        self.query_one("#runs-header", Static).update(text)
+        empty = self.query_one("#runs-empty", Static)
+        if app.loaded and not runs:
+            empty.update("No Workflow runs under the roots yet.")
+        elif app.loaded and shown == 0:
+            empty.update("No run matches; esc clears the filter.")
+        else:
+            empty.update("")
+        empty.display = bool(app.loaded and shown == 0)
+
+    def selected_run(self) -> Run | None:
+        item = self.table.cursor_item()
+        return item if isinstance(item, Run) else None
+
+    # -- actions -----------------------------------------------------------------------------
+
+    @on(DataTable.RowSelected, "#runs-table")
+    def row_chosen(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def action_open(self) -> None:
+        item = self.table.cursor_item()
+        if isinstance(item, GroupRow):
+            self.view.collapsed ^= {item.title}
+            self.refresh_rows()
+            return
+        if isinstance(item, Run):
+            from tui.screens.run import RunScreen
+
+            self.app.push_screen(RunScreen(item.ident))
+
+    def action_filter(self) -> None:
+        box = self.query_one("#runs-filter", Input)
+        box.display = True
+        box.focus()
+
+    @on(Input.Changed, "#runs-filter")
+    def filter_typed(self, event: Input.Changed) -> None:
+        self.view.text = event.value.strip()
+        self.refresh_rows()
+
+    @on(Input.Submitted, "#runs-filter")
+    def filter_done(self, event: Input.Submitted) -> None:
+        if not event.value.strip():
+            event.input.display = False
+        self.table.focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#runs-filter", Input)
+        if box.has_focus and box.value:
+            box.value = ""
+            return
+        box.value = ""
+        box.display = False
+        self.view.text = ""
+        self.view.status = None
+        self.view.project = None
+        self.table.focus()
+        self.refresh_rows()
+
+    def action_cycle_status(self) -> None:
+        self.view.status = cycle(STATUS_FILTERS, self.view.status)  # type: ignore[assignment]
+        self.refresh_rows()
+
+    def action_cycle_project(self) -> None:
+        projects = tuple([None, *sorted({run.project_short for run in self.wftop.runs.values()})])
+        self.view.project = cycle(projects, self.view.project)  # type: ignore[assignment]
+        self.refresh_rows()
+
+    def action_cycle_sort(self) -> None:
+        self.view.sort = str(cycle(SORTS, self.view.sort))
+        self.refresh_rows()
+
+    def action_cycle_group(self) -> None:
+        self.view.group = str(cycle(GROUPS, self.view.group))
+        self.view.collapsed.clear()
+        self.refresh_rows()
+
+    def action_resume(self) -> None:
+        run = self.selected_run()
+        if run is not None:
+            from tui.screens.plan import open_resume_plan
+
+            open_resume_plan(self.wftop, run)
+
+    def action_relaunch(self) -> None:
+        run = self.selected_run()
+        if run is not None:
+            from tui.screens.plan import open_relaunch
+
+            open_relaunch(self.wftop, run)
+
+    def action_journal(self) -> None:
+        run = self.selected_run()
+        if run is not None:
+            from tui.screens.journal import JournalScreen
+
+            self.app.push_screen(JournalScreen(run))
+
+    def action_copy(self) -> None:
+        run = self.selected_run()
+        if run is not None:
+            from tui.screens.copy import CopyScreen, run_choices
+
+            self.app.push_screen(CopyScreen(run_choices(run)))
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        for status in STATUS_FILTERS[1:]:
+            yield SystemCommand(
+                f"Show {status} runs", "filter the list by status", self._status_setter(status)
+            )
+        for sort in SORTS:
+            yield SystemCommand(f"Sort by {sort}", "order of the run list", self._sort_setter(sort))
+        for group in GROUPS:
+            yield SystemCommand(
+                f"Group by {group}", "group the run list", self._group_setter(group)
+            )
+
+    def _status_setter(self, status: str | None):  # type: ignore[no-untyped-def]
+        def apply() -> None:
+            self.view.status = status
+            self.refresh_rows()
+
+        return apply
+
+    def _sort_setter(self, sort: str):  # type: ignore[no-untyped-def]
+        def apply() -> None:
+            self.view.sort = sort
+            self.refresh_rows()
+
+        return apply
+
+    def _group_setter(self, group: str):  # type: ignore[no-untyped-def]
+        def apply() -> None:
+            self.view.group = group
+            self.view.collapsed.clear()
+            self.refresh_rows()
+
+        return apply

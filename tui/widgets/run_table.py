@@ -1,0 +1,79 @@
+"""The home list: one row per run, group headers when grouping, columns by priority."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from rich.text import Text
+
+from core.model import Run
+from tui.format import STATUS_STYLES, age, parity_segments, status_label, tally
+from tui.runlist import GroupRow, row_key
+from tui.styles import Palette
+from tui.widgets.columns import ColumnSpec, clip
+from tui.widgets.table import FittedTable
+
+RUN_COLUMNS = [
+    ColumnSpec("status", "STATUS", 12, 0),
+    ColumnSpec("name", "NAME", 12, 1, flex=True),
+    ColumnSpec("run", "RUN", 15, 4),
+    ColumnSpec("project", "PROJECT", 14, 5),
+    ColumnSpec("age", "AGE", 4, 2, right=True),
+    ColumnSpec("parity", "STARTED/RET", 12, 3),
+    ColumnSpec("dead", "DEAD", 4, 6, right=True),
+]
+"""Display order; priority 0 is dropped last (60 columns keep status, name, age, parity)."""
+
+
+class RunTable(FittedTable):
+    """Runs and group headers; row keys are run idents and ``group:<title>``."""
+
+    SPECS: ClassVar[list[ColumnSpec]] = RUN_COLUMNS
+
+    def __init__(self, palette: Palette, now: Callable[[], float], *, id: str | None = None):  # noqa: A002
+        super().__init__(id=id)
+        self.palette = palette
+        self.now = now
+
+    def key_of(self, item: object) -> str:
+        assert isinstance(item, Run | GroupRow)
+        return row_key(item)
+
+    def cells(self, item: object, layout: list[tuple[ColumnSpec, int]]) -> list[Text]:
+        if isinstance(item, GroupRow):
+            return [self._group_cell(item, spec.key, width) for spec, width in layout]
+        assert isinstance(item, Run)
+        return [self._cell(item, spec.key, width) for spec, width in layout]
+
+    def _group_cell(self, group: GroupRow, key: str, width: int) -> Text:
+        p = self.palette
+        if key == "status":
+            arrow = "▸" if group.collapsed else "▾"
+            return p.styled(
+                clip(f"{arrow} {group.count} run{'s' * (group.count != 1)}", width), "group"
+            )
+        if key == "name":
+            return p.styled(clip(group.title, width), "group")
+        return Text("")
+
+    def _cell(self, run: Run, key: str, width: int) -> Text:
+        p = self.palette
+        status = run.status.value
+        if key == "status":
+            return p.styled(clip(status_label(status), width), STATUS_STYLES.get(status, ""))
+        if key == "name":
+            return Text(clip(run.name or "(unnamed)", width), no_wrap=True)
+        if key == "run":
+            return Text(clip(run.run_id, width), no_wrap=True)
+        if key == "project":
+            return p.styled(clip(run.project_short, width), "muted")
+        if key == "age":
+            return Text(f"{age(run.last_activity, self.now()):>{width}}", no_wrap=True)
+        if key == "parity":
+            fold = run.fold
+            return p.text(parity_segments(fold.started_lines, fold.result_lines, tally(run)))
+        if key == "dead":
+            dead = len(run.dead_workers)
+            return p.styled(f"{dead:>{width}}" if dead else "", "status-dead")
+        return Text("")
