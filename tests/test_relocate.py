@@ -12,7 +12,13 @@ import pytest
 
 from core.journal import CallState
 from core.resume.errors import InvalidIdentifier, RelocationConflict, RelocationError
-from core.resume.relocate import fold_lines, heal_plan, may_be_launched, relocate_journal
+from core.resume.relocate import (
+    fold_lines,
+    heal_plan,
+    healed_fold,
+    may_be_launched,
+    relocate_journal,
+)
 from tests.corpus import copy_tree, only_journal
 
 NEW_SID = "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9"
@@ -399,3 +405,26 @@ def test_the_real_cli_resumes_a_relocated_copy(claude_bin, mock_api, cli_home, t
     assert sha(source) == source_sha
     resumed = realcli.journal_counts(done.target)
     assert resumed["result"] > realcli.journal_counts(source)["result"]
+
+
+def test_healed_fold_matches_what_the_copy_reads(tmp_path, target_session):
+    from core.jsonl import read_all
+
+    for name in ("mid-failure", "fanout-failure", "mid-failure-resumed"):
+        source = only_journal(copy_tree(name, tmp_path / name))
+        fold, drop = healed_fold(read_all(source).records)
+        done = relocate_journal(source, target_session.parent / name.replace("-", "") /
+                                NEW_SID, source.parent.name, heal=True)
+        assert drop == {d.line for d in done.dropped}
+        copied, _ = fold_lines(done.target)
+        assert {k: (c.state, c.failed) for k, c in fold.calls.items()} == {
+            k: (c.state, c.failed) for k, c in copied.calls.items()}
+
+
+def test_malformed_keys_do_not_break_the_heal(tmp_path, target_session):
+    content = (b'{"type":"launched"}\n' + started(1, "a1", "x") + failed(1, "a1")
+               + b'{"type":"failed","key":["not","a","string"],"agentId":"a9"}\n')
+    source = journal_at(tmp_path, content)
+    done = relocate_journal(source, target_session, RUN, heal=True)
+    assert [d.line for d in done.dropped] == [3]
+    assert done.target.read_bytes().endswith(b'"agentId":"a9"}\n')

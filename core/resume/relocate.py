@@ -121,6 +121,22 @@ def heal_plan(fold: JournalFold) -> HealPlan:
     return HealPlan(frozenset(drop), tuple(kept))
 
 
+def _dropped_by(record: dict[str, Any], plan: HealPlan) -> bool:
+    key = record.get("key")
+    return record.get("type") == "failed" and isinstance(key, str) and key in plan.drop_keys
+
+
+def healed_fold(records: list[tuple[int, dict[str, Any]]]) -> tuple[JournalFold, set[int]]:
+    """The fold a healed copy will read, and the numbers of the lines the heal drops.
+
+    For forecasts: the same rules as `relocate_journal` applies, on parsed records.
+    """
+    plan = heal_plan(JournalFold().feed_all(records))
+    drop = {number for number, record in records if _dropped_by(record, plan)}
+    kept = [(number, record) for number, record in records if number not in drop]
+    return JournalFold().feed_all(kept), drop
+
+
 def _keep_reason(call: Call) -> str | None:
     if call.keyless:
         return "keyless old line: no computed key can match it"
@@ -320,9 +336,8 @@ def _write_copy(
                     torn = "completed"
                     raw = tail + b"\n"
                 record = records.get(number)
-                key = record.get("key") if record is not None else None
-                if record is not None and record.get("type") == "failed" and key in plan.drop_keys:
-                    call = fold.calls[str(key)]
+                if record is not None and _dropped_by(record, plan):
+                    call = fold.calls[str(record["key"])]
                     agent = record.get("agentId")
                     agent_id = agent if isinstance(agent, str) else ""
                     dropped.append(DroppedLine(number, call.key, call.label, agent_id))

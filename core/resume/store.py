@@ -1,4 +1,4 @@
-"""Persistence of resume requests in wftop's state dir, and the per-run lock.
+"""Persistence of resume requests in wftop's state dir; hands out the per-run lock.
 
 Layout (dirs 0700, files 0600, created with those modes)::
 
@@ -16,10 +16,8 @@ The env of launched processes is never written here.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import secrets
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
@@ -30,8 +28,9 @@ import orjson
 import platformdirs
 
 from core.jsonl import Problem, read_all
-from core.resume.errors import ResumeBusy, ResumeError, ResumeInProgress
+from core.resume.errors import ResumeError, ResumeInProgress
 from core.resume.ids import validate_run_id
+from core.resume.lock import DIR_MODE, FILE_MODE, RunLock, ensure_private_dir, open_private
 from core.resume.machine import (
     ACTIVE_STATES,
     ResumeEvent,
@@ -40,11 +39,22 @@ from core.resume.machine import (
     counts_as_launch,
 )
 
+__all__ = [
+    "DIR_MODE",
+    "FILE_MODE",
+    "STATE_DIR_ENV",
+    "RequestStatus",
+    "ResumeStore",
+    "RunLock",
+    "Transition",
+    "TransitionDetails",
+    "ensure_private_dir",
+    "open_private",
+    "state_dir",
+]
+
 STATE_DIR_ENV: Final = "WFTOP_STATE_DIR"
 """Environment variable that overrides the state dir (tests use it)."""
-
-DIR_MODE: Final = 0o700
-FILE_MODE: Final = 0o600
 
 _EXCLUSIVE_STATES: Final = frozenset({ResumeState.RELOCATING, ResumeState.LAUNCHING})
 """Entered by one request of a run at a time: never while another request is active."""
@@ -58,35 +68,6 @@ def state_dir() -> Path:
     """wftop's state dir: ``$WFTOP_STATE_DIR`` or the platform's user state dir."""
     override = os.environ.get(STATE_DIR_ENV)
     return Path(override) if override else Path(platformdirs.user_state_dir("wftop"))
-
-
-def ensure_private_dir(path: Path) -> Path:
-    """Create ``path`` (and missing parents) with mode 0700; tighten it if it is wider.
-
-    Parents that already exist are left alone; only ``path`` itself is tightened.
-    """
-    missing: list[Path] = []
-    probe = path
-    while not probe.exists():
-        missing.append(probe)
-        if probe.parent == probe:
-            break
-        probe = probe.parent
-    for directory in reversed(missing):
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(directory, DIR_MODE)
-    info = path.stat()
-    if info.st_mode & 0o077 and info.st_uid == os.geteuid():
-        os.chmod(path, DIR_MODE)
-    return path
-
-
-def open_private(path: Path, flags: int) -> int:
-    """``os.open`` a regular file created 0600 (never following a final symlink)."""
-    fd = os.open(path, flags | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, FILE_MODE)
-    if os.fstat(fd).st_mode & 0o077:
-        os.fchmod(fd, FILE_MODE)
-    return fd
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,78 +185,6 @@ class RequestStatus:
             if value is not None:
                 return value
         return None
-
-
-class RunLock:
-    """An exclusive, non-blocking ``flock`` on ``<state>/locks/<runId>.lock``.
-
-    The lock file holds a line naming the holder, so that a second caller's
-    `ResumeBusy` says who is resuming. The kernel drops the lock when the holder
-    dies, so a crashed wftop never leaves a run locked.
-    """
-
-    def __init__(self, path: Path, run_id: str, holder: str) -> None:
-        self.path = path
-        self.run_id = run_id
-        self.holder = holder
-        self._fd: int | None = None
-
-    @property
-    def held(self) -> bool:
-        return self._fd is not None
-
-    def acquire(self, *, wait: float = 0.0) -> RunLock:
-        """Take the lock, retrying for up to ``wait`` seconds.
-
-        Raises:
-            ResumeBusy: Someone else (possibly this process) holds it.
-        """
-        if self._fd is not None:
-            msg = f"the resume lock of {self.run_id} is already held by this object"
-            raise ResumeBusy(msg, holder=self.holder)
-        fd = open_private(self.path, os.O_RDWR)
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    holder = _read_holder(fd)
-                    os.close(fd)
-                    msg = (
-                        f"a resume of {self.run_id} is already in progress "
-                        f"(lock {self.path} held by {holder or 'an unknown process'}); "
-                        "wait for it, or re-attach to it"
-                    )
-                    raise ResumeBusy(msg, holder=holder) from None
-                time.sleep(0.05)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{self.holder}\n".encode(), 0)
-        self._fd = fd
-        return self
-
-    def release(self) -> None:
-        if self._fd is None:
-            return
-        fd, self._fd = self._fd, None
-        try:
-            os.ftruncate(fd, 0)
-        finally:
-            os.close(fd)  # closing the only descriptor drops the flock
-
-    def __enter__(self) -> RunLock:
-        return self if self.held else self.acquire()
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
-
-
-def _read_holder(fd: int) -> str:
-    try:
-        return os.pread(fd, 512, 0).decode(errors="replace").strip()
-    except OSError:
-        return ""
 
 
 class ResumeStore:

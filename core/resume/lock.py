@@ -1,0 +1,121 @@
+"""Private files and the per-run resume lock, in wftop's state dir.
+
+Directories are created 0700 and files 0600 (with those modes from the start, never
+wider, whatever the umask). The lock is an exclusive, non-blocking ``flock``; the
+kernel drops it when its holder dies, so a crashed wftop never leaves a run locked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import time
+from pathlib import Path
+from typing import Final
+
+from core.resume.errors import ResumeBusy
+
+DIR_MODE: Final = 0o700
+FILE_MODE: Final = 0o600
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create ``path`` (and missing parents) with mode 0700; tighten it if it is wider.
+
+    Parents that already exist are left alone; only ``path`` itself is tightened.
+    """
+    missing: list[Path] = []
+    probe = path
+    while not probe.exists():
+        missing.append(probe)
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    for directory in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(directory, DIR_MODE)
+    info = path.stat()
+    if info.st_mode & 0o077 and info.st_uid == os.geteuid():
+        os.chmod(path, DIR_MODE)
+    return path
+
+
+def open_private(path: Path, flags: int) -> int:
+    """``os.open`` a regular file created 0600 (never following a final symlink)."""
+    fd = os.open(path, flags | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, FILE_MODE)
+    if os.fstat(fd).st_mode & 0o077:
+        os.fchmod(fd, FILE_MODE)
+    return fd
+
+
+class RunLock:
+    """An exclusive, non-blocking ``flock`` on ``<state>/locks/<runId>.lock``.
+
+    The lock file holds a line naming the holder, so that a second caller's
+    `ResumeBusy` says who is resuming. The kernel drops the lock when the holder
+    dies, so a crashed wftop never leaves a run locked.
+    """
+
+    def __init__(self, path: Path, run_id: str, holder: str) -> None:
+        self.path = path
+        self.run_id = run_id
+        self.holder = holder
+        self._fd: int | None = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def acquire(self, *, wait: float = 0.0) -> RunLock:
+        """Take the lock, retrying for up to ``wait`` seconds.
+
+        Raises:
+            ResumeBusy: Someone else (possibly this process) holds it.
+        """
+        if self._fd is not None:
+            msg = f"the resume lock of {self.run_id} is already held by this object"
+            raise ResumeBusy(msg, holder=self.holder)
+        fd = open_private(self.path, os.O_RDWR)
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    holder = _read_holder(fd)
+                    os.close(fd)
+                    msg = (
+                        f"a resume of {self.run_id} is already in progress "
+                        f"(lock {self.path} held by {holder or 'an unknown process'}); "
+                        "wait for it, or re-attach to it"
+                    )
+                    raise ResumeBusy(msg, holder=holder) from None
+                time.sleep(0.05)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{self.holder}\n".encode(), 0)
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        try:
+            os.ftruncate(fd, 0)
+        finally:
+            os.close(fd)  # closing the only descriptor drops the flock
+
+    def __enter__(self) -> RunLock:
+        return self if self.held else self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _read_holder(fd: int) -> str:
+    try:
+        return os.pread(fd, 512, 0).decode(errors="replace").strip()
+    except OSError:
+        return ""
