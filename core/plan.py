@@ -16,13 +16,13 @@ from typing import Any
 
 from core.forecast import Forecast, gather, predict
 from core.guard import Verdict, check
-from core.heal import healed_fold
 from core.jsonl import read_all
 from core.launchinfo import find_launch, installed_version, writer_version
 from core.model import Run
 from core.procs import ProcessTable
 from core.resume.errors import InvalidIdentifier
 from core.resume.launcher import Strategy, build_argv, build_prompt
+from core.resume.relocate import healed_fold
 from core.sessions import Liveness
 
 _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from core.forecast import Fate, gather, predict
-from core.heal import healed_fold
 from core.jsonl import read_all
 from core.procs import FakeProcessTable
+from core.resume.relocate import healed_fold
 from core.scan import scan_roots
 from tests.corpus import live_agents, tree
 
