@@ -11,7 +11,7 @@ import importlib
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-COMMANDS = ["ls", "resume"]
+COMMANDS = ["ls", "resume", "demo"]
 """Modules of ``tui.commands``, in the order ``--help`` lists them."""
 
 EXIT_USAGE = 2
