@@ -73,7 +73,8 @@ async def test_enter_drills_in_and_esc_comes_back(tui_root, tui_processes):
         await pilot.press("enter")
         assert isinstance(app.screen, RunScreen)
         calls = app.screen.query_one(CallTable)
-        await pilot.press("j", "j", "j")
+        assert calls.cursor_row == 1  # the first call, under the Plan phase
+        await pilot.press("j", "j")
         assert calls.cursor_row == 3  # Plan, a1, Fan, a2
         await pilot.press("enter")
         assert isinstance(app.screen, AgentScreen)
@@ -126,7 +127,7 @@ async def test_live_change_updates_the_row_in_place_and_keeps_the_cursor(tui_roo
         await pilot.pause()
         assert runs.item_keys == before
         assert runs.cursor_key() == chosen
-        assert runs.get_cell(running.ident, "status").plain == "⏸ stalled"
+        assert runs.get_cell(running.ident, "status").plain == "‖ stalled"
 
 
 async def test_death_raises_a_toast_and_the_title(tui_root, tui_processes):

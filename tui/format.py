@@ -18,7 +18,7 @@ from core.model import Run, Status
 
 STATUS_ICONS: dict[str, str] = {
     "running": "▶",
-    "stalled": "⏸",
+    "stalled": "‖",
     "dead": "✖",
     "completed": "✔",
     "failed": "!",
@@ -181,12 +181,13 @@ def parity_segments(
 ) -> list[tuple[str, str]]:
     """The parity cell as (text, style name) pieces: ``7/6 ▕██████▏``.
 
-    ``started/returned`` are line counts from the journal. The bar has one cell
-    per call when they fit (scaled down otherwise): ``█`` returned, ``✗`` failed,
-    ``░`` in flight, ``·`` never finished in a run that ended.
+    ``started/returned`` are line counts from the journal. The bar is ``width``
+    cells shared by the calls in proportion (every kind present gets at least one
+    cell): ``█`` returned, ``✗`` failed, ``░`` in flight, ``·`` never finished in a
+    run that ended.
     """
-    pieces: list[tuple[str, str]] = [(f"{started}/{returned} ", "")]
-    bar_width = min(width, calls.total) if calls.total else width
+    pieces: list[tuple[str, str]] = [(f"{started}/{returned}".ljust(5) + " ", "")]
+    bar_width = width
     cells = _apportion([calls.done, calls.failed, calls.in_flight, calls.stopped], bar_width)
     pieces.append(("▕", "parity-frame"))
     for glyph, style, n in zip(
@@ -213,16 +214,30 @@ def status_counts(runs: Iterable[Run]) -> dict[str, int]:
     return counts
 
 
-def counts_line(counts: dict[str, int]) -> str:
-    """``2 running · 1 stalled · 3 dead · 5 done · 1 failed`` (+ killed, superseded if any)."""
-    parts = [
-        f"{counts.get('running', 0)} running",
-        f"{counts.get('stalled', 0)} stalled",
-        f"{counts.get('dead', 0)} dead",
-        f"{counts.get('completed', 0)} done",
-        f"{counts.get('failed', 0)} failed",
-    ]
-    for extra in ("killed", "superseded"):
-        if counts.get(extra):
-            parts.append(f"{counts[extra]} {extra}")
-    return " · ".join(parts)
+COUNT_WORDS = (
+    ("running", "running", "run"),
+    ("stalled", "stalled", "stall"),
+    ("dead", "dead", "dead"),
+    ("completed", "done", "done"),
+    ("failed", "failed", "fail"),
+    ("killed", "killed", "kill"),
+    ("superseded", "superseded", "sup"),
+)
+"""Status, its word in the counts line, and the short word for a narrow pane."""
+
+
+def counts_line(counts: dict[str, int], width: int | None = None) -> str:
+    """``2 running · 1 stalled · 3 dead · 5 done · 1 failed`` (+ killed, superseded if any).
+
+    When ``width`` is given and the line is longer, short words are used
+    (``run 2 · stall 1 · dead 3 …``), and then only the icons (``▶2 ‖1 ✖3 …``).
+    """
+    shown = [row for row in COUNT_WORDS[:5]]
+    shown += [row for row in COUNT_WORDS[5:] if counts.get(row[0])]
+    full = " · ".join(f"{counts.get(status, 0)} {word}" for status, word, _ in shown)
+    if width is None or len(full) <= width:
+        return full
+    short = " · ".join(f"{short} {counts.get(status, 0)}" for status, _, short in shown)
+    if len(short) <= width:
+        return short
+    return " ".join(f"{STATUS_ICONS[status]}{counts.get(status, 0)}" for status, _, _ in shown)

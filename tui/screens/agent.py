@@ -63,7 +63,8 @@ def render_item(item: Item, palette: Palette) -> Text:
         heading = f"▌ tool call · {item.title}"
     elif item.kind == KIND_TOOL_RESULT and item.is_error:
         heading, style = "▌ tool result (error)", "error"
-    out = Text(heading, style=palette[style])
+    out = Text()
+    out.append(heading, style=palette[style])
     out.append(f"  line {item.line}\n", style=palette["muted"])
     body_style = palette["error"] if item.kind == KIND_API_ERROR else palette[""]
     out.append(item.text or "(empty)", style=body_style)
@@ -108,14 +109,18 @@ class AgentScreen(Screen[None]):
         state = "following" if self.following else "not following"
         if not os.path.exists(self.path):
             state = "no transcript file"
-        parts = [
-            f"{self.label}  agent {self.agent_id}  ·  run {self.run.run_id}  ·  {state}",
-            f"{display_path(self.path)}  ·  {size(self.bytes_read)} read  ·  {self.items} items",
+        facts = [
+            self.mask.summary() or "0 masked",
+            f"{self.items} item" + ("s" if self.items != 1 else ""),
+            f"{size(self.bytes_read)} read",
         ]
         if self.problems:
-            parts[1] += f"  ·  {self.problems} unreadable lines"
-        parts[1] += "  ·  " + (self.mask.summary() or "0 masked")
-        self.query_one("#agent-header", Static).update("\n".join(parts))
+            facts.append(f"{self.problems} unreadable lines")
+        lines = [
+            f"{self.label}  agent {self.agent_id}  ·  run {self.run.run_id}  ·  {state}",
+            "  ·  ".join(facts) + f"  ·  {display_path(self.path)}",
+        ]
+        self.query_one("#agent-header", Static).update("\n".join(lines))
 
     @work(exclusive=True, group="transcript", exit_on_error=False, name="follow-transcript")
     async def follow_transcript(self) -> None:

@@ -41,12 +41,13 @@ def key_text(keys: str, display: str | None) -> str:
 
 def help_table(app: WftopApp, screen_name: str) -> Table:
     table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold", no_wrap=True)
-    table.add_column()
+    table.add_column(style="bold", no_wrap=True, min_width=14)
+    table.add_column(no_wrap=True, min_width=22)
     table.add_column(style="dim", no_wrap=True)
     keymap = app._keymap  # the user's [keys] table, already applied by Textual
     general = []
-    table.add_row(Text(f"{TITLES.get(screen_name, screen_name)} screen", style="underline"), "", "")
+    title = Text(f"{TITLES.get(screen_name, screen_name)} screen", style="underline")
+    table.add_row(title, "", "")
     for binding_id, spec in KEYS.items():
         if screen_name not in spec.screens:
             continue
@@ -59,14 +60,14 @@ def help_table(app: WftopApp, screen_name: str) -> Table:
             table.add_row(*row)
     for keys, description in EXTRA.get(screen_name, []):
         table.add_row(keys, description, "")
-    table.add_row("", "", "")
     table.add_row(Text("General", style="underline"), "", "")
     for row in general:
         table.add_row(*row)
     table.add_row("↑ ↓ pgup pgdn", "move", "")
-    table.add_row("", "", "")
-    table.add_row(Text("Remap any id in the [keys] table of the config file.", style="dim"), "", "")
     return table
+
+
+FOOTNOTE = "Right: the binding id, to remap in the [keys] table of the config file."
 
 
 class HelpScreen(ModalScreen[None]):
@@ -76,7 +77,7 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
-        width: auto; max-width: 90%; height: auto; max-height: 90%;
+        width: 76; max-width: 95%; height: auto; max-height: 90%;
         border: round $primary; background: $surface; padding: 0 1;
     }
     """
@@ -90,6 +91,7 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll() as scroll:
             scroll.border_title = "keys"
             yield Static(help_table(app, self.under_name))
+            yield Static(Text(FOOTNOTE, style="dim"))
 
     def action_close(self) -> None:
         self.dismiss()

@@ -48,7 +48,8 @@ def journal_lines(path: str) -> list[tuple[int, bytes, int]]:
 
 
 def render_line(number: int, raw: bytes, length: int, mask: Redactor, palette: Palette) -> Text:
-    out = Text(f"{number:>4} ", style=palette["muted"])
+    out = Text()
+    out.append(f"{number:>4} ", style=palette["muted"])
     if length < 0:
         out.append(
             "… partial line (no newline yet; the writer may be mid-line)", style=palette["warning"]

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 def owner_text(run: Run) -> str:
     entry = run.owner.entry
     if entry is None:
-        return "no live process owns the session"
+        return "none (no live process holds the session)"
     return f"pid {entry.pid} ({run.owner.liveness.value})"
 
 
@@ -56,7 +56,7 @@ def summary(run: Run) -> str:
         *parity_lines(run),
         f"script   {display_path(run.script_path)}",
         f"args     {args_text(run)}",
-        f"session  {run.session_id}   owner {owner_text(run)}",
+        f"session  {run.session_id}   owner: {owner_text(run)}",
         f"cwd      {display_path(run.cwd)}",
         f"snapshot {snapshot_text(run)}",
     ]
@@ -101,7 +101,14 @@ class RunScreen(Screen[None]):
             self.query_one("#run-summary", Static).update("This run is gone from disk.")
             return
         self.query_one("#run-summary", Static).update(summary(run))
-        self.query_one(CallTable).show(list(call_rows(run)))
+        table = self.query_one(CallTable)
+        fresh = not table.item_keys
+        rows = call_rows(run)
+        table.show(list(rows))
+        if fresh:
+            first = next((row.key for row in rows if isinstance(row, CallRow)), None)
+            if first is not None:
+                table.move_to_key(first)
 
     @on(DataTable.RowSelected, "#run-calls")
     def row_chosen(self, event: DataTable.RowSelected) -> None:

@@ -58,6 +58,9 @@ class RunsScreen(Screen[None]):
     def on_runs_changed(self, changes: ChangeSet) -> None:
         self.refresh_rows()
 
+    def on_resize(self) -> None:
+        self._header(self.wftop.runs.values(), len(self.table.item_keys))
+
     def refresh_rows(self) -> None:
         runs = self.wftop.runs.values()
         rows = self.view.rows(runs)
@@ -67,13 +70,14 @@ class RunsScreen(Screen[None]):
     def _header(self, runs: Iterable[Run], shown: int) -> None:
         app = self.wftop
         runs = list(runs)
+        described = self.view.describe()
+        suffix = f"   [{described} · {shown} of {len(runs)}]" if described else ""
+        room = max(10, self.size.width - 2 - len(suffix))
         if not app.loaded:
             text = f"scanning… {app.scanned} runs read"
         else:
-            text = counts_line(status_counts(runs))
-        described = self.view.describe()
-        if described:
-            text += f"   [{described} · {shown} of {len(runs)}]"
+            text = counts_line(status_counts(runs), room)
+        text += suffix
         self.query_one("#runs-header", Static).update(text)
         empty = self.query_one("#runs-empty", Static)
         if app.loaded and not runs:

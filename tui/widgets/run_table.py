@@ -20,7 +20,7 @@ RUN_COLUMNS = [
     ColumnSpec("run", "RUN", 15, 4),
     ColumnSpec("project", "PROJECT", 14, 5),
     ColumnSpec("age", "AGE", 4, 2, right=True),
-    ColumnSpec("parity", "STARTED/RET", 12, 3),
+    ColumnSpec("parity", "PARITY", 14, 3),
     ColumnSpec("dead", "DEAD", 4, 6, right=True),
 ]
 """Display order; priority 0 is dropped last (60 columns keep status, name, age, parity)."""

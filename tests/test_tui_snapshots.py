@@ -1,0 +1,111 @@
+"""Pictures of the screens on fixed data, a fixed clock and a fixed terminal size.
+
+Baselines live in the top-level ``snapshots/`` folder (see the ``snapshots_at_root``
+fixture). Each test says what a reviewer should see in its SVG.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TUI_NOW
+from tui.config import Config
+from tui.main import make_app
+from tui.screens.agent import AgentScreen
+
+SIZE = (100, 30)
+NARROW = (60, 20)
+SMALL = (80, 24)
+
+pytestmark = pytest.mark.usefixtures("snapshots_at_root")
+
+
+def app_for(root: Path, processes):  # type: ignore[no-untyped-def]
+    config = Config(bell=False, notify=False)
+    return make_app(
+        [str(root)], config=config, processes=processes, now=lambda: TUI_NOW, live=False
+    )
+
+
+async def loaded(pilot) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(300):
+        if pilot.app.loaded:
+            break
+        await pilot.pause(0.01)
+    await pilot.pause()
+
+
+def test_runs_every_status(snap_compare, tui_root, tui_processes):
+    """Nine runs, newest first: running, dead, stalled, three completed, failed, killed,
+    superseded; counts line reads 1 running · 1 stalled · 1 dead · 3 done · 1 failed ·
+    1 killed · 1 superseded; parity bars show ░ for in flight and ✗ for failed calls; the
+    dead run has 1 in the DEAD column."""
+    assert snap_compare(app_for(tui_root, tui_processes), run_before=loaded, terminal_size=SIZE)
+
+
+def test_runs_at_80_by_24(snap_compare, tui_root, tui_processes):
+    """At 80 columns the DEAD column is dropped; status, name, run, project, age, parity
+    stay; nothing wraps."""
+    assert snap_compare(app_for(tui_root, tui_processes), run_before=loaded, terminal_size=SMALL)
+
+
+def test_runs_narrow_pane(snap_compare, tui_root, tui_processes):
+    """A 60-column pane keeps status, name, age and the parity cell; the counts line is cut
+    with an ellipsis, not wrapped."""
+    assert snap_compare(app_for(tui_root, tui_processes), run_before=loaded, terminal_size=NARROW)
+
+
+def test_runs_grouped_by_status(snap_compare, tui_root, tui_processes):
+    """g groups by status, what needs attention first: dead, stalled, failed, running …"""
+    app = app_for(tui_root, tui_processes)
+    assert snap_compare(app, run_before=loaded, press=["g"], terminal_size=SIZE)
+
+
+def test_run_killed_in_parallel(snap_compare, tui_root, tui_processes):
+    """The killed-in-parallel run: 4 started · 3 returned · 0 failed; a3 is a dead worker in
+    the Fan phase; a1, a2, a4 done with their results; no snapshot."""
+    app = app_for(tui_root, tui_processes)
+
+    async def open_run(pilot) -> None:  # type: ignore[no-untyped-def]
+        await loaded(pilot)
+        ident = next(run.ident for run in app.runs.values() if run.run_id == "wf_cd4c7489-d27")
+        pilot.app.screen.query_one("RunTable").move_to_key(ident)
+        await pilot.press("enter")
+        await pilot.pause()
+
+    assert snap_compare(app, run_before=open_run, terminal_size=SIZE)
+
+
+def test_agent_with_a_masked_secret(snap_compare, tui_root, tui_processes):
+    """a3's transcript: the prompt without the harness framing, with the injected key shown as
+    [masked:anthropic_key]; the header counts 1 masked (anthropic_key ×1)."""
+    (transcript,) = tui_root.glob("projects/*/cb526ab9-*/subagents/workflows/*/agent-a5eb*.jsonl")
+    text = transcript.read_text()
+    transcript.write_text(
+        text.replace(
+            "Part three.", "Part three. Call it with sk-ant-api03-FAKE0123456789abcdef.", 1
+        )
+    )
+    app = app_for(tui_root, tui_processes)
+
+    async def open_agent(pilot) -> None:  # type: ignore[no-untyped-def]
+        await loaded(pilot)
+        run = next(run for run in app.runs.values() if run.run_id == "wf_cd4c7489-d27")
+        screen = AgentScreen(run, "a5eb88c6f1aa356a8", "a3")
+        await pilot.app.push_screen(screen)
+        for _ in range(300):
+            if screen.loaded:
+                break
+            await pilot.pause(0.01)
+        await pilot.pause()
+
+    assert snap_compare(app, run_before=open_agent, terminal_size=SIZE)
+
+
+def test_help_on_the_runs_screen(snap_compare, tui_root, tui_processes):
+    """? over the runs screen: its keys (open, resume, copy, journal, filter, status, project,
+    group, sort …) then the general ones (quit, help, palette, back, j/k)."""
+    app = app_for(tui_root, tui_processes)
+    assert snap_compare(app, run_before=loaded, press=["question_mark"], terminal_size=SIZE)
