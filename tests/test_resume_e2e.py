@@ -247,3 +247,22 @@ def test_live_owner_is_refused_and_nothing_is_launched(claude_bin, mock_api, cli
     assert done.returncode == 3
     assert f"live owner: pid {me}" in done.stdout
     assert mock_api.requests[mark:] == []
+
+
+def test_a_second_wftop_reattaches_to_the_running_resume_instead_of_launching_again(
+    claude_bin, mock_api, cli_home, tmp_path
+):
+    agents = six_agents(a5={"delay_s": [120.0, 6.0]})
+    killed = damaged_run(claude_bin, mock_api, cli_home, "six.js", agents, kill=("a5", 1))
+    env, root = resume_env(cli_home, mock_api, tmp_path), str(cli_home.config_dir)
+    mark = mock_api.mark()
+    first = resume(env, claude_bin, killed.run_id, root, "--timeout", "2")
+    assert first.returncode == 1
+    assert json.loads(first.stdout.splitlines()[-1])["event"] == "timeout"
+    second = resume(env, claude_bin, killed.run_id, root)
+    events = [json.loads(line) for line in second.stdout.splitlines()]
+    assert events[0]["event"] == "reattached"
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert sorted(mock_api.live_agents(since=mark)) == ["a5", "a6"]
+    resumes = [r for r in mock_api.requests[mark:] if str(r.get("kind")).startswith("main_resume")]
+    assert len(resumes) == 1, "one launch only"

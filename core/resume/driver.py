@@ -295,6 +295,31 @@ class ResumeDriver:
             )
             return self._launch(relocated, attempt.request, ResumeEvent.LAUNCH, lock=lock)
 
+    def active(self, run_id: str) -> RequestStatus | None:
+        """The run's request that is launching or running, if any (re-attach to it)."""
+        latest = self.store.latest(run_id)
+        return latest if latest is not None and latest.active else None
+
+    def attach(self, plan: Plan, status: RequestStatus) -> Attempt | None:
+        """Find the process of an active request again (after wftop restarted) and follow it."""
+        status_path, log_path = status.fact("status_path"), status.fact("log_path")
+        if not status_path or not log_path:
+            return None
+        launch = Launch.attach(
+            Path(status_path),
+            Path(log_path),
+            pid=status.fact("pid"),
+            proc_start=status.fact("proc_start"),
+        )
+        session = status.fact("session_id") or plan.run.session_id
+        session_dir = Path(plan.run.folder.project_dir) / session
+        if plan.target_journal and session != plan.run.session_id:
+            session_dir = Path(plan.target_journal).parents[3].with_name(session)
+        journal = str(session_dir / "subagents" / "workflows" / plan.run.run_id / "journal.jsonl")
+        snapshot = str(session_dir / "workflows" / f"{plan.run.run_id}.json")
+        watch = JournalWatch(journal, set(plan.forecast.labels(Fate.CACHED)))
+        return Attempt(plan, status.request, launch, journal, snapshot, watch)
+
     def stop(self, attempt: Attempt) -> RequestStatus:
         attempt.launch.stop(self.processes)
         return self._record(

@@ -14,7 +14,7 @@ from core.model import Run
 from core.plan import Plan, make_plan, project_slug
 from core.procs import ProcFs
 from core.resume.driver import NO_CONVERSATION, Attempt, ResumeDriver, relocated_plan
-from core.resume.errors import ResumeError
+from core.resume.errors import ResumeError, ResumeInProgress
 from core.resume.launcher import Strategy, SubprocessLauncher
 from core.resume.machine import ResumeState
 from core.resume.store import ResumeStore
@@ -143,6 +143,15 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(describe(plan))
         return EXIT_OK if plan.verdict.allows(args.force) else EXIT_REFUSED
+    driver = ResumeDriver(ResumeStore(), SubprocessLauncher(processes), processes)
+    active = driver.active(plan.run.run_id)
+    if active is not None:
+        emit(
+            args,
+            {"event": "reattached", "request": active.request},
+            f"a resume of {plan.run.run_id} is already {active.state.value}: following it",
+        )
+        return follow(args, driver, plan, active.state, driver.attach(plan, active))
     if not args.json:
         print(describe(plan))
     if not plan.verdict.allows(args.force):
@@ -151,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
             {"event": "refused", "guard": plan.verdict.reason},
             f"wftop: refused: {plan.verdict.reason}",
         )
-        ResumeDriver(ResumeStore(), SubprocessLauncher(processes), processes).start(plan)
+        driver.start(plan)
         return EXIT_REFUSED
     if not args.yes:
         if not sys.stdin.isatty():
@@ -159,9 +168,16 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         if input("resume? [y/N] ").strip().lower() not in ("y", "yes"):
             return EXIT_USAGE
-    driver = ResumeDriver(ResumeStore(), SubprocessLauncher(processes), processes)
     try:
         status, attempt = driver.start(plan, force=args.force)
+    except ResumeInProgress as busy:
+        attempt = driver.attach(plan, busy.status)
+        emit(
+            args,
+            {"event": "reattached", "request": busy.status.request},
+            f"a resume of {plan.run.run_id} is already {busy.status.state.value}: following it",
+        )
+        return follow(args, driver, plan, busy.status.state, attempt)
     except ResumeError as error:
         print(f"wftop: {error}", file=sys.stderr)
         return EXIT_REFUSED

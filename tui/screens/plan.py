@@ -23,7 +23,7 @@ from core.model import Run
 from core.plan import Plan, make_plan
 from core.procs import ProcFs
 from core.resume.driver import Attempt, ResumeDriver
-from core.resume.errors import ResumeError
+from core.resume.errors import ResumeError, ResumeInProgress
 from core.resume.launcher import Strategy, SubprocessLauncher
 from core.resume.machine import ResumeState
 from core.resume.store import ResumeStore
@@ -128,6 +128,9 @@ class ResumePlanScreen(ModalScreen[None]):
         )
         try:
             status, attempt = self.driver.start(plan)
+        except ResumeInProgress as busy:
+            status, attempt = busy.status, self.driver.attach(plan, busy.status)
+            self.app.notify("A resume of this run is already under way: following it.")
         except ResumeError as error:
             self.app.notify(str(error), title="Resume refused", severity="error")
             return
