@@ -227,9 +227,14 @@ class SessionFacts:
         self._cwd: dict[str, str | None] = {}
 
     def cwd(self, folder: RunFolder) -> str | None:
+        """From the session transcript; if it is gone, from an agent transcript's records."""
         key = folder.transcript
         if key not in self._cwd:
-            self._cwd[key] = transcript_cwd(key)
+            found = transcript_cwd(key)
+            if found is None:
+                agents = sorted(glob.glob(os.path.join(glob.escape(folder.path), "agent-*.jsonl")))
+                found = transcript_cwd(agents[0]) if agents else None
+            self._cwd[key] = found
         return self._cwd[key]
 
 
