@@ -1,4 +1,4 @@
-"""``wftop demo`` (the README's first command) works without a terminal and leaves nothing behind."""
+"""``wftop demo`` works without a terminal and leaves nothing behind."""
 
 from __future__ import annotations
 
