@@ -64,35 +64,46 @@ class RunFolder:
     path: str
     real_path: str
 
+    # Plain concatenation: os.path.join is measurably slow in a cold scan, and every
+    # part here is a single folder name under an absolute root.
+
     @property
     def project_dir(self) -> str:
-        return os.path.join(self.root, "projects", self.project)
+        return _under(self.root, "projects", self.project)
 
     @property
     def session_dir(self) -> str:
-        return os.path.join(self.project_dir, self.session_id)
+        return _under(self.root, "projects", self.project, self.session_id)
 
     @property
     def journal(self) -> str:
-        return os.path.join(self.path, "journal.jsonl")
+        return _under(self.path, "journal.jsonl")
 
     @property
     def snapshot(self) -> str:
-        return os.path.join(self.session_dir, "workflows", f"{self.run_id}.json")
+        return _under(
+            self.root, "projects", self.project, self.session_id, "workflows", f"{self.run_id}.json"
+        )
 
     @property
     def transcript(self) -> str:
         """The session's main transcript ``<slug>/<session>.jsonl``."""
-        return os.path.join(self.project_dir, f"{self.session_id}.jsonl")
+        return _under(self.root, "projects", self.project, f"{self.session_id}.jsonl")
 
     @property
     def scripts_dir(self) -> str:
-        return os.path.join(self.session_dir, "workflows", "scripts")
+        return _under(self.root, "projects", self.project, self.session_id, "workflows", "scripts")
 
     @property
     def ident(self) -> str:
         """Stable identity of the run in an index: session and run id."""
         return f"{self.session_id}/{self.run_id}"
+
+
+def _under(base: str, *parts: str) -> str:
+    """``os.path.join`` for a base path and plain names (no separators in them)."""
+    head = base if base.endswith(os.sep) else base + os.sep
+    return head + os.sep.join(parts)
 
 
 def _subdirs(path: str, problems: list[Problem]) -> list[os.DirEntry[str]]:
@@ -113,6 +124,68 @@ def _subdirs(path: str, problems: list[Problem]) -> list[os.DirEntry[str]]:
         return []
 
 
+def _real_child(parent_real: str, entry: os.DirEntry[str]) -> str:
+    """Real path of a directory entry whose parent's real path is known.
+
+    Only a symbolic link needs the (costly) full resolution.
+    """
+    try:
+        if entry.is_symlink():
+            return os.path.realpath(entry.path)
+    except OSError:
+        return os.path.realpath(entry.path)
+    return os.path.join(parent_real, entry.name)
+
+
+def _real_workflows(session_real: str, session_path: str) -> str:
+    subagents = os.path.join(session_path, "subagents")
+    workflows = os.path.join(subagents, "workflows")
+    if os.path.islink(subagents) or os.path.islink(workflows):
+        return os.path.realpath(workflows)
+    return os.path.join(session_real, "subagents", "workflows")
+
+
+def session_run_folders(
+    root: str,
+    project: str,
+    session: str,
+    problems: list[Problem],
+    *,
+    session_real: str | None = None,
+) -> list[RunFolder]:
+    """The run folders of one session folder (not de-duplicated)."""
+    session_path = os.path.join(root, "projects", project, session)
+    if session_real is None:
+        session_real = os.path.realpath(session_path)
+    workflows = os.path.join(session_path, "subagents", "workflows")
+    entries = _subdirs(workflows, problems)
+    if not entries:
+        return []
+    workflows_real = _real_workflows(session_real, session_path)
+    folders = []
+    for run in entries:
+        if not RUN_FOLDER.match(run.name):
+            continue
+        folders.append(
+            RunFolder(
+                root=root,
+                project=project,
+                session_id=session,
+                run_id=run.name,
+                path=run.path,
+                real_path=_real_child(workflows_real, run),
+            )
+        )
+    return folders
+
+
+def keep_once(by_real: dict[str, RunFolder], folder: RunFolder) -> None:
+    """Add a folder to a real-path map; a link loses to its target's own place."""
+    kept = by_real.get(folder.real_path)
+    if kept is None or (kept.path != kept.real_path and folder.path == folder.real_path):
+        by_real[folder.real_path] = folder
+
+
 def find_run_folders(root: str) -> tuple[list[RunFolder], list[Problem]]:
     """Every run folder of a root, each reported once (de-duplicated by real path).
 
@@ -121,23 +194,18 @@ def find_run_folders(root: str) -> tuple[list[RunFolder], list[Problem]]:
     """
     problems: list[Problem] = []
     by_real: dict[str, RunFolder] = {}
-    for project in _subdirs(os.path.join(root, "projects"), problems):
+    projects = os.path.join(root, "projects")
+    projects_real = os.path.realpath(projects)
+    for project in _subdirs(projects, problems):
+        project_real = _real_child(projects_real, project)
         for session in _subdirs(project.path, problems):
-            workflows = os.path.join(session.path, "subagents", "workflows")
-            for run in _subdirs(workflows, problems):
-                if not RUN_FOLDER.match(run.name):
-                    continue
-                folder = RunFolder(
-                    root=root,
-                    project=project.name,
-                    session_id=session.name,
-                    run_id=run.name,
-                    path=run.path,
-                    real_path=os.path.realpath(run.path),
-                )
-                kept = by_real.get(folder.real_path)
-                if kept is None or (
-                    kept.path != kept.real_path and folder.path == folder.real_path
-                ):
-                    by_real[folder.real_path] = folder
+            found = session_run_folders(
+                root,
+                project.name,
+                session.name,
+                problems,
+                session_real=_real_child(project_real, session),
+            )
+            for folder in found:
+                keep_once(by_real, folder)
     return list(by_real.values()), problems

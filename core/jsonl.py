@@ -71,6 +71,8 @@ class JsonlTail:
         """Prefix of an oversized line whose end has not been seen yet."""
         self._big_scanned = 0
         """Offset up to which the oversized line has been scanned."""
+        self.stat: os.stat_result | None = None
+        """The file's status as of the last `read` (None when it could not be opened)."""
 
     def _restart(self) -> None:
         self.offset = 0
@@ -84,11 +86,12 @@ class JsonlTail:
         try:
             fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         except OSError as error:
+            self.stat = None
             reason = _describe_os_error(error)
             batch.problems.append(Problem(self.path, 0, reason))
             return batch
         try:
-            info = os.fstat(fd)
+            info = self.stat = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
                 batch.problems.append(Problem(self.path, 0, f"{kind}, expected a JSONL file"))
@@ -123,15 +126,11 @@ class JsonlTail:
                 self._finish_big_line(batch, end=position - len(chunk) + newline + 1)
                 chunk = chunk[newline + 1 :]
             pending += chunk
-            start = 0
-            while True:
-                newline = pending.find(b"\n", start)
-                if newline < 0:
-                    break
-                self._take_line(pending[start:newline], batch)
-                self.offset += newline - start + 1
-                start = newline + 1
-            pending = pending[start:]
+            end = pending.rfind(b"\n")
+            if end >= 0:
+                self._take_lines(pending[:end].split(b"\n"), batch)
+                self.offset += end + 1
+                pending = pending[end + 1 :]
             if len(pending) > self.max_line_bytes:
                 self._big_prefix = pending[:PREFIX_BYTES]
                 self._big_scanned = position
@@ -140,10 +139,14 @@ class JsonlTail:
     def _finish_big_line(self, batch: Batch, end: int) -> None:
         prefix = self._big_prefix or b""
         size = end - self.offset - 1
-        self.line_no += 1
         self.offset = end
         self._big_prefix = None
         self._big_scanned = 0
+        self._take_big_line(prefix, size, batch)
+
+    def _take_big_line(self, prefix: bytes, size: int, batch: Batch) -> None:
+        """Count a line longer than the limit; keep only the fields that open it."""
+        self.line_no += 1
         record = recover_leading_fields(prefix)
         if record is None:
             batch.problems.append(
@@ -153,23 +156,31 @@ class JsonlTail:
         record["_elided_bytes"] = size
         batch.records.append((self.line_no, record))
 
-    def _take_line(self, raw: bytes, batch: Batch) -> None:
-        self.line_no += 1
-        if not raw.strip():
-            return
-        try:
-            value = orjson.loads(raw)
-        except orjson.JSONDecodeError as error:
-            reason = "invalid UTF-8" if "utf-8" in str(error).lower() else "not valid JSON"
-            batch.problems.append(Problem(self.path, self.line_no, reason))
-            return
-        if not isinstance(value, dict):
-            kind = type(value).__name__
-            batch.problems.append(
-                Problem(self.path, self.line_no, f"expected a JSON object, got {kind}")
-            )
-            return
-        batch.records.append((self.line_no, value))
+    def _take_lines(self, lines: list[bytes], batch: Batch) -> None:
+        """Parse complete lines (the hot loop of a cold scan: locals only)."""
+        records, problems, path = batch.records, batch.problems, self.path
+        limit, loads, decode_error = self.max_line_bytes, orjson.loads, orjson.JSONDecodeError
+        line_no = self.line_no
+        for raw in lines:
+            line_no += 1
+            if len(raw) > limit:
+                self.line_no = line_no - 1
+                self._take_big_line(raw[:PREFIX_BYTES], len(raw), batch)
+                continue
+            if not raw or raw.isspace():
+                continue
+            try:
+                value = loads(raw)
+            except decode_error as error:
+                reason = "invalid UTF-8" if "utf-8" in str(error).lower() else "not valid JSON"
+                problems.append(Problem(path, line_no, reason))
+                continue
+            if type(value) is dict:
+                records.append((line_no, value))
+            else:
+                kind = type(value).__name__
+                problems.append(Problem(path, line_no, f"expected a JSON object, got {kind}"))
+        self.line_no = line_no
 
 
 def recover_leading_fields(prefix: bytes) -> dict[str, Any] | None:

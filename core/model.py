@@ -176,7 +176,7 @@ def failed_labels(fold: JournalFold, snapshot: Snapshot | None, current: bool) -
     errored: set[str] = set()
     ended_normally = False
     if snapshot is not None and current:
-        errored = {row.agent_id for row in snapshot.rows if row.state == "error" and row.agent_id}
+        errored = snapshot.errored_agent_ids()
         ended_normally = (snapshot.status or "completed") in ("completed", "failed")
     labels = []
     for call in fold.ordered_calls():

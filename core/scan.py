@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import gc
 import glob
 import os
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from core.discovery import RunFolder, find_run_folders
 from core.journal import JournalFold
-from core.jsonl import DEFAULT_MAX_LINE_BYTES, JsonlTail, Problem
+from core.jsonl import JsonlTail, Problem
 from core.model import (
     DEFAULT_STALL_WINDOW,
     Run,
@@ -21,15 +23,55 @@ from core.model import (
 )
 from core.procs import ProcessTable, ProcFs
 from core.sessions import Liveness, Owner, local_pid_domain, owners_by_session, transcript_cwd
-from core.snapshot import Snapshot, read_snapshot, snapshot_is_current
+from core.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
 
 _META_NAME = re.compile(r"""\bname\s*:\s*(['"`])((?:(?!\1).){1,200})\1""")
 
 
-class RunReader:
-    """Everything read from one run folder, kept up to date incrementally."""
+LIST_MAX_LINE_BYTES = 256 * 1024
+"""Journal lines longer than this are not parsed whole for the run list.
 
-    def __init__(self, folder: RunFolder, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES):
+Such a line keeps the fields that open it (``type``, ``key``, ``agentId``, ``label``,
+``phase``) and its ``result`` reads ``<elided>``, so the memory of an index does not
+grow with the size of the results; a view that needs a whole result reads the
+journal itself (``core.jsonl.read_all``).
+"""
+
+
+def transcript_stats(folder: str) -> TranscriptStats:
+    """Size and time of every ``agent-<id>.jsonl`` of a run folder (content not read)."""
+    sizes = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                name = entry.name
+                if not (name.startswith("agent-") and name.endswith(".jsonl")):
+                    continue
+                try:
+                    info = entry.stat()
+                except OSError:
+                    continue
+                sizes.append((name[6:-6], info.st_size, info.st_mtime))
+    except OSError:
+        pass
+    sizes.sort()
+    return TranscriptStats(
+        count=len(sizes),
+        total_bytes=sum(size for _, size, _ in sizes),
+        newest_mtime=max((mtime for _, _, mtime in sizes), default=None),
+        sizes=tuple(sizes),
+    )
+
+
+class RunReader:
+    """Everything read from one run folder, kept up to date incrementally.
+
+    Agent transcripts are only stat'ed while the run has no current snapshot: once
+    a run has ended they cannot change its status, so a run list does not pay for
+    them (`transcript_stats` gives them on demand).
+    """
+
+    def __init__(self, folder: RunFolder, *, max_line_bytes: int = LIST_MAX_LINE_BYTES):
         self.folder = folder
         self.tail = JsonlTail(folder.journal, max_line_bytes=max_line_bytes)
         self.fold = JournalFold()
@@ -38,7 +80,9 @@ class RunReader:
         self.journal_mtime: float | None = None
         self.snapshot: Snapshot | None = None
         self.snapshot_problem: Problem | None = None
-        self._snapshot_stamp: tuple[int, float] | None = None
+        self.snapshot_mtime: float | None = None
+        self._snapshot_stamp: tuple[int, float, int] | None = None
+        self._snapshot_checked = False
         self.transcripts = TranscriptStats()
         self.script_path: str | None = None
         self.script_name: str | None = None
@@ -52,65 +96,84 @@ class RunReader:
         self.fold.feed_all(batch.records)
         self.problems.extend(batch.problems)
         del self.problems[:-1000]
-        try:
-            info = os.stat(self.folder.journal)
+        info = self.tail.stat
+        before = (self.journal_size, self.journal_mtime)
+        if info is not None:
             self.journal_size, self.journal_mtime = info.st_size, info.st_mtime
-        except OSError:
+        else:
             self.journal_size, self.journal_mtime = 0, None
-        return bool(batch.records or batch.problems or batch.reset)
+        moved = before != (self.journal_size, self.journal_mtime)
+        return bool(batch.records or batch.problems or batch.reset or moved)
 
     def refresh_snapshot(self) -> bool:
-        """Re-read the snapshot when its size or time changed; True when it did."""
+        """Re-read the snapshot when its size, time or inode changed; True when it did."""
+        path = self.folder.snapshot
+        if not self._snapshot_checked:
+            # First look: open it straight away (one system call less than stat first).
+            self._snapshot_checked = True
+            snapshot, problem, info = read_snapshot_with_stat(path)
+            self._take_snapshot(snapshot, problem, info, _stamp(info) if info else None)
+            return snapshot is not None or problem is not None
         try:
-            info = os.stat(self.folder.snapshot)
-            stamp: tuple[int, float] | None = (info.st_size, info.st_mtime)
+            stamp: tuple[int, float, int] | None = _stamp(os.stat(path))
         except OSError:
             stamp = None
         if stamp == self._snapshot_stamp:
             return False
-        self._snapshot_stamp = stamp
-        self.snapshot, self.snapshot_problem = read_snapshot(self.folder.snapshot)
+        snapshot, problem, info = read_snapshot_with_stat(path)
+        self._take_snapshot(snapshot, problem, info, _stamp(info) if info else stamp)
         return True
+
+    @property
+    def snapshot_stamp(self) -> tuple[int, float, int] | None:
+        """(size, mtime, inode) of the snapshot as last read; None when there was none."""
+        return self._snapshot_stamp
+
+    def _take_snapshot(
+        self,
+        snapshot: Snapshot | None,
+        problem: Problem | None,
+        info: os.stat_result | None,
+        stamp: tuple[int, float, int] | None,
+    ) -> None:
+        self.snapshot, self.snapshot_problem = snapshot, problem
+        self._snapshot_stamp = stamp
+        self.snapshot_mtime = info.st_mtime if info is not None else None
+
+    @property
+    def snapshot_current(self) -> bool:
+        """The snapshot describes the journal's latest run (the run has ended)."""
+        return self.snapshot is not None and snapshot_is_current(
+            self.snapshot, self.journal_mtime, self.fold.last_agent_id
+        )
 
     def refresh_transcripts(self) -> bool:
         """Stat every agent transcript (never read them); True when anything changed."""
-        sizes = []
-        try:
-            with os.scandir(self.folder.path) as entries:
-                for entry in entries:
-                    name = entry.name
-                    if not (name.startswith("agent-") and name.endswith(".jsonl")):
-                        continue
-                    try:
-                        info = entry.stat()
-                    except OSError:
-                        continue
-                    sizes.append((name[6:-6], info.st_size, info.st_mtime))
-        except OSError:
-            pass
-        sizes.sort()
-        stats = TranscriptStats(
-            count=len(sizes),
-            total_bytes=sum(size for _, size, _ in sizes),
-            newest_mtime=max((mtime for _, _, mtime in sizes), default=None),
-            sizes=tuple(sizes),
-        )
+        stats = transcript_stats(self.folder.path) if not self.snapshot_current else _NONE
         changed = stats != self.transcripts
         self.transcripts = stats
         return changed
 
     def find_script(self) -> None:
-        """The persisted script of the run and the ``meta.name`` it declares."""
+        """The persisted script of the run and, when no snapshot names the run, its name.
+
+        The snapshot's ``scriptPath`` wins while that file exists (a tree copied from
+        another machine names paths that do not), else ``scripts/*-<runId>.js``.
+        """
         named = self.snapshot.script_path if self.snapshot is not None else None
-        if named and (os.path.isfile(named) or self.script_path is None):
+        if named and (self.script_path is None or os.path.isfile(named)):
             self.script_path = named
         if self.script_path is None or not os.path.isfile(self.script_path):
-            pattern = os.path.join(
-                glob.escape(self.folder.scripts_dir), f"*-{self.folder.run_id}.js"
-            )
-            matches = sorted(glob.glob(pattern))
-            self.script_path = matches[0] if matches else self.script_path
-        if self.script_name is None and self.script_path:
+            suffix = f"-{self.folder.run_id}.js"
+            try:
+                names = sorted(os.listdir(self.folder.scripts_dir))
+            except OSError:
+                names = []
+            matches = [name for name in names if name.endswith(suffix)]
+            if matches:
+                self.script_path = os.path.join(self.folder.scripts_dir, matches[0])
+        has_name = self.snapshot is not None and bool(self.snapshot.name)
+        if self.script_name is None and self.script_path and not has_name:
             try:
                 with open(self.script_path, encoding="utf-8", errors="replace") as handle:
                     head = handle.read(4096)
@@ -136,11 +199,14 @@ class RunReader:
         superseded_by: str | None = None,
     ) -> Run:
         snapshot = self.snapshot
-        current = snapshot is not None and snapshot_is_current(
-            snapshot, self.journal_mtime, self.fold.last_agent_id
-        )
-        times = [t for t in (self.journal_mtime, self.transcripts.newest_mtime) if t is not None]
-        last_growth = max(times) if times else None
+        current = self.snapshot_current
+        if current:
+            # The run ended when its snapshot was written; its transcripts are not read.
+            times = [self.journal_mtime, self.snapshot_mtime]
+        else:
+            times = [self.journal_mtime, self.transcripts.newest_mtime]
+        known = [t for t in times if t is not None]
+        last_growth = max(known) if known else None
         status = classify(
             superseded=superseded_by is not None,
             snapshot_status=(snapshot.status or "completed") if current and snapshot else None,
@@ -170,6 +236,13 @@ class RunReader:
             superseded_by=superseded_by,
             failed_labels=failed_labels(self.fold, snapshot, current),
         )
+
+
+_NONE = TranscriptStats()
+
+
+def _stamp(info: os.stat_result) -> tuple[int, float, int]:
+    return (info.st_size, info.st_mtime, info.st_ino)
 
 
 def journal_lines_without_failed(path: str) -> list[bytes] | None:
@@ -237,6 +310,29 @@ class SessionFacts:
             self._cwd[key] = found
         return self._cwd[key]
 
+    def known(self, folder: RunFolder) -> bool:
+        """The session's working directory has been looked for and found."""
+        return self._cwd.get(folder.transcript) is not None
+
+    def forget(self, folder: RunFolder) -> None:
+        """Look for the session's working directory again next time it is asked."""
+        self._cwd.pop(folder.transcript, None)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """No cyclic garbage collection while a cold scan builds many acyclic objects.
+
+    The collector would otherwise walk the growing heap again and again for nothing.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
 
 def scan_roots(
     roots: list[str],
@@ -244,7 +340,7 @@ def scan_roots(
     processes: ProcessTable | None = None,
     now: Callable[[], float] = time.time,
     stall_window: float = DEFAULT_STALL_WINDOW,
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    max_line_bytes: int = LIST_MAX_LINE_BYTES,
 ) -> ScanResult:
     """A cold index of every run under the roots, newest activity first."""
     processes = processes or ProcFs()
@@ -262,17 +358,18 @@ def scan_roots(
     superseded = find_superseded(folders)
     facts = SessionFacts()
     moment = now()
-    for folder in folders:
-        reader = RunReader(folder, max_line_bytes=max_line_bytes)
-        reader.refresh()
-        run = reader.build(
-            owner=owners.get(folder.session_id, Owner(Liveness.ABSENT)),
-            cwd=facts.cwd(folder),
-            now=moment,
-            stall_window=stall_window,
-            superseded_by=superseded.get(folder.ident),
-        )
-        result.runs.append(run)
-        result.problems.extend(run.problems)
+    with paused_gc():
+        for folder in folders:
+            reader = RunReader(folder, max_line_bytes=max_line_bytes)
+            reader.refresh()
+            run = reader.build(
+                owner=owners.get(folder.session_id, Owner(Liveness.ABSENT)),
+                cwd=facts.cwd(folder),
+                now=moment,
+                stall_window=stall_window,
+                superseded_by=superseded.get(folder.ident),
+            )
+            result.runs.append(run)
+            result.problems.extend(run.problems)
     result.runs = newest_first(result.runs)
     return result

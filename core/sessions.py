@@ -8,6 +8,7 @@ the pid exists and its start time equals the file's ``procStart``.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -119,14 +120,24 @@ def owners_by_session(
     roots: list[str], processes: ProcessTable, pid_domain: str | None
 ) -> dict[str, Owner]:
     """The best owner per session id over every root: alive beats unknown beats dead."""
-    rank = {Liveness.ALIVE: 3, Liveness.UNKNOWN: 2, Liveness.DEAD: 1, Liveness.ABSENT: 0}
+    return owners_from_entries(
+        (entry for root in roots for entry in read_registry(root)), processes, pid_domain
+    )
+
+
+_RANK = {Liveness.ALIVE: 3, Liveness.UNKNOWN: 2, Liveness.DEAD: 1, Liveness.ABSENT: 0}
+
+
+def owners_from_entries(
+    entries: Iterable[RegistryEntry], processes: ProcessTable, pid_domain: str | None
+) -> dict[str, Owner]:
+    """`owners_by_session` over registry entries already read (in root order)."""
     owners: dict[str, Owner] = {}
-    for root in roots:
-        for entry in read_registry(root):
-            owner = Owner(owner_liveness(entry, processes, pid_domain), entry)
-            current = owners.get(entry.session_id)
-            if current is None or rank[owner.liveness] > rank[current.liveness]:
-                owners[entry.session_id] = owner
+    for entry in entries:
+        owner = Owner(owner_liveness(entry, processes, pid_domain), entry)
+        current = owners.get(entry.session_id)
+        if current is None or _RANK[owner.liveness] > _RANK[current.liveness]:
+            owners[entry.session_id] = owner
     return owners
 
 
@@ -144,19 +155,45 @@ def processes_resuming(session_id: str, processes: ProcessTable) -> list[int]:
 
 
 def transcript_cwd(transcript: str) -> str | None:
-    """The working directory recorded in a session transcript's first records."""
+    """The working directory recorded in a session transcript's first records.
+
+    Reads the first `HEAD_BYTES` at most, a block at a time, and stops at the first
+    complete line that names a ``cwd`` (usually within the first kilobytes).
+    """
     try:
-        with open(transcript, "rb") as handle:
-            head = handle.read(HEAD_BYTES)
+        handle = open(transcript, "rb")  # noqa: SIM115 - closed below, read in blocks
     except OSError:
         return None
-    for raw in head.split(b"\n")[:-1] if not head.endswith(b"\n") else head.split(b"\n"):
-        if b'"cwd"' not in raw:
-            continue
-        try:
-            record = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(record, dict) and isinstance(record.get("cwd"), str):
-            return str(record["cwd"])
+    with handle:
+        pending = b""
+        consumed = 0
+        size = 8 * 1024
+        while consumed < HEAD_BYTES:
+            try:
+                block = handle.read(min(size, HEAD_BYTES - consumed))
+            except OSError:
+                return None
+            if not block:
+                break
+            consumed += len(block)
+            size = min(size * 4, 256 * 1024)
+            pending += block
+            lines = pending.split(b"\n")
+            pending = lines.pop()
+            for raw in lines:
+                found = _line_cwd(raw)
+                if found is not None:
+                    return found
+    return None
+
+
+def _line_cwd(raw: bytes) -> str | None:
+    if b'"cwd"' not in raw:
+        return None
+    try:
+        record = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(record, dict) and isinstance(record.get("cwd"), str):
+        return str(record["cwd"])
     return None

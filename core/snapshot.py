@@ -10,6 +10,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 import orjson
@@ -58,10 +59,29 @@ class Snapshot:
     duration_ms: int | None = None
     logs: tuple[str, ...] = ()
     error: str | None = None
-    rows: tuple[AgentRow, ...] = field(default_factory=tuple)
+    raw_rows: tuple[dict[str, Any], ...] = field(default=(), repr=False, compare=False)
+    """The ``workflow_agent`` items as read; `rows` turns them into `AgentRow`s on demand
+    (a run list needs only their agent ids and states)."""
+
+    @cached_property
+    def rows(self) -> tuple[AgentRow, ...]:
+        return tuple(_agent_row(item, number) for number, item in enumerate(self.raw_rows, 1))
+
+    @cached_property
+    def agent_id_set(self) -> frozenset[str]:
+        found = {item.get("agentId") for item in self.raw_rows}
+        return frozenset(agent for agent in found if type(agent) is str and agent)
 
     def agent_ids(self) -> set[str]:
-        return {row.agent_id for row in self.rows if row.agent_id}
+        return set(self.agent_id_set)
+
+    def errored_agent_ids(self) -> set[str]:
+        """Agents whose row says ``error``."""
+        return {
+            agent
+            for item in self.raw_rows
+            if item.get("state") == "error" and type(agent := item.get("agentId")) is str and agent
+        }
 
 
 def parse_iso_time(value: object) -> float | None:
@@ -75,59 +95,92 @@ def parse_iso_time(value: object) -> float | None:
 
 def read_snapshot(path: str) -> tuple[Snapshot | None, Problem | None]:
     """Read a snapshot; (None, None) when it does not exist."""
+    snapshot, problem, _info = read_snapshot_with_stat(path)
+    return snapshot, problem
+
+
+def read_snapshot_with_stat(
+    path: str,
+) -> tuple[Snapshot | None, Problem | None, os.stat_result | None]:
+    """`read_snapshot`, plus the status of the file that was read (None if none was)."""
     try:
-        info = os.stat(path)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
-        return None, None
+        return None, None, None
     except OSError as error:
-        return None, Problem(path, 0, error.strerror or str(error))
-    if not stat.S_ISREG(info.st_mode):
-        return None, Problem(path, 0, "not a regular file, expected a JSON snapshot")
-    if info.st_size > MAX_SNAPSHOT_BYTES:
-        return None, Problem(path, 0, f"snapshot of {info.st_size} bytes is too large to read")
+        return None, Problem(path, 0, error.strerror or str(error)), None
     try:
-        with open(path, "rb") as handle:
-            data = orjson.loads(handle.read())
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            problem = Problem(path, 0, "not a regular file, expected a JSON snapshot")
+            return None, problem, info
+        if info.st_size > MAX_SNAPSHOT_BYTES:
+            problem = Problem(path, 0, f"snapshot of {info.st_size} bytes is too large to read")
+            return None, problem, info
+        raw = _read_fd(fd, info.st_size)
     except OSError as error:
-        return None, Problem(path, 0, error.strerror or str(error))
+        return None, Problem(path, 0, error.strerror or str(error)), None
+    finally:
+        os.close(fd)
+    try:
+        data = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return None, Problem(path, 1, "not valid JSON, expected a workflow snapshot object")
+        problem = Problem(path, 1, "not valid JSON, expected a workflow snapshot object")
+        return None, problem, info
     if not isinstance(data, dict):
-        return None, Problem(path, 1, "expected a JSON object")
-    return _snapshot_from(path, data), None
+        return None, Problem(path, 1, "expected a JSON object"), info
+    return _snapshot_from(path, data), None, info
+
+
+def _read_fd(fd: int, size: int) -> bytes:
+    """The whole regular file behind ``fd`` (it may have grown since it was stat'ed)."""
+    parts: list[bytes] = []
+    while True:
+        wanted = max(size, 64 * 1024) + 1
+        block = os.read(fd, wanted)
+        parts.append(block)
+        if len(block) < wanted:
+            return b"".join(parts)
 
 
 def _str(value: object) -> str | None:
-    return value if isinstance(value, str) else None
+    return value if type(value) is str else None
 
 
 def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return value if type(value) is int else None
+
+
+def _agent_row(item: dict[str, Any], position: int) -> AgentRow:
+    get = item.get
+    agent_id = get("agentId")
+    agent_id = agent_id if type(agent_id) is str else ""
+    label = get("label")
+    state = get("state")
+    return AgentRow(
+        _int(get("index")) or position,
+        label if type(label) is str and label else agent_id,
+        agent_id,
+        state if type(state) is str else "",
+        _str(get("phaseTitle")),
+        get("cached") is True,
+        _int(get("tokens")),
+        _int(get("toolCalls")),
+        _int(get("durationMs")),
+        _str(get("error")),
+        _str(get("promptPreview")),
+        _str(get("resultPreview")),
+        _int(get("attempt")),
+    )
 
 
 def _snapshot_from(path: str, data: dict[str, Any]) -> Snapshot:
-    rows: list[AgentRow] = []
     progress = data.get("workflowProgress")
-    for item in progress if isinstance(progress, list) else []:
-        if not isinstance(item, dict) or item.get("type") != "workflow_agent":
-            continue
-        rows.append(
-            AgentRow(
-                index=_int(item.get("index")) or len(rows) + 1,
-                label=_str(item.get("label")) or _str(item.get("agentId")) or "",
-                agent_id=_str(item.get("agentId")) or "",
-                state=_str(item.get("state")) or "",
-                phase=_str(item.get("phaseTitle")),
-                cached=item.get("cached") is True,
-                tokens=_int(item.get("tokens")),
-                tool_calls=_int(item.get("toolCalls")),
-                duration_ms=_int(item.get("durationMs")),
-                error=_str(item.get("error")),
-                prompt_preview=_str(item.get("promptPreview")),
-                result_preview=_str(item.get("resultPreview")),
-                attempt=_int(item.get("attempt")),
-            )
-        )
+    rows = tuple(
+        item
+        for item in (progress if type(progress) is list else ())
+        if type(item) is dict and item.get("type") == "workflow_agent"
+    )
     phases = data.get("phases")
     titles = tuple(
         str(phase.get("title"))
@@ -135,23 +188,24 @@ def _snapshot_from(path: str, data: dict[str, Any]) -> Snapshot:
         if isinstance(phase, dict) and phase.get("title")
     )
     logs = data.get("logs")
+    get = data.get
     return Snapshot(
         path=path,
-        status=_str(data.get("status")),
-        timestamp=parse_iso_time(data.get("timestamp")),
-        name=_str(data.get("workflowName")),
-        summary=_str(data.get("summary")),
-        script_path=_str(data.get("scriptPath")),
+        status=_str(get("status")),
+        timestamp=parse_iso_time(get("timestamp")),
+        name=_str(get("workflowName")),
+        summary=_str(get("summary")),
+        script_path=_str(get("scriptPath")),
         has_args="args" in data,
-        args=data.get("args"),
+        args=get("args"),
         phases=titles,
-        agent_count=_int(data.get("agentCount")),
-        total_tokens=_int(data.get("totalTokens")),
-        total_tool_calls=_int(data.get("totalToolCalls")),
-        duration_ms=_int(data.get("durationMs")),
+        agent_count=_int(get("agentCount")),
+        total_tokens=_int(get("totalTokens")),
+        total_tool_calls=_int(get("totalToolCalls")),
+        duration_ms=_int(get("durationMs")),
         logs=tuple(str(line) for line in logs) if isinstance(logs, list) else (),
-        error=_str(data.get("error")),
-        rows=tuple(rows),
+        error=_str(get("error")),
+        raw_rows=rows,
     )
 
 
@@ -167,7 +221,7 @@ def snapshot_is_current(
     """
     if last_agent_id is None:
         return True
-    ids = snapshot.agent_ids()
+    ids = snapshot.agent_id_set
     if ids:
         return last_agent_id in ids
     if snapshot.timestamp is not None and journal_mtime is not None:

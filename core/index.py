@@ -1,0 +1,497 @@
+"""The live index: every run under the roots, kept current from file events.
+
+Theory of operation
+-------------------
+`LiveIndex.cold_start` reads every run folder once, newest sessions first, with the
+same readers ``core.scan.scan_roots`` uses, so a fresh cold scan and the index agree.
+
+`LiveIndex.changes` then follows the disk. One ``watchfiles.awatch`` watches each
+root's ``projects/`` and ``sessions/`` folders (folders, not files: a file replaced by
+rename stays followed) plus the real folders of linked runs that live elsewhere. Each
+batch of changed paths is classified (``core.watch.classify``) and re-reads only what
+it names: the appended bytes of a journal from the last offset, a snapshot whose
+size, time or inode changed, the sizes of a run's agent transcripts (stat only), the
+run folders of one session, the registry of one root. Then only the runs touched are
+rebuilt and come out as one `ChangeSet`.
+
+No event says that a SIGKILLed owner died (its registry file stays) or that time
+passed, so the index also re-checks owners against the process table every few
+seconds, wakes up when a running run's stall window ends, and every
+``sweep_interval`` runs a stat-only sweep (``core.watch.observe``, in a worker thread)
+that lists run folders and stats journals and snapshots, to survive missed events.
+Nothing is ever rescanned whole after the cold start.
+
+A `Run` is immutable except for its ``fold``, which is the reader's live journal fold:
+copying it for every change would cost more than the change. Read a run's fold in
+the same event-loop turn as the change set that carried it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import math
+import os
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass
+
+from core.discovery import RunFolder, find_run_folders, session_run_folders
+from core.model import DEFAULT_STALL_WINDOW, Run, Status
+from core.procs import ProcessTable, ProcFs
+from core.scan import RunReader, SessionFacts, find_superseded, newest_first, paused_gc
+from core.sessions import (
+    Liveness,
+    Owner,
+    RegistryEntry,
+    local_pid_domain,
+    owners_from_entries,
+    read_registry,
+)
+from core.watch import (
+    Kind,
+    Observation,
+    Touch,
+    Watcher,
+    classify,
+    observe,
+    probes,
+    registry_stamps,
+    touches_from,
+    watch_paths,
+)
+
+LIVENESS_INTERVAL = 5.0
+"""Seconds between checks that registered owners are still alive."""
+
+_ABSENT = Owner(Liveness.ABSENT)
+
+
+@dataclass(frozen=True)
+class ChangeSet:
+    """What changed in the index since the previous change set."""
+
+    seq: int
+    """Monotonic, from 1 (the cold start)."""
+    added: tuple[Run, ...] = ()
+    changed: tuple[Run, ...] = ()
+    removed: tuple[str, ...] = ()
+    """Idents (``<session>/<runId>``) of runs that are gone."""
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.changed or self.removed)
+
+
+class _Batch:
+    """Runs added, removed and touched while one batch of touches is applied."""
+
+    def __init__(self) -> None:
+        self.added: set[str] = set()
+        self.removed: set[str] = set()
+        self.dirty: set[str] = set()
+        self.run_ids: set[str] = set()
+        """Run ids whose superseded relation must be decided again."""
+
+
+class LiveIndex:
+    """Every Workflow run under the roots, updated incrementally from file events."""
+
+    def __init__(
+        self,
+        roots: list[str],
+        *,
+        processes: ProcessTable | None = None,
+        now: Callable[[], float] = time.time,
+        stall_window: float = DEFAULT_STALL_WINDOW,
+        sweep_interval: float = 30.0,
+        debounce_ms: int = 50,
+        step_ms: int = 20,
+    ) -> None:
+        self.roots = [os.path.abspath(root) for root in roots]
+        self.stall_window = stall_window
+        self.sweep_interval = sweep_interval
+        self.debounce_ms = debounce_ms
+        self.step_ms = step_ms
+        self._processes: ProcessTable = processes if processes is not None else ProcFs()
+        self._now = now
+        self._pid_domain = local_pid_domain()
+        self._seq = 0
+        self._started = False
+        self._swept = 0
+        """Sweeps applied so far (the first one means the watch is up and caught up)."""
+        self._reset()
+
+    def _reset(self) -> None:
+        self._readers: dict[str, RunReader] = {}
+        self._runs: dict[str, Run] = {}
+        self._order: list[Run] | None = None
+        self._by_real: dict[str, str] = {}
+        self._run_dirs: dict[str, str] = {}
+        """Run folder path and real path → ident (where file events point)."""
+        self._by_session: dict[tuple[str, str, str], set[str]] = {}
+        self._by_run_id: dict[str, set[str]] = {}
+        self._superseded: dict[str, str] = {}
+        self._registry: dict[str, list[RegistryEntry]] = {}
+        self._registry_seen: dict[str, tuple[tuple[str, tuple[int, float, int]], ...]] = {}
+        self._owners: dict[str, Owner] = {}
+        self._facts = SessionFacts()
+        self._deadlines: list[tuple[float, str]] = []
+        self._rewatch = False
+        """A linked run folder came or went: the set of watched folders may change."""
+
+    # -- queries ---------------------------------------------------------------------------
+
+    def runs(self) -> list[Run]:
+        """Every run, newest activity first."""
+        if self._order is None:
+            self._order = newest_first(self._runs.values())
+        return list(self._order)
+
+    def get(self, ident: str) -> Run | None:
+        """The run ``<session>/<runId>``, or None."""
+        return self._runs.get(ident)
+
+    # -- cold start ------------------------------------------------------------------------
+
+    def cold_start(self, progress: Callable[[int, int], None] | None = None) -> ChangeSet:
+        """Read every run once (newest sessions first); every run comes out as added.
+
+        Args:
+            progress: called with (runs read, runs found) about a hundred times.
+        """
+        self._reset()
+        with paused_gc():
+            folders = self._discover()
+            self._read_registries(self.roots)
+            self._owners = self._compute_owners()
+            for folder in folders:
+                self._track(folder)
+            self._superseded = find_superseded(folders)
+            total = len(folders)
+            every = max(1, total // 100)
+            if progress is not None:
+                progress(0, total)
+            for done, folder in enumerate(folders, 1):
+                reader = self._readers[folder.ident]
+                reader.refresh()
+                if progress is not None and (done % every == 0 or done == total):
+                    progress(done, total)
+            moment = self._now()
+            for folder in folders:
+                self._runs[folder.ident] = self._build(folder.ident, moment)
+        self._started = True
+        self._order = None
+        self._seq += 1
+        return ChangeSet(self._seq, added=tuple(self.runs()))
+
+    def _discover(self) -> list[RunFolder]:
+        folders: list[RunFolder] = []
+        seen: set[str] = set()
+        for root in self.roots:
+            found, _problems = find_run_folders(root)
+            for folder in found:
+                if folder.real_path not in seen:
+                    seen.add(folder.real_path)
+                    folders.append(folder)
+        recency: dict[str, float] = {}
+        for folder in folders:
+            if folder.transcript not in recency:
+                try:
+                    recency[folder.transcript] = os.stat(folder.transcript).st_mtime
+                except OSError:
+                    recency[folder.transcript] = 0.0
+        folders.sort(key=lambda folder: -recency[folder.transcript])
+        return folders
+
+    # -- bookkeeping -----------------------------------------------------------------------
+
+    def _track(self, folder: RunFolder) -> RunReader:
+        ident = folder.ident
+        if folder.real_path != folder.path:
+            self._rewatch = True
+        reader = RunReader(folder)
+        self._readers[ident] = reader
+        self._by_real[folder.real_path] = ident
+        self._run_dirs[folder.path] = ident
+        self._run_dirs[folder.real_path] = ident
+        key = (folder.root, folder.project, folder.session_id)
+        self._by_session.setdefault(key, set()).add(ident)
+        self._by_run_id.setdefault(folder.run_id, set()).add(ident)
+        return reader
+
+    def _untrack(self, ident: str, batch: _Batch) -> None:
+        reader = self._readers.pop(ident, None)
+        if reader is None:
+            return
+        folder = reader.folder
+        if folder.real_path != folder.path:
+            self._rewatch = True
+        self._by_real.pop(folder.real_path, None)
+        self._run_dirs.pop(folder.path, None)
+        self._run_dirs.pop(folder.real_path, None)
+        self._by_session.get((folder.root, folder.project, folder.session_id), set()).discard(ident)
+        self._by_run_id.get(folder.run_id, set()).discard(ident)
+        self._superseded.pop(ident, None)
+        batch.run_ids.add(folder.run_id)
+        batch.dirty.discard(ident)
+        if ident in batch.added:
+            batch.added.discard(ident)
+        else:
+            batch.removed.add(ident)
+
+    def _admit(self, folder: RunFolder, batch: _Batch) -> None:
+        """Track a folder found on disk, keeping each real folder once."""
+        known = self._readers.get(folder.ident)
+        if known is not None:
+            if (known.folder.path, known.folder.real_path) == (folder.path, folder.real_path):
+                return
+            if known.folder.root != folder.root or known.folder.project != folder.project:
+                return  # the same session and run id under another root: the first one wins
+            self._untrack(folder.ident, batch)
+        other = self._by_real.get(folder.real_path)
+        if other is not None:
+            kept = self._readers[other].folder
+            if not (kept.path != kept.real_path and folder.path == folder.real_path):
+                return
+            self._untrack(other, batch)
+        self._track(folder).refresh()
+        batch.run_ids.add(folder.run_id)
+        if folder.ident in batch.removed:
+            batch.removed.discard(folder.ident)
+            batch.dirty.add(folder.ident)
+        else:
+            batch.added.add(folder.ident)
+
+    def _read_registries(self, roots: Iterable[str]) -> None:
+        for root in roots:
+            self._registry_seen[root] = registry_stamps(os.path.join(root, "sessions"))
+            self._registry[root] = list(read_registry(root))
+
+    def _compute_owners(self) -> dict[str, Owner]:
+        entries = (entry for root in self.roots for entry in self._registry.get(root, []))
+        return owners_from_entries(entries, self._processes, self._pid_domain)
+
+    def _build(self, ident: str, moment: float) -> Run:
+        reader = self._readers[ident]
+        folder = reader.folder
+        run = reader.build(
+            owner=self._owners.get(folder.session_id, _ABSENT),
+            cwd=self._facts.cwd(folder),
+            now=moment,
+            stall_window=self.stall_window,
+            superseded_by=self._superseded.get(ident),
+        )
+        if run.status is Status.RUNNING and run.last_activity is not None:
+            heapq.heappush(self._deadlines, (run.last_activity + self.stall_window, ident))
+        return run
+
+    def _session_idents(self, touch: Touch) -> set[str]:
+        return set(self._by_session.get((touch.root, touch.project, touch.session), ()))
+
+    # -- applying touches ------------------------------------------------------------------
+
+    def _apply(self, touches: list[Touch], *, recheck_owners: bool = False) -> ChangeSet | None:
+        """Re-read what the touches name, rebuild the runs they concern."""
+        batch = _Batch()
+        kinds: dict[Kind, list[Touch]] = {}
+        for touch in touches:
+            kinds.setdefault(touch.kind, []).append(touch)
+        self._rescan(kinds, batch)
+        registry_roots = {touch.root for touch in kinds.get(Kind.REGISTRY, [])}
+        if registry_roots or recheck_owners:
+            self._read_registries(registry_roots)
+            self._update_owners(batch)
+        self._refresh_runs(kinds, batch)
+        self._update_superseded(batch)
+        self._expire_deadlines(batch)
+        return self._commit(batch)
+
+    def _rescan(self, kinds: dict[Kind, list[Touch]], batch: _Batch) -> None:
+        sessions: set[tuple[str, str, str]] = set()
+        for touch in kinds.get(Kind.PROJECT, []):
+            project_dir = os.path.join(touch.root, "projects", touch.project)
+            try:
+                names = {entry.name for entry in os.scandir(project_dir) if entry.is_dir()}
+            except OSError:
+                names = set()
+            known = {key[2] for key in self._by_session if key[:2] == (touch.root, touch.project)}
+            sessions.update((touch.root, touch.project, name) for name in names | known)
+        for kind in (Kind.SESSION, Kind.RUN_FOLDER):
+            sessions.update((t.root, t.project, t.session) for t in kinds.get(kind, []))
+        for root, project, session in sorted(sessions):
+            found = session_run_folders(root, project, session, [])
+            present = {folder.ident for folder in found}
+            for ident in self._by_session.get((root, project, session), set()) - present:
+                self._untrack(ident, batch)
+            for folder in found:
+                self._admit(folder, batch)
+
+    def _update_owners(self, batch: _Batch) -> None:
+        owners = self._compute_owners()
+        for session in set(owners) | set(self._owners):
+            if owners.get(session) != self._owners.get(session):
+                for key, idents in self._by_session.items():
+                    if key[2] == session:
+                        batch.dirty.update(idents)
+        self._owners = owners
+
+    def _refresh_runs(self, kinds: dict[Kind, list[Touch]], batch: _Batch) -> None:
+        journals = {t.ident for t in kinds.get(Kind.JOURNAL, [])}
+        snapshots: set[str] = set()
+        for touch in kinds.get(Kind.SNAPSHOT, []):
+            if touch.ident:
+                snapshots.add(touch.ident)
+            elif touch.name:
+                snapshots.add(f"{touch.session}/{touch.name}")
+            else:
+                snapshots.update(self._session_idents(touch))
+        transcripts = {t.ident for t in kinds.get(Kind.TRANSCRIPT, [])}
+        for ident in sorted(journals | snapshots | transcripts):
+            reader = self._readers.get(ident)
+            if reader is None or ident in batch.added:
+                continue
+            changed = False
+            if ident in journals and reader.refresh_journal():
+                changed = True
+                batch.run_ids.add(reader.folder.run_id)
+            if ident in snapshots and reader.refresh_snapshot():
+                changed = True
+                reader.find_script()
+            changed = reader.refresh_transcripts() or changed
+            if ident in transcripts and self._cwd_from_agents(reader.folder):
+                changed = True
+            if changed:
+                batch.dirty.add(ident)
+        for touch in kinds.get(Kind.SCRIPT, []):
+            for ident in self._session_idents(touch):
+                reader = self._readers[ident]
+                before = (reader.script_path, reader.script_name)
+                reader.find_script()
+                if (reader.script_path, reader.script_name) != before:
+                    batch.dirty.add(ident)
+        for touch in kinds.get(Kind.SESSION_TRANSCRIPT, []):
+            idents = self._session_idents(touch)
+            if idents:
+                folder = self._readers[min(idents)].folder
+                if not self._facts.known(folder):
+                    self._facts.forget(folder)
+                    batch.dirty.update(idents)
+
+    def _cwd_from_agents(self, folder: RunFolder) -> bool:
+        """Without a session transcript the cwd comes from an agent transcript: look again."""
+        if self._facts.known(folder) or os.path.exists(folder.transcript):
+            return False
+        self._facts.forget(folder)
+        return True
+
+    def _update_superseded(self, batch: _Batch) -> None:
+        for run_id in batch.run_ids:
+            group = self._by_run_id.get(run_id, set())
+            before = {ident: self._superseded.get(ident) for ident in group}
+            if len(group) < 2 and not any(before.values()):
+                continue
+            found = find_superseded(self._readers[ident].folder for ident in group)
+            for ident in group:
+                if found.get(ident) != before[ident]:
+                    batch.dirty.add(ident)
+                if ident in found:
+                    self._superseded[ident] = found[ident]
+                else:
+                    self._superseded.pop(ident, None)
+
+    def _expire_deadlines(self, batch: _Batch) -> None:
+        moment = self._now()
+        while self._deadlines and self._deadlines[0][0] <= moment:
+            _deadline, ident = heapq.heappop(self._deadlines)
+            run = self._runs.get(ident)
+            if run is not None and run.status is Status.RUNNING:
+                batch.dirty.add(ident)
+
+    def _commit(self, batch: _Batch) -> ChangeSet | None:
+        moment = self._now()
+        added: list[Run] = []
+        changed: list[Run] = []
+        for ident in sorted(batch.added | batch.dirty):
+            if ident not in self._readers:
+                continue
+            run = self._build(ident, moment)
+            self._runs[ident] = run
+            (added if ident in batch.added else changed).append(run)
+        for ident in batch.removed:
+            self._runs.pop(ident, None)
+        if not (added or changed or batch.removed):
+            return None
+        self._order = None
+        self._seq += 1
+        return ChangeSet(
+            self._seq,
+            added=tuple(newest_first(added)),
+            changed=tuple(newest_first(changed)),
+            removed=tuple(sorted(batch.removed)),
+        )
+
+    # -- following the disk ----------------------------------------------------------------
+
+    async def changes(self, stop_event: asyncio.Event | None = None) -> AsyncIterator[ChangeSet]:
+        """Change sets as the disk changes, until ``stop_event`` is set or iteration stops.
+
+        The cold start comes first when it has not been done yet. Only non-empty
+        change sets are yielded; whatever arrives while one is being consumed is
+        coalesced into the next.
+        """
+        if not self._started:
+            yield self.cold_start()
+        stop = stop_event if stop_event is not None else asyncio.Event()
+        loop = asyncio.get_running_loop()
+        watcher = Watcher(self.debounce_ms, self.step_ms)
+        sweep: asyncio.Task[Observation] | None = None
+        owner_interval = min(LIVENESS_INTERVAL, self.sweep_interval)
+        next_sweep, next_owners = loop.time(), loop.time() + owner_interval
+        try:
+            while not stop.is_set():
+                if self._rewatch and sweep is None:
+                    self._rewatch, next_sweep = False, loop.time()
+                if sweep is None and loop.time() >= next_sweep:
+                    # Watch first, then sweep: nothing changed in between goes unseen.
+                    await watcher.ensure(watch_paths(self.roots, self._readers))
+                    sweep = asyncio.create_task(self._observe())
+                wake = min(
+                    next_sweep if sweep is None else math.inf,
+                    next_owners,
+                    self._next_deadline(loop.time()),
+                )
+                paths = await watcher.next_paths(stop, wake - loop.time(), sweep)
+                touches = self._classify(paths)
+                if sweep is not None and sweep.done():
+                    touches += touches_from(sweep.result(), self._readers, self._registry_seen)
+                    sweep, next_sweep = None, loop.time() + self.sweep_interval
+                    self._swept += 1
+                recheck = loop.time() >= next_owners
+                if recheck:
+                    next_owners = loop.time() + owner_interval
+                result = self._apply(touches, recheck_owners=recheck)
+                if result is not None:
+                    yield result
+        finally:
+            if sweep is not None:
+                sweep.cancel()
+            await watcher.close()
+
+    async def _observe(self) -> Observation:
+        live = {session for session, owner in self._owners.items() if owner.may_be_alive}
+        return await asyncio.to_thread(observe, list(self.roots), probes(self._readers, live))
+
+    def _classify(self, paths: Iterable[str]) -> list[Touch]:
+        touches = []
+        for path in paths:
+            touch = classify(path, self.roots, self._run_dirs)
+            if touch is not None:
+                touches.append(touch)
+        return touches
+
+    def _next_deadline(self, loop_now: float) -> float:
+        """When (event-loop time) the next running run may turn stalled."""
+        if not self._deadlines:
+            return math.inf
+        return loop_now + max(0.0, self._deadlines[0][0] - self._now())

@@ -1,0 +1,351 @@
+"""The index's senses: the file watcher, what a changed path means, the stat sweep.
+
+`Watcher` runs one ``watchfiles.awatch`` over a set of folders in its own task and
+hands out batches of changed paths, coalescing whatever queued up meanwhile.
+`classify` turns one changed path into a `Touch`: which run, session, project or
+registry it concerns and what has to be looked at again (no I/O). `observe` is the
+consistency sweep: it only lists folders and stats files (never reads one) and
+returns what it saw, so the index can re-read only what differs. Nothing here
+imports UI code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from core.discovery import RUN_FOLDER
+from core.model import TranscriptStats
+from core.scan import RunReader, transcript_stats
+
+Stamp = tuple[int, float, int]
+"""(size, mtime, inode) of a file."""
+
+
+class Kind(StrEnum):
+    JOURNAL = "journal"
+    """A run's ``journal.jsonl``: read the appended bytes."""
+    TRANSCRIPT = "transcript"
+    """A run's ``agent-<id>.jsonl``: stat the run's transcripts."""
+    RUN_FOLDER = "run_folder"
+    """A run folder itself appeared or vanished: list its session's run folders."""
+    SESSION = "session"
+    """Something above the run folders of a session changed: list them again."""
+    PROJECT = "project"
+    """A project folder appeared or vanished: list its sessions."""
+    SESSION_TRANSCRIPT = "session_transcript"
+    """``<slug>/<session>.jsonl``: the session's working directory may now be known."""
+    SNAPSHOT = "snapshot"
+    """``<session>/workflows/<runId>.json``, or that folder itself."""
+    SCRIPT = "script"
+    """Something under ``<session>/workflows/scripts/``."""
+    REGISTRY = "registry"
+    """``<root>/sessions/``: owners may have changed."""
+
+
+@dataclass(frozen=True)
+class Touch:
+    kind: Kind
+    root: str = ""
+    project: str = ""
+    session: str = ""
+    name: str = ""
+    """The run id of a snapshot (empty: every run of the session)."""
+    ident: str = ""
+    """The run of a JOURNAL or TRANSCRIPT touch."""
+
+
+def classify(path: str, roots: Sequence[str], run_dirs: Mapping[str, str]) -> Touch | None:
+    """What a changed path means; None when the index does not care about it.
+
+    Args:
+        roots: the config dirs watched.
+        run_dirs: every known run folder (its own path and its real path) → run ident.
+    """
+    parent, name = os.path.split(path)
+    ident = run_dirs.get(parent)
+    if ident is not None:
+        if name == "journal.jsonl":
+            return Touch(Kind.JOURNAL, ident=ident)
+        if name.startswith("agent-") and name.endswith(".jsonl"):
+            return Touch(Kind.TRANSCRIPT, ident=ident)
+        return None
+    for root in roots:
+        prefix = root.rstrip(os.sep) + os.sep
+        if path.startswith(prefix):
+            return _classify_under(root, path[len(prefix) :].split(os.sep))
+    return None
+
+
+def _classify_under(root: str, parts: list[str]) -> Touch | None:
+    if parts[0] == "sessions":
+        return Touch(Kind.REGISTRY, root=root)
+    if parts[0] != "projects" or len(parts) < 2 or not parts[1]:
+        return None
+    project = parts[1]
+    if len(parts) == 2:
+        return Touch(Kind.PROJECT, root=root, project=project)
+    third = parts[2]
+    if len(parts) == 3:
+        if third.endswith(".jsonl"):
+            return Touch(Kind.SESSION_TRANSCRIPT, root=root, project=project, session=third[:-6])
+        return Touch(Kind.SESSION, root=root, project=project, session=third)
+    session, rest = third, parts[3:]
+    if rest[0] == "subagents":
+        if len(rest) <= 2:
+            return Touch(Kind.SESSION, root=root, project=project, session=session)
+        if rest[1] == "workflows" and RUN_FOLDER.match(rest[2]):
+            # A run folder the index does not know yet (or just lost).
+            return Touch(Kind.RUN_FOLDER, root=root, project=project, session=session)
+        return None
+    if rest[0] == "workflows":
+        if len(rest) == 1:
+            return Touch(Kind.SNAPSHOT, root=root, project=project, session=session)
+        if rest[1] == "scripts":
+            return Touch(Kind.SCRIPT, root=root, project=project, session=session)
+        if len(rest) == 2 and rest[1].endswith(".json"):
+            run_id = rest[1][:-5]
+            return Touch(Kind.SNAPSHOT, root=root, project=project, session=session, name=run_id)
+    return None
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What the sweep should look at for one known run."""
+
+    ident: str
+    journal: str
+    snapshot: str
+    folder: str
+    transcripts: bool
+    """Stat its agent transcripts too (only runs whose owner may be alive)."""
+
+
+@dataclass
+class Observation:
+    """What one sweep saw; compared with the index's state by the caller."""
+
+    run_folders: set[tuple[str, str, str, str]] = field(default_factory=set)
+    """(root, project, session, run id) of every run folder on disk."""
+    folders_seen: set[str] = field(default_factory=set)
+    """Roots whose ``projects/`` could be listed."""
+    journals: dict[str, Stamp | None] = field(default_factory=dict)
+    snapshots: dict[str, Stamp | None] = field(default_factory=dict)
+    transcripts: dict[str, TranscriptStats] = field(default_factory=dict)
+    registries: dict[str, tuple[tuple[str, Stamp], ...]] = field(default_factory=dict)
+    """root → (file name, stamp) of every ``sessions/*.json``."""
+
+
+def stamp_of(path: str) -> Stamp | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_size, info.st_mtime, info.st_ino)
+
+
+def observe(roots: Iterable[str], probes: Iterable[Probe]) -> Observation:
+    """List the run folders and stat the files of known runs (never reads a file).
+
+    Safe to run in a worker thread: it touches nothing but the file system.
+    """
+    seen = Observation()
+    for root in roots:
+        seen.registries[root] = registry_stamps(os.path.join(root, "sessions"))
+        projects = os.path.join(root, "projects")
+        for project in _dir_names(projects):
+            for session in _dir_names(os.path.join(projects, project)):
+                workflows = os.path.join(projects, project, session, "subagents", "workflows")
+                for run in _dir_names(workflows):
+                    if RUN_FOLDER.match(run):
+                        seen.run_folders.add((root, project, session, run))
+        seen.folders_seen.add(root)
+    for probe in probes:
+        seen.journals[probe.ident] = stamp_of(probe.journal)
+        seen.snapshots[probe.ident] = stamp_of(probe.snapshot)
+        if probe.transcripts:
+            seen.transcripts[probe.ident] = transcript_stats(probe.folder)
+    return seen
+
+
+def _dir_names(path: str) -> list[str]:
+    try:
+        with os.scandir(path) as entries:
+            return [entry.name for entry in entries if _is_dir(entry)]
+    except OSError:
+        return []
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def registry_stamps(folder: str) -> tuple[tuple[str, Stamp], ...]:
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return ()
+    found = []
+    for name in names:
+        if name.endswith(".json"):
+            stamp = stamp_of(os.path.join(folder, name))
+            if stamp is not None:
+                found.append((name, stamp))
+    return tuple(found)
+
+
+_SETTLE_TURNS = 3
+"""Event-loop turns given to a new watch to register its folders before sweeping."""
+
+
+class Watcher:
+    def __init__(self, debounce_ms: int, step_ms: int) -> None:
+        self.debounce_ms = debounce_ms
+        self.step_ms = step_ms
+        self.paths: tuple[str, ...] = ()
+        self.error: str | None = None
+        self._queue: asyncio.Queue[set[str]] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
+
+    async def ensure(self, paths: tuple[str, ...]) -> bool:
+        """Watch exactly these folders; True when a watch was (re)started."""
+        if paths == self.paths and (self._task is not None or not paths):
+            return False
+        await self.close()
+        self.paths = paths
+        if not paths:
+            return False
+        self._stop = asyncio.Event()
+        self._task = asyncio.create_task(self._pump(paths, self._stop), name="wftop-watch")
+        for _ in range(_SETTLE_TURNS):
+            await asyncio.sleep(0)
+        return True
+
+    async def _pump(self, paths: tuple[str, ...], stop: asyncio.Event) -> None:
+        from watchfiles import awatch  # imported here: plain `wftop ls` never pays for it
+
+        try:
+            async for changes in awatch(
+                *paths,
+                watch_filter=None,
+                debounce=self.debounce_ms,
+                step=self.step_ms,
+                stop_event=stop,
+            ):
+                self._queue.put_nowait({path for _change, path in changes})
+        except (OSError, RuntimeError) as error:
+            self.error = f"cannot watch {', '.join(paths)}: {error}"
+
+    async def next_paths(
+        self, stop: asyncio.Event, timeout: float, also: asyncio.Future[Any] | None = None
+    ) -> set[str]:
+        """The next batch of changed paths, coalesced; empty when ``timeout`` passes,
+        ``stop`` is set or ``also`` completes first."""
+        paths: set[str] = set()
+        ready = also is not None and also.done()
+        if self._queue.empty() and timeout > 0 and not stop.is_set() and not ready:
+            getter = asyncio.ensure_future(self._queue.get())
+            stopper = asyncio.ensure_future(stop.wait())
+            waits: set[asyncio.Future[Any]] = {getter, stopper}
+            if also is not None:
+                waits.add(also)
+            try:
+                await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stopper.cancel()
+                if not getter.done():
+                    getter.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await getter
+                if getter.done() and not getter.cancelled():
+                    paths |= getter.result()
+        while not self._queue.empty():
+            paths |= self._queue.get_nowait()
+        return paths
+
+    async def close(self) -> None:
+        task, self._task = self._task, None
+        if self._stop is not None:
+            self._stop.set()
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self.paths = ()
+
+
+def probes(readers: Mapping[str, RunReader], live_sessions: set[str]) -> list[Probe]:
+    """What to stat for every known run; transcripts only where an owner may be alive."""
+    return [
+        Probe(
+            ident=ident,
+            journal=reader.folder.journal,
+            snapshot=reader.folder.snapshot,
+            folder=reader.folder.path,
+            transcripts=reader.folder.session_id in live_sessions,
+        )
+        for ident, reader in readers.items()
+    ]
+
+
+def touches_from(
+    seen: Observation,
+    readers: Mapping[str, RunReader],
+    registries: Mapping[str, tuple[tuple[str, Stamp], ...]],
+) -> list[Touch]:
+    """Touches for everything a sweep saw that differs from what the readers hold."""
+    touches: list[Touch] = []
+    known = {
+        (reader.folder.root, reader.folder.project, reader.folder.session_id, reader.folder.run_id)
+        for reader in readers.values()
+    }
+    for root, project, session, _run in seen.run_folders ^ known:
+        if root in seen.folders_seen:
+            touches.append(Touch(Kind.SESSION, root=root, project=project, session=session))
+    for ident, stamp in seen.journals.items():
+        reader = readers.get(ident)
+        if reader is None:
+            continue
+        info = reader.tail.stat
+        held = (info.st_size, info.st_mtime, info.st_ino) if info is not None else None
+        if stamp != held:
+            touches.append(Touch(Kind.JOURNAL, ident=ident))
+        if seen.snapshots.get(ident) != reader.snapshot_stamp:
+            touches.append(Touch(Kind.SNAPSHOT, ident=ident))
+        stats = seen.transcripts.get(ident)
+        if stats is not None and stats != reader.transcripts:
+            touches.append(Touch(Kind.TRANSCRIPT, ident=ident))
+    for root, stamps in seen.registries.items():
+        if stamps != registries.get(root):
+            touches.append(Touch(Kind.REGISTRY, root=root))
+    return touches
+
+
+def watch_paths(roots: Iterable[str], readers: Mapping[str, RunReader]) -> tuple[str, ...]:
+    """The folders to watch: each root's ``projects/`` and ``sessions/`` that exist,
+    plus the real folders of linked runs that live outside them (a watch set up
+    before a link appeared does not follow it)."""
+    paths: set[str] = set()
+    prefixes = []
+    for root in roots:
+        for name in ("projects", "sessions"):
+            watched = os.path.join(root, name)
+            prefixes.append(os.path.realpath(watched) + os.sep)
+            if os.path.isdir(watched):
+                paths.add(watched)
+    for reader in readers.values():
+        run = reader.folder
+        if run.real_path != run.path:
+            real = run.real_path + os.sep
+            if not any(real.startswith(prefix) for prefix in prefixes):
+                paths.add(run.real_path)
+    return tuple(sorted(paths))

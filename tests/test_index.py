@@ -1,0 +1,372 @@
+"""The live index follows the disk: after every kind of change it equals a fresh cold scan.
+
+Each test changes a private copy of a real corpus tree while the index watches it,
+waits (bounded) for the index to catch up, and compares every run's ``ls --json``
+shape with ``core.scan.scan_roots`` over the same tree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.index import ChangeSet, LiveIndex
+from core.procs import FakeProcess, FakeProcessTable
+from core.scan import scan_roots
+from tests.corpus import copy_tree, only_journal
+
+WAIT = 20.0
+"""Upper bound for any wait in these tests (seconds); they normally take milliseconds."""
+
+SESSION = "e5c99c64-96da-45a1-841d-2b381f965487"
+"""The session of the ``killed`` tree."""
+
+
+def rows(runs: list[Any]) -> list[dict[str, Any]]:
+    return [run.to_json() for run in runs]
+
+
+class Follower:
+    """Runs an index's ``changes()`` in a task and keeps every change set it yields."""
+
+    def __init__(self, root: Path, now: Callable[[], float], **options: Any) -> None:
+        self.root = root
+        self.now = now
+        self.processes = options.pop("processes", FakeProcessTable())
+        options.setdefault("sweep_interval", 3600.0)
+        self.index = LiveIndex(
+            [str(root)], processes=self.processes, now=now, debounce_ms=20, step_ms=5, **options
+        )
+        self.cold = self.index.cold_start()
+        self.sets: list[ChangeSet] = []
+        self.stop = asyncio.Event()
+        self.task = asyncio.create_task(self._follow())
+
+    async def _follow(self) -> None:
+        async with contextlib.aclosing(self.index.changes(self.stop)) as stream:
+            async for change in stream:
+                self.sets.append(change)
+
+    def cold_rows(self) -> list[dict[str, Any]]:
+        scan = scan_roots([str(self.root)], processes=self.processes, now=self.now)
+        return rows(scan.runs)
+
+    async def until(self, predicate: Callable[[], bool]) -> None:
+        """Wait (bounded) until the predicate holds; it is checked every few milliseconds."""
+
+        async def poll() -> None:
+            while not predicate():
+                await asyncio.sleep(0.005)
+
+        await asyncio.wait_for(poll(), WAIT)
+
+    async def watching(self) -> None:
+        """Wait until the watch is up and the first sweep has caught up."""
+        await self.until(lambda: self.index._swept >= 1)
+
+    async def settled(self) -> None:
+        """Wait until the index equals a fresh cold scan of the tree."""
+        await self.until(lambda: rows(self.index.runs()) == self.cold_rows())
+
+    def changed_idents(self) -> set[str]:
+        return {run.ident for change in self.sets for run in change.changed}
+
+    async def close(self) -> None:
+        self.stop.set()
+        await asyncio.wait_for(self.task, WAIT)
+
+
+@contextlib.asynccontextmanager
+async def follow(root: Path, **options: Any) -> AsyncIterator[Follower]:
+    moment = options.pop("moment", time.time())
+    follower = Follower(root, options.pop("now", lambda: moment), **options)
+    try:
+        await follower.watching()
+        yield follower
+    finally:
+        await follower.close()
+
+
+def append(path: Path, *lines: dict[str, Any] | bytes) -> None:
+    with open(path, "ab") as handle:
+        for line in lines:
+            handle.write(line if isinstance(line, bytes) else json.dumps(line).encode() + b"\n")
+
+
+def started(key: str, label: str) -> dict[str, Any]:
+    return {"type": "started", "key": key, "agentId": f"a{key}", "label": label}
+
+
+async def test_cold_start_reports_progress_and_adds_every_run(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    shutil.copytree(
+        copy_tree("clean", tmp_path / "c") / "projects", root / "projects", dirs_exist_ok=True
+    )
+    seen: list[tuple[int, int]] = []
+    index = LiveIndex([str(root)], processes=FakeProcessTable())
+    first = index.cold_start(progress=lambda done, total: seen.append((done, total)))
+    assert first.seq == 1
+    assert len(first.added) == 2 and first.changed == () and first.removed == ()
+    assert seen[0] == (0, 2) and seen[-1] == (2, 2)
+    assert [run.ident for run in index.runs()] == [run.ident for run in first.added]
+    assert index.get(first.added[0].ident) is first.added[0]
+    assert index.get("nope/wf_nope") is None
+
+
+async def test_append_updates_the_run(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    async with follow(root) as live:
+        ident = live.cold.added[0].ident
+        append(only_journal(root), started("k1", "x1"))
+        await live.settled()
+        assert live.index.get(ident).to_json()["in_flight"] == ["a5", "x1"]
+        assert ident in live.changed_idents()
+        assert [change.seq for change in live.sets] == list(range(2, 2 + len(live.sets)))
+
+
+async def test_torn_line_counts_only_once_completed(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    journal = only_journal(root)
+    async with follow(root) as live:
+        ident = live.cold.added[0].ident
+        line = json.dumps(started("k2", "torn")).encode()
+        append(journal, line[:20])
+        await live.until(lambda: live.index.get(ident).journal_size == journal.stat().st_size)
+        await live.settled()
+        assert live.index.get(ident).to_json()["started"] == 5
+        append(journal, line[20:] + b"\n")
+        await live.settled()
+        assert live.index.get(ident).to_json()["started"] == 6
+        assert live.index.get(ident).to_json()["unreadable_lines"] == 0
+
+
+async def test_new_run_folder_is_added(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    other = only_journal(copy_tree("clean", tmp_path / "src")).parent
+    async with follow(root) as live:
+        workflows = only_journal(root).parent.parent
+        shutil.copytree(other, workflows / other.name)
+        await live.settled()
+        added = {run.run_id for change in live.sets for run in change.added}
+        assert added == {other.name}
+        assert len(live.index.runs()) == 2
+
+
+async def test_snapshot_written_at_the_end_completes_the_run(tmp_path):
+    root = copy_tree("clean", tmp_path)
+    (snapshot,) = root.glob("projects/*/*/workflows/wf_*.json")
+    aside = tmp_path / "snapshot.json"
+    snapshot.rename(aside)
+    async with follow(root) as live:
+        assert live.cold.added[0].status.value == "dead"
+        tmp = snapshot.with_suffix(".tmp")
+        shutil.copyfile(aside, tmp)
+        tmp.replace(snapshot)
+        await live.settled()
+        assert live.index.runs()[0].status.value == "completed"
+
+
+async def test_owner_registry_file_removed_means_dead(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    (root / "sessions").mkdir()
+    registry = root / "sessions" / "4242.json"
+    registry.write_text(json.dumps({"pid": 4242, "sessionId": SESSION, "procStart": "777"}))
+    table = FakeProcessTable({4242: FakeProcess("777")})
+    moment = os.stat(only_journal(root)).st_mtime + 5
+    async with follow(root, processes=table, moment=moment) as live:
+        assert live.cold.added[0].status.value == "running"
+        registry.unlink()
+        await live.settled()
+        assert live.index.runs()[0].status.value == "dead"
+        assert live.index.runs()[0].to_json()["in_flight"] == ["a5"]
+
+
+async def test_owner_killed_without_removing_its_file_is_noticed(tmp_path):
+    """SIGKILL leaves the registry file: the periodic owner check finds the pid gone."""
+    root = copy_tree("killed", tmp_path)
+    (root / "sessions").mkdir()
+    registry = root / "sessions" / "4242.json"
+    registry.write_text(json.dumps({"pid": 4242, "sessionId": SESSION, "procStart": "777"}))
+    table = FakeProcessTable({4242: FakeProcess("777")})
+    moment = os.stat(only_journal(root)).st_mtime + 5
+    async with follow(root, processes=table, moment=moment, sweep_interval=0.2) as live:
+        assert live.cold.added[0].status.value == "running"
+        del table.processes[4242]
+        await live.settled()
+        assert live.index.runs()[0].status.value == "dead"
+
+
+async def test_running_run_turns_stalled_when_only_time_passes(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    (root / "sessions").mkdir()
+    (root / "sessions" / "4242.json").write_text(
+        json.dumps({"pid": 4242, "sessionId": SESSION, "procStart": "777"})
+    )
+    table = FakeProcessTable({4242: FakeProcess("777")})
+    clock = [os.stat(only_journal(root)).st_mtime + 5]
+    async with follow(root, processes=table, now=lambda: clock[0], sweep_interval=0.2) as live:
+        assert live.cold.added[0].status.value == "running"
+        clock[0] += 601
+        await live.until(lambda: live.index.runs()[0].status.value == "stalled")
+        await live.settled()
+
+
+async def test_truncated_journal_is_read_again(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    journal = only_journal(root)
+    async with follow(root) as live:
+        lines = journal.read_bytes().splitlines(keepends=True)
+        with open(journal, "r+b") as handle:
+            handle.truncate(len(b"".join(lines[:3])))
+        await live.settled()
+        assert live.index.runs()[0].to_json()["started"] < 5
+
+
+async def test_deleted_run_folder_is_removed(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    async with follow(root) as live:
+        ident = live.cold.added[0].ident
+        shutil.rmtree(only_journal(root).parent)
+        await live.settled()
+        assert live.index.runs() == []
+        assert [change.removed for change in live.sets if change.removed] == [(ident,)]
+
+
+async def test_symlinked_run_folder_outside_the_root_is_followed(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    source = only_journal(copy_tree("clean", tmp_path / "src")).parent
+    outside = tmp_path / "elsewhere" / source.name
+    shutil.copytree(source, outside)
+    async with follow(root) as live:
+        workflows = only_journal(root).parent.parent
+        (workflows / source.name).symlink_to(outside, target_is_directory=True)
+        await live.settled()
+        assert len(live.index.runs()) == 2
+        append(outside / "journal.jsonl", started("k9", "via-link"))
+        await live.settled()
+        linked = next(run for run in live.index.runs() if run.run_id == source.name)
+        assert linked.to_json()["in_flight"] == ["via-link"]
+        assert linked.fold.started_lines == 7
+
+
+async def test_copy_in_another_session_supersedes_the_original(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    run_folder = only_journal(root).parent
+    async with follow(root) as live:
+        other_session = run_folder.parents[2].parent / "f0000000-0000-4000-8000-000000000000"
+        target = other_session / "subagents" / "workflows" / run_folder.name
+        shutil.copytree(run_folder, target)
+        await live.settled()
+        append(target / "journal.jsonl", started("k7", "continued"))
+        await live.settled()
+        statuses = {run.session_id: run.status.value for run in live.index.runs()}
+        assert statuses[SESSION] == "superseded"
+
+
+async def test_event_storm_of_ten_thousand_appends(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    journal = only_journal(root)
+    async with follow(root) as live:
+
+        def storm() -> None:
+            with open(journal, "ab", buffering=0) as handle:
+                for number in range(10_000):
+                    line = {"type": "started", "key": f"s{number}", "agentId": f"b{number}"}
+                    handle.write(json.dumps(line).encode() + b"\n")
+
+        await asyncio.wait_for(asyncio.to_thread(storm), WAIT)
+        await live.settled()
+        run = live.index.runs()[0]
+        assert run.fold.started_lines == 5 + 10_000
+        assert len(run.fold.calls) == 5 + 10_000
+        assert len(live.sets) < 10_000  # bursts coalesce
+
+
+async def test_missed_events_are_caught_by_the_sweep(tmp_path, monkeypatch):
+    """With no usable watch (no inotify), the stat sweep alone keeps the index right."""
+    monkeypatch.setattr("core.index.watch_paths", lambda roots, readers: ())
+    root = copy_tree("killed", tmp_path)
+    async with follow(root, sweep_interval=0.1) as live:
+        append(only_journal(root), started("k3", "swept"))
+        await live.settled()
+        assert "swept" in live.index.runs()[0].to_json()["in_flight"]
+
+
+async def test_changes_stop_on_stop_event_and_on_cancel(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    index = LiveIndex([str(root)], processes=FakeProcessTable(), debounce_ms=20, step_ms=5)
+    stop = asyncio.Event()
+    stream = index.changes(stop)
+    first = await asyncio.wait_for(anext(stream), WAIT)
+    assert first.seq == 1 and len(first.added) == 1
+    pending = asyncio.ensure_future(anext(stream))
+    stop.set()
+    with pytest.raises(StopAsyncIteration):
+        await asyncio.wait_for(pending, WAIT)
+
+    async def consume() -> None:
+        async for _change in index.changes():
+            pass
+
+    task = asyncio.create_task(consume())
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, WAIT)
+
+
+def test_ls_watch_json_streams_change_sets_until_sigint(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tui",
+            "ls",
+            "--watch",
+            "--json",
+            "--no-default-root",
+            "--root",
+            str(root),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    lines: queue.Queue[bytes] = queue.Queue()
+    reader = threading.Thread(
+        target=lambda: [lines.put(line) for line in process.stdout], daemon=True
+    )
+    reader.start()
+    try:
+        first = json.loads(lines.get(timeout=WAIT))
+        assert first["seq"] == 1
+        assert [row["in_flight"] for row in first["added"]] == [["a5"]]
+        assert first["changed"] == [] and first["removed"] == []
+        deadline = time.monotonic() + WAIT
+        later: dict[str, Any] = {}
+        while not later.get("changed") and time.monotonic() < deadline:
+            append(only_journal(root), started(f"w{time.monotonic_ns()}", "from-test"))
+            with contextlib.suppress(queue.Empty):
+                later = json.loads(lines.get(timeout=1.0))
+        assert later["seq"] >= 2
+        assert "from-test" in later["changed"][0]["in_flight"]
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=WAIT) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=WAIT)

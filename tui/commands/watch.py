@@ -1,0 +1,66 @@
+"""``wftop ls --watch --json``: the live index's change sets as JSON lines.
+
+The first line is the cold index (every run ``added``); each later line is one
+change set, ``{"seq": n, "added": [...], "changed": [...], "removed": [...]}``, with
+runs in the ``ls --json`` shape and removed runs as ``<session>/<runId>`` idents.
+Each line is flushed as it is written. SIGINT or SIGTERM ends the stream (exit 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+from typing import Any
+
+import orjson
+
+from core.index import ChangeSet, LiveIndex
+
+
+def stream(args: argparse.Namespace, roots: list[str]) -> int:
+    if not args.json:
+        print("wftop: --watch streams JSON lines; add --json", file=sys.stderr)
+        return 2
+    options: dict[str, Any] = {}
+    if args.stall_window is not None:
+        options["stall_window"] = args.stall_window
+    return asyncio.run(_follow(roots, options))
+
+
+async def _follow(roots: list[str], options: dict[str, Any]) -> int:
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for number in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(number, stop.set)
+    index = LiveIndex(roots, **options)
+    try:
+        first = await asyncio.to_thread(index.cold_start)
+        if stop.is_set():
+            return 0
+        write(first)
+        async with contextlib.aclosing(index.changes(stop)) as changes:
+            async for change in changes:
+                write(change)
+    except BrokenPipeError:
+        # The reader went away (``| head``): that ends the stream, not an error.
+        with contextlib.suppress(OSError):
+            sys.stdout = None  # type: ignore[assignment]
+    return 0
+
+
+def line_of(change: ChangeSet) -> bytes:
+    payload = {
+        "seq": change.seq,
+        "added": [run.to_json() for run in change.added],
+        "changed": [run.to_json() for run in change.changed],
+        "removed": list(change.removed),
+    }
+    return orjson.dumps(payload) + b"\n"
+
+
+def write(change: ChangeSet) -> None:
+    sys.stdout.buffer.write(line_of(change))
+    sys.stdout.buffer.flush()
