@@ -11,7 +11,7 @@ import importlib
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-COMMANDS = ["ls", "resume", "demo"]
+COMMANDS = ["ls", "resume", "demo", "scan", "export", "stats"]
 """Modules of ``tui.commands``, in the order ``--help`` lists them."""
 
 EXIT_USAGE = 2

@@ -1,0 +1,43 @@
+"""After a crash: what died in a session, why, and what can be recovered.
+
+A session launches three kinds of background worker (agents, shells, workflows).
+This package reads a session transcript and its session folder and reports the
+workers that never reported back, the session's termination cause with its
+evidence line, and, for workflow runs, what can be salvaged and how often calls
+never came back. Nothing here imports a user interface.
+"""
+
+from core.forensics.causes import CLEARS, PRIORITY, SIGNATURES, Cause, Signature, Verdict
+from core.forensics.index import (
+    SessionFile,
+    SessionNotFound,
+    find_session,
+    list_sessions,
+    pick_session,
+)
+from core.forensics.receipts import Completion, Launch, WorkerKind
+from core.forensics.report import SessionReport, build_report
+from core.forensics.workers import Action, DeadWorker, Digest, WorkerLiveness
+
+__all__ = [
+    "CLEARS",
+    "PRIORITY",
+    "SIGNATURES",
+    "Action",
+    "Cause",
+    "Completion",
+    "DeadWorker",
+    "Digest",
+    "Launch",
+    "SessionFile",
+    "SessionNotFound",
+    "SessionReport",
+    "Signature",
+    "Verdict",
+    "WorkerKind",
+    "WorkerLiveness",
+    "build_report",
+    "find_session",
+    "list_sessions",
+    "pick_session",
+]

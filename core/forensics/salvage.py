@@ -1,0 +1,215 @@
+"""Salvage a run when a resume cannot help: every completed call's result from the
+journal, and the last assistant text of each call that died, in one document."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.discovery import RunFolder, find_run_folders
+from core.forensics.limits import LAST_TEXT_CHARS, MAX_WORKER_TRANSCRIPT_BYTES
+from core.journal import CallState, JournalFold
+from core.jsonl import Problem, read_all
+from core.snapshot import read_snapshot
+
+
+class RunNotFound(Exception):
+    """No run folder with that id under the roots."""
+
+
+@dataclass(frozen=True)
+class SalvagedCall:
+    label: str
+    phase: str | None
+    state: str
+    attempts: int
+    agent_id: str | None
+    result: Any = None
+    """The journal's result, for a call that returned."""
+    last_text: str | None = None
+    """The last assistant text of the latest attempt, for a call that did not."""
+    transcript: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "phase": self.phase,
+            "state": self.state,
+            "attempts": self.attempts,
+            "agent_id": self.agent_id,
+            "result": self.result,
+            "last_text": self.last_text,
+            "transcript": self.transcript,
+        }
+
+
+@dataclass
+class Salvage:
+    run_id: str
+    session_id: str
+    journal: str
+    name: str | None
+    snapshot_status: str | None
+    calls: list[SalvagedCall] = field(default_factory=list)
+    also_in: list[str] = field(default_factory=list)
+    """Other sessions holding a copy of the same run id."""
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def returned(self) -> int:
+        return sum(1 for call in self.calls if call.state == CallState.DONE.value)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "session_id": self.session_id,
+            "journal": self.journal,
+            "name": self.name,
+            "snapshot_status": self.snapshot_status,
+            "returned": self.returned,
+            "calls": [call.to_json() for call in self.calls],
+            "also_in_sessions": self.also_in,
+            "problems": [str(problem) for problem in self.problems],
+        }
+
+
+def last_assistant_text(path: str) -> str | None:
+    """The text of the newest assistant record that has any, cut to a bounded length."""
+    try:
+        if os.path.getsize(path) > MAX_WORKER_TRANSCRIPT_BYTES:
+            return None
+    except OSError:
+        return None
+    last = None
+    for _, record in read_all(path).records:
+        if record.get("type") != "assistant" or record.get("isApiErrorMessage") is True:
+            continue
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        parts = []
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                if block["text"].strip():
+                    parts.append(block["text"])
+            elif block.get("type") == "tool_use" and block.get("name") == "StructuredOutput":
+                parts.append(json.dumps(block.get("input"), ensure_ascii=False))
+        if parts:
+            last = "\n".join(parts)
+    if last is None:
+        return None
+    return last if len(last) <= LAST_TEXT_CHARS else last[:LAST_TEXT_CHARS] + "…"
+
+
+def find_run(run_id: str, roots: list[str]) -> tuple[RunFolder, list[RunFolder]]:
+    """The copy of a run with the newest journal, and the other copies."""
+    found: list[RunFolder] = []
+    for root in roots:
+        folders, _ = find_run_folders(root)
+        found.extend(folder for folder in folders if folder.run_id == run_id)
+    if not found:
+        raise RunNotFound(f"no run {run_id} under the roots")
+
+    def mtime(folder: RunFolder) -> float:
+        try:
+            return os.path.getmtime(folder.journal)
+        except OSError:
+            return 0.0
+
+    found.sort(key=lambda folder: (-mtime(folder), folder.path))
+    return found[0], found[1:]
+
+
+def script_slug(folder: RunFolder) -> str | None:
+    """The name part of the persisted script ``<name-slug>-<runId>.js``."""
+    suffix = f"-{folder.run_id}.js"
+    try:
+        names = sorted(os.listdir(folder.scripts_dir))
+    except OSError:
+        return None
+    return next((name[: -len(suffix)] for name in names if name.endswith(suffix)), None)
+
+
+def salvage(folder: RunFolder, others: list[RunFolder] | None = None) -> Salvage:
+    batch = read_all(folder.journal)
+    fold = JournalFold().feed_all(batch.records)
+    snapshot, problem = read_snapshot(folder.snapshot)
+    result = Salvage(
+        run_id=folder.run_id,
+        session_id=folder.session_id,
+        journal=folder.journal,
+        name=(snapshot.name if snapshot else None) or script_slug(folder),
+        snapshot_status=snapshot.status if snapshot else None,
+        also_in=[other.session_id for other in others or []],
+        problems=list(batch.problems) + ([problem] if problem else []),
+    )
+    for call in fold.ordered_calls():
+        agent_id = call.agent_ids[-1] if call.agent_ids else None
+        if call.state is CallState.DONE:
+            result.calls.append(
+                SalvagedCall(
+                    call.label,
+                    call.phase,
+                    call.state.value,
+                    call.attempts,
+                    call.result_agent_id or agent_id,
+                    result=call.result,
+                )
+            )
+            continue
+        path = os.path.join(folder.path, f"agent-{agent_id}.jsonl") if agent_id else None
+        text = last_assistant_text(path) if path and os.path.isfile(path) else None
+        result.calls.append(
+            SalvagedCall(
+                call.label,
+                call.phase,
+                call.state.value,
+                call.attempts,
+                agent_id,
+                last_text=text,
+                transcript=path,
+            )
+        )
+    return result
+
+
+def to_markdown(found: Salvage) -> str:
+    """The salvage as one Markdown document (redact it before printing)."""
+    title = found.name or found.run_id
+    lines = [
+        f"# Salvage of {title} ({found.run_id})",
+        "",
+        f"- session: {found.session_id}",
+        f"- journal: {found.journal}",
+        f"- calls: {len(found.calls)}, returned: {found.returned}",
+    ]
+    if found.snapshot_status:
+        lines.append(f"- last snapshot status: {found.snapshot_status}")
+    if found.also_in:
+        lines.append(f"- copies in other sessions: {', '.join(found.also_in)}")
+    for number, call in enumerate(found.calls, 1):
+        phase = f" · {call.phase}" if call.phase else ""
+        lines += ["", f"## {number}. {call.label}{phase} — {call.state}", ""]
+        lines.append(f"attempts: {call.attempts}; agent: {call.agent_id or '-'}")
+        lines.append("")
+        if call.state == CallState.DONE.value:
+            body = (
+                call.result
+                if isinstance(call.result, str)
+                else json.dumps(call.result, indent=2, ensure_ascii=False)
+            )
+            lines += ["Result (journal):", "", "```", body, "```"]
+        elif call.last_text:
+            lines += [
+                "Last assistant text (it died before returning):",
+                "",
+                "```",
+                call.last_text,
+                "```",
+            ]
+        else:
+            lines.append("Nothing to salvage: no assistant text in its transcript.")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,155 @@
+"""The numbers behind "a third of the wave never came back": per run, started vs
+returned, the gaps, resumes that re-ran calls that had already returned, and the
+termination causes of the sessions that own the runs."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.forensics.report import build_report
+from core.journal import CallState
+from core.jsonl import Problem, read_all
+from core.model import Run
+from core.procs import ProcessTable, ProcFs
+from core.scan import scan_roots
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One spawned agent of a call (one ``started`` line)."""
+
+    label: str
+    agent_id: str
+    returned: bool
+
+
+@dataclass
+class RunStats:
+    run_id: str
+    session_id: str
+    project: str
+    name: str | None
+    status: str
+    started: int
+    returned: int
+    failed: int
+    calls: int
+    gaps: int
+    """Calls whose latest attempt did not return."""
+    reran_completed: int
+    """Calls started again after they had returned (a resume that re-ran them)."""
+    attempts: list[Attempt] = field(default_factory=list)
+    cause: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "session_id": self.session_id,
+            "project": self.project,
+            "name": self.name,
+            "status": self.status,
+            "started": self.started,
+            "returned": self.returned,
+            "failed": self.failed,
+            "calls": self.calls,
+            "gaps": self.gaps,
+            "reran_completed": self.reran_completed,
+            "cause": self.cause,
+            "attempts": [
+                {"label": a.label, "agent_id": a.agent_id, "returned": a.returned}
+                for a in self.attempts
+            ],
+        }
+
+
+@dataclass
+class Stats:
+    runs: list[RunStats] = field(default_factory=list)
+    causes: Counter[str] = field(default_factory=Counter)
+    """Sessions owning runs, by termination cause."""
+    problems: list[Problem] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "runs": len(self.runs),
+            "runs_with_gaps": sum(1 for run in self.runs if run.gaps),
+            "started": sum(run.started for run in self.runs),
+            "returned": sum(run.returned for run in self.runs),
+            "reran_completed_calls": sum(run.reran_completed for run in self.runs),
+            "runs_that_reran_completed_calls": sum(1 for run in self.runs if run.reran_completed),
+            "causes": dict(sorted(self.causes.items())),
+            "per_run": [run.to_json() for run in self.runs],
+        }
+
+
+def journal_attempts(path: str) -> tuple[list[Attempt], int]:
+    """Every attempt in journal order, and how many calls ran again after returning."""
+    records = read_all(path).records
+    returned_ids = {
+        str(record.get("agentId"))
+        for _, record in records
+        if record.get("type") == "result" and record.get("agentId")
+    }
+    had_result: set[str] = set()
+    reran: set[str] = set()
+    labels: dict[str, str] = {}
+    attempts = []
+    for _, record in records:
+        kind = record.get("type")
+        key = record.get("key")
+        key = key if isinstance(key, str) and key else f"agent:{record.get('agentId')}"
+        if kind == "result":
+            had_result.add(key)
+        elif kind == "started":
+            if key in had_result:
+                reran.add(key)
+            agent_id = str(record.get("agentId") or "")
+            label = record.get("label")
+            if isinstance(label, str) and label:
+                labels[key] = label
+            attempts.append(Attempt(labels.get(key, agent_id), agent_id, agent_id in returned_ids))
+    return attempts, len(reran)
+
+
+def run_stats(run: Run) -> RunStats:
+    attempts, reran = journal_attempts(run.folder.journal)
+    calls = run.fold.ordered_calls()
+    return RunStats(
+        run_id=run.run_id,
+        session_id=run.session_id,
+        project=run.project_short,
+        name=run.name,
+        status=run.status.value,
+        started=run.fold.started_lines,
+        returned=run.fold.result_lines,
+        failed=run.fold.failed_lines,
+        calls=len(calls),
+        gaps=sum(1 for call in calls if call.state is not CallState.DONE),
+        reran_completed=reran,
+        attempts=attempts,
+    )
+
+
+def compute_stats(
+    roots: list[str], *, processes: ProcessTable | None = None, with_causes: bool = True
+) -> Stats:
+    """Stats over every run of every root, oldest activity first."""
+    processes = processes or ProcFs()
+    scanned = scan_roots(roots, processes=processes)
+    stats = Stats(problems=list(scanned.problems))
+    causes: dict[str, str] = {}
+    for run in reversed(scanned.runs):
+        row = run_stats(run)
+        transcript = run.folder.transcript
+        if with_causes and transcript not in causes:
+            try:
+                report = build_report(transcript, owner=run.owner, processes=processes)
+                causes[transcript] = report.verdict.cause.value
+                stats.causes[causes[transcript]] += 1
+            except OSError as error:
+                stats.problems.append(Problem(transcript, 0, error.strerror or str(error)))
+        row.cause = causes.get(transcript)
+        stats.runs.append(row)
+    return stats

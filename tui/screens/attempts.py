@@ -1,0 +1,112 @@
+"""The stats plot: one row per run, one dot per attempt, returned or not.
+
+A filled dot is an agent that returned a result; a hollow one never did (it
+failed, died with its session, or was superseded by a respawn). The numbers are
+those of ``wftop stats``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from core.forensics.masking import redact_tree, redaction_line
+from core.forensics.stats import compute_stats
+from core.procs import ProcessTable, ProcFs
+from core.redact import Redactor
+
+RETURNED, NOT_RETURNED = "●", "○"
+LABEL_WIDTH = 34
+
+
+class AttemptPlot(Static):
+    """Rows of dots from ``Stats.to_json()["per_run"]``."""
+
+    DEFAULT_CSS = "AttemptPlot { height: auto; padding: 0 1; }"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("", **kwargs)
+        self.runs: list[dict[str, Any]] = []
+
+    def plot(self, runs: list[dict[str, Any]]) -> None:
+        self.runs = runs
+        self.update(self.render_plot(max(20, self.size.width or 80)))
+
+    def on_resize(self) -> None:
+        if self.runs:
+            self.update(self.render_plot(max(20, self.size.width)))
+
+    def render_plot(self, width: int) -> Text:
+        text = Text()
+        room = max(4, width - LABEL_WIDTH - 12)
+        if not self.runs:
+            return Text("no runs")
+        for run in self.runs:
+            label = f"{run['run_id']} {run['name'] or ''}"[: LABEL_WIDTH - 1]
+            text.append(f"{label:<{LABEL_WIDTH}}")
+            attempts = run["attempts"]
+            for attempt in attempts[:room]:
+                if attempt["returned"]:
+                    text.append(RETURNED, style="green")
+                else:
+                    text.append(NOT_RETURNED, style="bold red")
+            if len(attempts) > room:
+                text.append(f" +{len(attempts) - room}", style="dim")
+            text.append(f"  {run['returned']}/{run['started']}\n", style="dim")
+        return text
+
+
+class AttemptsScreen(Screen[None]):
+    """Every run's attempts, oldest run first, with the totals of ``wftop stats``."""
+
+    SCREEN_NAME = "attempts"
+    DEFAULT_CSS = """
+    AttemptsScreen #attempts-header { height: auto; padding: 0 1; background: $panel; }
+    AttemptsScreen #attempts-body { height: 1fr; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "back", key_display="esc"),
+    ]
+
+    def __init__(self, roots: list[str], *, processes: ProcessTable | None = None) -> None:
+        super().__init__()
+        self.roots = roots
+        self.processes = processes or ProcFs()
+
+    def compose(self) -> ComposeResult:
+        yield Static("reading runs…", id="attempts-header")
+        with VerticalScroll(id="attempts-body"):
+            yield AttemptPlot(id="attempts-plot")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, group="attempts")
+    def load(self) -> None:
+        stats = compute_stats(self.roots, processes=self.processes)
+        redactor = Redactor()
+        data = redact_tree(stats.to_json(), redactor)
+        self.app.call_from_thread(self.show, data, redactor)
+
+    def show(self, data: dict[str, Any], redactor: Redactor) -> None:
+        causes = ", ".join(f"{cause} ×{n}" for cause, n in data["causes"].items()) or "-"
+        header = Text(
+            f"{data['runs']} runs · {data['runs_with_gaps']} with gaps · "
+            f"{data['returned']} of {data['started']} attempts returned · "
+            f"{data['runs_that_reran_completed_calls']} resumes re-ran completed calls\n"
+            f"causes seen: {causes}\n"
+            f"{RETURNED} returned  {NOT_RETURNED} did not · {redaction_line(redactor)}"
+        )
+        self.query_one("#attempts-header", Static).update(header)
+        self.query_one(AttemptPlot).plot(data["per_run"])
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
