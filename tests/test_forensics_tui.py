@@ -92,3 +92,26 @@ async def test_plot_has_a_row_per_run_and_a_dot_per_attempt():
         assert "●●○●●●●●●●" in text and "●●●●○" in text
         header = str(app.screen.query_one("#attempts-header", Static).render())
         assert "1 resumes re-ran completed calls" in header
+
+
+async def test_the_app_opens_sessions_with_S_and_from_the_palette(tui_root, tui_processes):
+    from tests.conftest import TUI_NOW
+    from tui.config import Config
+    from tui.main import make_app
+
+    app = make_app(
+        [str(tui_root)],
+        config=Config(bell=False),
+        processes=tui_processes,
+        now=lambda: TUI_NOW,
+        live=False,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        titles = [command.title for command in app.get_system_commands(app.screen)]
+        assert "Sessions" in titles
+        await pilot.press("S")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen))
+        assert app.screen.roots == [str(tui_root)]
+        await pilot.press("S")
+        assert not isinstance(app.screen, SessionsScreen)

@@ -17,7 +17,7 @@ from typing import ClassVar
 
 from textual import on, work
 from textual.app import App, SystemCommand
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
 from textual.signal import Signal
@@ -90,7 +90,9 @@ class WftopApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "wftop"
-    BINDINGS: ClassVar[list[BindingType]] = [binding(binding_id) for binding_id in APP_IDS]
+    BINDINGS: ClassVar[list[BindingType]] = [binding(binding_id) for binding_id in APP_IDS] + [
+        Binding("S", "sessions", "sessions", show=False, id="sessions")
+    ]
 
     def __init__(
         self,
@@ -251,6 +253,15 @@ class WftopApp(App[int]):
         else:
             self.push_screen(HelpScreen(self.screen))
 
+    def action_sessions(self) -> None:
+        """``S``: recent sessions, their dead workers and why they stopped."""
+        from tui.screens.sessions import SessionsScreen
+
+        if isinstance(self.screen, SessionsScreen):
+            self.pop_screen()
+        else:
+            self.push_screen(SessionsScreen())
+
     def copy_value(self, label: str, value: str) -> None:
         """Copy through OSC 52 and say what was copied."""
         self.copy_to_clipboard(value)
@@ -272,6 +283,11 @@ class WftopApp(App[int]):
         extra = getattr(screen, "palette_commands", None)
         if callable(extra):
             yield from extra()
+        yield SystemCommand(
+            "Sessions",
+            "recent sessions: dead workers and why they stopped · S",
+            self.action_sessions,
+        )
 
     def _run_from_palette(self, screen: Screen[object], action: str, target: str) -> None:
         node = self if target == "app" else screen
