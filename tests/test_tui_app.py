@@ -109,6 +109,7 @@ async def test_status_filter_and_grouping(tui_root, tui_processes):
         keys = table(app).item_keys
         assert keys[0] == "group:dead"
         assert sum(key.startswith("group:") for key in keys) == 7
+        table(app).move_to_key("group:dead")
         await pilot.press("enter")  # folds the dead group
         assert table(app).item_keys[1] == "group:stalled"
 
@@ -118,7 +119,7 @@ async def test_live_change_updates_the_row_in_place_and_keeps_the_cursor(tui_roo
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         runs = table(app)
-        runs.move_cursor(row=4)
+        runs.move_cursor(4)
         chosen = runs.cursor_key()
         before = list(runs.item_keys)
         running = app.runs[ident_of(app, "wf_1a8e2cea-7df")]
@@ -127,7 +128,7 @@ async def test_live_change_updates_the_row_in_place_and_keeps_the_cursor(tui_roo
         await pilot.pause()
         assert runs.item_keys == before
         assert runs.cursor_key() == chosen
-        assert runs.get_cell(running.ident, "status").plain == "‖ stalled"
+        assert runs.cell_text(running.ident, "status") == "‖ stalled"
 
 
 async def test_death_raises_a_toast_and_the_title(tui_root, tui_processes):

@@ -9,11 +9,12 @@ follows its change sets. Each change set is applied here, turned into alerts
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -27,7 +28,7 @@ from core.model import Run, Status
 from tui.config import Config
 from tui.format import status_label
 from tui.keys import APP_IDS, KEYS, binding
-from tui.source import ChangeSet, RunIndex
+from tui.source import ChangeSet, RunIndex, preview_runs
 from tui.styles import Palette
 
 LIVE = frozenset({Status.RUNNING, Status.STALLED})
@@ -46,6 +47,14 @@ class Alert:
 
 class IndexLoaded(Message):
     """The cold start finished; every run arrives as ``added``."""
+
+    def __init__(self, changes: ChangeSet) -> None:
+        super().__init__()
+        self.changes = changes
+
+
+class IndexBatch(Message):
+    """Runs read so far by the cold start, newest first (when the index offers them)."""
 
     def __init__(self, changes: ChangeSet) -> None:
         super().__init__()
@@ -102,6 +111,7 @@ class WftopApp(App[int]):
         now: Callable[[], float] = time.time,
         live: bool = True,
         read_only: bool = False,
+        preview: bool = True,
     ) -> None:
         """Args:
         index: the run index (``core.index.LiveIndex`` or `tui.source.PollingIndex`).
@@ -109,6 +119,7 @@ class WftopApp(App[int]):
         now: the clock; tests pass a fixed one.
         live: follow the index after the cold start (off in snapshot tests).
         read_only: refuse resume and relaunch.
+        preview: paint the newest runs before an index without batches has read them all.
         """
         super().__init__()
         self.index = index
@@ -116,6 +127,7 @@ class WftopApp(App[int]):
         self.now = now
         self.live = live
         self.read_only = read_only
+        self.preview = preview
         self.runs: dict[str, Run] = {}
         """Every run now known, by ident."""
         self.loaded = False
@@ -157,10 +169,19 @@ class WftopApp(App[int]):
 
     @work(thread=True, exclusive=True, group="scan", exit_on_error=False, name="cold-start")
     def load_index(self) -> None:
-        changes = self.index.cold_start(
-            progress=lambda count: self.post_message(IndexProgressed(count))
-        )
+        def progress(count: object = 0, *_rest: object) -> None:
+            self.post_message(IndexProgressed(count if isinstance(count, int) else 0))
+
+        kwargs: dict[str, Any] = {"progress": progress}
+        if "partial" in inspect.signature(self.index.cold_start).parameters:
+            kwargs["partial"] = lambda changes: self.post_message(IndexBatch(changes))
+        elif self.preview:
+            self.post_message(IndexBatch(preview_runs(self.index)))
+        changes = self.index.cold_start(**kwargs)
         self.post_message(IndexLoaded(changes))
+
+    def on_index_batch(self, message: IndexBatch) -> None:
+        self.apply_changes(message.changes, initial=True)
 
     def on_index_progressed(self, message: IndexProgressed) -> None:
         self.scanned = message.count
@@ -168,7 +189,12 @@ class WftopApp(App[int]):
 
     def on_index_loaded(self, message: IndexLoaded) -> None:
         self.loaded = True
-        self.apply_changes(message.changes, initial=True)
+        known = {run.ident for run in message.changes.added}
+        stale = tuple(ident for ident in self.runs if ident not in known)
+        changes = message.changes
+        if stale:
+            changes = ChangeSet(changes.seq, changes.added, changes.changed, stale)
+        self.apply_changes(changes, initial=True)
         if self.live:
             self.follow_index()
             self.set_interval(15.0, self.tick, name="age-tick")
@@ -245,6 +271,17 @@ class WftopApp(App[int]):
 
     # -- actions -----------------------------------------------------------------------------
 
+    def run_screen(self, ident: str) -> Screen[None]:
+        """The run screen, made once and reused (mounting a screen costs more than a key)."""
+        from tui.screens.run import RunScreen
+
+        if not self.is_screen_installed("run"):
+            self.install_screen(RunScreen(ident), "run")
+        screen = self.get_screen("run")
+        assert isinstance(screen, RunScreen)
+        screen.show_run(ident)
+        return screen
+
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen
 
@@ -271,12 +308,12 @@ class WftopApp(App[int]):
         yield from super().get_system_commands(screen)
         name = getattr(screen, "SCREEN_NAME", "")
         for binding_id, spec in KEYS.items():
-            if name not in spec.screens or binding_id in APP_IDS | {"command-palette"}:
+            if name not in spec.screens or binding_id in APP_IDS or not spec.palette:
                 continue
             action = spec.action
             target = "app" if action.startswith("app.") else "screen"
             yield SystemCommand(
-                spec.description.capitalize(),
+                spec.words[:1].upper() + spec.words[1:],
                 f"{binding_id} · {self._key_of(binding_id)}",
                 partial(self._run_from_palette, screen, action.removeprefix("app."), target),
             )

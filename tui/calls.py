@@ -141,10 +141,14 @@ def parity_lines(run: Run) -> list[str]:
         for call, state in zip(calls, states, strict=True)
         if state in ("in flight", "dead", "stopped")
     ]
+    counted = f"{len(calls)} calls: {done} done"
+    if failed:
+        counted += f", {failed} failed"
+    if open_calls:
+        counted += f", {len(open_calls)} open"
     lines = [
-        f"journal lines: {fold.started_lines} started · {fold.result_lines} returned · "
-        f"{fold.failed_lines} failed  →  {len(calls)} calls: {done} done, {failed} failed, "
-        f"{len(open_calls)} open"
+        f"parity   {fold.started_lines} started · {fold.result_lines} returned · "
+        f"{fold.failed_lines} failed lines → {counted}"
     ]
     gap = []
     if orphans:
@@ -160,5 +164,5 @@ def parity_lines(run: Run) -> list[str]:
     if fold.keyless_lines:
         gap.append(f"{fold.keyless_lines} lines without key (old CLI; matched by agent id)")
     if gap:
-        lines.append("gap: " + " · ".join(gap))
+        lines.append("gap      " + " · ".join(gap))
     return lines

@@ -10,6 +10,7 @@ repeats it.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -208,10 +209,8 @@ def parity_text(started: int, returned: int, calls: CallTally, width: int = 6) -
 
 
 def status_counts(runs: Iterable[Run]) -> dict[str, int]:
-    counts = {status.value: 0 for status in Status}
-    for run in runs:
-        counts[run.status.value] += 1
-    return counts
+    tally = Counter(run.status for run in runs)
+    return {status.value: tally.get(status, 0) for status in Status}
 
 
 COUNT_WORDS = (

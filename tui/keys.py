@@ -36,6 +36,14 @@ class KeySpec:
     key_display: str | None = None
     general: bool = False
     """Listed under "general" in the help screen."""
+    long: str = ""
+    """The description in the help screen and the palette, when the footer's is too terse."""
+    palette: bool = True
+    """Offered in the command palette (cursor moves are not)."""
+
+    @property
+    def words(self) -> str:
+        return self.long or self.description
 
 
 KEYS: Final[dict[str, KeySpec]] = {
@@ -43,30 +51,75 @@ KEYS: Final[dict[str, KeySpec]] = {
     "quit": KeySpec("q", "app.quit", "quit", ALL, general=True),
     "help": KeySpec("question_mark", "app.help", "help", ALL, key_display="?", general=True),
     "command-palette": KeySpec(
-        "ctrl+p", "app.command_palette", "palette", ALL, show=False, priority=True, general=True
+        "ctrl+p", "app.command_palette", "palette", ALL, priority=True, general=True
     ),
     "back": KeySpec("escape", "back", "back", ALL - {"runs"}, general=True, key_display="esc"),
-    "cursor-down": KeySpec("j", "cursor_down", "down", ALL, show=False, general=True),
-    "cursor-up": KeySpec("k", "cursor_up", "up", ALL, show=False, general=True),
-    "top": KeySpec("g", "top", "top", VIEWS, show=False),
-    "bottom": KeySpec("G", "bottom", "bottom", VIEWS, show=False),
-    # runs and run
-    "open": KeySpec("enter", "open", "open", LISTS, key_display="⏎"),
-    "resume": KeySpec("r", "resume", "resume", LISTS),
-    "relaunch": KeySpec("R", "relaunch", "relaunch fresh", LISTS, show=False),
-    "copy": KeySpec("y", "copy", "copy", ALL),
-    "journal": KeySpec("J", "journal", "journal", LISTS),
-    # runs only
-    "filter": KeySpec("slash", "filter", "filter", frozenset({"runs"}), key_display="/"),
-    "clear-filter": KeySpec(
-        "escape", "clear_filter", "clear filter", frozenset({"runs"}), show=False
+    "cursor-down": KeySpec(
+        "j", "cursor_down", "down", ALL, show=False, general=True, palette=False
     ),
-    "filter-status": KeySpec("s", "cycle_status", "status", frozenset({"runs"})),
-    "filter-project": KeySpec("p", "cycle_project", "project", frozenset({"runs"}), show=False),
-    "group": KeySpec("g", "cycle_group", "group", frozenset({"runs"}), show=False),
-    "sort": KeySpec("o", "cycle_sort", "sort", frozenset({"runs"})),
+    "cursor-up": KeySpec("k", "cursor_up", "up", ALL, show=False, general=True, palette=False),
+    "top": KeySpec("g", "top", "top", VIEWS, show=False, long="go to the top"),
+    "bottom": KeySpec("G", "bottom", "bottom", VIEWS, show=False, long="go to the end"),
+    # runs and run
+    "open": KeySpec(
+        "enter",
+        "open",
+        "open",
+        LISTS,
+        key_display="⏎",
+        long="open the run or call under the cursor",
+    ),
+    "resume": KeySpec("r", "resume", "resume", LISTS, long="plan and resume the run"),
+    "relaunch": KeySpec("R", "relaunch", "relaunch fresh", LISTS, show=False),
+    "copy": KeySpec("y", "copy", "copy", ALL, long="copy run id, a path or the resume command"),
+    "journal": KeySpec("J", "journal", "journal", LISTS, long="show the raw journal"),
+    # runs only
+    "filter": KeySpec(
+        "slash",
+        "filter",
+        "filter",
+        frozenset({"runs"}),
+        key_display="/",
+        long="filter by name, run id, project or label",
+    ),
+    "clear-filter": KeySpec(
+        "escape",
+        "clear_filter",
+        "clear filter",
+        frozenset({"runs"}),
+        show=False,
+        long="clear the text, status and project filters",
+    ),
+    "filter-status": KeySpec(
+        "s", "cycle_status", "status", frozenset({"runs"}), long="cycle the status filter"
+    ),
+    "filter-project": KeySpec(
+        "p",
+        "cycle_project",
+        "project",
+        frozenset({"runs"}),
+        show=False,
+        long="cycle the project filter",
+    ),
+    "group": KeySpec(
+        "g",
+        "cycle_group",
+        "group",
+        frozenset({"runs"}),
+        show=False,
+        long="group by nothing, status or project",
+    ),
+    "sort": KeySpec(
+        "o",
+        "cycle_sort",
+        "sort",
+        frozenset({"runs"}),
+        long="sort by activity, status, name or project",
+    ),
     # agent
-    "follow": KeySpec("f", "toggle_follow", "follow", frozenset({"agent"})),
+    "follow": KeySpec(
+        "f", "toggle_follow", "follow", frozenset({"agent"}), long="follow the growing transcript"
+    ),
 }
 """Binding id → what it does. Ids are kebab-case and stable."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from core.model import Run
+from core.model import Run, Status
 from tui.format import ATTENTION_ORDER
 
 SORTS = ("activity", "status", "name", "project")
@@ -27,6 +27,7 @@ STATUS_FILTERS = (
     "superseded",
 )
 ATTENTION = frozenset({"dead", "stalled", "failed"})
+STATUS_RANK = {Status(name): rank for name, rank in ATTENTION_ORDER.items()}
 
 
 @dataclass(frozen=True)
@@ -52,24 +53,42 @@ class RunListView:
     sort: str = "activity"
     group: str = "none"
     collapsed: set[str] = field(default_factory=set)
+    _hay: dict[str, tuple[Run, str]] = field(default_factory=dict, repr=False)
+    """What ``/`` searches, per ident, kept while the run object is the same."""
 
-    def matches(self, run: Run) -> bool:
-        status = run.status.value
-        if self.status == "attention" and status not in ATTENTION:
-            return False
-        if self.status not in (None, "attention") and status != self.status:
+    def haystack(self, run: Run) -> str:
+        ident = run.folder.ident
+        kept = self._hay.get(ident)
+        if kept is not None and kept[0] is run:
+            return kept[1]
+        text = haystack(run)
+        self._hay[ident] = (run, text)
+        return text
+
+    def allowed(self) -> frozenset[Status] | None:
+        """Statuses the status filter lets through (None: all)."""
+        if self.status is None:
+            return None
+        if self.status == "attention":
+            return frozenset(Status(name) for name in ATTENTION)
+        return frozenset({Status(self.status)})
+
+    def matches(self, run: Run, allowed: frozenset[Status] | None = None) -> bool:
+        if allowed is None and self.status is not None:
+            allowed = self.allowed()
+        if allowed is not None and run.status not in allowed:
             return False
         if self.project is not None and run.project_short != self.project:
             return False
         if self.text:
-            return self.text.lower() in haystack(run)
+            return self.text.lower() in self.haystack(run)
         return True
 
     def sort_key(self, run: Run) -> tuple[object, ...]:
         newest = -(run.last_activity or 0.0)
-        tie = (run.run_id, run.session_id)
+        tie = (run.folder.run_id, run.folder.session_id)
         if self.sort == "status":
-            return (ATTENTION_ORDER.get(run.status.value, 9), newest, *tie)
+            return (STATUS_RANK.get(run.status, 9), newest, *tie)
         if self.sort == "name":
             return ((run.name or "~").lower(), newest, *tie)
         if self.sort == "project":
@@ -80,7 +99,12 @@ class RunListView:
         return run.status.value if self.group == "status" else run.project_short
 
     def rows(self, runs: Iterable[Run]) -> list[Run | GroupRow]:
-        shown = sorted((run for run in runs if self.matches(run)), key=self.sort_key)
+        allowed = self.allowed()
+        if allowed is None and self.project is None and not self.text:
+            chosen: Iterable[Run] = runs
+        else:
+            chosen = [run for run in runs if self.matches(run, allowed)]
+        shown = sorted(chosen, key=self.sort_key)
         if self.group == "none":
             return list(shown)
         groups: dict[str, list[Run]] = {}
@@ -123,7 +147,10 @@ def haystack(run: Run) -> str:
 
 
 def row_key(row: Run | GroupRow) -> str:
-    return row.key if isinstance(row, GroupRow) else row.ident
+    if isinstance(row, GroupRow):
+        return row.key
+    folder = row.folder
+    return f"{folder.session_id}/{folder.run_id}"
 
 
 def cycle(options: tuple[object, ...], current: object) -> object:

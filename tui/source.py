@@ -9,14 +9,17 @@ talks to that surface, so either works unchanged.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from core.discovery import RunFolder, find_run_folders
 from core.model import DEFAULT_STALL_WINDOW, Run
-from core.procs import ProcessTable
-from core.scan import newest_first, scan_roots
+from core.procs import ProcessTable, ProcFs
+from core.scan import RunReader, SessionFacts, find_superseded, newest_first
+from core.sessions import Liveness, Owner, local_pid_domain, owners_by_session
 
 try:  # the live index lands in core/index.py; until then the rescan below stands in
     from core.index import ChangeSet as ChangeSet
@@ -61,6 +64,92 @@ def fingerprint(run: Run) -> tuple[Any, ...]:
     )
 
 
+FIRST_BATCH = 200
+"""Runs read before the first paint: the newest by journal time."""
+
+BATCH = 1000
+
+
+def _journal_time(folder: RunFolder) -> float:
+    try:
+        return os.stat(folder.journal).st_mtime
+    except OSError:
+        return 0.0
+
+
+def scan_in_batches(
+    roots: list[str],
+    *,
+    processes: ProcessTable | None = None,
+    now: Callable[[], float] = time.time,
+    stall_window: float = DEFAULT_STALL_WINDOW,
+    first: int = FIRST_BATCH,
+    batch: int = BATCH,
+) -> Iterator[list[Run]]:
+    """``core.scan.scan_roots``, newest journals first, in batches.
+
+    The same steps as the cold scan (folders, owners, superseded runs, one
+    `RunReader` per folder), but the folders are ordered by journal time and the
+    runs come out in batches, so the screen can paint the newest runs before the
+    oldest are read.
+    """
+    processes = processes or ProcFs()
+    folders: list[RunFolder] = []
+    seen: set[str] = set()
+    for root in roots:
+        found, _problems = find_run_folders(root)
+        for folder in found:
+            if folder.real_path not in seen:
+                seen.add(folder.real_path)
+                folders.append(folder)
+    folders.sort(key=_journal_time, reverse=True)
+    owners = owners_by_session(roots, processes, local_pid_domain())
+    superseded = find_superseded(folders)
+    facts = SessionFacts()
+    moment = now()
+    runs: list[Run] = []
+    size = first
+    for folder in folders:
+        reader = RunReader(folder)
+        reader.refresh()
+        runs.append(
+            reader.build(
+                owner=owners.get(folder.session_id, Owner(Liveness.ABSENT)),
+                cwd=facts.cwd(folder),
+                now=moment,
+                stall_window=stall_window,
+                superseded_by=superseded.get(folder.ident),
+            )
+        )
+        if len(runs) >= size:
+            yield runs
+            runs, size = [], batch
+    if runs:
+        yield runs
+
+
+PREVIEW_RUNS = 100
+
+
+def preview_runs(index: object, count: int = PREVIEW_RUNS) -> ChangeSet:
+    """The newest ``count`` runs of the index's roots, read ahead of its cold start.
+
+    For an index whose cold start hands out nothing until it has read every run:
+    the screen can paint these while it works. Costs one folder listing and
+    ``count`` runs read twice.
+    """
+    roots = list(getattr(index, "roots", []))
+    processes = getattr(index, "_processes", None) or getattr(index, "processes", None)
+    now = getattr(index, "_now", None) or getattr(index, "now", time.time)
+    window = getattr(index, "stall_window", DEFAULT_STALL_WINDOW)
+    batches = scan_in_batches(roots, processes=processes, now=now, stall_window=window, first=count)
+    try:
+        first = next(batches, [])
+    finally:
+        batches.close()
+    return ChangeSet(0, tuple(first), (), ())
+
+
 class PollingIndex:
     """Stand-in for the live index: a full rescan every ``interval`` seconds."""
 
@@ -82,11 +171,13 @@ class PollingIndex:
         self._prints: dict[str, tuple[Any, ...]] = {}
         self._seq = 0
 
+    def _batches(self) -> Iterator[list[Run]]:
+        return scan_in_batches(
+            self.roots, processes=self.processes, now=self.now, stall_window=self.stall_window
+        )
+
     def _scan(self) -> list[Run]:
-        kwargs: dict[str, Any] = {"now": self.now, "stall_window": self.stall_window}
-        if self.processes is not None:
-            kwargs["processes"] = self.processes
-        return scan_roots(self.roots, **kwargs).runs
+        return [run for runs in self._batches() for run in runs]
 
     def _diff(self, runs: list[Run]) -> ChangeSet:
         added, changed = [], []
@@ -104,11 +195,20 @@ class PollingIndex:
         self._seq += 1
         return ChangeSet(self._seq, tuple(added), tuple(changed), removed)
 
-    def cold_start(self, progress: Callable[[int], None] | None = None) -> ChangeSet:
-        changes = self._diff(self._scan())
-        if progress is not None:
-            progress(len(changes.added))
-        return changes
+    def cold_start(
+        self,
+        progress: Callable[[int], None] | None = None,
+        partial: Callable[[ChangeSet], None] | None = None,
+    ) -> ChangeSet:
+        """Every run as ``added``; ``partial`` gets each batch as it is read."""
+        runs: list[Run] = []
+        for batch in self._batches():
+            runs.extend(batch)
+            if progress is not None:
+                progress(len(runs))
+            if partial is not None:
+                partial(ChangeSet(0, tuple(batch), (), ()))
+        return self._diff(runs)
 
     async def changes(self, stop_event: Any = None) -> AsyncIterator[ChangeSet]:
         while stop_event is None or not stop_event.is_set():

@@ -18,7 +18,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import RichLog, Static
 
 from core.jsonl import JsonlTail
 from core.model import Run, Status
@@ -37,6 +37,7 @@ from tui.transcript import (
     Item,
     conversation,
 )
+from tui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from tui.app import WftopApp
@@ -99,7 +100,7 @@ class AgentScreen(Screen[None]):
         log = ConversationLog(id="agent-log", wrap=True, highlight=False, markup=False)
         log.auto_scroll = False
         yield log
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self._header()

@@ -6,6 +6,7 @@ import os
 import shlex
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -15,6 +16,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.model import Run
+from tui.format import display_path
 
 
 def resume_command(run: Run) -> str:
@@ -60,7 +62,12 @@ class CopyScreen(ModalScreen[None]):
             yield Static("Copy to the clipboard (OSC 52)")
             yield OptionList(
                 *(
-                    Option(f"{label:<16} {value}", id=str(at))
+                    Option(
+                        Text(
+                            f"{label:<16} {display_path(value)}", no_wrap=True, overflow="ellipsis"
+                        ),
+                        id=str(at),
+                    )
                     for at, (label, value) in enumerate(self.choices)
                 )
             )

@@ -42,7 +42,7 @@ def key_text(keys: str, display: str | None) -> str:
 def help_table(app: WftopApp, screen_name: str) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True, min_width=14)
-    table.add_column(no_wrap=True, min_width=22)
+    table.add_column(no_wrap=True, min_width=30)
     table.add_column(style="dim", no_wrap=True)
     keymap = app._keymap  # the user's [keys] table, already applied by Textual
     general = []
@@ -53,7 +53,7 @@ def help_table(app: WftopApp, screen_name: str) -> Table:
             continue
         remapped = keymap.get(binding_id)
         keys = key_text(remapped or spec.keys, None if remapped else spec.key_display)
-        row = (keys, spec.description, binding_id)
+        row = (keys, spec.words, binding_id)
         if spec.general:
             general.append(row)
         else:
@@ -77,7 +77,7 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
-        width: 76; max-width: 95%; height: auto; max-height: 90%;
+        width: 84; max-width: 100%; height: auto; max-height: 90%;
         border: round $primary; background: $surface; padding: 0 1;
     }
     """

@@ -10,13 +10,14 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import RichLog, Static
 
 from core.model import Run
 from core.redact import Redactor
 from tui.format import display_path, size
 from tui.keys import LIST_WIDGET_IDS, binding, bindings_for
 from tui.styles import Palette
+from tui.widgets.key_bar import KeyBar
 
 MAX_LINE_BYTES = 64 * 1024
 """Bytes of one journal line that are read and shown; the rest is counted."""
@@ -97,7 +98,7 @@ class JournalScreen(Screen[None]):
         log = JournalLog(id="journal-log", wrap=True, highlight=False, markup=False)
         log.auto_scroll = False
         yield log
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.load()

@@ -9,7 +9,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import Static
 
 from core.model import Run
 from core.redact import Redactor
@@ -18,6 +18,8 @@ from tui.format import display_path, one_line, status_label
 from tui.keys import LIST_WIDGET_IDS, bindings_for
 from tui.source import ChangeSet
 from tui.widgets.call_table import CallTable
+from tui.widgets.key_bar import KeyBar
+from tui.widgets.table import FittedTable
 
 if TYPE_CHECKING:
     from tui.app import WftopApp
@@ -85,15 +87,28 @@ class RunScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static("", id="run-summary")
         yield CallTable(self.wftop.styles_palette, id="run-calls")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.wftop.runs_changed.subscribe(self, self.on_runs_changed)
         self.refresh_run()
 
+    def show_run(self, ident: str) -> None:
+        """Point this (reused) screen at another run."""
+        if ident != self.ident:
+            self.ident = ident
+            if self.is_mounted:
+                self.query_one(CallTable).show([])
+                self.refresh_run()
+
     def on_runs_changed(self, changes: ChangeSet) -> None:
+        if not self.is_active:
+            return
         if changes.seq == 0 or any(run.ident == self.ident for run in changes.changed):
             self.refresh_run()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_run()
 
     def refresh_run(self) -> None:
         run = self.run
@@ -110,8 +125,8 @@ class RunScreen(Screen[None]):
             if first is not None:
                 table.move_to_key(first)
 
-    @on(DataTable.RowSelected, "#run-calls")
-    def row_chosen(self, event: DataTable.RowSelected) -> None:
+    @on(FittedTable.Chosen, "#run-calls")
+    def row_chosen(self, event: FittedTable.Chosen) -> None:
         event.stop()
         self.action_open()
 

@@ -9,14 +9,16 @@ from textual import on
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import Input, Static
 
 from core.model import Run
 from tui.format import counts_line, status_counts
 from tui.keys import LIST_WIDGET_IDS, bindings_for
 from tui.runlist import GROUPS, SORTS, STATUS_FILTERS, GroupRow, RunListView, cycle
 from tui.source import ChangeSet
+from tui.widgets.key_bar import KeyBar
 from tui.widgets.run_table import RunTable
+from tui.widgets.table import FittedTable
 
 if TYPE_CHECKING:
     from tui.app import WftopApp
@@ -32,6 +34,8 @@ class RunsScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.view = RunListView()
+        self._counts: dict[str, int] | None = None
+        """Runs per status, kept until the runs change."""
 
     @property
     def wftop(self) -> WftopApp:
@@ -42,7 +46,7 @@ class RunsScreen(Screen[None]):
         yield Input(placeholder="filter: name, run id, project, label", id="runs-filter")
         yield RunTable(self.wftop.styles_palette, self.wftop.now, id="runs-table")
         yield Static("", id="runs-empty")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#runs-filter", Input).display = False
@@ -56,6 +60,7 @@ class RunsScreen(Screen[None]):
     # -- data --------------------------------------------------------------------------------
 
     def on_runs_changed(self, changes: ChangeSet) -> None:
+        self._counts = None
         self.refresh_rows()
 
     def on_resize(self) -> None:
@@ -65,22 +70,27 @@ class RunsScreen(Screen[None]):
         runs = self.wftop.runs.values()
         rows = self.view.rows(runs)
         self.table.show(list(rows))
-        self._header(runs, len([row for row in rows if isinstance(row, Run)]))
+        groups = (
+            sum(1 for row in rows if isinstance(row, GroupRow)) if self.view.group != "none" else 0
+        )
+        self._header(runs, len(rows) - groups)
 
     def _header(self, runs: Iterable[Run], shown: int) -> None:
         app = self.wftop
-        runs = list(runs)
+        total = len(app.runs)
         described = self.view.describe()
-        suffix = f"   [{described} · {shown} of {len(runs)}]" if described else ""
+        suffix = f"   [{described} · {shown} of {total}]" if described else ""
         room = max(10, self.size.width - 2 - len(suffix))
         if not app.loaded:
             text = f"scanning… {app.scanned} runs read"
         else:
-            text = counts_line(status_counts(runs), room)
+            if self._counts is None:
+                self._counts = status_counts(runs)
+            text = counts_line(self._counts, room)
         text += suffix
         self.query_one("#runs-header", Static).update(text)
         empty = self.query_one("#runs-empty", Static)
-        if app.loaded and not runs:
+        if app.loaded and not total:
             empty.update("No Workflow runs under the roots yet.")
         elif app.loaded and shown == 0:
             empty.update("No run matches; esc clears the filter.")
@@ -94,8 +104,8 @@ class RunsScreen(Screen[None]):
 
     # -- actions -----------------------------------------------------------------------------
 
-    @on(DataTable.RowSelected, "#runs-table")
-    def row_chosen(self, event: DataTable.RowSelected) -> None:
+    @on(FittedTable.Chosen, "#runs-table")
+    def row_chosen(self, event: FittedTable.Chosen) -> None:
         event.stop()
         self.action_open()
 
@@ -106,9 +116,7 @@ class RunsScreen(Screen[None]):
             self.refresh_rows()
             return
         if isinstance(item, Run):
-            from tui.screens.run import RunScreen
-
-            self.app.push_screen(RunScreen(item.ident))
+            self.app.push_screen(self.wftop.run_screen(item.ident))
 
     def action_filter(self) -> None:
         box = self.query_one("#runs-filter", Input)
@@ -130,6 +138,9 @@ class RunsScreen(Screen[None]):
         box = self.query_one("#runs-filter", Input)
         if box.has_focus and box.value:
             box.value = ""
+            return
+        view = self.view
+        if not (box.display or view.text or view.status or view.project):
             return
         box.value = ""
         box.display = False

@@ -1,43 +1,95 @@
-"""A DataTable whose columns fit the pane by priority and whose rows update in place.
+"""A table on Textual's line API: columns fit the pane by priority, rows update in place.
 
-Subclasses say which columns exist (`SPECS`), how an item becomes cells
-(`cells`) and what its row key is (`key_of`). `show` keeps the cursor on the
-same row key, and at the same height on screen, whatever moved around it;
-when the keys and their order are unchanged it only rewrites cells.
+Only the visible lines are drawn (`render_line`), from a per-row strip cache, so
+a list of thousands of runs costs what a screenful costs. Subclasses say which
+columns exist (`SPECS`), how an item becomes cells (`cells`) and what its row key
+is (`key_of`). `show` keeps the cursor on the same row key, and at the same
+height on screen, whatever moved around it; `rewrite` redraws one row.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.binding import BindingType
-from textual.widgets import DataTable
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from tui.keys import binding
 from tui.widgets.columns import ColumnSpec, fit
 
+HEADER_LINES = 1
 
-class FittedTable(DataTable[Text]):
-    BINDINGS: ClassVar[list[BindingType]] = [binding("cursor-down"), binding("cursor-up")]
+
+class FittedTable(ScrollView, can_focus=True):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        binding("cursor-down"),
+        binding("cursor-up"),
+        Binding("down", "cursor_down", "down", show=False),
+        Binding("up", "cursor_up", "up", show=False),
+        Binding("pagedown", "page_down", "page down", show=False),
+        Binding("pageup", "page_up", "page up", show=False),
+        Binding("home,ctrl+home", "first", "first", show=False),
+        Binding("end,ctrl+end", "last", "last", show=False),
+        Binding("enter", "choose", "open", show=False),
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "fitted-table--header",
+        "fitted-table--cursor",
+    }
 
     DEFAULT_CSS = """
     FittedTable {
         height: 1fr;
         scrollbar-gutter: stable;
-        & > .datatable--header { text-style: bold; }
+        background: $surface;
+        & > .fitted-table--header { text-style: bold; background: $panel; color: $foreground; }
+        & > .fitted-table--cursor {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        &:focus > .fitted-table--cursor {
+            background: $block-cursor-background;
+            color: $block-cursor-foreground;
+            text-style: $block-cursor-text-style;
+        }
     }
     """
 
     SPECS: ClassVar[list[ColumnSpec]] = []
 
+    cursor_row: reactive[int] = reactive(0, always_update=True, repaint=False)
+    """Index of the highlighted row."""
+
+    @dataclass
+    class Chosen(Message):
+        """A row was chosen with enter or a click on the highlighted row."""
+
+        table: FittedTable
+        key: str
+        item: object
+
+        @property
+        def control(self) -> FittedTable:
+            return self.table
+
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 - Textual's name
-        super().__init__(id=id, cursor_type="row", cell_padding=0, zebra_stripes=False)
+        super().__init__(id=id)
         self._items: list[object] = []
         self._keys: list[str] = []
         self._index: dict[str, int] = {}
         self._layout: list[tuple[ColumnSpec, int]] = []
+        self._strips: dict[str, tuple[object, int, Strip]] = {}
 
     # -- for subclasses ------------------------------------------------------------------
 
@@ -54,6 +106,10 @@ class FittedTable(DataTable[Text]):
         return list(self._keys)
 
     @property
+    def row_count(self) -> int:
+        return len(self._keys)
+
+    @property
     def visible_columns(self) -> list[str]:
         return [spec.key for spec, _ in self._layout]
 
@@ -66,65 +122,165 @@ class FittedTable(DataTable[Text]):
         key = self.cursor_key()
         return self._items[self._index[key]] if key is not None else None
 
+    def cell_text(self, key: str, column: str) -> str:
+        """The plain text of one cell as drawn now (for tests and copying)."""
+        at = self._index[key]
+        for (spec, _), cell in zip(
+            self._layout, self.cells(self._items[at], self._layout), strict=True
+        ):
+            if spec.key == column:
+                return cell.plain.rstrip()
+        msg = f"column {column!r} is not shown"
+        raise KeyError(msg)
+
     def show(self, items: list[object]) -> None:
-        """Show ``items`` in this order; update in place when only their content changed."""
+        """Show ``items`` in this order; the cursor stays on its row key."""
         keys = [self.key_of(item) for item in items]
-        if keys == self._keys and self._layout:
+        if keys == self._keys:
             self._items = list(items)
-            for item in items:
-                self.rewrite(item)
+            self.refresh()
             return
+        old_key, old_row = self.cursor_key(), self.cursor_row
+        offset = old_row - round(self.scroll_y)
         self._items, self._keys = list(items), keys
         self._index = {key: at for at, key in enumerate(keys)}
-        self._rebuild()
+        self._strips = {key: cached for key, cached in self._strips.items() if key in self._index}
+        self._resize_virtual()
+        if not keys:
+            self.cursor_row = 0
+        else:
+            target = self._index.get(old_key, -1) if old_key is not None else 0
+            if target < 0:
+                target = min(old_row, len(keys) - 1)
+            self.set_reactive(FittedTable.cursor_row, target)
+            self.scroll_to(y=max(0, target - max(0, offset)), animate=False, immediate=True)
+        self.refresh()
 
     def rewrite(self, item: object) -> None:
-        """Rewrite one row's cells (when the row is shown)."""
+        """Take a new version of one row's item and redraw that row (when shown)."""
         key = self.key_of(item)
         at = self._index.get(key)
         if at is None:
             return
         self._items[at] = item
-        for (spec, _), value in zip(self._layout, self.cells(item, self._layout), strict=True):
-            if self.get_cell(key, spec.key) != value:
-                self.update_cell(key, spec.key, value)
+        self.refresh_line(at + HEADER_LINES)
 
     def move_to_key(self, key: str) -> None:
         at = self._index.get(key)
         if at is not None:
-            self.move_cursor(row=at)
+            self.move_cursor(at)
 
-    # -- layout ----------------------------------------------------------------------------
+    def move_cursor(self, row: int) -> None:
+        if not self._keys:
+            return
+        self.cursor_row = max(0, min(row, len(self._keys) - 1))
+
+    # -- cursor ----------------------------------------------------------------------------
+
+    def watch_cursor_row(self, old: int, new: int) -> None:
+        self.refresh_line(old + HEADER_LINES)
+        self.refresh_line(new + HEADER_LINES)
+        body = max(1, self.scrollable_content_region.height - HEADER_LINES)
+        top = round(self.scroll_y)
+        if new < top:
+            self.scroll_to(y=new, animate=False, immediate=True)
+        elif new >= top + body:
+            self.scroll_to(y=new - body + 1, animate=False, immediate=True)
+
+    def action_cursor_down(self) -> None:
+        self.move_cursor(self.cursor_row + 1)
+
+    def action_cursor_up(self) -> None:
+        self.move_cursor(self.cursor_row - 1)
+
+    def _page(self) -> int:
+        return max(1, self.scrollable_content_region.height - HEADER_LINES - 1)
+
+    def action_page_down(self) -> None:
+        self.move_cursor(self.cursor_row + self._page())
+
+    def action_page_up(self) -> None:
+        self.move_cursor(self.cursor_row - self._page())
+
+    def action_first(self) -> None:
+        self.move_cursor(0)
+
+    def action_last(self) -> None:
+        self.move_cursor(len(self._keys) - 1)
+
+    def action_choose(self) -> None:
+        key = self.cursor_key()
+        if key is not None:
+            self.post_message(self.Chosen(self, key, self._items[self._index[key]]))
+
+    def on_click(self, event: events.Click) -> None:
+        row = event.y - HEADER_LINES + round(self.scroll_y)
+        if event.y < HEADER_LINES or not 0 <= row < len(self._keys):
+            return
+        if row == self.cursor_row and event.chain >= 2:
+            self.action_choose()
+        self.move_cursor(row)
+
+    # -- layout and drawing ----------------------------------------------------------------
 
     def _width(self) -> int:
         return max(10, self.scrollable_content_region.width)
 
+    def _resize_virtual(self) -> None:
+        self.virtual_size = Size(self._width(), len(self._keys) + HEADER_LINES)
+
     def on_resize(self, _event: events.Resize) -> None:
         layout = fit(self.SPECS, self._width())
-        if [(spec.key, width) for spec, width in layout] != [
-            (spec.key, width) for spec, width in self._layout
-        ]:
-            self._rebuild()
-
-    def _rebuild(self) -> None:
-        old_key, old_row = self.cursor_key(), self.cursor_row
-        offset = old_row - round(self.scroll_y)
-        layout = fit(self.SPECS, self._width())
-        if [spec.key for spec, _ in layout] != self.visible_columns or [w for _, w in layout] != [
-            w for _, w in self._layout
-        ]:
-            self.clear(columns=True)
+        if layout != self._layout:
             self._layout = layout
-            for spec, width in layout:
-                label = Text(f"{spec.label:>{width}}" if spec.right else spec.label)
-                self.add_column(label, width=width + 1, key=spec.key)
-        else:
-            self.clear()
-        for item, key in zip(self._items, self._keys, strict=True):
-            self.add_row(*self.cells(item, layout), key=key)
-        if not self._keys:
-            return
-        target = self._index.get(old_key, min(old_row, len(self._keys) - 1)) if old_key else 0
-        self.move_cursor(row=target, scroll=False)
-        top = max(0, target - max(0, offset))
-        self.call_after_refresh(self.scroll_to, y=top, animate=False)
+            self._strips.clear()
+        self._resize_virtual()
+        self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        width = self._width()
+        if not self._layout:
+            self._layout = fit(self.SPECS, width)
+        if y < HEADER_LINES:
+            return self._header_strip(width)
+        row = y - HEADER_LINES + round(self.scroll_y)
+        if not 0 <= row < len(self._keys):
+            return Strip.blank(width, self.rich_style)
+        strip = self._row_strip(row, width)
+        if row == self.cursor_row:
+            cursor = self.get_component_rich_style("fitted-table--cursor")
+            strip = Strip(Segment.apply_style(strip, post_style=cursor), strip.cell_length)
+        return strip
+
+    def _header_strip(self, width: int) -> Strip:
+        style = self.get_component_rich_style("fitted-table--header")
+        line = Text(no_wrap=True)
+        for spec, column_width in self._layout:
+            label = f"{spec.label:>{column_width}}" if spec.right else spec.label
+            line.append(label[:column_width].ljust(column_width) + " ")
+        return self._strip(line, width, style)
+
+    def _row_strip(self, row: int, width: int) -> Strip:
+        key, item = self._keys[row], self._items[row]
+        cached = self._strips.get(key)
+        if cached is not None and cached[0] is item and cached[1] == width:
+            return cached[2]
+        line = Text(no_wrap=True)
+        for (_, column_width), cell in zip(
+            self._layout, self.cells(item, self._layout), strict=True
+        ):
+            cell = cell.copy()
+            cell.truncate(column_width, overflow="ellipsis", pad=True)
+            line.append_text(cell)
+            line.append(" ")
+        strip = self._strip(line, width, self.rich_style)
+        self._strips[key] = (item, width, strip)
+        return strip
+
+    def _strip(self, line: Text, width: int, style: Style) -> Strip:
+        segments = [
+            Segment(segment.text, style + segment.style if segment.style else style)
+            for segment in line.render(self.app.console)
+            if segment.text != "\n"
+        ]
+        return Strip(segments).adjust_cell_length(width, style)
