@@ -1,0 +1,199 @@
+"""The TUI's pure parts: config, keys, formatting, transcript framing, calls, journal lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.procs import FakeProcessTable
+from core.redact import Redactor
+from core.scan import scan_roots
+from tests.corpus import tree
+from tui.calls import call_rows, parity_lines
+from tui.config import ConfigError, check_keymap, config_path, load_config, parse_config
+from tui.format import CallTally, age, counts_line, parity_text, tally
+from tui.runlist import RunListView
+from tui.screens.journal import journal_lines
+from tui.transcript import KIND_API_ERROR, KIND_PROMPT, KIND_STRUCTURED, conversation, strip_framing
+
+FRAMED = (
+    "[Workflow harness — computed task] The task text below was computed at runtime by a "
+    "workflow script. … The computed task text follows:\n  First line.\n    indented more\n\n  last"
+)
+
+
+def only_run(name: str):  # type: ignore[no-untyped-def]
+    (run,) = scan_roots([str(tree(name))], processes=FakeProcessTable()).runs
+    return run
+
+
+# -- config --------------------------------------------------------------------------------
+
+
+def test_missing_config_file_gives_the_defaults(tmp_path: Path):
+    config = load_config(str(tmp_path / "absent.toml"))
+    assert config.path is None
+    assert config.stall_window == 600.0
+    assert config.bell and config.mouse and not config.keys
+
+
+def test_config_path_honours_the_environment(tmp_path: Path):
+    assert config_path({"WFTOP_CONFIG": str(tmp_path / "c.toml")}) == str(tmp_path / "c.toml")
+    assert config_path({}).endswith("config.toml")
+
+
+def test_every_key_is_read(tmp_path: Path):
+    path = tmp_path / "config.toml"
+    path.write_text(
+        'roots = ["~/other"]\ndefault_root = false\nstall_window = 120\ntheme = "nord"\n'
+        "bell = false\nnotify = false\nmouse = false\nattention_window = 3600\n"
+        'poll_interval = 5\n[keys]\nresume = "ctrl+r"\njournal = ["l", "J"]\n'
+    )
+    config = load_config(str(path))
+    assert config.roots[0].endswith("/other") and not config.roots[0].startswith("~")
+    assert (config.default_root, config.stall_window, config.theme) == (False, 120.0, "nord")
+    assert (config.bell, config.notify, config.mouse) == (False, False, False)
+    assert dict(config.keys) == {"resume": "ctrl+r", "journal": "l,J"}
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        ({"stall": 3}, "unknown key 'stall'"),
+        ({"bell": "yes"}, "bell must be true or false"),
+        ({"stall_window": True}, "stall_window must be a number of seconds"),
+        ({"stall_window": -1}, "positive number"),
+        ({"keys": {"no-such-action": "x"}}, "unknown binding id 'no-such-action'"),
+        ({"keys": {"resume": "y"}}, "'y' would be bound to both 'resume' and 'copy'"),
+        ({"keys": {"filter": "s"}}, "'s' would be bound to both 'filter' and 'filter-status'"),
+        ({"keys": {"follow": "q"}}, "'q' would be bound to both 'quit' and 'follow'"),
+    ],
+)
+def test_bad_config_is_refused_with_a_clear_message(data, words):
+    with pytest.raises(ConfigError, match="config.toml") as caught:
+        parse_config(data, "config.toml")
+    assert words in str(caught.value)
+
+
+def test_a_key_may_be_reused_on_screens_that_do_not_meet():
+    assert check_keymap({"follow": "s"}) == {"follow": "s"}  # agent screen vs runs screen
+
+
+def test_the_default_keys_do_not_collide():
+    assert check_keymap({}) == {}
+
+
+def test_unreadable_toml_is_a_config_error(tmp_path: Path):
+    path = tmp_path / "config.toml"
+    path.write_text("bell = \n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(str(path))
+
+
+# -- formatting ----------------------------------------------------------------------------
+
+
+def test_parity_bar_has_one_width_and_shows_failed_and_in_flight():
+    assert parity_text(7, 6, CallTally(done=6)) == "7/6   ▕██████▏"
+    assert parity_text(5, 4, CallTally(done=4, in_flight=1)) == "5/4   ▕█████░▏"
+    assert parity_text(6, 5, CallTally(done=5, failed=1)) == "6/5   ▕█████✗▏"
+    many = parity_text(40, 20, CallTally(done=20, failed=1, in_flight=19))
+    assert many.startswith("40/20 ▕") and "✗" in many and "░" in many and len(many) == 14
+
+
+def test_tally_of_real_runs():
+    assert tally(only_run("killed")) == CallTally(done=4, in_flight=1)
+    assert tally(only_run("api-errors-429")) == CallTally(done=5, failed=1)
+
+
+def test_ages_and_counts():
+    assert [age(100 - d, 100) for d in (5, 90, 7200, 3 * 86400)] == ["5s", "1m", "2h", "3d"]
+    assert age(None, 0) == "-"
+    counts = {"running": 2, "stalled": 1, "dead": 3, "completed": 5, "failed": 1, "killed": 0}
+    assert counts_line(counts) == "2 running · 1 stalled · 3 dead · 5 done · 1 failed"
+    assert counts_line(counts, 45) == "run 2 · stall 1 · dead 3 · done 5 · fail 1"
+    assert counts_line(counts, 30) == "▶2 ‖1 ✖3 ✔5 !1"
+
+
+# -- transcripts -----------------------------------------------------------------------------
+
+
+def test_framing_is_removed_and_the_indent_undone():
+    assert strip_framing(FRAMED) == ("First line.\n  indented more\n\nlast", True)
+    trigger = "[Workflow harness — automated trigger] scheduled.\n" + FRAMED
+    assert strip_framing(trigger)[0].startswith("First line.")
+    assert strip_framing("plain prompt\n  kept") == ("plain prompt\n  kept", False)
+
+
+def test_conversation_masks_secrets_and_marks_api_errors():
+    records = [
+        (1, {"type": "user", "message": {"content": FRAMED + " key sk-ant-api03-ABCDEFGHIJKL"}}),
+        (2, {"type": "attachment"}),
+        (
+            3,
+            {
+                "type": "assistant",
+                "isApiErrorMessage": True,
+                "apiErrorStatus": 429,
+                "apiErrorType": "rate_limit_error",
+                "message": {"content": [{"type": "text", "text": "API Error: 429"}]},
+            },
+        ),
+        (
+            4,
+            {
+                "type": "assistant",
+                "message": {
+                    "content": [
+                        {"type": "tool_use", "name": "StructuredOutput", "input": {"ok": 1}}
+                    ]
+                },
+            },
+        ),
+    ]
+    mask = Redactor()
+    items, seen = conversation(records, mask)
+    assert seen
+    assert [item.kind for item in items] == [KIND_PROMPT, KIND_API_ERROR, KIND_STRUCTURED]
+    assert "[masked:anthropic_key]" in items[0].text and "sk-ant" not in items[0].text
+    assert items[1].title == "API error 429 · rate_limit_error" and items[1].is_error
+    assert mask.summary() == "1 masked (anthropic_key ×1)"
+
+
+# -- calls and parity --------------------------------------------------------------------
+
+
+def test_respawned_call_shows_its_orphan_attempt():
+    run = only_run("resumed")
+    rows = call_rows(run)
+    orphans = [row for row in rows if getattr(row, "state", "") == "orphan"]
+    assert len(orphans) == 1 and orphans[0].label == "try 1"
+    assert any("1 orphan started line" in line for line in parity_lines(run))
+
+
+def test_dead_worker_is_named_in_the_parity_explanation():
+    lines = parity_lines(only_run("killed-in-parallel"))
+    assert lines[0].startswith("parity   4 started · 3 returned · 0 failed lines")
+    assert lines[1] == "gap      dead worker: a3"
+
+
+def test_run_list_filters_by_label_and_status():
+    runs = [only_run("killed"), only_run("clean"), only_run("api-errors-429")]
+    view = RunListView(text="A6")
+    assert len(view.rows(runs)) == 2  # the killed run died before it reached a6
+    view = RunListView(status="attention")
+    assert [run.status.value for run in view.rows(runs)] == ["dead"]
+    view = RunListView(group="status")
+    assert [getattr(row, "title", None) for row in view.rows(runs)][0] == "dead"
+
+
+# -- journal lines ---------------------------------------------------------------------------
+
+
+def test_journal_lines_keep_long_lines_short_and_flag_a_torn_tail(tmp_path: Path):
+    path = tmp_path / "journal.jsonl"
+    path.write_bytes(b'{"type":"launched"}\n' + b"x" * 100_000 + b"\n" + b'{"type":"sta')
+    lines = journal_lines(str(path))
+    assert [(number, length) for number, _raw, length in lines] == [(1, 19), (2, 100_000), (3, -12)]
+    assert len(lines[1][1]) == 64 * 1024
