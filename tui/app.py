@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from textual import on, work
 from textual.app import App, SystemCommand
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.message import Message
 from textual.screen import Screen
 from textual.signal import Signal
@@ -99,9 +99,7 @@ class WftopApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "wftop"
-    BINDINGS: ClassVar[list[BindingType]] = [binding(binding_id) for binding_id in APP_IDS] + [
-        Binding("S", "sessions", "sessions", show=False, id="sessions")
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [binding(binding_id) for binding_id in APP_IDS]
 
     def __init__(
         self,

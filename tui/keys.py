@@ -54,6 +54,15 @@ KEYS: Final[dict[str, KeySpec]] = {
         "ctrl+p", "app.command_palette", "palette", ALL, priority=True, general=True
     ),
     "back": KeySpec("escape", "back", "back", ALL - {"runs"}, general=True, key_display="esc"),
+    "sessions": KeySpec(
+        "S",
+        "app.sessions",
+        "sessions",
+        ALL,
+        show=False,
+        general=True,
+        long="recent sessions and their dead workers",
+    ),
     "cursor-down": KeySpec(
         "j", "cursor_down", "down", ALL, show=False, general=True, palette=False
     ),
@@ -149,7 +158,7 @@ def bindings_for(screen: str, *, exclude: frozenset[str] = frozenset()) -> list[
     ]
 
 
-APP_IDS: Final = frozenset({"quit", "help", "command-palette"})
+APP_IDS: Final = frozenset({"quit", "help", "command-palette", "sessions"})
 """Bindings that live on the App rather than on a screen."""
 
 LIST_WIDGET_IDS: Final = frozenset({"cursor-down", "cursor-up"})

@@ -77,7 +77,7 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
-        width: 84; max-width: 100%; height: auto; max-height: 90%;
+        width: 88; max-width: 100%; height: auto; max-height: 90%;
         border: round $primary; background: $surface; padding: 0 1;
     }
     """
