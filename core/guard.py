@@ -42,8 +42,13 @@ def check(
     now: float,
     script_path: str | None,
     cwd: str | None,
+    fresh: bool = False,
 ) -> Verdict:
-    """The first reason that refuses the resume, or `OK`."""
+    """The first reason that refuses the resume, or `OK`.
+
+    A fresh relaunch (a new run of the same script) may follow a completed or a
+    superseded run; everything else applies to it too.
+    """
     try:
         validate_session_id(run.session_id)
         validate_run_id(run.run_id)
@@ -52,9 +57,9 @@ def check(
     journal_problems = [p for p in run.problems if p.path == run.folder.journal and p.line == 0]
     if journal_problems:
         return Verdict(False, f"journal unreadable: {journal_problems[0]}")
-    if run.status is Status.SUPERSEDED:
+    if run.status is Status.SUPERSEDED and not fresh:
         return Verdict(False, f"superseded: the run continued in session {run.superseded_by}")
-    if run.status is Status.COMPLETED and not run.failed_labels:
+    if run.status is Status.COMPLETED and not run.failed_labels and not fresh:
         return Verdict(False, "completed with no failed calls: nothing to resume")
     owner = run.owner
     if owner.liveness is Liveness.ALIVE and owner.entry is not None:

@@ -7,25 +7,23 @@ confirmed plan out.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.forecast import Forecast, gather, predict
+from core.forecast import CallFate, Fate, Forecast, gather, predict
 from core.guard import Verdict, check
 from core.jsonl import read_all
 from core.launchinfo import find_launch, installed_version, writer_version
 from core.model import Run
 from core.procs import ProcessTable
+from core.resume.command import build_fresh_prompt
 from core.resume.errors import InvalidIdentifier
 from core.resume.launcher import Strategy, build_argv, build_prompt
 from core.resume.relocate import healed_fold
 from core.sessions import Liveness
-
-_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
 
 
 @dataclass(frozen=True)
@@ -55,6 +53,14 @@ class Plan:
     """Where relocate/surgical copy the journal (None for resume-owner)."""
     healed_lines: list[int] = field(default_factory=list)
     extra_flags: tuple[str, ...] = ()
+
+    @property
+    def session_dir(self) -> str:
+        """The folder of the session the CLI will run in."""
+        if self.session_id == self.run.session_id:
+            return self.run.folder.session_dir
+        project = project_slug(self.cwd) if self.cwd else self.run.folder.project
+        return os.path.join(self.run.folder.root, "projects", project, self.session_id)
 
     @property
     def forecast(self) -> Forecast:
@@ -173,6 +179,15 @@ def _hazards(
     return found
 
 
+def fresh_forecast(run: Run) -> Forecast:
+    """A fresh relaunch serves nothing from cache: every call runs again."""
+    calls = tuple(
+        CallFate(call.label, call.key, Fate.LIVE, "fresh relaunch: no cache", call.has_result)
+        for call in run.fold.ordered_calls()
+    )
+    return Forecast(Strategy.FRESH.value, calls, True, None, None, "journal")
+
+
 def make_plan(
     run: Run,
     *,
@@ -203,6 +218,9 @@ def make_plan(
         Strategy.RELOCATE.value: predict(gather(run, cli_version=version), Strategy.RELOCATE.value),
         Strategy.SURGICAL.value: surgical,
     }
+    fresh = strategy is not None and Strategy(strategy) is Strategy.FRESH
+    if fresh:
+        forecasts = {Strategy.FRESH.value: fresh_forecast(run)}
     hazards = _hazards(run, launch.has_args, launch.source, script_path, version)
     transcript_gone = any(h.code == "transcript_missing" for h in hazards)
     owner_clear = run.owner.liveness not in (Liveness.ALIVE, Liveness.UNKNOWN)
@@ -220,7 +238,7 @@ def make_plan(
     moving = chosen is not Strategy.RESUME_OWNER
     session_id = (new_session_id or str(uuid.uuid4())) if moving else run.session_id
     target = None
-    if moving:
+    if moving and not fresh:
         project = project_slug(cwd) if cwd else run.folder.project
         target = os.path.join(
             run.folder.root,
@@ -232,11 +250,18 @@ def make_plan(
             run.run_id,
             "journal.jsonl",
         )
-    verdict = check(run, processes=processes, now=now, script_path=script_path, cwd=cwd)
+    verdict = check(
+        run, processes=processes, now=now, script_path=script_path, cwd=cwd, fresh=fresh
+    )
     prompt, argv = "", []
     try:
         if script_path:
-            prompt = build_prompt(run.run_id, script_path, launch.args if launch.has_args else None)
+            args = launch.args if launch.has_args else None
+            prompt = (
+                build_fresh_prompt(script_path, args)
+                if fresh
+                else build_prompt(run.run_id, script_path, args)
+            )
             argv = build_argv(chosen, binary, session_id, prompt, extra_flags)
     except InvalidIdentifier as error:
         verdict = Verdict(False, str(error), forceable=False)

@@ -20,8 +20,19 @@ from core.resume.errors import InvalidIdentifier
 from core.resume.ids import validate_run_id, validate_session_id
 
 CONFLICTING_FLAGS: Final = frozenset(
-    {"-p", "--print", "-r", "--resume", "-c", "--continue", "--session-id", "--fork-session",
-     "--output-format", "--input-format", "--"}
+    {
+        "-p",
+        "--print",
+        "-r",
+        "--resume",
+        "-c",
+        "--continue",
+        "--session-id",
+        "--fork-session",
+        "--output-format",
+        "--input-format",
+        "--",
+    }
 )
 """Extra flags that would change which session runs or how its output is read."""
 
@@ -35,6 +46,8 @@ class Strategy(StrEnum):
     """Copy the journal into a new session and start it with ``--session-id``."""
     SURGICAL = "surgical"
     """Relocate with the ``failed`` lines of the failed calls dropped from the copy."""
+    FRESH = "fresh"
+    """Run the script again from the start in a new session, without ``resumeFromRunId``."""
 
 
 def _has_control(text: str) -> bool:
@@ -60,6 +73,25 @@ def validate_script_path(path: str | os.PathLike[str]) -> str:
     return text
 
 
+def workflow_call(script_path: str | os.PathLike[str], args: Any, run_id: str | None = None) -> str:
+    """The ``Workflow({...})`` argument text: scriptPath, resumeFromRunId (if any), args (if any).
+
+    Raises:
+        InvalidIdentifier: A bad run id or path, or args that are not JSON.
+    """
+    path = orjson.dumps(validate_script_path(script_path)).decode()
+    call = f"scriptPath: {path}"
+    if run_id is not None:
+        call += f', resumeFromRunId: "{validate_run_id(run_id)}"'
+    if args is not None:
+        try:
+            call += f", args: {orjson.dumps(args).decode()}"
+        except TypeError as error:
+            msg = f"args cannot be written as JSON: {error}"
+            raise InvalidIdentifier(msg) from None
+    return call
+
+
 def build_prompt(run_id: str, script_path: str | os.PathLike[str], args: Any = None) -> str:
     """The restart prompt: a direct user request to make one ``Workflow`` call.
 
@@ -71,20 +103,27 @@ def build_prompt(run_id: str, script_path: str | os.PathLike[str], args: Any = N
     Raises:
         InvalidIdentifier: A bad run id or path, or args that are not JSON.
     """
-    run_id = validate_run_id(run_id)
-    path = orjson.dumps(validate_script_path(script_path)).decode()
-    call = f'scriptPath: {path}, resumeFromRunId: "{run_id}"'
-    if args is not None:
-        try:
-            call += f", args: {orjson.dumps(args).decode()}"
-        except TypeError as error:
-            msg = f"args of {run_id} cannot be written as JSON: {error}"
-            raise InvalidIdentifier(msg) from None
+    call = workflow_call(script_path, args, validate_run_id(run_id))
     return (
         f"Resume the workflow run {run_id} by calling Workflow({{{call}}}) exactly once. "
         "Do not edit the script. I am asking you directly to resume this workflow run: make "
         "that one Workflow call with exactly these values, do not start a new run, and do not "
         "call any other tool. When the workflow has finished, report its final status in one line."
+    )
+
+
+def build_fresh_prompt(script_path: str | os.PathLike[str], args: Any = None) -> str:
+    """A direct user request to run a workflow script again from the start (no cache).
+
+    Raises:
+        InvalidIdentifier: A bad path, or args that are not JSON.
+    """
+    call = workflow_call(script_path, args)
+    return (
+        f"Run the workflow by calling Workflow({{{call}}}) exactly once. Do not edit the script. "
+        "I am asking you directly to run this workflow: make that one Workflow call with exactly "
+        "these values, and do not call any other tool. When the workflow has finished, report its "
+        "final status in one line."
     )
 
 
@@ -125,9 +164,21 @@ def build_argv(
         if flag.split("=", 1)[0] in CONFLICTING_FLAGS:
             msg = f"extra flag {flag!r} conflicts with the resume command; remove it"
             raise InvalidIdentifier(msg)
-    session = ["--resume", session_id] if chosen is Strategy.RESUME_OWNER else [
-        "--session-id", session_id]
+    session = (
+        ["--resume", session_id]
+        if chosen is Strategy.RESUME_OWNER
+        else ["--session-id", session_id]
+    )
     return [
-        claude_bin, "-p", *session, "--allowedTools", "Workflow",
-        "--output-format", "stream-json", "--verbose", *extras, "--", prompt,
+        claude_bin,
+        "-p",
+        *session,
+        "--allowedTools",
+        "Workflow",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        *extras,
+        "--",
+        prompt,
     ]

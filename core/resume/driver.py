@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from core.forecast import Fate
@@ -23,52 +23,11 @@ from core.resume.launcher import Launch, Launcher, Strategy, build_argv
 from core.resume.machine import ResumeEvent, ResumeState
 from core.resume.relocate import relocate_journal
 from core.resume.store import RequestStatus, ResumeStore, RunLock, TransitionDetails
+from core.resume.watch import JournalWatch, Progress, StreamWatch, newest_journal
 from core.snapshot import read_snapshot, snapshot_is_current
 
 NO_CONVERSATION = "No conversation found with session ID"
 STARTED_MARKERS = ("Workflow launched in background", '"subtype":"task_started"')
-
-
-@dataclass
-class Progress:
-    """What the relaunched run has done so far, read from its journal."""
-
-    started: list[str] = field(default_factory=list)
-    returned: list[str] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
-    misses: list[str] = field(default_factory=list)
-    """Calls the forecast served from cache that started live anyway (tripwire)."""
-
-
-class JournalWatch:
-    """Follows the journal a resume appends to, from where it stood at launch."""
-
-    def __init__(self, journal: str, cached_labels: set[str]):
-        self.tail = JsonlTail(journal)
-        self.cached = cached_labels
-        self.progress = Progress()
-        self.labels: dict[str, str] = {}
-        self.tail.read()  # skip what was there before the launch
-
-    def poll(self) -> list[str]:
-        """Read new lines; returns labels of new tripwire misses."""
-        fresh: list[str] = []
-        for _, record in self.tail.read().records:
-            kind, key = record.get("type"), str(record.get("key") or record.get("agentId"))
-            label = record.get("label")
-            if isinstance(label, str) and label:
-                self.labels[key] = label
-            name = self.labels.get(key, str(record.get("agentId")))
-            if kind == "started":
-                self.progress.started.append(name)
-                if name in self.cached and name not in self.progress.misses:
-                    self.progress.misses.append(name)
-                    fresh.append(name)
-            elif kind == "result":
-                self.progress.returned.append(name)
-            elif kind == "failed":
-                self.progress.failed.append(name)
-        return fresh
 
 
 @dataclass
@@ -78,9 +37,25 @@ class Attempt:
     plan: Plan
     request: str
     launch: Launch
-    journal: str
-    snapshot: str
     watch: JournalWatch
+    stream: StreamWatch
+
+    @property
+    def journal(self) -> str | None:
+        return self.watch.journal
+
+    @property
+    def snapshot(self) -> str | None:
+        journal = self.watch.journal
+        if journal is None:
+            return None
+        run_id = os.path.basename(os.path.dirname(journal))
+        session_dir = Path(journal).parents[3]
+        return str(session_dir / "workflows" / f"{run_id}.json")
+
+    @property
+    def progress(self) -> Progress:
+        return self.watch.progress
 
 
 class ResumeDriver:
@@ -141,7 +116,6 @@ class ResumeDriver:
         run_id = plan.run.run_id
         store = self.store
         journal = plan.run.folder.journal
-        snapshot = plan.run.folder.snapshot
         if plan.strategy is not Strategy.RESUME_OWNER and plan.target_journal:
             store.record(
                 run_id, request, ResumeEvent.RELOCATE, reason="copy the journal", lock=lock
@@ -163,14 +137,12 @@ class ResumeDriver:
                 run_id, request, ResumeEvent.RELOCATED, reason=plan.target_journal, lock=lock
             )
             journal = plan.target_journal
-            snapshot = os.path.join(str(target_session), "workflows", f"{run_id}.json")
         else:
             store.record(run_id, request, event, reason=f"{plan.strategy.value} launch", lock=lock)
         latest = store.status(run_id, request)
         attempt_no = latest.attempts if latest else 1
         log_path, status_path = store.launch_paths(run_id, request, attempt_no)
-        cached = set(plan.forecast.labels(Fate.CACHED))
-        watch = JournalWatch(journal, cached)
+        watch, stream = watchers(plan, journal, log_path, plan.session_dir)
         env = {**self.environ, **plan.env}
         try:
             launch = self.launcher.launch(
@@ -202,7 +174,7 @@ class ResumeDriver:
                 status_path=str(status_path),
             ),
         )
-        return status, Attempt(plan, request, launch, journal, snapshot, watch)
+        return status, Attempt(plan, request, launch, watch, stream)
 
     # -- following ---------------------------------------------------------------------------
 
@@ -216,13 +188,15 @@ class ResumeDriver:
     def step(self, attempt: Attempt) -> tuple[RequestStatus | None, list[str]]:
         """Poll once: returns the new status if the state changed, and fresh tripwire misses."""
         run_id = attempt.plan.run.run_id
-        misses = attempt.watch.poll()
+        misses = attempt.watch.poll() + attempt.stream.poll()
         current = self.store.status(run_id, attempt.request)
         if current is None:
             return None, misses
         poll = attempt.launch.poll(self.processes)
-        started = bool(attempt.watch.progress.started) or any(
-            marker in self._log_text(attempt) for marker in STARTED_MARKERS
+        started = (
+            bool(attempt.progress.started)
+            or attempt.stream.text_seen
+            or any(marker in self._log_text(attempt) for marker in STARTED_MARKERS)
         )
         if current.state is ResumeState.LAUNCHING and started:
             return self._record(
@@ -263,6 +237,11 @@ class ResumeDriver:
         """The end of a run from the exit code, the new snapshot and the journal."""
         if signal is not None:
             return ResumeEvent.STOPPED_BY_USER, f"stopped by signal {signal}"
+        if attempt.snapshot is None or attempt.journal is None:
+            return (
+                ResumeEvent.EXITED_FAILED,
+                f"exited {exit_code} before the workflow wrote a journal",
+            )
         snap, _problem = read_snapshot(attempt.snapshot)
         fold = JournalFold().feed_all(JsonlTail(attempt.journal).read().records)
         current = snap is not None and snapshot_is_current(snap, None, fold.last_agent_id)
@@ -312,19 +291,28 @@ class ResumeDriver:
             proc_start=status.fact("proc_start"),
         )
         session = status.fact("session_id") or plan.run.session_id
-        session_dir = Path(plan.run.folder.project_dir) / session
-        if plan.target_journal and session != plan.run.session_id:
-            session_dir = Path(plan.target_journal).parents[3].with_name(session)
+        session_dir = Path(plan.session_dir).with_name(session)
         journal = str(session_dir / "subagents" / "workflows" / plan.run.run_id / "journal.jsonl")
-        snapshot = str(session_dir / "workflows" / f"{plan.run.run_id}.json")
-        watch = JournalWatch(journal, set(plan.forecast.labels(Fate.CACHED)))
-        return Attempt(plan, status.request, launch, journal, snapshot, watch)
+        watch, stream = watchers(plan, journal, Path(log_path), str(session_dir))
+        return Attempt(plan, status.request, launch, watch, stream)
 
     def stop(self, attempt: Attempt) -> RequestStatus:
         attempt.launch.stop(self.processes)
         return self._record(
             attempt.plan, attempt.request, ResumeEvent.STOPPED_BY_USER, "stopped by the user"
         )
+
+
+def watchers(
+    plan: Plan, journal: str, log_path: Path, session_dir: str
+) -> tuple[JournalWatch, StreamWatch]:
+    """The journal and stream watchers of a launch; a fresh run's journal is found later."""
+    cached = set(plan.forecast.labels(Fate.CACHED))
+    if plan.strategy is Strategy.FRESH:
+        watch = JournalWatch(None, cached, find=newest_journal(session_dir))
+    else:
+        watch = JournalWatch(journal, cached)
+    return watch, StreamWatch(str(log_path), cached, watch.progress)
 
 
 def relocated_plan(plan: Plan, strategy: Strategy, target_journal: str, session_id: str) -> Plan:

@@ -37,8 +37,9 @@ STRATEGY_KEYS = {"1": Strategy.RESUME_OWNER, "2": Strategy.RELOCATE, "3": Strate
 def plan_text(plan: Plan) -> str:
     """The plan as Rich markup (everything from disk escaped)."""
     run = plan.run
+    what = "Relaunch fresh" if plan.strategy is Strategy.FRESH else "Resume"
     lines = [
-        f"[b]Resume[/b] {escape(run.name or '(unnamed)')}  {run.run_id}  ({run.status.value})",
+        f"[b]{what}[/b] {escape(run.name or '(unnamed)')}  {run.run_id}  ({run.status.value})",
         f"strategy  [b]{plan.strategy.value}[/b]   recommended: {plan.recommended.value}"
         "   (1 resume-owner · 2 relocate · 3 surgical)",
         f"session   {plan.session_id}"
@@ -62,7 +63,11 @@ def plan_text(plan: Plan) -> str:
     colour = "green" if verdict.ok else "red"
     lines.append(f"[{colour}]guard  {escape(verdict.reason)}[/]")
     lines.append("")
-    lines.append("enter resume · 1/2/3 strategy · esc close" if verdict.ok else "esc close")
+    if plan.strategy is Strategy.FRESH:
+        lines.append("a fresh relaunch runs every call again, in a new session, from the script")
+        lines.append("enter relaunch · esc close" if verdict.ok else "esc close")
+    else:
+        lines.append("enter resume · 1/2/3 strategy · esc close" if verdict.ok else "esc close")
     return "\n".join(lines)
 
 
@@ -115,7 +120,7 @@ class ResumePlanScreen(ModalScreen[None]):
         self.query_one("#plan", Static).update(plan_text(plan))
 
     def action_strategy(self, key: str) -> None:
-        if self.attempt is None:
+        if self.attempt is None and self.strategy is not Strategy.FRESH:
             self.strategy = STRATEGY_KEYS[key]
             self.make_plan()
 
@@ -154,7 +159,10 @@ class ResumePlanScreen(ModalScreen[None]):
                 timeout=30,
             )
         done = self.attempt.watch.progress
-        line = f"live: {', '.join(done.started) or '-'}   returned: {len(done.returned)}"
+        line = (
+            f"live: {', '.join(done.started) or '-'}   returned: {len(done.returned)}"
+            f"   from cache: {', '.join(done.cached) or '-'}"
+        )
         if status is not None:
             line = f"{status.state.value}: {status.transitions[-1].reason}\n{line}"
             if status.state not in (ResumeState.LAUNCHING, ResumeState.RUNNING):
@@ -186,11 +194,6 @@ def open_resume_plan(app: WftopApp, run: Run) -> None:
 
 
 def open_relaunch(app: WftopApp, run: Run) -> None:
-    """``R``: a fresh relaunch (no cache) is not offered yet; say what is."""
+    """``R``: the plan of a fresh relaunch (a new run of the same script, no cache)."""
     if not _refuse_read_only(app):
-        app.notify(
-            "A fresh relaunch is not available yet. r resumes the run from its journal; "
-            "strategy 2 (relocate) continues it in a new session.",
-            title="Relaunch fresh",
-            severity="warning",
-        )
+        app.push_screen(ResumePlanScreen(run, strategy=Strategy.FRESH))
