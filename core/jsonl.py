@@ -102,6 +102,10 @@ class JsonlTail:
             ):
                 self._restart()
                 batch.reset = True
+            elif self._big_prefix is not None and info.st_size < self._big_scanned:
+                # Only the unfinished over-long line was cut: scan it again from its start.
+                self._big_prefix = None
+                self._big_scanned = 0
             self._identity = identity
             self._read_lines(fd, info.st_size, batch)
         except OSError as error:
