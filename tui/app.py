@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
@@ -109,7 +110,7 @@ class WftopApp(App[int]):
         now: Callable[[], float] = time.time,
         live: bool = True,
         read_only: bool = False,
-        preview: bool = True,
+        preview: bool | Future[ChangeSet] = True,
     ) -> None:
         """Args:
         index: the run index (``core.index.LiveIndex`` or `tui.source.PollingIndex`).
@@ -117,7 +118,8 @@ class WftopApp(App[int]):
         now: the clock; tests pass a fixed one.
         live: follow the index after the cold start (off in snapshot tests).
         read_only: refuse resume and relaunch.
-        preview: paint the newest runs before an index without batches has read them all.
+        preview: paint the newest runs before an index without batches has read them
+            all (True: read them first; a future: they are being read already).
         """
         super().__init__()
         self.index = index
@@ -173,6 +175,8 @@ class WftopApp(App[int]):
         kwargs: dict[str, Any] = {"progress": progress}
         if "partial" in inspect.signature(self.index.cold_start).parameters:
             kwargs["partial"] = lambda changes: self.post_message(IndexBatch(changes))
+        elif isinstance(self.preview, Future):
+            self.post_message(IndexBatch(self.preview.result()))
         elif self.preview:
             self.post_message(IndexBatch(preview_runs(self.index)))
         changes = self.index.cold_start(**kwargs)

@@ -27,9 +27,14 @@ def make_app(
     read_only: bool = False,
     poll_interval: float | None = None,
 ):  # type: ignore[no-untyped-def]
-    """The wftop App over ``roots``, with the live index (or its polling stand-in)."""
-    from tui.app import WftopApp
-    from tui.source import open_index
+    """The wftop App over ``roots``, with the live index (or its polling stand-in).
+
+    The newest runs start being read in a thread before Textual is imported, so
+    the first screen has rows as soon as it is up.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tui.source import open_index, preview_runs
 
     config = config or Config()
     index = open_index(
@@ -39,7 +44,12 @@ def make_app(
         stall_window=config.stall_window,
         poll_interval=poll_interval or config.poll_interval,
     )
-    return WftopApp(index, config=config, now=now, live=live, read_only=read_only)
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wftop-preview")
+    preview = pool.submit(preview_runs, index)
+    pool.shutdown(wait=False)
+    from tui.app import WftopApp
+
+    return WftopApp(index, config=config, now=now, live=live, read_only=read_only, preview=preview)
 
 
 def pick_roots(args: argparse.Namespace, config: Config) -> list[str]:

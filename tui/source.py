@@ -9,13 +9,14 @@ talks to that surface, so either works unchanged.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from core.discovery import RunFolder, find_run_folders
+from core.discovery import RunFolder, find_run_folders, session_run_folders
 from core.model import DEFAULT_STALL_WINDOW, Run
 from core.procs import ProcessTable, ProcFs
 from core.scan import RunReader, SessionFacts, find_superseded, newest_first
@@ -131,23 +132,82 @@ def scan_in_batches(
 PREVIEW_RUNS = 100
 
 
+def newest_folders(roots: list[str], count: int) -> list[RunFolder]:
+    """Run folders of the most recently active sessions, about ``count`` of them.
+
+    Sessions are ordered by their transcript's modification time (a listing and a
+    stat per session, no walk of every run folder), newest first, and their run
+    folders taken until ``count`` are found.
+    """
+    sessions: list[tuple[float, str, str, str]] = []
+    for root in roots:
+        try:
+            projects = [entry for entry in os.scandir(os.path.join(root, "projects"))]
+        except OSError:
+            continue
+        for project in projects:
+            try:
+                if not project.is_dir():
+                    continue
+                entries = list(os.scandir(project.path))
+            except OSError:
+                continue
+            times = {}
+            for entry in entries:
+                if entry.name.endswith(".jsonl"):
+                    with contextlib.suppress(OSError):
+                        times[entry.name[:-6]] = entry.stat().st_mtime
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    continue
+                if is_dir:
+                    stamp = times.get(entry.name, 0.0)
+                    sessions.append((stamp, root, project.name, entry.name))
+    sessions.sort(reverse=True)
+    folders: list[RunFolder] = []
+    seen: set[str] = set()
+    for _stamp, root, project, session in sessions:
+        for folder in session_run_folders(root, project, session, []):
+            if folder.real_path not in seen:
+                seen.add(folder.real_path)
+                folders.append(folder)
+        if len(folders) >= count:
+            break
+    return folders
+
+
 def preview_runs(index: object, count: int = PREVIEW_RUNS) -> ChangeSet:
-    """The newest ``count`` runs of the index's roots, read ahead of its cold start.
+    """About ``count`` of the newest runs of the index's roots, read ahead of its cold start.
 
     For an index whose cold start hands out nothing until it has read every run:
-    the screen can paint these while it works. Costs one folder listing and
+    the screen can paint these while it works. Costs one listing per project and
     ``count`` runs read twice.
     """
     roots = list(getattr(index, "roots", []))
     processes = getattr(index, "_processes", None) or getattr(index, "processes", None)
     now = getattr(index, "_now", None) or getattr(index, "now", time.time)
     window = getattr(index, "stall_window", DEFAULT_STALL_WINDOW)
-    batches = scan_in_batches(roots, processes=processes, now=now, stall_window=window, first=count)
-    try:
-        first = next(batches, [])
-    finally:
-        batches.close()
-    return ChangeSet(0, tuple(first), (), ())
+    folders = newest_folders(roots, count)
+    owners = owners_by_session(roots, processes or ProcFs(), local_pid_domain())
+    superseded = find_superseded(folders)
+    facts = SessionFacts()
+    moment = now()
+    runs = []
+    for folder in folders:
+        reader = RunReader(folder)
+        reader.refresh()
+        runs.append(
+            reader.build(
+                owner=owners.get(folder.session_id, Owner(Liveness.ABSENT)),
+                cwd=facts.cwd(folder),
+                now=moment,
+                stall_window=window,
+                superseded_by=superseded.get(folder.ident),
+            )
+        )
+    return ChangeSet(0, tuple(runs), (), ())
 
 
 class PollingIndex:
