@@ -266,3 +266,55 @@ def test_a_second_wftop_reattaches_to_the_running_resume_instead_of_launching_ag
     assert sorted(mock_api.live_agents(since=mark)) == ["a5", "a6"]
     resumes = [r for r in mock_api.requests[mark:] if str(r.get("kind")).startswith("main_resume")]
     assert len(resumes) == 1, "one launch only"
+
+
+def test_fresh_relaunch_runs_every_call_again_in_a_new_session(
+    claude_bin, mock_api, cli_home, tmp_path
+):
+    agents = six_agents(a5={"delay_s": [120.0, 0.1]})
+    killed = damaged_run(claude_bin, mock_api, cli_home, "six.js", agents, kill=("a5", 1))
+    env, root = resume_env(cli_home, mock_api, tmp_path), str(cli_home.config_dir)
+    plan = plan_of(env, claude_bin, killed.run_id, root, "--strategy", "fresh")
+    assert plan["guard"] == "ok" and plan["session_id"] != killed.session_id
+    assert "resumeFromRunId" not in plan["argv"][-1]
+    assert plan["forecast"]["cached"] == []
+    mark = mock_api.mark()
+    done = resume(env, claude_bin, killed.run_id, root, "--strategy", "fresh")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(mock_api.live_agents(since=mark)) == list(SIX_AGENTS)
+    last = json.loads(done.stdout.splitlines()[-1])
+    assert last["run_id"] != killed.run_id and last["cached"] == []
+    listing = json.loads(wftop(env, "ls", "--json", "--no-default-root", "--root", root).stdout)
+    statuses = {row["run_id"]: row["status"] for row in listing}
+    assert statuses == {killed.run_id: "dead", last["run_id"]: "completed"}
+
+
+def test_the_stream_reports_the_calls_the_cli_served_from_cache(
+    claude_bin, mock_api, cli_home, tmp_path
+):
+    agents = six_agents(a5={"delay_s": [120.0, 0.1]})
+    killed = damaged_run(claude_bin, mock_api, cli_home, "six.js", agents, kill=("a5", 1))
+    env, root = resume_env(cli_home, mock_api, tmp_path), str(cli_home.config_dir)
+    forecast = plan_of(env, claude_bin, killed.run_id, root)["forecast"]
+    done = resume(env, claude_bin, killed.run_id, root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    last = json.loads(done.stdout.splitlines()[-1])
+    assert sorted(last["cached"]) == sorted(forecast["cached"])
+    assert last["misses"] == []
+
+
+def test_tripwire_fires_when_a_call_forecast_as_cached_runs_live(
+    claude_bin, mock_api, cli_home, tmp_path
+):
+    """Editing a finished call's prompt after the forecast changes its key: the CLI re-runs it."""
+    agents = six_agents(a5={"delay_s": [120.0, 0.1]}, a2={"delay_s": [0.1, 30.0]})
+    killed = damaged_run(claude_bin, mock_api, cli_home, "six.js", agents, kill=("a5", 1))
+    env, root = resume_env(cli_home, mock_api, tmp_path), str(cli_home.config_dir)
+    assert "a2" in plan_of(env, claude_bin, killed.run_id, root)["forecast"]["cached"]
+    script = Path(killed.script_path)
+    script.write_text(script.read_text().replace("Part two.", "Part two, edited."))
+    done = resume(env, claude_bin, killed.run_id, root, "--force", "--stop-on-miss")
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert {"event": "cache_miss", "label": "a2"} in events
+    assert events[-1].get("state") == "stopped", events
+    assert done.returncode == 1

@@ -20,7 +20,7 @@ from core.plan import Plan
 from core.procs import ProcessTable
 from core.resume.errors import LaunchError, RelocationError
 from core.resume.launcher import Launch, Launcher, Strategy, build_argv
-from core.resume.machine import ResumeEvent, ResumeState
+from core.resume.machine import ACTIVE_STATES, ResumeEvent, ResumeState
 from core.resume.relocate import relocate_journal
 from core.resume.store import RequestStatus, ResumeStore, RunLock, TransitionDetails
 from core.resume.watch import JournalWatch, Progress, StreamWatch, newest_journal
@@ -297,7 +297,11 @@ class ResumeDriver:
         return Attempt(plan, status.request, launch, watch, stream)
 
     def stop(self, attempt: Attempt) -> RequestStatus:
+        """Stop the relaunched process group; a request that already ended stays as it is."""
+        current = self.store.status(attempt.plan.run.run_id, attempt.request)
         attempt.launch.stop(self.processes)
+        if current is not None and current.state not in ACTIVE_STATES:
+            return current
         return self._record(
             attempt.plan, attempt.request, ResumeEvent.STOPPED_BY_USER, "stopped by the user"
         )

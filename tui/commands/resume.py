@@ -16,7 +16,7 @@ from core.procs import ProcFs
 from core.resume.driver import NO_CONVERSATION, Attempt, ResumeDriver, relocated_plan
 from core.resume.errors import ResumeError, ResumeInProgress
 from core.resume.launcher import Strategy, SubprocessLauncher
-from core.resume.machine import ResumeState
+from core.resume.machine import ACTIVE_STATES, ResumeState
 from core.resume.store import ResumeStore
 from core.scan import scan_roots
 
@@ -200,8 +200,8 @@ def follow(
                 {"event": "cache_miss", "label": label},
                 f"⚠ cache miss: {label} is re-running although the forecast served it from cache",
             )
-            if args.stop_on_miss:
-                status = driver.stop(attempt)
+        if misses and args.stop_on_miss and (status is None or status.state in ACTIVE_STATES):
+            status = driver.stop(attempt)
         if status is not None:
             state = status.state
             reason = status.transitions[-1].reason

@@ -185,7 +185,8 @@ def parse_resume_request(text: str) -> tuple[dict[str, Any], str | None] | None:
 
     Understands ``RESUME_WORKFLOW runId=<id> scriptPath=<path>`` and any free text mentioning
     ``resumeFromRunId``, e.g. ``Resume the workflow run wf_x by calling Workflow({scriptPath:
-    "/p/s.js", resumeFromRunId: "wf_x", args: {"k": 1}})``.
+    "/p/s.js", resumeFromRunId: "wf_x", args: {"k": 1}})``; a request to call
+    ``Workflow({scriptPath: …})`` without a run id is answered as a fresh run of that script.
     """
     m = RESUME_COMMAND.search(text)
     if m:
@@ -200,6 +201,11 @@ def parse_resume_request(text: str) -> tuple[dict[str, Any], str | None] | None:
         script = parse_script_path(text)
         if script:
             inp["scriptPath"] = script
+    elif "Workflow({" in text and "scriptPath" in text:
+        script = parse_script_path(text)
+        if not script:
+            return {}, "Workflow({scriptPath}) without a path"
+        inp = {"scriptPath": script}  # a fresh run of a saved script, no cache
     else:
         return None
     args, problem = parse_args_json(text)
