@@ -54,6 +54,9 @@ class RunListView:
     group: str = "none"
     collapsed: set[str] = field(default_factory=set)
     _hay: dict[str, tuple[Run, str]] = field(default_factory=dict, repr=False)
+    _order: dict[str, tuple[Run, str, tuple[object, ...]]] = field(
+        default_factory=dict, repr=False
+    )
     """What ``/`` searches, per ident, kept while the run object is the same."""
 
     def haystack(self, run: Run) -> str:
@@ -85,6 +88,16 @@ class RunListView:
         return True
 
     def sort_key(self, run: Run) -> tuple[object, ...]:
+        """The run's place in the current order, kept while the run object is the same."""
+        ident = run.folder.ident
+        kept = self._order.get(ident)
+        if kept is not None and kept[0] is run and kept[1] == self.sort:
+            return kept[2]
+        key = self._sort_key(run)
+        self._order[ident] = (run, self.sort, key)
+        return key
+
+    def _sort_key(self, run: Run) -> tuple[object, ...]:
         newest = -(run.last_activity or 0.0)
         tie = (run.folder.run_id, run.folder.session_id)
         if self.sort == "status":
