@@ -53,6 +53,10 @@ class Config:
     """Seconds between rescans when the live index is not available."""
     keys: Mapping[str, str] = field(default_factory=dict)
     """Binding id → key(s), comma separated (``resume = "ctrl+r"``)."""
+    claude: str | None = None
+    """The ``claude`` binary a resume runs (default: ``$WFTOP_CLAUDE``, then PATH)."""
+    resume_flags: tuple[str, ...] = ()
+    """Extra CLI flags for every resume, shown in the plan (``["--model", "opus"]``)."""
 
 
 FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
@@ -66,6 +70,8 @@ FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "mouse": (bool, "true or false"),
     "poll_interval": ((int, float), "a number of seconds"),
     "keys": (dict, "a table of binding id = key"),
+    "claude": (str, "a path to the claude binary"),
+    "resume_flags": (list, "a list of CLI flags"),
 }
 
 
@@ -123,6 +129,12 @@ def parse_config(data: Mapping[str, Any], path: str = "config.toml") -> Config:
             values[key] = float(values[key])
     if "keys" in values:
         values["keys"] = check_keymap(values["keys"], path)
+    if "resume_flags" in values:
+        flags = values["resume_flags"]
+        if not all(isinstance(flag, str) and flag for flag in flags):
+            msg = f"{path}: resume_flags must be a list of CLI flags, got {flags!r}"
+            raise ConfigError(msg)
+        values["resume_flags"] = tuple(flags)
     return Config(path=path, **values)
 
 

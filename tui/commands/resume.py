@@ -131,9 +131,21 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(found, str):
         print(f"wftop: {found}", file=sys.stderr)
         return EXIT_USAGE
+    from tui.config import ConfigError, load_config
+
+    try:
+        config = load_config()
+    except ConfigError as error:
+        print(f"wftop: {error}", file=sys.stderr)
+        return EXIT_USAGE
     processes = ProcFs()
     plan = make_plan(
-        found, processes=processes, now=time.time(), strategy=args.strategy, claude_bin=args.claude
+        found,
+        processes=processes,
+        now=time.time(),
+        strategy=args.strategy,
+        claude_bin=args.claude or config.claude,
+        extra_flags=config.resume_flags,
     )
     if args.dry_run:
         if args.json:

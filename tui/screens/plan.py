@@ -110,8 +110,14 @@ class ResumePlanScreen(ModalScreen[None]):
 
     @work(thread=True, exclusive=True, group="plan")
     def make_plan(self) -> None:
+        config = self.app.config  # type: ignore[attr-defined]
         plan = make_plan(
-            self.run_view, processes=self.processes, now=time.time(), strategy=self.strategy
+            self.run_view,
+            processes=self.processes,
+            now=time.time(),
+            strategy=self.strategy,
+            claude_bin=config.claude,
+            extra_flags=config.resume_flags,
         )
         self.app.call_from_thread(self.show_plan, plan)
 
