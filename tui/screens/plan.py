@@ -37,11 +37,16 @@ STRATEGY_KEYS = {"1": Strategy.RESUME_OWNER, "2": Strategy.RELOCATE, "3": Strate
 def plan_text(plan: Plan) -> str:
     """The plan as Rich markup (everything from disk escaped)."""
     run = plan.run
-    what = "Relaunch fresh" if plan.strategy is Strategy.FRESH else "Resume"
+    fresh = plan.strategy is Strategy.FRESH
+    what = "Relaunch fresh" if fresh else "Resume"
+    choice = (
+        "a new run of the same script, nothing from cache"
+        if fresh
+        else f"recommended: {plan.recommended.value}   (1 resume-owner · 2 relocate · 3 surgical)"
+    )
     lines = [
         f"[b]{what}[/b] {escape(run.name or '(unnamed)')}  {run.run_id}  ({run.status.value})",
-        f"strategy  [b]{plan.strategy.value}[/b]   recommended: {plan.recommended.value}"
-        "   (1 resume-owner · 2 relocate · 3 surgical)",
+        f"strategy  [b]{plan.strategy.value}[/b]   {choice}",
         f"session   {plan.session_id}"
         + ("" if plan.session_id == run.session_id else f"  (new; owner {run.session_id})"),
         f"cwd       {escape(plan.cwd or '-')}",
@@ -52,7 +57,7 @@ def plan_text(plan: Plan) -> str:
         mark = "▶" if name == plan.strategy.value else " "
         lines.append(f"{mark} {name:<13} {escape(forecast.summary())}")
         lines.append(f"    live: {escape(', '.join(forecast.live) or '-')}")
-    if plan.recommended is Strategy.SURGICAL:
+    if plan.recommended is Strategy.SURGICAL and not fresh:
         lines.append(
             "  surgical continues in a new session; the owner session's conversation "
             "does not receive the result"
@@ -63,8 +68,7 @@ def plan_text(plan: Plan) -> str:
     colour = "green" if verdict.ok else "red"
     lines.append(f"[{colour}]guard  {escape(verdict.reason)}[/]")
     lines.append("")
-    if plan.strategy is Strategy.FRESH:
-        lines.append("a fresh relaunch runs every call again, in a new session, from the script")
+    if fresh:
         lines.append("enter relaunch · esc close" if verdict.ok else "esc close")
     else:
         lines.append("enter resume · 1/2/3 strategy · esc close" if verdict.ok else "esc close")
