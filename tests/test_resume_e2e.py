@@ -318,3 +318,22 @@ def test_tripwire_fires_when_a_call_forecast_as_cached_runs_live(
     assert {"event": "cache_miss", "label": "a2"} in events
     assert events[-1].get("state") == "stopped", events
     assert done.returncode == 1
+
+
+def test_owner_session_that_cannot_be_resumed_falls_back_to_relocate(
+    claude_bin, mock_api, cli_home, tmp_path
+):
+    agents = six_agents(a5={"delay_s": [120.0, 0.1]})
+    killed = damaged_run(claude_bin, mock_api, cli_home, "six.js", agents, kill=("a5", 1))
+    (killed.session_dir.parent / f"{killed.session_id}.jsonl").unlink()
+    env, root = resume_env(cli_home, mock_api, tmp_path), str(cli_home.config_dir)
+    mark = mock_api.mark()
+    done = resume(env, claude_bin, killed.run_id, root, "--strategy", "resume-owner")
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    states = [(e["state"], e["reason"]) for e in events if e["event"] == "state"]
+    assert states[0][0] == "launch_failed"
+    assert "No conversation found with session ID" in states[0][1]
+    assert states[-1][0] == "completed"
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(mock_api.live_agents(since=mark)) == ["a5", "a6"]
+    assert events[-1]["session_id"] != killed.session_id
