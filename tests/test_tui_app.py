@@ -34,7 +34,7 @@ def build(root: Path, processes, **kwargs) -> WftopApp:  # type: ignore[no-untyp
 
 
 async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(300):
+    for _ in range(2000):
         if pilot.app.loaded:
             break
         await pilot.pause(0.01)
@@ -220,10 +220,13 @@ async def test_agent_screen_follows_a_growing_transcript(tui_root, tui_processes
         run = app.runs[ident_of(app, "wf_1a8e2cea-7df")]
         call = run.in_flight_calls[0]
         agent = call.agent_ids[-1]
-        app.push_screen(AgentScreen(run, agent, call.label))
-        await pilot.pause(0.3)
-        screen = app.screen
-        assert isinstance(screen, AgentScreen) and screen.following
+        screen = AgentScreen(run, agent, call.label)
+        await app.push_screen(screen)
+        for _ in range(2000):
+            if screen.loaded:
+                break
+            await pilot.pause(0.01)
+        assert app.screen is screen and screen.following
         shown = screen.items
         line = (
             '{"type":"assistant","message":{"role":"assistant","content":'
@@ -231,7 +234,7 @@ async def test_agent_screen_follows_a_growing_transcript(tui_root, tui_processes
         )
         with open(screen.path, "a") as handle:
             handle.write(line)
-        for _ in range(100):
+        for _ in range(400):
             if screen.items > shown:
                 break
             await pilot.pause(0.05)

@@ -30,7 +30,7 @@ def app_for(root: Path, processes):  # type: ignore[no-untyped-def]
 
 
 async def loaded(pilot) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(300):
+    for _ in range(2000):
         if pilot.app.loaded:
             break
         await pilot.pause(0.01)
@@ -95,7 +95,7 @@ def test_agent_with_a_masked_secret(snap_compare, tui_root, tui_processes):
         run = next(run for run in app.runs.values() if run.run_id == "wf_cd4c7489-d27")
         screen = AgentScreen(run, "a5eb88c6f1aa356a8", "a3")
         await pilot.app.push_screen(screen)
-        for _ in range(300):
+        for _ in range(2000):
             if screen.loaded:
                 break
             await pilot.pause(0.01)
