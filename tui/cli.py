@@ -8,13 +8,19 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-COMMANDS = ["ls", "resume", "demo", "scan", "export", "stats"]
+COMMANDS = ["ls", "resume", "demo", "drill", "status", "completion", "scan", "export", "stats"]
 """Modules of ``tui.commands``, in the order ``--help`` lists them."""
 
 EXIT_USAGE = 2
+WRITING_COMMANDS = {
+    "resume": "it launches claude and writes its state",
+    "drill": "it launches claude (in a temporary dir)",
+}
+"""Commands ``--read-only`` refuses, and why. ``demo`` falls back to its browse-only trees."""
 
 
 def package_version() -> str:
@@ -39,7 +45,25 @@ def add_root_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+VALUED_TOP_OPTIONS = frozenset({"--root", "--stall-window"})
+
+
+def command_in(argv: list[str]) -> str | None:
+    """The command named in ``argv`` (skipping top-level options and their values), if any."""
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+        elif token in VALUED_TOP_OPTIONS:
+            skip = True
+        elif not token.startswith("-"):
+            return token if token in COMMANDS else None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or (``only``) one with just that command: importing every command
+    module costs a status-bar call like ``wftop status`` most of its time."""
     parser = argparse.ArgumentParser(
         prog="wftop",
         description="Watch Claude Code Workflow runs, find the dead ones, resume them. "
@@ -55,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--read-only",
         action="store_true",
-        help="open the TUI with resume and relaunch switched off",
+        help="switch off everything that launches or writes: resume and relaunch in the TUI, "
+        "`wftop resume`, `wftop drill`; `demo` browses bundled trees only",
     )
     parser.add_argument(
         "--stall-window",
@@ -65,19 +90,31 @@ def build_parser() -> argparse.ArgumentParser:
         help="quiet time before a live run reads as stalled (default 600, or the config file)",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in COMMANDS if only is None else [only]:
         module = importlib.import_module(f"tui.commands.{name}")
         module.add_parser(subparsers)
+        if name in WRITING_COMMANDS:  # `wftop resume --read-only …` reads as it should, too
+            subparsers.choices[name].add_argument(
+                "--read-only", action="store_true", default=argparse.SUPPRESS, help="refuse"
+            )
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(command_in(argv))
     args = parser.parse_args(argv)
+    if os.environ.get("WFTOP_READ_ONLY", "") not in ("", "0"):
+        args.read_only = True
     if args.command is None:
         from tui.main import run_tui
 
         return run_tui(args)
+    dry = getattr(args, "dry_run", False)
+    if args.read_only and args.command in WRITING_COMMANDS and not dry:
+        reason = WRITING_COMMANDS[args.command]
+        print(f"wftop: {args.command} is switched off by --read-only ({reason})", file=sys.stderr)
+        return EXIT_USAGE
     module = importlib.import_module(f"tui.commands.{args.command}")
     try:
         code: int = module.run(args)

@@ -20,8 +20,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tui.mockapi.scenario import age_tree
-
 DEMO = Path(__file__).resolve().parent.parent / "demo"
 INSTALL_HINT = (
     "for the full demo (a real run killed and resumed, offline), install Claude Code:\n"
@@ -163,6 +161,8 @@ def demo_app(root: str, message: str):  # type: ignore[no-untyped-def]
 
 def bundled(args: argparse.Namespace) -> int:
     """Browse the bundled real trees, copied to a temporary dir removed on exit."""
+    from tui.mockapi.scenario import age_tree
+
     with tempfile.TemporaryDirectory(prefix="wftop-demo-") as temp:
         roots = []
         for tree in sorted(DEMO.iterdir()):
