@@ -53,6 +53,7 @@ def child(root: str) -> None:
         config = Config(bell=False, notify=False, default_root=False)
         app = make_app([root], config=config, live=False)
         result: dict[str, object] = {}
+
         async def painted() -> None:
             """Wait for the next screen refresh (not for idleness: a scan may be busy)."""
             done = asyncio.get_running_loop().create_future()
@@ -75,6 +76,7 @@ def child(root: str) -> None:
             result["loaded_wall"] = time.time()
             await pilot.pause()
             result["runs"] = len(app.runs)
+
             async def cost(*keys: str) -> float:
                 start = time.process_time()
                 await pilot.press(*keys)
