@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import orjson
 import pytest
 
 from core.model import Status
@@ -251,3 +252,34 @@ def test_wftop_without_a_command_opens_the_tui(monkeypatch, argv):
     monkeypatch.setattr(tui.main, "run_tui", lambda args: seen.append(args) or 0)
     assert main(argv) == 0
     assert seen and seen[0].command is None
+
+
+async def test_a_line_appended_on_disk_updates_its_row_in_place(tui_root, tui_processes):
+    app = make_app(
+        [str(tui_root)],
+        config=Config(bell=False),
+        processes=tui_processes,
+        now=lambda: TUI_NOW,
+        live=True,
+        poll_interval=0.2,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.pause(0.5)  # let the watcher come up
+        runs = table(app)
+        ident = ident_of(app, "wf_1a8e2cea-7df")
+        runs.move_cursor(3)
+        chosen = runs.cursor_key()
+        assert runs.cell_text(ident, "parity").startswith("5/4")
+        run = app.runs[ident]
+        (call,) = run.in_flight_calls
+        line = {"type": "result", "key": call.key, "agentId": call.agent_ids[-1], "result": {}}
+        with open(run.folder.journal, "ab") as handle:
+            handle.write(orjson.dumps(line) + b"\n")
+        for _ in range(400):
+            if app.runs[ident].fold.result_lines == 5:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause()
+        assert runs.cell_text(ident, "parity").startswith("5/5")
+        assert runs.cursor_key() == chosen

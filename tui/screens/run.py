@@ -104,6 +104,8 @@ class RunScreen(Screen[None]):
     def on_runs_changed(self, changes: ChangeSet) -> None:
         if not self.is_active:
             return
+        if changes.seq == 0 and not changes.added:
+            self.query_one(CallTable).invalidate()
         if changes.seq == 0 or any(run.ident == self.ident for run in changes.changed):
             self.refresh_run()
 

@@ -61,6 +61,8 @@ class RunsScreen(Screen[None]):
 
     def on_runs_changed(self, changes: ChangeSet) -> None:
         self._counts = None
+        if changes.seq == 0 and not changes.added:
+            self.table.invalidate()  # a clock tick or a new theme: ages and colours move
         self.refresh_rows()
 
     def on_resize(self) -> None:

@@ -156,6 +156,11 @@ class FittedTable(ScrollView, can_focus=True):
             self.scroll_to(y=max(0, target - max(0, offset)), animate=False, immediate=True)
         self.refresh()
 
+    def invalidate(self) -> None:
+        """Draw every row anew (time moved, or the theme changed)."""
+        self._strips.clear()
+        self.refresh()
+
     def rewrite(self, item: object) -> None:
         """Take a new version of one row's item and redraw that row (when shown)."""
         key = self.key_of(item)
