@@ -283,3 +283,90 @@ async def test_a_line_appended_on_disk_updates_its_row_in_place(tui_root, tui_pr
         await pilot.pause()
         assert runs.cell_text(ident, "parity").startswith("5/5")
         assert runs.cursor_key() == chosen
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "severity", "words"),
+    [
+        (Status.RUNNING, Status.DEAD, "error", "died"),
+        (Status.STALLED, Status.DEAD, "error", "died"),
+        (Status.RUNNING, Status.STALLED, "warning", "stalled"),
+        (Status.RUNNING, Status.COMPLETED, "information", "finished: ✔ completed"),
+        (Status.DEAD, Status.COMPLETED, "information", "finished"),
+        (Status.RUNNING, Status.FAILED, "error", "finished: ! failed"),
+        (Status.STALLED, Status.RUNNING, None, None),
+        (Status.COMPLETED, Status.SUPERSEDED, None, None),
+    ],
+)
+def test_which_changes_raise_an_alert(before, after, severity, words):
+    from tui.app import alert_for
+
+    run = _one_run("killed")
+    alert = alert_for(
+        dataclasses.replace(run, status=before), dataclasses.replace(run, status=after)
+    )
+    if severity is None:
+        assert alert is None
+    else:
+        assert alert is not None and alert.severity == severity and words in alert.message
+
+
+def _one_run(name: str):  # type: ignore[no-untyped-def]
+    from core.procs import FakeProcessTable
+    from core.scan import scan_roots
+    from tests.corpus import tree
+
+    (run,) = scan_roots([str(tree(name))], processes=FakeProcessTable()).runs
+    return run
+
+
+async def test_the_palette_offers_every_action_of_the_screen(tui_root, tui_processes):
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+        for expected in (
+            "Plan and resume the run",
+            "Relaunch fresh",
+            "Show the raw journal",
+            "Filter by name, run id, project or label",
+            "Cycle the status filter",
+            "Sort by status",
+            "Group by project",
+            "Show dead runs",
+            "Theme",
+            "Quit",
+        ):
+            assert expected in titles
+
+
+def test_no_color_is_honoured(monkeypatch, tui_root, tui_processes):
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert build(tui_root, tui_processes).no_color
+
+
+def test_a_bad_config_stops_wftop_with_one_line(tmp_path, monkeypatch, capsys):
+    from tui.cli import main
+
+    config = tmp_path / "config.toml"
+    config.write_text('[keys]\nresume = "y"\n')
+    monkeypatch.setenv("WFTOP_CONFIG", str(config))
+    assert main(["--no-default-root", "--root", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "'y' would be bound to both 'resume' and 'copy'" in err
+
+
+def test_no_mouse_and_read_only_reach_the_app(tmp_path, monkeypatch, tui_root):
+    import tui.app
+    from tui.cli import main
+
+    monkeypatch.setenv("WFTOP_CONFIG", str(tmp_path / "none.toml"))
+    seen = {}
+
+    def fake_run(self, **kwargs):  # type: ignore[no-untyped-def]
+        seen.update(kwargs, read_only=self.read_only)
+
+    monkeypatch.setattr(tui.app.WftopApp, "run", fake_run)
+    argv = ["--no-default-root", "--root", str(tui_root), "--no-mouse", "--read-only"]
+    assert main(argv) == 0
+    assert seen == {"mouse": False, "read_only": True}

@@ -263,6 +263,9 @@ class WftopApp(App[int]):
         self.sub_title = title
         self._set_terminal_title(title)
 
+    def on_unmount(self) -> None:
+        self._set_terminal_title("")
+
     def _set_terminal_title(self, title: str) -> None:
         if title == self.terminal_title:
             return
