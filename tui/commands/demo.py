@@ -171,7 +171,7 @@ def bundled(args: argparse.Namespace) -> int:
                 shutil.copytree(tree, target)
                 age_tree(target, 3600)
                 roots.append(str(target))
-        if not sys.stdout.isatty():
+        if args.no_tui or not sys.stdout.isatty():
             from core.scan import scan_roots
             from tui.commands.ls import table
 
