@@ -239,6 +239,11 @@ def relocate_journal(
         plan = heal_plan(fold) if heal else HealPlan(frozenset(), ())
         dropped, torn, torn_bytes, digest = _write_copy(snapshot, output, fold, records, plan)
         present = _install(output, target)
+    except RelocationError:
+        raise
+    except OSError as error:  # a full disk, a read error: the target name is never touched
+        msg = f"could not copy the journal to {str(target)!r}: {error.strerror or error}"
+        raise RelocationError(msg) from error
     finally:
         for leftover in (snapshot, output):
             with contextlib.suppress(FileNotFoundError):
@@ -280,6 +285,13 @@ def _temp_path(folder: Path) -> Path:
     return folder / f".journal.jsonl.{secrets.token_hex(6)}.tmp"
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until every byte is written (a write may take fewer than asked)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 def _create_private(path: Path) -> int:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW
     return os.open(path, flags, 0o600)
@@ -297,7 +309,7 @@ def _snapshot(source: Path, snapshot: Path) -> str:
         try:
             while chunk := os.read(source_fd, 1 << 20):
                 digest.update(chunk)
-                os.write(snapshot_fd, chunk)
+                _write_all(snapshot_fd, chunk)
         finally:
             os.close(snapshot_fd)
     finally:
@@ -343,7 +355,7 @@ def _write_copy(
                     dropped.append(DroppedLine(number, call.key, call.label, agent_id))
                     continue
                 digest.update(raw)
-                os.write(fd, raw)
+                _write_all(fd, raw)
         os.fsync(fd)
     finally:
         os.close(fd)
