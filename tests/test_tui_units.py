@@ -197,3 +197,20 @@ def test_journal_lines_keep_long_lines_short_and_flag_a_torn_tail(tmp_path: Path
     lines = journal_lines(str(path))
     assert [(number, length) for number, _raw, length in lines] == [(1, 19), (2, 100_000), (3, -12)]
     assert len(lines[1][1]) == 64 * 1024
+
+
+def test_transcripts_are_read_in_bounded_pieces_and_long_lines_still_end(tmp_path: Path):
+    from tui.screens.agent import ChunkedTail
+
+    path = tmp_path / "agent-a1.jsonl"
+    short = b'{"type":"assistant","message":{"content":[]}}\n'
+    path.write_bytes(short * 50 + b'{"type":"user","message":{"content":"' + b"y" * 5000 + b'"}}\n')
+    tail = ChunkedTail(str(path))
+    tail.chunk = base = 200
+    pieces = []
+    while not tail.caught_up():
+        batch = tail.read()
+        pieces.append(len(batch.records))
+        tail.chunk = base if batch.records else tail.chunk * 4
+    assert sum(pieces) == 51
+    assert len(pieces) > 10 and max(pieces) <= 5

@@ -20,7 +20,7 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import RichLog, Static
 
-from core.jsonl import JsonlTail
+from core.jsonl import Batch, JsonlTail
 from core.model import Run, Status
 from core.redact import Redactor
 from tui.format import display_path, size
@@ -44,6 +44,31 @@ if TYPE_CHECKING:
 
 FOLLOW_INTERVAL = 1.0
 """Seconds between reads of a growing transcript."""
+
+CHUNK_BYTES = 4 * 1024 * 1024
+"""Bytes parsed per read, so a large transcript appears piece by piece."""
+
+
+class ChunkedTail(JsonlTail):
+    """A `JsonlTail` that reads at most `CHUNK_BYTES` per call.
+
+    Stopping short is what the reader already does when a writer is mid-file: the
+    partial last line stays for the next call. So each call parses one bounded
+    piece, and the screen shows it before the next is read.
+    """
+
+    chunk = CHUNK_BYTES
+    """Bytes this call may read; grows when one line is longer than that."""
+
+    def _read_lines(self, fd: int, size: int, batch: Batch) -> None:
+        start = self._big_scanned if self._big_prefix is not None else self.offset
+        super()._read_lines(fd, min(size, start + self.chunk), batch)
+
+    def caught_up(self) -> bool:
+        try:
+            return self.offset >= os.stat(self.path).st_size
+        except OSError:
+            return True
 
 HEADINGS = {
     KIND_PROMPT: ("▌ prompt", "primary"),
@@ -125,7 +150,7 @@ class AgentScreen(Screen[None]):
 
     @work(exclusive=True, group="transcript", exit_on_error=False, name="follow-transcript")
     async def follow_transcript(self) -> None:
-        tail = JsonlTail(self.path)
+        tail = ChunkedTail(self.path)
         prompt_seen = False
         while True:
             batch = await asyncio.to_thread(tail.read)
@@ -138,7 +163,14 @@ class AgentScreen(Screen[None]):
             self.problems += sum(1 for problem in batch.problems if problem.line)
             self.bytes_read = tail.offset
             self._show(items)
+            if not tail.caught_up():
+                # More is already on disk: read the next piece. A piece that held no
+                # whole line was one long line: read more at once until it ends.
+                got = batch.records or batch.problems
+                tail.chunk = CHUNK_BYTES if got else tail.chunk * 4
+                continue
             self.loaded = True
+            self._header()
             if not (self.following and self.wftop.live):
                 break
             await asyncio.sleep(FOLLOW_INTERVAL)
