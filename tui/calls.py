@@ -113,15 +113,25 @@ def call_rows(run: Run) -> list[PhaseRow | CallRow]:
                     preview=preview,
                 )
             )
-            for number, agent_id in enumerate(call.agent_ids[:-1], start=1):
+            earlier = call.agent_ids[:-1]
+            # The fold counts failed lines per call, not per attempt: the failures not
+            # carried by the latest attempt are given to the earliest ones.
+            own = 1 if call.state is CallState.FAILED else 0
+            failed_before = max(0, min(call.failures_seen - own, len(earlier)))
+            for number, agent_id in enumerate(earlier, start=1):
+                failed = number <= failed_before
                 rows.append(
                     CallRow(
                         key=f"attempt:{call.key}:{number}",
                         label=f"try {number}",
-                        state="orphan",
+                        state="failed" if failed else "orphan",
                         attempts=number,
                         agent_id=agent_id,
-                        preview="started, never returned; respawned by a later attempt",
+                        preview=(
+                            "failed; a later attempt took over"
+                            if failed
+                            else "started, never returned; respawned by a later attempt"
+                        ),
                         attempt=number,
                     )
                 )
@@ -132,7 +142,10 @@ def parity_lines(run: Run) -> list[str]:
     """The started / returned / failed line counts, and what accounts for the gap."""
     fold = run.fold
     calls = fold.ordered_calls()
-    orphans = sum(max(0, call.attempts - 1) for call in calls)
+    orphans = sum(
+        max(0, call.attempts - 1 - max(0, call.failures_seen - (call.state is CallState.FAILED)))
+        for call in calls
+    )
     states = [call_state(run, call, None) for call in calls]
     done = states.count("done")
     failed = states.count("failed")
