@@ -54,10 +54,9 @@ class RunListView:
     group: str = "none"
     collapsed: set[str] = field(default_factory=set)
     _hay: dict[str, tuple[Run, str]] = field(default_factory=dict, repr=False)
-    _order: dict[str, tuple[Run, str, tuple[object, ...]]] = field(
-        default_factory=dict, repr=False
-    )
     """What ``/`` searches, per ident, kept while the run object is the same."""
+    _order: dict[str, tuple[Run, str, tuple[object, ...]]] = field(default_factory=dict, repr=False)
+    """Each run's sort key under a sort mode, kept likewise."""
 
     def haystack(self, run: Run) -> str:
         ident = run.folder.ident

@@ -70,6 +70,7 @@ class ChunkedTail(JsonlTail):
         except OSError:
             return True
 
+
 HEADINGS = {
     KIND_PROMPT: ("▌ prompt", "primary"),
     KIND_TEXT: ("▌ assistant", "success"),
