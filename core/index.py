@@ -49,11 +49,13 @@ from core.sessions import (
     read_registry,
 )
 from core.watch import (
+    SWEEP_PARTS,
     Kind,
     Observation,
     Touch,
     Watcher,
     classify,
+    in_part,
     observe,
     probes,
     registry_stamps,
@@ -63,6 +65,8 @@ from core.watch import (
 
 LIVENESS_INTERVAL = 5.0
 """Seconds between checks that registered owners are still alive."""
+RECENT_SECONDS = 3600.0
+"""Runs active this recently are stat'ed by every sweep, like runs with a live owner."""
 
 _ABSENT = Owner(Liveness.ABSENT)
 
@@ -479,8 +483,26 @@ class LiveIndex:
             await watcher.close()
 
     async def _observe(self) -> Observation:
+        """Stat (in a worker thread) every run that may be live and this sweep's share."""
         live = {session for session, owner in self._owners.items() if owner.may_be_alive}
-        return await asyncio.to_thread(observe, list(self.roots), probes(self._readers, live))
+        part, recent = self._swept % SWEEP_PARTS, self._now() - RECENT_SECONDS
+        hot = set(live)
+        for run in self._runs.values():
+            if run.last_activity is not None and run.last_activity >= recent:
+                hot.add(run.session_id)
+        chosen = {
+            ident: reader
+            for ident, reader in self._readers.items()
+            if reader.folder.session_id in hot or in_part(reader.folder.session_id, part)
+        }
+        return await asyncio.to_thread(
+            observe,
+            list(self.roots),
+            probes(chosen, live),
+            part=part,
+            parts=SWEEP_PARTS,
+            hot_sessions=hot,
+        )
 
     def _classify(self, paths: Iterable[str]) -> list[Touch]:
         touches = []

@@ -90,9 +90,17 @@ class RunReader:
     def refresh_journal(self) -> bool:
         """Read appended journal lines; True when anything changed."""
         batch = self.tail.read()
-        if batch.reset:
+        if batch.reset or (self.tail.stat is None and self.tail.line_no):
+            # Truncated, replaced, or gone (a vanished journal holds no lines): start over.
+            if not batch.reset:
+                self.tail = JsonlTail(self.folder.journal, max_line_bytes=self.tail.max_line_bytes)
+                self.tail.stat = None
             self.fold = JournalFold()
             self.problems = []
+            batch.reset = True
+        elif self.tail.stat is not None and self.problems and self.problems[0].line == 0:
+            # The journal could not be opened before and can now: that problem is gone.
+            self.problems = [problem for problem in self.problems if problem.line != 0]
         self.fold.feed_all(batch.records)
         self.problems.extend(batch.problems)
         del self.problems[:-1000]
@@ -161,9 +169,10 @@ class RunReader:
         another machine names paths that do not), else ``scripts/*-<runId>.js``.
         """
         named = self.snapshot.script_path if self.snapshot is not None else None
-        if named and (self.script_path is None or os.path.isfile(named)):
+        if named and os.path.isfile(named):
             self.script_path = named
-        if self.script_path is None or not os.path.isfile(self.script_path):
+        elif self.script_path is None or not os.path.isfile(self.script_path):
+            self.script_path = self.script_path or named
             suffix = f"-{self.folder.run_id}.js"
             try:
                 names = sorted(os.listdir(self.folder.scripts_dir))
@@ -175,8 +184,11 @@ class RunReader:
         has_name = self.snapshot is not None and bool(self.snapshot.name)
         if self.script_name is None and self.script_path and not has_name:
             try:
-                with open(self.script_path, encoding="utf-8", errors="replace") as handle:
-                    head = handle.read(4096)
+                fd = os.open(self.script_path, os.O_RDONLY | os.O_NONBLOCK)
+                try:
+                    head = os.read(fd, 4096).decode("utf-8", errors="replace")
+                finally:
+                    os.close(fd)
             except OSError:
                 return
             match = _META_NAME.search(head)

@@ -8,6 +8,7 @@ the pid exists and its start time equals the file's ``procStart``.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -67,8 +68,7 @@ def read_registry(root: str) -> list[RegistryEntry]:
             continue
         path = os.path.join(folder, name)
         try:
-            with open(path, "rb") as handle:
-                data = orjson.loads(handle.read(256 * 1024))
+            data = orjson.loads(_read_regular(path, 256 * 1024))
         except (OSError, orjson.JSONDecodeError):
             continue
         if not isinstance(data, dict) or not isinstance(data.get("sessionId"), str):
@@ -91,6 +91,17 @@ def read_registry(root: str) -> list[RegistryEntry]:
             )
         )
     return entries
+
+
+def _read_regular(path: str, limit: int) -> bytes:
+    """The head of a regular file; a FIFO or a folder named like one is not waited on."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise IsADirectoryError(path)
+        return os.read(fd, limit)
+    finally:
+        os.close(fd)
 
 
 def local_pid_domain() -> str | None:
@@ -161,18 +172,15 @@ def transcript_cwd(transcript: str) -> str | None:
     complete line that names a ``cwd`` (usually within the first kilobytes).
     """
     try:
-        handle = open(transcript, "rb")  # noqa: SIM115 - closed below, read in blocks
+        fd = os.open(transcript, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
-    with handle:
+    try:
         pending = b""
         consumed = 0
         size = 8 * 1024
         while consumed < HEAD_BYTES:
-            try:
-                block = handle.read(min(size, HEAD_BYTES - consumed))
-            except OSError:
-                return None
+            block = os.read(fd, min(size, HEAD_BYTES - consumed))
             if not block:
                 break
             consumed += len(block)
@@ -184,6 +192,10 @@ def transcript_cwd(transcript: str) -> str | None:
                 found = _line_cwd(raw)
                 if found is not None:
                     return found
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     return None
 
 

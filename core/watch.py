@@ -14,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Iterable, Mapping, Sequence
+import zlib
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -131,7 +132,10 @@ class Observation:
     """What one sweep saw; compared with the index's state by the caller."""
 
     run_folders: set[tuple[str, str, str, str]] = field(default_factory=set)
-    """(root, project, session, run id) of every run folder on disk."""
+    """(root, project, session, run id) of every run folder of the sessions listed."""
+    sessions_listed: set[tuple[str, str, str]] = field(default_factory=set)
+    """(root, project, session) whose run folders were listed (this sweep's share)."""
+    sessions_on_disk: set[tuple[str, str, str]] = field(default_factory=set)
     folders_seen: set[str] = field(default_factory=set)
     """Roots whose ``projects/`` could be listed."""
     journals: dict[str, Stamp | None] = field(default_factory=dict)
@@ -149,17 +153,42 @@ def stamp_of(path: str) -> Stamp | None:
     return (info.st_size, info.st_mtime, info.st_ino)
 
 
-def observe(roots: Iterable[str], probes: Iterable[Probe]) -> Observation:
-    """List the run folders and stat the files of known runs (never reads a file).
+SWEEP_PARTS = 10
+"""Each sweep looks at the runs that may be live and at one tenth of the others, in
+turn: a missed event on an old, ended run is found within ten sweeps."""
 
-    Safe to run in a worker thread: it touches nothing but the file system.
+
+def in_part(session: str, part: int, parts: int = SWEEP_PARTS) -> bool:
+    """Whether a session belongs to this sweep's share."""
+    return zlib.crc32(session.encode()) % parts == part
+
+
+def observe(
+    roots: Iterable[str],
+    probes: Iterable[Probe],
+    *,
+    part: int = 0,
+    parts: int = 1,
+    hot_sessions: Set[str] = frozenset(),
+) -> Observation:
+    """List run folders and stat the files of known runs (never reads a file).
+
+    Only the sessions in ``hot_sessions`` or in share ``part`` of ``parts`` have their
+    run folders listed. Safe to run in a worker thread: it touches nothing but the
+    file system.
     """
     seen = Observation()
     for root in roots:
         seen.registries[root] = registry_stamps(os.path.join(root, "sessions"))
         projects = os.path.join(root, "projects")
+        if not os.path.isdir(projects):
+            continue
         for project in _dir_names(projects):
             for session in _dir_names(os.path.join(projects, project)):
+                seen.sessions_on_disk.add((root, project, session))
+                if session not in hot_sessions and not in_part(session, part, parts):
+                    continue
+                seen.sessions_listed.add((root, project, session))
                 workflows = os.path.join(projects, project, session, "subagents", "workflows")
                 for run in _dir_names(workflows):
                     if RUN_FOLDER.match(run):
@@ -304,13 +333,18 @@ def touches_from(
 ) -> list[Touch]:
     """Touches for everything a sweep saw that differs from what the readers hold."""
     touches: list[Touch] = []
-    known = {
-        (reader.folder.root, reader.folder.project, reader.folder.session_id, reader.folder.run_id)
-        for reader in readers.values()
-    }
-    for root, project, session, _run in seen.run_folders ^ known:
-        if root in seen.folders_seen:
-            touches.append(Touch(Kind.SESSION, root=root, project=project, session=session))
+    known: set[tuple[str, str, str, str]] = set()
+    gone: set[tuple[str, str, str]] = set()
+    for owned in readers.values():
+        folder = owned.folder
+        place = (folder.root, folder.project, folder.session_id)
+        if place in seen.sessions_listed:
+            known.add((*place, folder.run_id))
+        elif folder.root in seen.folders_seen and place not in seen.sessions_on_disk:
+            gone.add(place)
+    changed = {run[:3] for run in seen.run_folders ^ known} | gone
+    for root, project, session in sorted(changed):
+        touches.append(Touch(Kind.SESSION, root=root, project=project, session=session))
     for ident, stamp in seen.journals.items():
         reader = readers.get(ident)
         if reader is None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
+import os
 import signal
 import sys
 from typing import Any
@@ -19,12 +21,20 @@ import orjson
 
 from core.index import ChangeSet, LiveIndex
 
+DEBOUNCE_MS = 20
+"""Longest a burst of file events is held before its change set goes out."""
+STEP_MS = 5
+"""Quiet time that ends a burst early. Small: this stream exists to be read at once."""
+
 
 def stream(args: argparse.Namespace, roots: list[str]) -> int:
     if not args.json:
         print("wftop: --watch streams JSON lines; add --json", file=sys.stderr)
         return 2
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = {
+        "debounce_ms": int(os.environ.get("WFTOP_WATCH_DEBOUNCE_MS", DEBOUNCE_MS)),
+        "step_ms": int(os.environ.get("WFTOP_WATCH_STEP_MS", STEP_MS)),
+    }
     if args.stall_window is not None:
         options["stall_window"] = args.stall_window
     return asyncio.run(_follow(roots, options))
@@ -58,7 +68,11 @@ def line_of(change: ChangeSet) -> bytes:
         "changed": [run.to_json() for run in change.changed],
         "removed": list(change.removed),
     }
-    return orjson.dumps(payload) + b"\n"
+    try:
+        return orjson.dumps(payload) + b"\n"
+    except TypeError:
+        # A path that is not UTF-8 (surrogate escapes): the stdlib writes them as \\u escapes.
+        return json.dumps(payload, separators=(",", ":")).encode() + b"\n"
 
 
 def write(change: ChangeSet) -> None:
