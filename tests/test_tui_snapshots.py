@@ -109,3 +109,22 @@ def test_help_on_the_runs_screen(snap_compare, tui_root, tui_processes):
     group, sort …) then the general ones (quit, help, palette, back, j/k)."""
     app = app_for(tui_root, tui_processes)
     assert snap_compare(app, run_before=loaded, press=["question_mark"], terminal_size=SIZE)
+
+
+def test_agent_with_an_api_error(snap_compare, tui_root, tui_processes):
+    """a6 of the api-errors-429 run: its prompt ("Check: a5"), then the API error 429 ·
+    rate_limit_error in the error colour; 0 masked."""
+    app = app_for(tui_root, tui_processes)
+
+    async def open_agent(pilot) -> None:  # type: ignore[no-untyped-def]
+        await loaded(pilot)
+        run = next(run for run in app.runs.values() if run.run_id == "wf_44b36b23-fcc")
+        screen = AgentScreen(run, "ac21a94c7efc8ce9e", "a6")
+        await pilot.app.push_screen(screen)
+        for _ in range(2000):
+            if screen.loaded:
+                break
+            await pilot.pause(0.01)
+        await pilot.pause()
+
+    assert snap_compare(app, run_before=open_agent, terminal_size=SIZE)

@@ -41,7 +41,10 @@ class KeyBar(Static):
         key_style = f"bold {key_colour[:7]}" if key_colour.startswith("#") else "bold"
         line = Text(no_wrap=True, overflow="ellipsis")
         seen: set[str] = set()
-        for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
+        active = list(self.screen.active_bindings.values())
+        # The screen's own keys first, the app's (quit, help, palette) after them.
+        active.sort(key=lambda item: item[0] is self.app or item[1].action.startswith("app."))
+        for _node, binding, enabled, _tooltip in active:
             if not binding.show or not enabled or binding.action in seen:
                 continue
             seen.add(binding.action)

@@ -39,7 +39,6 @@ class FittedTable(ScrollView, can_focus=True):
         Binding("pageup", "page_up", "page up", show=False),
         Binding("home,ctrl+home", "first", "first", show=False),
         Binding("end,ctrl+end", "last", "last", show=False),
-        Binding("enter", "choose", "open", show=False),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -73,7 +72,11 @@ class FittedTable(ScrollView, can_focus=True):
 
     @dataclass
     class Chosen(Message):
-        """A row was chosen with enter or a click on the highlighted row."""
+        """A row was chosen: a second click on the highlighted row, or `action_choose`.
+
+        (The screens bind ``enter`` themselves, under the ``open`` binding id, so it
+        can be remapped.)
+        """
 
         table: FittedTable
         key: str
