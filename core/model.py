@@ -130,32 +130,59 @@ class Run:
         return self.in_flight_calls if self.status is Status.DEAD else []
 
     def to_json(self) -> dict[str, Any]:
-        """The ``wftop ls --json`` shape."""
-        return {
-            "run_id": self.run_id,
-            "session_id": self.session_id,
-            "project": self.folder.project,
-            "root": self.folder.root,
-            "cwd": self.cwd,
-            "name": self.name,
-            "status": self.status.value,
-            "started": self.fold.started_lines,
-            "returned": self.fold.result_lines,
-            "failed": self.fold.failed_lines,
-            "calls": len(self.fold.calls),
-            "in_flight": [call.label for call in self.in_flight_calls],
-            "failed_calls": list(self.failed_labels),
-            "dead_workers": len(self.dead_workers),
-            "journal": self.folder.journal,
-            "snapshot": self.folder.snapshot if self.snapshot is not None else None,
-            "snapshot_current": self.snapshot_current,
-            "script_path": self.script_path,
-            "owner": self.owner.liveness.value,
-            "owner_pid": self.owner.entry.pid if self.owner.entry else None,
-            "superseded_by": self.superseded_by,
-            "last_activity": iso_utc(self.last_activity),
-            "unreadable_lines": len(self.problems),
-        }
+        """The ``wftop ls --json`` shape; bytes of names that are not UTF-8 read ``\\xNN``."""
+        return json_safe_dict(
+            {
+                "run_id": self.run_id,
+                "session_id": self.session_id,
+                "project": self.folder.project,
+                "root": self.folder.root,
+                "cwd": self.cwd,
+                "name": self.name,
+                "status": self.status.value,
+                "started": self.fold.started_lines,
+                "returned": self.fold.result_lines,
+                "failed": self.fold.failed_lines,
+                "calls": len(self.fold.calls),
+                "in_flight": [call.label for call in self.in_flight_calls],
+                "failed_calls": list(self.failed_labels),
+                "dead_workers": len(self.dead_workers),
+                "journal": self.folder.journal,
+                "snapshot": self.folder.snapshot if self.snapshot is not None else None,
+                "snapshot_current": self.snapshot_current,
+                "script_path": self.script_path,
+                "owner": self.owner.liveness.value,
+                "owner_pid": self.owner.entry.pid if self.owner.entry else None,
+                "superseded_by": self.superseded_by,
+                "last_activity": iso_utc(self.last_activity),
+                "unreadable_lines": len(self.problems),
+            }
+        )
+
+
+def printable(text: str) -> str:
+    """A name read from disk as valid UTF-8: undecodable bytes become ``\\xNN``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return text
+
+
+def json_safe_dict(value: dict[str, Any]) -> dict[str, Any]:
+    """`json_safe` for the dict shapes of ``--json`` output."""
+    return {printable(key): json_safe(item) for key, item in value.items()}
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with every string made `printable`, ready for a JSON encoder."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable(str(key)): json_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(item) for item in value]
+    return value
 
 
 def iso_utc(timestamp: float | None) -> str | None:

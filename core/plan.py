@@ -17,7 +17,7 @@ from core.forecast import CallFate, Fate, Forecast, gather, predict
 from core.guard import Verdict, check
 from core.jsonl import read_all
 from core.launchinfo import find_launch, installed_version, writer_version
-from core.model import Run
+from core.model import Run, json_safe_dict
 from core.procs import ProcessTable
 from core.resume.command import build_fresh_prompt
 from core.resume.errors import InvalidIdentifier
@@ -68,24 +68,26 @@ class Plan:
 
     def to_json(self) -> dict[str, Any]:
         """The ``wftop resume --dry-run --json`` shape."""
-        return {
-            "run_id": self.run.run_id,
-            "strategy": self.strategy.value,
-            "recommended": self.recommended.value,
-            "argv": self.argv,
-            "cwd": self.cwd,
-            "env": self.env,
-            "session_id": self.session_id,
-            "owner_session_id": self.run.session_id,
-            "script_path": self.script_path,
-            "args": self.args,
-            "forecast": self.forecast.to_json(),
-            "forecasts": {name: f.to_json() for name, f in self.forecasts.items()},
-            "hazards": [{"code": h.code, "message": h.message} for h in self.hazards],
-            "guard": self.verdict.reason,
-            "target_journal": self.target_journal,
-            "healed_lines": self.healed_lines,
-        }
+        return json_safe_dict(
+            {
+                "run_id": self.run.run_id,
+                "strategy": self.strategy.value,
+                "recommended": self.recommended.value,
+                "argv": self.argv,
+                "cwd": self.cwd,
+                "env": self.env,
+                "session_id": self.session_id,
+                "owner_session_id": self.run.session_id,
+                "script_path": self.script_path,
+                "args": self.args,
+                "forecast": self.forecast.to_json(),
+                "forecasts": {name: f.to_json() for name, f in self.forecasts.items()},
+                "hazards": [{"code": h.code, "message": h.message} for h in self.hazards],
+                "guard": self.verdict.reason,
+                "target_journal": self.target_journal,
+                "healed_lines": self.healed_lines,
+            }
+        )
 
 
 def project_slug(path: str) -> str:

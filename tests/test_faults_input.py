@@ -246,21 +246,13 @@ STATIC_ROWS: list[tuple[str, Callable[[Path], None], Callable[..., None], bool]]
     ("journal mode 000", unreadable_journal, expect_problem("permission denied"), True),
     ("session folder mode 000", unreadable_session_folder, expect_nothing("denied"), True),
     ("spaces and newlines in names", spaces_and_newlines, expect_run(**KILLED), False),
-]
-
-KNOWN_GAPS = [
-    # ls --json crashes: orjson refuses the surrogate-escaped path (fix belongs in to_json).
     ("non-UTF-8 path", non_utf8_path, expect_run(**KILLED), False),
 ]
 
 
 @pytest.mark.parametrize(
     ("fault", "check", "needs_modes"),
-    [pytest.param(*row[1:], id=row[0]) for row in STATIC_ROWS]
-    + [
-        pytest.param(*row[1:], id=row[0], marks=pytest.mark.xfail(strict=True, reason="known gap"))
-        for row in KNOWN_GAPS
-    ],
+    [pytest.param(*row[1:], id=row[0]) for row in STATIC_ROWS],
 )
 def test_bad_input_is_reported_and_nothing_is_written(tmp_path, fault, check, needs_modes):
     world = tmp_path / "world"

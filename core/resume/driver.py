@@ -280,10 +280,18 @@ class ResumeDriver:
         return latest if latest is not None and latest.active else None
 
     def attach(self, plan: Plan, status: RequestStatus) -> Attempt | None:
-        """Find the process of an active request again (after wftop restarted) and follow it."""
+        """Find the process of an active request again (after wftop restarted) and follow it.
+
+        When wftop died between starting the runner and logging its pid, the launch files
+        are found where every launch of that attempt puts them; a runner that never
+        started reads as lost.
+        """
         status_path, log_path = status.fact("status_path"), status.fact("log_path")
         if not status_path or not log_path:
-            return None
+            found_log, found_status = self.store.launch_paths(
+                plan.run.run_id, status.request, max(1, status.attempts)
+            )
+            status_path, log_path = str(found_status), str(found_log)
         launch = Launch.attach(
             Path(status_path),
             Path(log_path),
