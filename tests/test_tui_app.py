@@ -370,3 +370,27 @@ def test_no_mouse_and_read_only_reach_the_app(tmp_path, monkeypatch, tui_root):
     argv = ["--no-default-root", "--root", str(tui_root), "--no-mouse", "--read-only"]
     assert main(argv) == 0
     assert seen == {"mouse": False, "read_only": True}
+
+
+async def test_an_owner_that_dies_on_disk_raises_the_death_alert(tui_root, tui_processes):
+    app = make_app(
+        [str(tui_root)],
+        config=Config(bell=False),
+        processes=tui_processes,
+        now=lambda: TUI_NOW,
+        live=True,
+        poll_interval=0.2,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        ident = ident_of(app, "wf_1a8e2cea-7df")
+        assert app.runs[ident].status is Status.RUNNING
+        del tui_processes.processes[4242]  # the owner is SIGKILLed: its registry file stays
+        for _ in range(600):
+            if app.alerts:
+                break
+            await pilot.pause(0.05)
+        (alert,) = app.alerts
+        assert (alert.ident, alert.after) == (ident, "dead")
+        assert app.runs[ident].status is Status.DEAD
+        assert table(app).cell_text(ident, "status") == "✖ dead"
