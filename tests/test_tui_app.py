@@ -394,3 +394,12 @@ async def test_an_owner_that_dies_on_disk_raises_the_death_alert(tui_root, tui_p
         assert (alert.ident, alert.after) == (ident, "dead")
         assert app.runs[ident].status is Status.DEAD
         assert table(app).cell_text(ident, "status") == "✖ dead"
+
+
+async def test_text_from_the_user_or_disk_is_never_read_as_markup(tui_root, tui_processes):
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"[b]", "enter")
+        header = str(app.screen.query_one("#runs-header").render())
+        assert '[filter "[b]" · 0 of 9]' in header

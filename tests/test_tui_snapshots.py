@@ -65,7 +65,8 @@ def test_runs_grouped_by_status(snap_compare, tui_root, tui_processes):
 
 def test_run_killed_in_parallel(snap_compare, tui_root, tui_processes):
     """The killed-in-parallel run: 4 started · 3 returned · 0 failed; a3 is a dead worker in
-    the Fan phase; a1, a2, a4 done with their results; no snapshot."""
+    the Fan phase; a1, a2, a4 done with their results; no snapshot, so the args line was
+    read from the session transcript (the run had none: "-")."""
     app = app_for(tui_root, tui_processes)
 
     async def open_run(pilot) -> None:  # type: ignore[no-untyped-def]
@@ -73,6 +74,7 @@ def test_run_killed_in_parallel(snap_compare, tui_root, tui_processes):
         ident = next(run.ident for run in app.runs.values() if run.run_id == "wf_cd4c7489-d27")
         pilot.app.screen.query_one("RunTable").move_to_key(ident)
         await pilot.press("enter")
+        await pilot.app.workers.wait_for_complete()  # the args, read from the transcript
         await pilot.pause()
 
     assert snap_compare(app, run_before=open_run, terminal_size=SIZE)

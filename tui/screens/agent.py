@@ -147,7 +147,7 @@ class AgentScreen(Screen[None]):
             f"{self.label}  agent {self.agent_id}  ·  run {self.run.run_id}  ·  {state}",
             "  ·  ".join(facts) + f"  ·  {display_path(self.path)}",
         ]
-        self.query_one("#agent-header", Static).update("\n".join(lines))
+        self.query_one("#agent-header", Static).update(Text("\n".join(lines)))
 
     @work(exclusive=True, group="transcript", exit_on_error=False, name="follow-transcript")
     async def follow_transcript(self) -> None:

@@ -94,7 +94,7 @@ class JournalScreen(Screen[None]):
         self.mask = Redactor()
 
     def compose(self) -> ComposeResult:
-        yield Static(f"journal  {display_path(self.run.folder.journal)}", id="journal-header")
+        yield Static(Text(f"journal  {display_path(self.run.folder.journal)}"), id="journal-header")
         log = JournalLog(id="journal-log", wrap=True, highlight=False, markup=False)
         log.auto_scroll = False
         yield log
@@ -128,7 +128,7 @@ class JournalScreen(Screen[None]):
             header += f"  ·  {bad} unreadable"
         if self.mask.total:
             header += f"  ·  {self.mask.summary()}"
-        self.query_one("#journal-header", Static).update(header)
+        self.query_one("#journal-header", Static).update(Text(header))
         log.scroll_home(animate=False)
 
     def action_back(self) -> None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 import orjson
-from textual import on
+from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import Static
 
+from core.launchinfo import LaunchInfo, find_launch
 from core.model import Run
 from core.redact import Redactor
 from tui.calls import CallRow, call_rows, parity_lines
@@ -41,13 +43,20 @@ def snapshot_text(run: Run) -> str:
     return f"{status}, stale (older than the journal: the run went on after it)"
 
 
-def args_text(run: Run) -> str:
-    if run.snapshot is None or not run.snapshot.has_args:
+def args_text(run: Run, launch: LaunchInfo | None = None) -> str:
+    """The run's args: from the snapshot, else from the launching call once it is read."""
+    if run.snapshot is not None and run.snapshot.has_args:
+        args, where = run.snapshot.args, ""
+    elif launch is None:
+        return "… (reading the session transcript)" if run.snapshot is None else "-"
+    elif not launch.has_args:
         return "-"
-    return one_line(orjson.dumps(run.snapshot.args).decode(), 120)
+    else:
+        args, where = launch.args, "  (from the session transcript)"
+    return one_line(orjson.dumps(args, default=repr).decode(), 120) + where
 
 
-def summary(run: Run) -> str:
+def summary(run: Run, launch: LaunchInfo | None = None) -> str:
     """The block above the calls, one fact per line."""
     mask = Redactor()
     head = f"{status_label(run.status.value)}  {run.name or '(unnamed)'}  {run.run_id}"
@@ -57,7 +66,7 @@ def summary(run: Run) -> str:
         head,
         *parity_lines(run),
         f"script   {display_path(run.script_path)}",
-        f"args     {args_text(run)}",
+        f"args     {args_text(run, launch)}",
         f"session  {run.session_id}   owner: {owner_text(run)}",
         f"cwd      {display_path(run.cwd)}",
         f"snapshot {snapshot_text(run)}",
@@ -75,6 +84,8 @@ class RunScreen(Screen[None]):
     def __init__(self, ident: str) -> None:
         super().__init__()
         self.ident = ident
+        self._launch: dict[str, LaunchInfo] = {}
+        """The launching ``Workflow`` call of runs without a snapshot, once read."""
 
     @property
     def wftop(self) -> WftopApp:
@@ -117,7 +128,10 @@ class RunScreen(Screen[None]):
         if run is None:
             self.query_one("#run-summary", Static).update("This run is gone from disk.")
             return
-        self.query_one("#run-summary", Static).update(summary(run))
+        launch = self._launch.get(run.ident)
+        if launch is None and run.snapshot is None:
+            self.read_launch(run)
+        self.query_one("#run-summary", Static).update(Text(summary(run, launch)))
         table = self.query_one(CallTable)
         fresh = not table.item_keys
         rows = call_rows(run)
@@ -126,6 +140,17 @@ class RunScreen(Screen[None]):
             first = next((row.key for row in rows if isinstance(row, CallRow)), None)
             if first is not None:
                 table.move_to_key(first)
+
+    @work(thread=True, exclusive=True, group="launch", exit_on_error=False)
+    def read_launch(self, run: Run) -> None:
+        """Find the args in the session transcript (it may be large: not on the UI loop)."""
+        launch = find_launch(run)
+        self.app.call_from_thread(self._launch_read, run.ident, launch)
+
+    def _launch_read(self, ident: str, launch: LaunchInfo) -> None:
+        self._launch[ident] = launch
+        if ident == self.ident:
+            self.refresh_run()
 
     @on(FittedTable.Chosen, "#run-calls")
     def row_chosen(self, event: FittedTable.Chosen) -> None:

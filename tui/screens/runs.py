@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import BindingType
@@ -90,7 +91,7 @@ class RunsScreen(Screen[None]):
                 self._counts = status_counts(runs)
             text = counts_line(self._counts, room)
         text += suffix
-        self.query_one("#runs-header", Static).update(text)
+        self.query_one("#runs-header", Static).update(Text(text))
         empty = self.query_one("#runs-empty", Static)
         if app.loaded and not total:
             empty.update("No Workflow runs under the roots yet.")
