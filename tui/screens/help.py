@@ -39,8 +39,15 @@ def key_text(keys: str, display: str | None) -> str:
     return " ".join(names.get(key, key) for key in keys.split(","))
 
 
+class _PlainTable(Table):
+    """A grid whose string cells are plain text (a remapped key may hold brackets)."""
+
+    def add_row(self, *cells: object, **kwargs: object) -> None:  # type: ignore[override]
+        super().add_row(*(Text(c) if isinstance(c, str) else c for c in cells), **kwargs)  # type: ignore[arg-type]
+
+
 def help_table(app: WftopApp, screen_name: str) -> Table:
-    table = Table.grid(padding=(0, 2))
+    table = _PlainTable.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True, min_width=14)
     table.add_column(no_wrap=True, min_width=30)
     table.add_column(style="dim", no_wrap=True)
