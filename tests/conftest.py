@@ -160,3 +160,42 @@ def snapshots_at_root(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # --- end of TUI fixtures --------------------------------------------------------------------------
+
+
+# --- corpus checksums (tests/test_zz_corpus_untouched.py) -------------------------------------
+# At session start, the sha256 of every file under tests/data and tui/demo (symlinks by their
+# target text, never followed); the last test of the suite checks that nothing changed them.
+
+CORPUS_CHECKED = [Path(__file__).parent / "data", Path(__file__).parent.parent / "tui" / "demo"]
+CORPUS_SUMS = pytest.StashKey[dict[str, str]]()
+
+
+def corpus_checksums() -> dict[str, str]:
+    """Path (relative to the repository) → sha256 of the file, or ``link:<target>``."""
+    import hashlib
+    import os
+
+    top = Path(__file__).parent.parent
+    sums: dict[str, str] = {}
+    for base in CORPUS_CHECKED:
+        for folder, dirs, files in os.walk(base):
+            for name in sorted(
+                [*files, *(d for d in dirs if os.path.islink(os.path.join(folder, d)))]
+            ):
+                path = os.path.join(folder, name)
+                key = os.path.relpath(path, top)
+                if os.path.islink(path):
+                    sums[key] = "link:" + os.readlink(path)
+                elif name.endswith(".pyc") or "__pycache__" in folder:
+                    continue
+                else:
+                    with open(path, "rb") as handle:
+                        sums[key] = hashlib.sha256(handle.read()).hexdigest()
+    return sums
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[CORPUS_SUMS] = corpus_checksums()
+
+
+# --- end of corpus checksums --------------------------------------------------------------------
