@@ -25,6 +25,13 @@ if TYPE_CHECKING:
     from tui.app import WftopApp
 
 
+BIG_LIST = 1000
+"""From this many runs on, live changes are redrawn in batches."""
+
+BIG_LIST_DELAY = 0.25
+"""Seconds a batch of live changes waits before the list is redrawn."""
+
+
 class RunsScreen(Screen[None]):
     """Every run, newest activity first."""
 
@@ -37,6 +44,7 @@ class RunsScreen(Screen[None]):
         self.view = RunListView()
         self._counts: dict[str, int] | None = None
         """Runs per status, kept until the runs change."""
+        self._refresh_pending = False
 
     @property
     def wftop(self) -> WftopApp:
@@ -64,6 +72,16 @@ class RunsScreen(Screen[None]):
         self._counts = None
         if changes.seq == 0 and not changes.added:
             self.table.invalidate()  # a clock tick or a new theme: ages and colours move
+        if len(self.wftop.runs) < BIG_LIST:
+            self.refresh_rows()
+        elif not self._refresh_pending:
+            # Re-sorting thousands of runs for every burst of file events would keep a
+            # core busy: redraw at most a few times a second.
+            self._refresh_pending = True
+            self.set_timer(BIG_LIST_DELAY, self._flush)
+
+    def _flush(self) -> None:
+        self._refresh_pending = False
         self.refresh_rows()
 
     def on_resize(self) -> None:
