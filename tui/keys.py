@@ -64,9 +64,21 @@ KEYS: Final[dict[str, KeySpec]] = {
         long="recent sessions and their dead workers",
     ),
     "cursor-down": KeySpec(
-        "j", "cursor_down", "down", ALL, show=False, general=True, palette=False
+        "j,down", "cursor_down", "down", ALL, show=False, general=True, palette=False
     ),
-    "cursor-up": KeySpec("k", "cursor_up", "up", ALL, show=False, general=True, palette=False),
+    "cursor-up": KeySpec("k,up", "cursor_up", "up", ALL, show=False, general=True, palette=False),
+    "page-down": KeySpec(
+        "pagedown", "page_down", "page down", LISTS, show=False, general=True, palette=False
+    ),
+    "page-up": KeySpec(
+        "pageup", "page_up", "page up", LISTS, show=False, general=True, palette=False
+    ),
+    "first": KeySpec(
+        "home,ctrl+home", "first", "first row", LISTS, show=False, general=True, palette=False
+    ),
+    "last": KeySpec(
+        "end,ctrl+end", "last", "last row", LISTS, show=False, general=True, palette=False
+    ),
     "top": KeySpec("g", "top", "top", VIEWS, show=False, long="go to the top"),
     "bottom": KeySpec("G", "bottom", "bottom", VIEWS, show=False, long="go to the end"),
     # runs and run
@@ -125,6 +137,11 @@ KEYS: Final[dict[str, KeySpec]] = {
         frozenset({"runs"}),
         long="sort by activity, status, name or project",
     ),
+    # the two small windows
+    "help-close": KeySpec(
+        "escape,q,question_mark", "close", "close", frozenset({"help"}), palette=False
+    ),
+    "copy-close": KeySpec("escape,q", "dismiss_copy", "close", frozenset({"copy"}), palette=False),
     # agent
     "follow": KeySpec(
         "f", "toggle_follow", "follow", frozenset({"agent"}), long="follow the growing transcript"
@@ -161,7 +178,9 @@ def bindings_for(screen: str, *, exclude: frozenset[str] = frozenset()) -> list[
 APP_IDS: Final = frozenset({"quit", "help", "command-palette", "sessions"})
 """Bindings that live on the App rather than on a screen."""
 
-LIST_WIDGET_IDS: Final = frozenset({"cursor-down", "cursor-up"})
+LIST_WIDGET_IDS: Final = frozenset(
+    {"cursor-down", "cursor-up", "page-down", "page-up", "first", "last"}
+)
 """Bindings that live on the focused list or view widget."""
 
 

@@ -9,7 +9,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 
 from core.model import Run
 from tui.format import display_path
+from tui.keys import binding
 
 
 def resume_command(run: Run) -> str:
@@ -41,8 +42,9 @@ def run_choices(run: Run, agent_id: str | None = None) -> list[tuple[str, str]]:
 
 
 class CopyScreen(ModalScreen[None]):
+    SCREEN_NAME = "copy"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "dismiss_copy", "close", id="copy-close"),
+        binding("copy-close"),
     ]
     DEFAULT_CSS = """
     CopyScreen { align: center middle; }

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from tui.keys import KEYS
+from tui.keys import KEYS, binding
 
 if TYPE_CHECKING:
     from tui.app import WftopApp
@@ -35,7 +35,16 @@ EXTRA = {
 def key_text(keys: str, display: str | None) -> str:
     if display and "," not in keys:
         return display
-    names = {"question_mark": "?", "slash": "/", "escape": "esc", "enter": "⏎"}
+    names = {
+        "question_mark": "?",
+        "slash": "/",
+        "escape": "esc",
+        "enter": "⏎",
+        "down": "↓",
+        "up": "↑",
+        "pagedown": "pgdn",
+        "pageup": "pgup",
+    }
     return " ".join(names.get(key, key) for key in keys.split(","))
 
 
@@ -70,7 +79,6 @@ def help_table(app: WftopApp, screen_name: str) -> Table:
     table.add_row(Text("General", style="underline"), "", "")
     for row in general:
         table.add_row(*row)
-    table.add_row("↑ ↓ pgup pgdn", "move", "")
     return table
 
 
@@ -78,8 +86,9 @@ FOOTNOTE = "Right: the binding id, to remap in the [keys] table of the config fi
 
 
 class HelpScreen(ModalScreen[None]):
+    SCREEN_NAME = "help"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,question_mark", "close", "close", id="help-close"),
+        binding("help-close"),
     ]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }

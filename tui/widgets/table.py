@@ -16,7 +16,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -31,14 +31,8 @@ HEADER_LINES = 1
 
 class FittedTable(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
-        binding("cursor-down"),
-        binding("cursor-up"),
-        Binding("down", "cursor_down", "down", show=False),
-        Binding("up", "cursor_up", "up", show=False),
-        Binding("pagedown", "page_down", "page down", show=False),
-        Binding("pageup", "page_up", "page up", show=False),
-        Binding("home,ctrl+home", "first", "first", show=False),
-        Binding("end,ctrl+end", "last", "last", show=False),
+        binding(binding_id)
+        for binding_id in ("cursor-down", "cursor-up", "page-down", "page-up", "first", "last")
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
