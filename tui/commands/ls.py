@@ -11,17 +11,9 @@ import orjson
 
 from core.discovery import RootError, check_root, resolve_roots
 from core.model import Run
+from core.redact import Redactor, redact, redact_value
 from core.scan import scan_roots
-
-STATUS_ICONS = {
-    "running": "▶",
-    "stalled": "⏸",
-    "dead": "✖",
-    "completed": "✔",
-    "failed": "!",
-    "killed": "■",
-    "superseded": "↷",
-}
+from tui.format import status_label
 
 
 def add_parser(subparsers: Any) -> None:
@@ -82,11 +74,11 @@ def table(runs: list[Run], now: float) -> str:
     )
     lines = [header]
     for run in runs:
-        status = f"{STATUS_ICONS.get(run.status.value, '?')} {run.status.value}"
-        name = (run.name or "-")[:18]
+        status = status_label(run.status.value)
+        name = redact(run.name or "-")[:18]
         project = run.project_short[:20]
         parity = f"{run.fold.started_lines}/{run.fold.result_lines}/{run.fold.failed_lines}"
-        flight = ",".join(call.label for call in run.in_flight_calls)
+        flight = redact(",".join(call.label for call in run.in_flight_calls))
         lines.append(
             f"{status:<12} {name:<18} {run.run_id:<16} {project:<20} "
             f"{age(run.last_activity, now):>4} {parity:<9} {flight[:16]}"
@@ -107,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
     for problem in result.problems:
         print(f"wftop: {problem}", file=sys.stderr)
     if args.json:
-        payload = [run.to_json() for run in result.runs]
+        redactor = Redactor()
+        payload = [redact_value(run.to_json(), redactor) for run in result.runs]
         sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         print(table(result.runs, time.time()))
