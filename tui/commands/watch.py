@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from core.index import ChangeSet, LiveIndex
+from core.redact import Redactor, redact_value
 
 DEBOUNCE_MS = 20
 """Longest a burst of file events is held before its change set goes out."""
@@ -62,11 +63,13 @@ async def _follow(roots: list[str], options: dict[str, Any]) -> int:
 
 
 def line_of(change: ChangeSet) -> bytes:
+    """One change set as a JSON line, secrets in labels and names masked."""
+    redactor = Redactor()
     payload = {
         "seq": change.seq,
-        "added": [run.to_json() for run in change.added],
-        "changed": [run.to_json() for run in change.changed],
-        "removed": list(change.removed),
+        "added": [redact_value(run.to_json(), redactor) for run in change.added],
+        "changed": [redact_value(run.to_json(), redactor) for run in change.changed],
+        "removed": [redactor(ident) for ident in change.removed],
     }
     try:
         return orjson.dumps(payload) + b"\n"
