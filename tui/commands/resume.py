@@ -13,6 +13,7 @@ import orjson
 from core.model import Run
 from core.plan import Plan, make_plan, project_slug
 from core.procs import ProcFs
+from core.redact import redact, redact_value
 from core.resume.driver import NO_CONVERSATION, Attempt, ResumeDriver, relocated_plan
 from core.resume.errors import ResumeError, ResumeInProgress
 from core.resume.launcher import Strategy, SubprocessLauncher
@@ -110,15 +111,16 @@ def describe(plan: Plan) -> str:
     for hazard in plan.hazards:
         lines.append(f"hazard     {hazard.code}: {hazard.message}")
     lines.append(f"guard      {plan.verdict.reason}")
-    return "\n".join(lines)
+    return redact("\n".join(lines))
 
 
 def emit(args: argparse.Namespace, event: dict[str, Any], text: str) -> None:
+    """One event, as a JSON line or a line of text; secrets (in labels, reasons) masked."""
     if args.json:
-        sys.stdout.buffer.write(orjson.dumps(event) + b"\n")
+        sys.stdout.buffer.write(orjson.dumps(redact_value(event)) + b"\n")
         sys.stdout.flush()
     else:
-        print(text, flush=True)
+        print(redact(text), flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -150,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         if args.json:
             sys.stdout.buffer.write(
-                orjson.dumps(plan.to_json(), option=orjson.OPT_INDENT_2) + b"\n"
+                orjson.dumps(redact_value(plan.to_json()), option=orjson.OPT_INDENT_2) + b"\n"
             )
         else:
             print(describe(plan))
