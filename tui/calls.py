@@ -14,6 +14,7 @@ import orjson
 
 from core.journal import Call, CallState
 from core.model import Run, Status
+from core.redact import redact
 from core.snapshot import AgentRow
 from tui.format import one_line
 
@@ -58,11 +59,11 @@ def _preview(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, str):
-        return one_line(value)
+        return one_line(redact(value))
     try:
-        return one_line(orjson.dumps(value).decode())
+        return one_line(redact(orjson.dumps(value).decode()))
     except TypeError:
-        return one_line(repr(value))
+        return one_line(redact(repr(value)))
 
 
 def call_state(run: Run, call: Call, row: AgentRow | None) -> str:
@@ -80,7 +81,10 @@ def call_state(run: Run, call: Call, row: AgentRow | None) -> str:
 
 
 def call_rows(run: Run) -> list[PhaseRow | CallRow]:
-    """Phase headers, then each call, then its earlier attempts, in journal order."""
+    """Phase headers, then each call, then its earlier attempts, in journal order.
+
+    Labels, phase titles and previews are masked (`core.redact`) before they are cut.
+    """
     by_agent = {row.agent_id: row for row in run.snapshot.rows} if run.snapshot else {}
     calls = run.fold.ordered_calls()
     phases: dict[str, list[Call]] = {}
@@ -89,7 +93,7 @@ def call_rows(run: Run) -> list[PhaseRow | CallRow]:
     rows: list[PhaseRow | CallRow] = []
     for title, members in phases.items():
         if len(phases) > 1 or title != "(no phase)":
-            rows.append(PhaseRow(title, len(members)))
+            rows.append(PhaseRow(redact(title), len(members)))
         for call in members:
             latest = call.agent_ids[-1] if call.agent_ids else ""
             row = by_agent.get(latest)
@@ -97,13 +101,13 @@ def call_rows(run: Run) -> list[PhaseRow | CallRow]:
             if call.has_result:
                 preview = _preview(call.result)
             elif row is not None and (row.error or row.result_preview):
-                preview = one_line(row.error or row.result_preview or "")
+                preview = one_line(redact(row.error or row.result_preview or ""))
             else:
                 preview = ""
             rows.append(
                 CallRow(
                     key=f"call:{call.key}",
-                    label=call.label,
+                    label=redact(call.label),
                     state=state,
                     attempts=call.attempts,
                     agent_id=latest,
