@@ -22,6 +22,7 @@ from textual.widgets import Static
 from core.model import Run
 from core.plan import Plan, make_plan
 from core.procs import ProcFs
+from core.redact import redact
 from core.resume.driver import Attempt, ResumeDriver
 from core.resume.errors import ResumeError, ResumeInProgress
 from core.resume.launcher import Strategy, SubprocessLauncher
@@ -34,8 +35,13 @@ if TYPE_CHECKING:
 STRATEGY_KEYS = {"1": Strategy.RESUME_OWNER, "2": Strategy.RELOCATE, "3": Strategy.SURGICAL}
 
 
+def _shown(text: str) -> str:
+    """Text from disk as markup: secrets masked (`core.redact`), then escaped."""
+    return escape(redact(text))
+
+
 def plan_text(plan: Plan) -> str:
-    """The plan as Rich markup (everything from disk escaped)."""
+    """The plan as Rich markup (everything from disk masked and escaped)."""
     run = plan.run
     fresh = plan.strategy is Strategy.FRESH
     what = "Relaunch fresh" if fresh else "Resume"
@@ -45,28 +51,28 @@ def plan_text(plan: Plan) -> str:
         else f"recommended: {plan.recommended.value}   (1 resume-owner · 2 relocate · 3 surgical)"
     )
     lines = [
-        f"[b]{what}[/b] {escape(run.name or '(unnamed)')}  {run.run_id}  ({run.status.value})",
+        f"[b]{what}[/b] {_shown(run.name or '(unnamed)')}  {run.run_id}  ({run.status.value})",
         f"strategy  [b]{plan.strategy.value}[/b]   {choice}",
         f"session   {plan.session_id}"
         + ("" if plan.session_id == run.session_id else f"  (new; owner {run.session_id})"),
-        f"cwd       {escape(plan.cwd or '-')}",
-        f"argv      {escape(' '.join(plan.argv[:-1]))} <prompt>",
+        f"cwd       {_shown(plan.cwd or '-')}",
+        f"argv      {_shown(' '.join(plan.argv[:-1]))} <prompt>",
         "",
     ]
     for name, forecast in plan.forecasts.items():
         mark = "▶" if name == plan.strategy.value else " "
-        lines.append(f"{mark} {name:<13} {escape(forecast.summary())}")
-        lines.append(f"    live: {escape(', '.join(forecast.live) or '-')}")
+        lines.append(f"{mark} {name:<13} {_shown(forecast.summary())}")
+        lines.append(f"    live: {_shown(', '.join(forecast.live) or '-')}")
     if plan.recommended is Strategy.SURGICAL and not fresh:
         lines.append(
             "  surgical continues in a new session; the owner session's conversation "
             "does not receive the result"
         )
     for hazard in plan.hazards:
-        lines.append(f"[yellow]hazard[/] {hazard.code}: {escape(hazard.message)}")
+        lines.append(f"[yellow]hazard[/] {hazard.code}: {_shown(hazard.message)}")
     verdict = plan.verdict
     colour = "green" if verdict.ok else "red"
-    lines.append(f"[{colour}]guard  {escape(verdict.reason)}[/]")
+    lines.append(f"[{colour}]guard  {_shown(verdict.reason)}[/]")
     lines.append("")
     if fresh:
         lines.append("enter relaunch · esc close" if verdict.ok else "esc close")
@@ -155,7 +161,7 @@ class ResumePlanScreen(ModalScreen[None]):
             self.set_interval(0.5, self.follow)
 
     def progress(self, text: str) -> None:
-        self.query_one("#progress", Static).update(escape(text))
+        self.query_one("#progress", Static).update(_shown(text))
 
     def follow(self) -> None:
         if self.attempt is None or self.driver is None:
@@ -163,7 +169,7 @@ class ResumePlanScreen(ModalScreen[None]):
         status, misses = self.driver.step(self.attempt)
         for label in misses:
             self.app.notify(
-                f"cache miss: {label} is re-running. Press s to stop the relaunch.",
+                f"cache miss: {redact(label)} is re-running. Press s to stop the relaunch.",
                 title="Tripwire",
                 severity="error",
                 timeout=30,
