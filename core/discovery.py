@@ -209,3 +209,30 @@ def find_run_folders(root: str) -> tuple[list[RunFolder], list[Problem]]:
             for folder in found:
                 keep_once(by_real, folder)
     return list(by_real.values()), problems
+
+
+def run_folders_of(roots: list[str]) -> tuple[list[RunFolder], list[Problem]]:
+    """Every run folder of every root, each real folder once (the first root wins)."""
+    folders: list[RunFolder] = []
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for root in roots:
+        found, trouble = find_run_folders(root)
+        problems.extend(trouble)
+        for folder in found:
+            if folder.real_path not in seen:
+                seen.add(folder.real_path)
+                folders.append(folder)
+    return folders, problems
+
+
+def newest_sessions_first(folders: list[RunFolder]) -> list[RunFolder]:
+    """Folders ordered by their session transcript's modification time, newest first."""
+    recency: dict[str, float] = {}
+    for folder in folders:
+        if folder.transcript not in recency:
+            try:
+                recency[folder.transcript] = os.stat(folder.transcript).st_mtime
+            except OSError:
+                recency[folder.transcript] = 0.0
+    return sorted(folders, key=lambda folder: -recency[folder.transcript])

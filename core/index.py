@@ -1,29 +1,20 @@
 """The live index: every run under the roots, kept current from file events.
 
-Theory of operation
--------------------
-`LiveIndex.cold_start` reads every run folder once, newest sessions first, with the
-same readers ``core.scan.scan_roots`` uses, so a fresh cold scan and the index agree.
+Theory of operation: `LiveIndex.cold_start` reads every run folder once (newest sessions
+first) with the readers ``core.scan.scan_roots`` uses, so a cold scan and the index agree.
+`LiveIndex.changes` then follows the disk with one ``watchfiles.awatch`` over each root's
+``projects/`` and ``sessions/`` folders (folders, not files, so a file replaced by rename
+stays followed) and the real folders of linked runs elsewhere. A batch of changed paths
+is classified (``core.watch.classify``) and re-reads only what it names: appended journal
+bytes from the last offset, a snapshot whose size, time or inode changed, a run's agent
+transcript sizes (stat only), one session's run folders, one root's registry. Only the
+runs touched are rebuilt, and they come out as one `ChangeSet`. No event says that a
+SIGKILLed owner died or that time passed, so owners are re-checked every few seconds,
+a timer ends each running run's stall window, and a stat-only sweep (in a worker thread)
+every ``sweep_interval`` survives missed events. Nothing is rescanned whole again.
 
-`LiveIndex.changes` then follows the disk. One ``watchfiles.awatch`` watches each
-root's ``projects/`` and ``sessions/`` folders (folders, not files: a file replaced by
-rename stays followed) plus the real folders of linked runs that live elsewhere. Each
-batch of changed paths is classified (``core.watch.classify``) and re-reads only what
-it names: the appended bytes of a journal from the last offset, a snapshot whose
-size, time or inode changed, the sizes of a run's agent transcripts (stat only), the
-run folders of one session, the registry of one root. Then only the runs touched are
-rebuilt and come out as one `ChangeSet`.
-
-No event says that a SIGKILLed owner died (its registry file stays) or that time
-passed, so the index also re-checks owners against the process table every few
-seconds, wakes up when a running run's stall window ends, and every
-``sweep_interval`` runs a stat-only sweep (``core.watch.observe``, in a worker thread)
-that lists run folders and stats journals and snapshots, to survive missed events.
-Nothing is ever rescanned whole after the cold start.
-
-A `Run` is immutable except for its ``fold``, which is the reader's live journal fold:
-copying it for every change would cost more than the change. Read a run's fold in
-the same event-loop turn as the change set that carried it.
+A `Run` is immutable except its ``fold``, the reader's live journal fold (copying it per
+change would cost more than the change): read it in the turn its change set arrives.
 """
 
 from __future__ import annotations
@@ -36,7 +27,8 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 
-from core.discovery import RunFolder, find_run_folders, session_run_folders
+from core import watch
+from core.discovery import RunFolder, newest_sessions_first, run_folders_of, session_run_folders
 from core.model import DEFAULT_STALL_WINDOW, Run, Status
 from core.procs import ProcessTable, ProcFs
 from core.scan import RunReader, SessionFacts, find_superseded, newest_first, paused_gc
@@ -48,20 +40,7 @@ from core.sessions import (
     owners_from_entries,
     read_registry,
 )
-from core.watch import (
-    SWEEP_PARTS,
-    Kind,
-    Observation,
-    Touch,
-    Watcher,
-    classify,
-    in_part,
-    observe,
-    probes,
-    registry_stamps,
-    touches_from,
-    watch_paths,
-)
+from core.watch import Kind, Observation, Touch
 
 LIVENESS_INTERVAL = 5.0
 """Seconds between checks that registered owners are still alive."""
@@ -141,6 +120,7 @@ class LiveIndex:
         self._owners: dict[str, Owner] = {}
         self._facts = SessionFacts()
         self._deadlines: list[tuple[float, str]] = []
+        self._scheduled: set[str] = set()
         self._rewatch = False
         """A linked run folder came or went: the set of watched folders may change."""
 
@@ -166,7 +146,7 @@ class LiveIndex:
         """
         self._reset()
         with paused_gc():
-            folders = self._discover()
+            folders = newest_sessions_first(run_folders_of(self.roots)[0])
             self._read_registries(self.roots)
             self._owners = self._compute_owners()
             for folder in folders:
@@ -188,25 +168,6 @@ class LiveIndex:
         self._order = None
         self._seq += 1
         return ChangeSet(self._seq, added=tuple(self.runs()))
-
-    def _discover(self) -> list[RunFolder]:
-        folders: list[RunFolder] = []
-        seen: set[str] = set()
-        for root in self.roots:
-            found, _problems = find_run_folders(root)
-            for folder in found:
-                if folder.real_path not in seen:
-                    seen.add(folder.real_path)
-                    folders.append(folder)
-        recency: dict[str, float] = {}
-        for folder in folders:
-            if folder.transcript not in recency:
-                try:
-                    recency[folder.transcript] = os.stat(folder.transcript).st_mtime
-                except OSError:
-                    recency[folder.transcript] = 0.0
-        folders.sort(key=lambda folder: -recency[folder.transcript])
-        return folders
 
     # -- bookkeeping -----------------------------------------------------------------------
 
@@ -269,7 +230,7 @@ class LiveIndex:
 
     def _read_registries(self, roots: Iterable[str]) -> None:
         for root in roots:
-            self._registry_seen[root] = registry_stamps(os.path.join(root, "sessions"))
+            self._registry_seen[root] = watch.registry_stamps(os.path.join(root, "sessions"))
             self._registry[root] = list(read_registry(root))
 
     def _compute_owners(self) -> dict[str, Owner]:
@@ -286,8 +247,11 @@ class LiveIndex:
             stall_window=self.stall_window,
             superseded_by=self._superseded.get(ident),
         )
-        if run.status is Status.RUNNING and run.last_activity is not None:
-            heapq.heappush(self._deadlines, (run.last_activity + self.stall_window, ident))
+        if run.status is Status.RUNNING and ident not in self._scheduled:
+            # One timer per running run; it is moved on, not duplicated, as the run grows.
+            self._scheduled.add(ident)
+            deadline = (run.last_activity or moment) + self.stall_window
+            heapq.heappush(self._deadlines, (deadline, ident))
         return run
 
     def _session_idents(self, touch: Touch) -> set[str]:
@@ -316,7 +280,8 @@ class LiveIndex:
         for touch in kinds.get(Kind.PROJECT, []):
             project_dir = os.path.join(touch.root, "projects", touch.project)
             try:
-                names = {entry.name for entry in os.scandir(project_dir) if entry.is_dir()}
+                with os.scandir(project_dir) as entries:
+                    names = {entry.name for entry in entries if entry.is_dir()}
             except OSError:
                 names = set()
             known = {key[2] for key in self._by_session if key[:2] == (touch.root, touch.project)}
@@ -408,9 +373,16 @@ class LiveIndex:
         moment = self._now()
         while self._deadlines and self._deadlines[0][0] <= moment:
             _deadline, ident = heapq.heappop(self._deadlines)
+            self._scheduled.discard(ident)
             run = self._runs.get(ident)
-            if run is not None and run.status is Status.RUNNING:
+            if run is None or run.status is not Status.RUNNING:
+                continue
+            deadline = (run.last_activity or moment) + self.stall_window
+            if deadline <= moment:
                 batch.dirty.add(ident)
+            else:
+                self._scheduled.add(ident)
+                heapq.heappush(self._deadlines, (deadline, ident))
 
     def _commit(self, batch: _Batch) -> ChangeSet | None:
         moment = self._now()
@@ -448,7 +420,7 @@ class LiveIndex:
             yield self.cold_start()
         stop = stop_event if stop_event is not None else asyncio.Event()
         loop = asyncio.get_running_loop()
-        watcher = Watcher(self.debounce_ms, self.step_ms)
+        watcher = watch.Watcher(self.debounce_ms, self.step_ms)
         sweep: asyncio.Task[Observation] | None = None
         owner_interval = min(LIVENESS_INTERVAL, self.sweep_interval)
         next_sweep, next_owners = loop.time(), loop.time() + owner_interval
@@ -458,8 +430,9 @@ class LiveIndex:
                     self._rewatch, next_sweep = False, loop.time()
                 if sweep is None and loop.time() >= next_sweep:
                     # Watch first, then sweep: nothing changed in between goes unseen.
-                    await watcher.ensure(watch_paths(self.roots, self._readers))
-                    sweep = asyncio.create_task(self._observe())
+                    # A new watch is followed by a full sweep, later ones by a share.
+                    full = await watcher.ensure(watch.watch_paths(self.roots, self._readers))
+                    sweep = asyncio.create_task(self._observe(full))
                 wake = min(
                     next_sweep if sweep is None else math.inf,
                     next_owners,
@@ -468,7 +441,9 @@ class LiveIndex:
                 paths = await watcher.next_paths(stop, wake - loop.time(), sweep)
                 touches = self._classify(paths)
                 if sweep is not None and sweep.done():
-                    touches += touches_from(sweep.result(), self._readers, self._registry_seen)
+                    touches += watch.touches_from(
+                        sweep.result(), self._readers, self._registry_seen
+                    )
                     sweep, next_sweep = None, loop.time() + self.sweep_interval
                     self._swept += 1
                 recheck = loop.time() >= next_owners
@@ -482,32 +457,25 @@ class LiveIndex:
                 sweep.cancel()
             await watcher.close()
 
-    async def _observe(self) -> Observation:
-        """Stat (in a worker thread) every run that may be live and this sweep's share."""
+    async def _observe(self, full: bool) -> Observation:
+        """Stat (in a worker thread) every run, or those that may be live and a share."""
         live = {session for session, owner in self._owners.items() if owner.may_be_alive}
-        part, recent = self._swept % SWEEP_PARTS, self._now() - RECENT_SECONDS
-        hot = set(live)
-        for run in self._runs.values():
-            if run.last_activity is not None and run.last_activity >= recent:
-                hot.add(run.session_id)
-        chosen = {
-            ident: reader
-            for ident, reader in self._readers.items()
-            if reader.folder.session_id in hot or in_part(reader.folder.session_id, part)
-        }
+        part = self._swept % watch.SWEEP_PARTS if not full else -1
+        since = self._now() - RECENT_SECONDS
+        chosen, hot = watch.plan_sweep(self._readers, self._runs.values(), live, part, since)
         return await asyncio.to_thread(
-            observe,
+            watch.observe,
             list(self.roots),
-            probes(chosen, live),
+            chosen,
             part=part,
-            parts=SWEEP_PARTS,
+            parts=watch.SWEEP_PARTS,
             hot_sessions=hot,
         )
 
     def _classify(self, paths: Iterable[str]) -> list[Touch]:
         touches = []
         for path in paths:
-            touch = classify(path, self.roots, self._run_dirs)
+            touch = watch.classify(path, self.roots, self._run_dirs)
             if touch is not None:
                 touches.append(touch)
         return touches

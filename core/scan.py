@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from core.discovery import RunFolder, find_run_folders
+from core.discovery import RunFolder, run_folders_of
 from core.journal import JournalFold
 from core.jsonl import JsonlTail, Problem
 from core.model import (
@@ -357,15 +357,8 @@ def scan_roots(
     """A cold index of every run under the roots, newest activity first."""
     processes = processes or ProcFs()
     result = ScanResult()
-    folders: list[RunFolder] = []
-    seen: set[str] = set()
-    for root in roots:
-        found, problems = find_run_folders(root)
-        result.problems.extend(problems)
-        for folder in found:
-            if folder.real_path not in seen:
-                seen.add(folder.real_path)
-                folders.append(folder)
+    folders, problems = run_folders_of(roots)
+    result.problems.extend(problems)
     owners = owners_by_session(roots, processes, local_pid_domain())
     superseded = find_superseded(folders)
     facts = SessionFacts()

@@ -21,7 +21,7 @@ from enum import StrEnum
 from typing import Any
 
 from core.discovery import RUN_FOLDER
-from core.model import TranscriptStats
+from core.model import Run, TranscriptStats
 from core.scan import RunReader, transcript_stats
 
 Stamp = tuple[int, float, int]
@@ -159,8 +159,8 @@ turn: a missed event on an old, ended run is found within ten sweeps."""
 
 
 def in_part(session: str, part: int, parts: int = SWEEP_PARTS) -> bool:
-    """Whether a session belongs to this sweep's share."""
-    return zlib.crc32(session.encode()) % parts == part
+    """Whether a session belongs to this sweep's share (share -1 holds every session)."""
+    return part < 0 or zlib.crc32(session.encode()) % parts == part
 
 
 def observe(
@@ -310,6 +310,23 @@ class Watcher:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self.paths = ()
+
+
+def plan_sweep(
+    readers: Mapping[str, RunReader], runs: Iterable[Run], live: set[str], part: int, since: float
+) -> tuple[list[Probe], set[str]]:
+    """What one sweep stats: runs of sessions that may be live or were active ``since``
+    (the hot sessions, also returned) and the runs of sweep share ``part``."""
+    hot = set(live)
+    for run in runs:
+        if run.last_activity is not None and run.last_activity >= since:
+            hot.add(run.session_id)
+    chosen = {
+        ident: reader
+        for ident, reader in readers.items()
+        if reader.folder.session_id in hot or in_part(reader.folder.session_id, part)
+    }
+    return probes(chosen, live), hot
 
 
 def probes(readers: Mapping[str, RunReader], live_sessions: set[str]) -> list[Probe]:

@@ -298,7 +298,7 @@ async def test_event_storm_of_ten_thousand_appends(tmp_path):
 
 async def test_missed_events_are_caught_by_the_sweep(tmp_path, monkeypatch):
     """With no usable watch (no inotify), the stat sweep alone keeps the index right."""
-    monkeypatch.setattr("core.index.watch_paths", lambda roots, readers: ())
+    monkeypatch.setattr("core.watch.watch_paths", lambda roots, readers: ())
     root = copy_tree("killed", tmp_path)
     async with follow(root, sweep_interval=0.1) as live:
         append(only_journal(root), started("k3", "swept"))
