@@ -53,9 +53,13 @@ def load(path: Path) -> dict[str, list[str]]:
 
 def save(path: Path, runs: dict[str, list[str]]) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # Private like the state dir (0700/0600 whatever the umask): it names the runs.
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         temp = path.with_name(f".{path.name}.{os.getpid()}")
-        temp.write_bytes(orjson.dumps({"version": CACHE_VERSION, "runs": runs}))
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(temp, flags, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(orjson.dumps({"version": CACHE_VERSION, "runs": runs}))
         os.replace(temp, path)
     except OSError:
         return  # a cache that cannot be written only costs time
