@@ -158,7 +158,7 @@ class LiveIndex:
                 progress(0, total)
             for done, folder in enumerate(folders, 1):
                 reader = self._readers[folder.ident]
-                reader.refresh()
+                reader.refresh(owner_alive=self._alive(folder))
                 if progress is not None and (done % every == 0 or done == total):
                     progress(done, total)
             moment = self._now()
@@ -220,7 +220,7 @@ class LiveIndex:
             if not (kept.path != kept.real_path and folder.path == folder.real_path):
                 return
             self._untrack(other, batch)
-        self._track(folder).refresh()
+        self._track(folder).refresh(owner_alive=self._alive(folder))
         batch.run_ids.add(folder.run_id)
         if folder.ident in batch.removed:
             batch.removed.discard(folder.ident)
@@ -296,14 +296,21 @@ class LiveIndex:
             for folder in found:
                 self._admit(folder, batch)
 
+    def _alive(self, folder: RunFolder) -> bool:
+        return self._owners.get(folder.session_id, _ABSENT).may_be_alive
+
     def _update_owners(self, batch: _Batch) -> None:
         owners = self._compute_owners()
-        for session in set(owners) | set(self._owners):
-            if owners.get(session) != self._owners.get(session):
-                for key, idents in self._by_session.items():
-                    if key[2] == session:
-                        batch.dirty.update(idents)
+        changed = {
+            s for s in set(owners) | set(self._owners) if owners.get(s) != self._owners.get(s)
+        }
         self._owners = owners
+        for key, idents in self._by_session.items():
+            if key[2] in changed:
+                batch.dirty.update(idents)
+                for ident in idents:
+                    reader = self._readers[ident]
+                    reader.refresh_transcripts(self._alive(reader.folder))
 
     def _refresh_runs(self, kinds: dict[Kind, list[Touch]], batch: _Batch) -> None:
         journals = {t.ident for t in kinds.get(Kind.JOURNAL, [])}
@@ -327,7 +334,7 @@ class LiveIndex:
             if ident in snapshots and reader.refresh_snapshot():
                 changed = True
                 reader.find_script()
-            changed = reader.refresh_transcripts() or changed
+            changed = reader.refresh_transcripts(self._alive(reader.folder)) or changed
             if ident in transcripts and self._cwd_from_agents(reader.folder):
                 changed = True
             if changed:

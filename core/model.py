@@ -131,6 +131,7 @@ class Run:
 
     def to_json(self) -> dict[str, Any]:
         """The ``wftop ls --json`` shape; bytes of names that are not UTF-8 read ``\\xNN``."""
+        flight = self.in_flight_calls
         return json_safe_dict(
             {
                 "run_id": self.run_id,
@@ -144,9 +145,9 @@ class Run:
                 "returned": self.fold.result_lines,
                 "failed": self.fold.failed_lines,
                 "calls": len(self.fold.calls),
-                "in_flight": [call.label for call in self.in_flight_calls],
+                "in_flight": [call.label for call in flight],
                 "failed_calls": list(self.failed_labels),
-                "dead_workers": len(self.dead_workers),
+                "dead_workers": len(flight) if self.status is Status.DEAD else 0,
                 "journal": self.folder.journal,
                 "snapshot": self.folder.snapshot if self.snapshot is not None else None,
                 "snapshot_current": self.snapshot_current,

@@ -66,9 +66,9 @@ def transcript_stats(folder: str) -> TranscriptStats:
 class RunReader:
     """Everything read from one run folder, kept up to date incrementally.
 
-    Agent transcripts are only stat'ed while the run has no current snapshot: once
-    a run has ended they cannot change its status, so a run list does not pay for
-    them (`transcript_stats` gives them on demand).
+    Agent transcripts are only stat'ed while the run has not ended (no current
+    snapshot) and its owner may be alive: only then can they change its status, so
+    a run list does not pay for the others (`transcript_stats` gives them on demand).
     """
 
     def __init__(self, folder: RunFolder, *, max_line_bytes: int = LIST_MAX_LINE_BYTES):
@@ -155,9 +155,14 @@ class RunReader:
             self.snapshot, self.journal_mtime, self.fold.last_agent_id
         )
 
-    def refresh_transcripts(self) -> bool:
-        """Stat every agent transcript (never read them); True when anything changed."""
-        stats = transcript_stats(self.folder.path) if not self.snapshot_current else _NONE
+    def refresh_transcripts(self, owner_alive: bool = True) -> bool:
+        """Stat every agent transcript (never read them); True when anything changed.
+
+        Only a run that has not ended and whose owner may be alive needs them: they
+        tell running from stalled. Other runs keep none (`transcript_stats` on demand).
+        """
+        wanted = owner_alive and not self.snapshot_current
+        stats = transcript_stats(self.folder.path) if wanted else _NONE
         changed = stats != self.transcripts
         self.transcripts = stats
         return changed
@@ -194,10 +199,10 @@ class RunReader:
             match = _META_NAME.search(head)
             self.script_name = match.group(2) if match else None
 
-    def refresh(self) -> bool:
+    def refresh(self, *, owner_alive: bool = True) -> bool:
         changed = self.refresh_journal()
         changed = self.refresh_snapshot() or changed
-        changed = self.refresh_transcripts() or changed
+        changed = self.refresh_transcripts(owner_alive) or changed
         self.find_script()
         return changed
 
@@ -251,6 +256,7 @@ class RunReader:
 
 
 _NONE = TranscriptStats()
+_ABSENT = Owner(Liveness.ABSENT)
 
 
 def _stamp(info: os.stat_result) -> tuple[int, float, int]:
@@ -366,9 +372,10 @@ def scan_roots(
     with paused_gc():
         for folder in folders:
             reader = RunReader(folder, max_line_bytes=max_line_bytes)
-            reader.refresh()
+            owner = owners.get(folder.session_id, _ABSENT)
+            reader.refresh(owner_alive=owner.may_be_alive)
             run = reader.build(
-                owner=owners.get(folder.session_id, Owner(Liveness.ABSENT)),
+                owner=owner,
                 cwd=facts.cwd(folder),
                 now=moment,
                 stall_window=stall_window,
