@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
+import orjson
+
 from core.discovery import RunFolder
 from core.journal import Call, CallState, JournalFold
 from core.jsonl import Problem
@@ -171,8 +173,13 @@ def printable(text: str) -> str:
 
 
 def json_safe_dict(value: dict[str, Any]) -> dict[str, Any]:
-    """`json_safe` for the dict shapes of ``--json`` output."""
-    return {printable(key): json_safe(item) for key, item in value.items()}
+    """`json_safe` for the dict shapes of ``--json`` output (the dict itself when every
+    string in it is valid UTF-8 already, which one encoder call tells)."""
+    try:
+        orjson.dumps(value)
+    except TypeError:
+        return {printable(key): json_safe(item) for key, item in value.items()}
+    return value
 
 
 def json_safe(value: Any) -> Any:

@@ -11,6 +11,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 PATTERNS: dict[str, re.Pattern[str]] = {
     "anthropic_key": re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"),
     "github_pat": re.compile(r"github_pat_[A-Za-z0-9_]{20,}"),
@@ -24,6 +26,7 @@ PATTERNS: dict[str, re.Pattern[str]] = {
 PREFILTER = re.compile(r"sk-ant-|github_pat_|gh[pousr]_|AKIA|ASIA|xox[abposr]-|Bearer")
 """The literal each shape starts with. Text without any of them is returned as it is: one
 cheap search instead of every pattern, so every field of every listed run can be masked."""
+PREFILTER_BYTES = re.compile(PREFILTER.pattern.encode())
 
 
 def mask_one(kind: str) -> str:
@@ -63,12 +66,30 @@ def redact(text: str) -> str:
 
 
 def redact_value(value: Any, redactor: Redactor | None = None) -> Any:
-    """A copy of a JSON-like value with every string (not the keys) masked."""
+    """A copy of a JSON-like value with every string (not the keys) masked.
+
+    A dict or list whose JSON text holds none of the `PREFILTER` literals cannot hold a
+    secret: it is returned as it is (not copied), after one search instead of a walk.
+    """
     mask = redactor if redactor is not None else Redactor()
+    if isinstance(value, (dict, list)) and not _may_hold_secret(value):
+        return value
+    return _redact(value, mask)
+
+
+def _may_hold_secret(value: dict[str, Any] | list[Any]) -> bool:
+    try:
+        text = orjson.dumps(value)
+    except TypeError:  # not plain JSON (a surrogate, a non-string key): walk it
+        return True
+    return PREFILTER_BYTES.search(text) is not None
+
+
+def _redact(value: Any, mask: Redactor) -> Any:
     if isinstance(value, str):
         return mask(value)
     if isinstance(value, dict):
-        return {key: redact_value(item, mask) for key, item in value.items()}
+        return {key: _redact(item, mask) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [redact_value(item, mask) for item in value]
+        return [_redact(item, mask) for item in value]
     return value
