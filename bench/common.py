@@ -1,0 +1,119 @@
+"""Shared helpers of the benchmarks: corpora, timed child processes, the machine."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+TOP = Path(__file__).resolve().parent.parent
+BENCH = Path(__file__).resolve().parent
+if str(TOP) not in sys.path:
+    sys.path.insert(0, str(TOP))
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
+
+from make_corpus import Plan, generate  # noqa: E402
+
+WFTOP = [sys.executable, "-m", "tui"]
+"""How the benchmarks start wftop: the checkout's own code, as ``python -m tui``."""
+
+
+def default_workdir() -> Path:
+    """``bench/out/`` (ignored by git), or ``$WFTOP_BENCH_DIR``."""
+    return Path(os.environ.get("WFTOP_BENCH_DIR", BENCH / "out"))
+
+
+def ensure_corpus(path: Path, plan: Plan) -> Path:
+    """A generated corpus for this plan, made once and reused while the plan is the same."""
+    wanted = dict(sorted(plan.__dict__.items()))
+    if corpus_facts(path).get("plan") == wanted:
+        return path
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    started = time.perf_counter()
+    counts = generate(path, plan)
+    print(
+        f"  made {path.name}: {counts['runs']} runs, {counts['sessions']} sessions, "
+        f"{counts['projects']} projects, {counts['agent_files']} agent files "
+        f"in {time.perf_counter() - started:.1f} s",
+        file=sys.stderr,
+    )
+    (path / MARKER).write_text(json.dumps({"plan": wanted, "counts": counts}))
+    return path
+
+
+MARKER = ".corpus.json"
+"""Beside ``projects/`` in a generated corpus: the plan it was made from and its counts."""
+
+
+def corpus_facts(path: Path) -> dict[str, Any]:
+    try:
+        facts: dict[str, Any] = json.loads((path / MARKER).read_text())
+    except (OSError, ValueError):
+        return {}
+    return facts
+
+
+@dataclass
+class Measured:
+    seconds: float
+    """Wall time."""
+    cpu_seconds: float
+    """User plus system time of the child (less sensitive to a busy machine than wall time)."""
+    max_rss_kb: int
+    returncode: int
+    stdout: bytes
+
+
+def measure(argv: list[str], *, env: dict[str, str] | None = None, cwd: Path = TOP) -> Measured:
+    """Run a command to its end: wall time, peak RSS (of that child alone), exit code."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=cwd
+    )
+    assert process.stdout is not None
+    out = process.stdout.read()
+    _pid, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    cpu = usage.ru_utime + usage.ru_stime
+    return Measured(seconds, cpu, int(usage.ru_maxrss), process.returncode, out)
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def machine() -> dict[str, str]:
+    model = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory = "unknown"
+    try:
+        total_kb = int(Path("/proc/meminfo").read_text().split()[1])
+        memory = f"{total_kb / 1024 / 1024:.0f} GiB"
+    except (OSError, ValueError, IndexError):
+        pass
+    return {
+        "cpus": str(os.cpu_count()),
+        "cpu": model,
+        "memory": memory,
+        "python": platform.python_version(),
+        "kernel": platform.release(),
+        "load": " ".join(f"{value:.2f}" for value in os.getloadavg()),
+    }

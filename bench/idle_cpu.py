@@ -1,0 +1,98 @@
+"""Steady-state cost: CPU used by an idle ``wftop ls --watch --json`` following N runs.
+
+    python bench/idle_cpu.py [--runs 5000] [--seconds 60]
+
+Starts the watcher on the generated corpus, waits for the cold index and for the
+first stat sweep to finish, then reads the process's user+system CPU time (all
+threads, from ``/proc/<pid>/stat``) over ``--seconds`` of quiet, which includes the
+periodic sweeps and owner checks. Prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from common import TOP, WFTOP, default_workdir, ensure_corpus
+from make_corpus import Plan
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def run(root: Path, seconds: float, settle: float) -> dict[str, Any]:
+    argv = [*WFTOP, "ls", "--watch", "--json", "--no-default-root", "--root", str(root)]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=TOP)
+    lines: list[float] = []
+    first = threading.Event()
+
+    def read() -> None:
+        assert process.stdout is not None
+        for _raw in process.stdout:
+            lines.append(time.monotonic())
+            first.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    started = time.monotonic()
+    try:
+        if not first.wait(timeout=300):
+            raise SystemExit("idle_cpu: no cold index within 300 s")
+        cold = time.monotonic() - started
+        time.sleep(settle)
+        before, at = cpu_seconds(process.pid), time.monotonic()
+        sets_before = len(lines)
+        time.sleep(seconds)
+        used, elapsed = cpu_seconds(process.pid) - before, time.monotonic() - at
+        memory = rss_mb(process.pid)
+        process.send_signal(signal.SIGINT)
+        code = process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return {
+        "seconds": round(elapsed, 1),
+        "cpu_seconds": round(used, 3),
+        "cpu_percent_of_one_core": round(100 * used / elapsed, 2),
+        "change_sets_while_idle": len(lines) - sets_before,
+        "rss_mb": round(memory, 1),
+        "first_line_after_s": round(cold, 2),
+        "exit_code": code,
+    }
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5000)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--settle", type=float, default=10.0)
+    parser.add_argument("--workdir", type=Path, default=default_workdir())
+    args = parser.parse_args(argv)
+    corpus = args.workdir / f"corpus-{args.runs}"
+    root = ensure_corpus(corpus, Plan(runs=args.runs, thin_agents=True))
+    result = run(root, args.seconds, args.settle)
+    result["corpus_runs"] = args.runs
+    print(json.dumps(result, indent=2))
+    return result
+
+
+if __name__ == "__main__":
+    main()
