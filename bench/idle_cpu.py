@@ -3,9 +3,9 @@
     python bench/idle_cpu.py [--runs 5000] [--seconds 60]
 
 Starts the watcher on the generated corpus, waits for the cold index and for the
-first stat sweep to finish, then reads the process's user+system CPU time (all
-threads, from ``/proc/<pid>/stat``) over ``--seconds`` of quiet, which includes the
-periodic sweeps and owner checks. Prints one JSON object.
+first stat sweep to finish, then reads the user+system CPU time of the process and
+its watch helper (all threads, from ``/proc/<pid>/stat``) over ``--seconds`` of
+quiet, which includes the periodic sweeps and owner checks. Prints one JSON object.
 """
 
 from __future__ import annotations
@@ -26,16 +26,44 @@ from make_corpus import Plan
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
+def family(pid: int) -> list[int]:
+    """The process and its descendants (wftop runs its file watch in a helper process)."""
+    found = [pid]
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for child in children:
+            found += family(int(child))
+    return found
+
+
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
+    """User + system CPU of the process and its descendants, all threads."""
+    total = 0
+    for member in family(pid):
+        try:
+            fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / TICKS
+
+
+def rss_of_family(pid: int) -> float:
+    return sum(rss_mb(member) for member in family(pid))
 
 
 def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return 0.0
+    for line in lines:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
-    return float("nan")
+    return 0.0
 
 
 def run(root: Path, seconds: float, settle: float) -> dict[str, Any]:
@@ -61,7 +89,8 @@ def run(root: Path, seconds: float, settle: float) -> dict[str, Any]:
         sets_before = len(lines)
         time.sleep(seconds)
         used, elapsed = cpu_seconds(process.pid) - before, time.monotonic() - at
-        memory = rss_mb(process.pid)
+        memory = rss_of_family(process.pid)
+        helpers = len(family(process.pid)) - 1
         process.send_signal(signal.SIGINT)
         code = process.wait(timeout=30)
     finally:
@@ -74,6 +103,7 @@ def run(root: Path, seconds: float, settle: float) -> dict[str, Any]:
         "cpu_percent_of_one_core": round(100 * used / elapsed, 2),
         "change_sets_while_idle": len(lines) - sets_before,
         "rss_mb": round(memory, 1),
+        "helper_processes": helpers,
         "first_line_after_s": round(cold, 2),
         "exit_code": code,
     }

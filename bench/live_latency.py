@@ -21,6 +21,7 @@ import shutil
 import signal
 import statistics
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -92,16 +93,14 @@ def run(root: Path, writers: int, rate: float, seconds: float) -> dict[str, Any]
     argv = [*WFTOP, "ls", "--watch", "--json", "--no-default-root", "--root", str(root)]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=TOP)
     arrivals: list[tuple[float, bytes]] = []
-    best = dict.fromkeys(idents.values(), 0)
     first_line = threading.Event()
 
     def read() -> None:
+        # Nothing but a timestamp here: parsing waits until the end, so this thread is
+        # never the reason a line looks late.
         assert process.stdout is not None
         for raw in process.stdout:
             arrivals.append((time.time(), raw))
-            if first_line.is_set():
-                for writer, counted, _flight in progress_of(raw, idents):
-                    best[writer] = max(best[writer], counted)
             first_line.set()
 
     reader = threading.Thread(target=read, daemon=True)
@@ -109,25 +108,27 @@ def run(root: Path, writers: int, rate: float, seconds: float) -> dict[str, Any]
     try:
         if not first_line.wait(timeout=300):
             raise SystemExit("live_latency: no cold index from wftop within 300 s")
-        time.sleep(3.0)  # let the first stat sweep finish before measuring
+        wait_until_following(runs[0][1], arrivals, idents)
         per_writer = max(2, int(rate / writers * seconds))
-        interval = writers / rate
-        start = time.monotonic() + 0.2
-        written: dict[int, list[float]] = {}
-        threads = []
-        for number, (_ident, journal) in enumerate(runs):
-            offset = start + number * interval / writers
-
-            def work(number: int = number, journal: Path = journal, offset: float = offset) -> None:
-                written[number] = write_lines(journal, number, per_writer, offset, interval)
-
-            thread = threading.Thread(target=work)
-            thread.start()
-            threads.append(thread)
-        for thread in threads:
-            thread.join()
+        # The writers run in a process of their own (one thread each), so neither they
+        # nor this reader wait for the other's interpreter lock.
+        spec = {"journals": [str(journal) for _ident, journal in runs], "lines": per_writer}
+        spec["interval"] = writers / rate
+        done = subprocess.run(
+            [sys.executable, __file__, "--write", json.dumps(spec)],
+            capture_output=True,
+            check=True,
+            timeout=seconds * 3 + 60,
+        )
+        written = {int(key): times for key, times in json.loads(done.stdout).items()}
         deadline = time.time() + 10
+        seen = 1
+        best = dict.fromkeys(idents.values(), 0)
         while time.time() < deadline and min(best.values()) < per_writer:
+            while seen < len(arrivals):
+                for writer, counted, _flight in progress_of(arrivals[seen][1], idents):
+                    best[writer] = max(best[writer], counted)
+                seen += 1
             time.sleep(0.1)
         process.send_signal(signal.SIGINT)
         code = process.wait(timeout=30)
@@ -149,6 +150,34 @@ def run(root: Path, writers: int, rate: float, seconds: float) -> dict[str, Any]
         }
     )
     return result
+
+
+def wait_until_following(
+    journal: Path, arrivals: list[tuple[float, bytes]], idents: dict[str, int]
+) -> None:
+    """Append probe lines until a change set shows one: the watch is up and caught up.
+
+    A probe is a ``launched`` line, which counts in neither ``started`` nor ``returned``,
+    so the measured positions of that writer do not move.
+    """
+    deadline = time.time() + 300
+    seen = 1
+    number = 0
+    while time.time() < deadline:
+        with open(journal, "ab") as handle:
+            handle.write(b'{"type":"launched"}\n')
+        number += 1
+        until = time.time() + 1.0
+        while time.time() < until:
+            while seen < len(arrivals):
+                change = json.loads(arrivals[seen][1])
+                seen += 1
+                for row in change["added"] + change["changed"]:
+                    if f"{row['session_id']}/{row['run_id']}" in idents:
+                        time.sleep(1.0)  # let the catch-up sweep that follows settle
+                        return
+            time.sleep(0.05)
+    raise SystemExit("live_latency: wftop never reported the probe lines")
 
 
 def progress_of(raw: bytes, idents: dict[str, int]) -> list[tuple[int, int, list[str]]]:
@@ -203,7 +232,32 @@ def analyse(
     }
 
 
+def write_all(spec: dict[str, Any]) -> None:
+    """The writer process: one thread per journal, on schedule; prints the write times."""
+    interval, count = spec["interval"], spec["lines"]
+    journals = [Path(path) for path in spec["journals"]]
+    start = time.monotonic() + 0.2
+    written: dict[int, list[float]] = {}
+    threads = []
+    for number, journal in enumerate(journals):
+        offset = start + number * interval / len(journals)
+
+        def work(number: int = number, journal: Path = journal, offset: float = offset) -> None:
+            written[number] = write_lines(journal, number, count, offset, interval)
+
+        thread = threading.Thread(target=work)
+        thread.start()
+        threads.append(thread)
+    for thread in threads:
+        thread.join()
+    print(json.dumps(written))
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
+    arguments = sys.argv[1:] if argv is None else argv
+    if arguments[:1] == ["--write"]:
+        write_all(json.loads(arguments[1]))
+        return {}
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5000)
     parser.add_argument("--writers", type=int, default=16)

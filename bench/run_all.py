@@ -200,8 +200,11 @@ METHOD = """### How wftop gets there
   leading fields are kept and `result` reads `<elided>`), so a 1 MB result costs nothing
   to hold; a view that needs it reads the journal.
 * **Live**: one `watchfiles.awatch` over each root's `projects/` and `sessions/`
-  (folders, not files) plus the real folders of linked runs elsewhere; `ls --watch` uses
-  `debounce=20 ms, step=5 ms` (the index's defaults are 50/20 for the TUI). A batch of
+  (folders, not files) plus the real folders of linked runs elsewhere, run in a helper
+  process (`python -m core.watch`): watchfiles registers its ~15,000 inotify watches for
+  5,000 runs holding the interpreter lock for about 5 s, which in-process would freeze
+  the app. `ls --watch` uses `debounce=15 ms, step=15 ms` (a 5 ms step measured
+  p95 35 ms but 1.9 % idle CPU here; the index's defaults are 50/20 for the TUI). A batch of
   paths re-reads only what it names: appended journal bytes from the last offset, a
   snapshot whose size/mtime/inode changed, a run's agent transcript sizes, one session's
   run folders, one root's registry. Owners are re-checked against the process table

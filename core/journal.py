@@ -81,6 +81,11 @@ class JournalFold:
     keyless_lines: int = 0
     last_line: int = 0
     last_agent_id: str | None = None
+    open_keys: dict[str, None] = field(default_factory=dict)
+    """Keys of the calls whose latest attempt is in flight (kept as lines come, so a live
+    run's view costs what is open, not every call it ever made)."""
+    failed_keys: dict[str, None] = field(default_factory=dict)
+    """Keys of the calls whose latest attempt failed."""
 
     def feed(self, line: int, record: dict[str, Any]) -> None:
         kind = record.get("type")
@@ -140,6 +145,8 @@ class JournalFold:
                 call.demoted = True
             call.agent_ids.append(agent_id if isinstance(agent_id, str) else "")
             call.state = CallState.IN_FLIGHT
+            self.open_keys[call.key] = None
+            self.failed_keys.pop(call.key, None)
         elif kind == "result":
             self.result_lines += 1
             if call.has_result or call.demoted or call.failed:
@@ -150,22 +157,30 @@ class JournalFold:
             call.result_agent_id = agent_id if isinstance(agent_id, str) else None
             call.results_seen += 1
             call.state = CallState.DONE
+            self.open_keys.pop(call.key, None)
+            self.failed_keys.pop(call.key, None)
         else:
             self.failed_lines += 1
             call.has_result = False
             call.failed = True
             call.failures_seen += 1
             call.state = CallState.FAILED
+            self.open_keys.pop(call.key, None)
+            self.failed_keys[call.key] = None
         if not call.label:
             call.label = agent_id if isinstance(agent_id, str) and agent_id else call.key
 
     # -- views -----------------------------------------------------------------------------
 
     def ordered_calls(self) -> list[Call]:
-        return sorted(self.calls.values(), key=lambda call: call.order)
+        # Calls are only ever added, numbered in insertion order: the dict is in order.
+        return list(self.calls.values())
 
     def calls_in(self, state: CallState) -> list[Call]:
-        return [call for call in self.ordered_calls() if call.state is state]
+        if state is CallState.DONE:
+            return [call for call in self.calls.values() if call.state is state]
+        keys = self.open_keys if state is CallState.IN_FLIGHT else self.failed_keys
+        return sorted((self.calls[key] for key in keys), key=lambda call: call.order)
 
     def agent_ids(self) -> set[str]:
         return {agent_id for call in self.calls.values() for agent_id in call.agent_ids if agent_id}

@@ -213,8 +213,13 @@ def failed_labels(fold: JournalFold, snapshot: Snapshot | None, current: bool) -
     if snapshot is not None and current:
         errored = snapshot.errored_agent_ids()
         ended_normally = (snapshot.status or "completed") in ("completed", "failed")
+    # Only failed and open calls can qualify: look at those, not at every call.
+    candidates = fold.calls_in(CallState.FAILED)
+    if ended_normally or errored:
+        candidates += fold.calls_in(CallState.IN_FLIGHT)
+        candidates.sort(key=lambda call: call.order)
     labels = []
-    for call in fold.ordered_calls():
+    for call in candidates:
         latest = call.agent_ids[-1] if call.agent_ids else None
         unfinished = call.state is CallState.IN_FLIGHT
         if call.state is CallState.FAILED or (unfinished and (ended_normally or latest in errored)):

@@ -370,3 +370,6 @@ def test_ls_watch_json_streams_change_sets_until_sigint(tmp_path):
         if process.poll() is None:
             process.kill()
             process.wait(timeout=WAIT)
+        reader.join(timeout=WAIT)
+        process.stdout.close()
+        process.stderr.close()
