@@ -31,7 +31,8 @@ from core import watch
 from core.discovery import RunFolder, newest_sessions_first, run_folders_of, session_run_folders
 from core.model import DEFAULT_STALL_WINDOW, Run, Status
 from core.procs import ProcessTable, ProcFs
-from core.scan import RunReader, SessionFacts, find_superseded, newest_first, paused_gc
+from core.reader import RunReader
+from core.scan import SessionFacts, find_superseded, newest_first, paused_gc
 from core.sessions import (
     Liveness,
     Owner,

@@ -26,7 +26,7 @@ class CallState(StrEnum):
     IN_FLIGHT = "in_flight"
 
 
-@dataclass
+@dataclass(slots=True)
 class Call:
     """One ``agent()`` call of a run, identified by its cache key."""
 
@@ -109,41 +109,55 @@ class JournalFold:
             del self.other_records[:-100]
 
     def feed_all(self, records: list[tuple[int, dict[str, Any]]]) -> JournalFold:
+        feed_call, feed = self._feed_call, self.feed
         for line, record in records:
-            self.feed(line, record)
+            kind = record.get("type")
+            if kind == "started" or kind == "result" or kind == "failed":
+                self.last_line = line
+                feed_call(line, kind, record)
+            else:
+                feed(line, record)
         return self
 
     def _call_for(self, line: int, record: dict[str, Any]) -> Call:
-        raw_key = record.get("key")
-        keyless = not isinstance(raw_key, str) or not raw_key
-        if keyless:
+        key = record.get("key")
+        if type(key) is not str or not key:
             self.keyless_lines += 1
             key = f"agent:{record.get('agentId')}"
+            keyless = True
         else:
-            key = str(raw_key)
+            keyless = False
         call = self.calls.get(key)
         if call is None:
-            call = Call(key=key, order=len(self.calls), keyless=keyless, first_line=line)
+            call = Call(key, len(self.calls), keyless=keyless, first_line=line)
             self.calls[key] = call
         call.last_line = line
         return call
 
     def _feed_call(self, line: int, kind: str, record: dict[str, Any]) -> None:
-        call = self._call_for(line, record)
-        agent_id = record.get("agentId")
-        if isinstance(agent_id, str) and agent_id:
+        get = record.get
+        key = get("key")
+        call = self.calls.get(key) if type(key) is str and key else None
+        if call is None:
+            call = self._call_for(line, record)
+        else:
+            call.last_line = line
+        agent_id = get("agentId")
+        if type(agent_id) is not str:
+            agent_id = None
+        elif agent_id:
             self.last_agent_id = agent_id
         if kind == "started":
             self.started_lines += 1
-            label, phase = record.get("label"), record.get("phase")
-            if isinstance(label, str) and label:
+            label, phase = get("label"), get("phase")
+            if type(label) is str and label:
                 call.label = label
-            if isinstance(phase, str) and phase:
+            if type(phase) is str and phase:
                 call.phase = phase
             if call.has_result:
                 call.has_result = False
                 call.demoted = True
-            call.agent_ids.append(agent_id if isinstance(agent_id, str) else "")
+            call.agent_ids.append(agent_id or "")
             call.state = CallState.IN_FLIGHT
             self.open_keys[call.key] = None
             self.failed_keys.pop(call.key, None)
@@ -153,8 +167,8 @@ class JournalFold:
                 call.replaced = True
             call.has_result = True
             call.demoted = False
-            call.result = record.get("result")
-            call.result_agent_id = agent_id if isinstance(agent_id, str) else None
+            call.result = get("result")
+            call.result_agent_id = agent_id
             call.results_seen += 1
             call.state = CallState.DONE
             self.open_keys.pop(call.key, None)
@@ -168,7 +182,7 @@ class JournalFold:
             self.open_keys.pop(call.key, None)
             self.failed_keys[call.key] = None
         if not call.label:
-            call.label = agent_id if isinstance(agent_id, str) and agent_id else call.key
+            call.label = agent_id or call.key
 
     # -- views -----------------------------------------------------------------------------
 

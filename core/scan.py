@@ -1,266 +1,35 @@
-"""From a config root to runs: read each run folder, then classify every run."""
+"""From config roots to runs: find every run folder, read each one, classify it.
+
+`scan_roots` gives `core.model.Run` objects (the views need them). `scan_rows` gives
+one caller-made row per run instead, and deals the folders out to forked workers on a
+machine with several CPUs (`core.fanout`): a cold ``wftop ls`` of thousands of runs is
+per-run work that needs nothing from the other runs.
+"""
 
 from __future__ import annotations
 
 import gc
 import glob
 import os
-import re
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from core.discovery import RunFolder, run_folders_of
-from core.journal import JournalFold
-from core.jsonl import JsonlTail, Problem
-from core.model import (
-    DEFAULT_STALL_WINDOW,
-    Run,
-    TranscriptStats,
-    classify,
-    failed_labels,
-)
+from core.fanout import fan_out
+from core.jsonl import Problem
+from core.model import DEFAULT_STALL_WINDOW, Run
 from core.procs import ProcessTable, ProcFs
+from core.reader import LIST_MAX_LINE_BYTES, RunReader, sorted_listing
 from core.sessions import Liveness, Owner, local_pid_domain, owners_by_session, transcript_cwd
-from core.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
 
-_META_NAME = re.compile(r"""\bname\s*:\s*(['"`])((?:(?!\1).){1,200})\1""")
+Row = TypeVar("Row")
 
-
-LIST_MAX_LINE_BYTES = 256 * 1024
-"""Journal lines longer than this are not parsed whole for the run list.
-
-Such a line keeps the fields that open it (``type``, ``key``, ``agentId``, ``label``,
-``phase``) and its ``result`` reads ``<elided>``, so the memory of an index does not
-grow with the size of the results; a view that needs a whole result reads the
-journal itself (``core.jsonl.read_all``).
-"""
-
-
-def transcript_stats(folder: str) -> TranscriptStats:
-    """Size and time of every ``agent-<id>.jsonl`` of a run folder (content not read)."""
-    sizes = []
-    try:
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                name = entry.name
-                if not (name.startswith("agent-") and name.endswith(".jsonl")):
-                    continue
-                try:
-                    info = entry.stat()
-                except OSError:
-                    continue
-                sizes.append((name[6:-6], info.st_size, info.st_mtime))
-    except OSError:
-        pass
-    sizes.sort()
-    return TranscriptStats(
-        count=len(sizes),
-        total_bytes=sum(size for _, size, _ in sizes),
-        newest_mtime=max((mtime for _, _, mtime in sizes), default=None),
-        sizes=tuple(sizes),
-    )
-
-
-class RunReader:
-    """Everything read from one run folder, kept up to date incrementally.
-
-    Agent transcripts are only stat'ed while the run has not ended (no current
-    snapshot) and its owner may be alive: only then can they change its status, so
-    a run list does not pay for the others (`transcript_stats` gives them on demand).
-    """
-
-    def __init__(self, folder: RunFolder, *, max_line_bytes: int = LIST_MAX_LINE_BYTES):
-        self.folder = folder
-        self.tail = JsonlTail(folder.journal, max_line_bytes=max_line_bytes)
-        self.fold = JournalFold()
-        self.problems: list[Problem] = []
-        self.journal_size = 0
-        self.journal_mtime: float | None = None
-        self.snapshot: Snapshot | None = None
-        self.snapshot_problem: Problem | None = None
-        self.snapshot_mtime: float | None = None
-        self._snapshot_stamp: tuple[int, float, int] | None = None
-        self._snapshot_checked = False
-        self.transcripts = TranscriptStats()
-        self.script_path: str | None = None
-        self.script_name: str | None = None
-
-    def refresh_journal(self) -> bool:
-        """Read appended journal lines; True when anything changed."""
-        batch = self.tail.read()
-        if batch.reset or (self.tail.stat is None and self.tail.line_no):
-            # Truncated, replaced, or gone (a vanished journal holds no lines): start over.
-            if not batch.reset:
-                self.tail = JsonlTail(self.folder.journal, max_line_bytes=self.tail.max_line_bytes)
-                self.tail.stat = None
-            self.fold = JournalFold()
-            self.problems = []
-            batch.reset = True
-        elif self.tail.stat is not None and self.problems and self.problems[0].line == 0:
-            # The journal could not be opened before and can now: that problem is gone.
-            self.problems = [problem for problem in self.problems if problem.line != 0]
-        self.fold.feed_all(batch.records)
-        self.problems.extend(batch.problems)
-        del self.problems[:-1000]
-        info = self.tail.stat
-        before = (self.journal_size, self.journal_mtime)
-        if info is not None:
-            self.journal_size, self.journal_mtime = info.st_size, info.st_mtime
-        else:
-            self.journal_size, self.journal_mtime = 0, None
-        moved = before != (self.journal_size, self.journal_mtime)
-        return bool(batch.records or batch.problems or batch.reset or moved)
-
-    def refresh_snapshot(self) -> bool:
-        """Re-read the snapshot when its size, time or inode changed; True when it did."""
-        path = self.folder.snapshot
-        if not self._snapshot_checked:
-            # First look: open it straight away (one system call less than stat first).
-            self._snapshot_checked = True
-            snapshot, problem, info = read_snapshot_with_stat(path)
-            self._take_snapshot(snapshot, problem, info, _stamp(info) if info else None)
-            return snapshot is not None or problem is not None
-        try:
-            stamp: tuple[int, float, int] | None = _stamp(os.stat(path))
-        except OSError:
-            stamp = None
-        if stamp == self._snapshot_stamp:
-            return False
-        snapshot, problem, info = read_snapshot_with_stat(path)
-        self._take_snapshot(snapshot, problem, info, _stamp(info) if info else stamp)
-        return True
-
-    @property
-    def snapshot_stamp(self) -> tuple[int, float, int] | None:
-        """(size, mtime, inode) of the snapshot as last read; None when there was none."""
-        return self._snapshot_stamp
-
-    def _take_snapshot(
-        self,
-        snapshot: Snapshot | None,
-        problem: Problem | None,
-        info: os.stat_result | None,
-        stamp: tuple[int, float, int] | None,
-    ) -> None:
-        self.snapshot, self.snapshot_problem = snapshot, problem
-        self._snapshot_stamp = stamp
-        self.snapshot_mtime = info.st_mtime if info is not None else None
-
-    @property
-    def snapshot_current(self) -> bool:
-        """The snapshot describes the journal's latest run (the run has ended)."""
-        return self.snapshot is not None and snapshot_is_current(
-            self.snapshot, self.journal_mtime, self.fold.last_agent_id
-        )
-
-    def refresh_transcripts(self, owner_alive: bool = True) -> bool:
-        """Stat every agent transcript (never read them); True when anything changed.
-
-        Only a run that has not ended and whose owner may be alive needs them: they
-        tell running from stalled. Other runs keep none (`transcript_stats` on demand).
-        """
-        wanted = owner_alive and not self.snapshot_current
-        stats = transcript_stats(self.folder.path) if wanted else _NONE
-        changed = stats != self.transcripts
-        self.transcripts = stats
-        return changed
-
-    def find_script(self) -> None:
-        """The persisted script of the run and, when no snapshot names the run, its name.
-
-        The snapshot's ``scriptPath`` wins while that file exists (a tree copied from
-        another machine names paths that do not), else ``scripts/*-<runId>.js``.
-        """
-        named = self.snapshot.script_path if self.snapshot is not None else None
-        if named and os.path.isfile(named):
-            self.script_path = named
-        elif self.script_path is None or not os.path.isfile(self.script_path):
-            self.script_path = self.script_path or named
-            suffix = f"-{self.folder.run_id}.js"
-            try:
-                names = sorted(os.listdir(self.folder.scripts_dir))
-            except OSError:
-                names = []
-            matches = [name for name in names if name.endswith(suffix)]
-            if matches:
-                self.script_path = os.path.join(self.folder.scripts_dir, matches[0])
-        has_name = self.snapshot is not None and bool(self.snapshot.name)
-        if self.script_name is None and self.script_path and not has_name:
-            try:
-                fd = os.open(self.script_path, os.O_RDONLY | os.O_NONBLOCK)
-                try:
-                    head = os.read(fd, 4096).decode("utf-8", errors="replace")
-                finally:
-                    os.close(fd)
-            except OSError:
-                return
-            match = _META_NAME.search(head)
-            self.script_name = match.group(2) if match else None
-
-    def refresh(self, *, owner_alive: bool = True) -> bool:
-        changed = self.refresh_journal()
-        changed = self.refresh_snapshot() or changed
-        changed = self.refresh_transcripts(owner_alive) or changed
-        self.find_script()
-        return changed
-
-    def build(
-        self,
-        *,
-        owner: Owner,
-        cwd: str | None,
-        now: float,
-        stall_window: float = DEFAULT_STALL_WINDOW,
-        superseded_by: str | None = None,
-    ) -> Run:
-        snapshot = self.snapshot
-        current = self.snapshot_current
-        if current:
-            # The run ended when its snapshot was written; its transcripts are not read.
-            times = [self.journal_mtime, self.snapshot_mtime]
-        else:
-            times = [self.journal_mtime, self.transcripts.newest_mtime]
-        known = [t for t in times if t is not None]
-        last_growth = max(known) if known else None
-        status = classify(
-            superseded=superseded_by is not None,
-            snapshot_status=(snapshot.status or "completed") if current and snapshot else None,
-            owner_may_be_alive=owner.may_be_alive,
-            last_growth=last_growth,
-            now=now,
-            stall_window=stall_window,
-        )
-        problems = list(self.problems)
-        if self.snapshot_problem is not None:
-            problems.append(self.snapshot_problem)
-        return Run(
-            folder=self.folder,
-            fold=self.fold,
-            snapshot=snapshot,
-            snapshot_current=current,
-            owner=owner,
-            status=status,
-            cwd=cwd,
-            name=(snapshot.name if snapshot else None) or self.script_name,
-            script_path=self.script_path,
-            journal_size=self.journal_size,
-            journal_mtime=self.journal_mtime,
-            transcripts=self.transcripts,
-            last_activity=last_growth,
-            problems=tuple(problems),
-            superseded_by=superseded_by,
-            failed_labels=failed_labels(self.fold, snapshot, current),
-        )
-
-
-_NONE = TranscriptStats()
 _ABSENT = Owner(Liveness.ABSENT)
-
-
-def _stamp(info: os.stat_result) -> tuple[int, float, int]:
-    return (info.st_size, info.st_mtime, info.st_ino)
+Recency = tuple[float, str, str]
+"""Sort key of `newest_first`: newest activity first, then run id and session."""
 
 
 def journal_lines_without_failed(path: str) -> list[bytes] | None:
@@ -307,8 +76,12 @@ class ScanResult:
     problems: list[Problem] = field(default_factory=list)
 
 
+def _recency(run: Run) -> Recency:
+    return (-(run.last_activity or 0.0), run.run_id, run.session_id)
+
+
 def newest_first(runs: Iterable[Run]) -> list[Run]:
-    return sorted(runs, key=lambda run: (-(run.last_activity or 0.0), run.run_id, run.session_id))
+    return sorted(runs, key=_recency)
 
 
 class SessionFacts:
@@ -316,6 +89,14 @@ class SessionFacts:
 
     def __init__(self) -> None:
         self._cwd: dict[str, str | None] = {}
+        self._scripts: dict[str, list[str]] = {}
+
+    def scripts(self, folder: str) -> list[str]:
+        """`core.reader.sorted_listing` of a session's scripts folder, listed once."""
+        names = self._scripts.get(folder)
+        if names is None:
+            names = self._scripts[folder] = sorted_listing(folder)
+        return names
 
     def cwd(self, folder: RunFolder) -> str | None:
         """From the session transcript; if it is gone, from an agent transcript's records."""
@@ -352,6 +133,47 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
+@dataclass(frozen=True)
+class ColdPass:
+    """What every run of one cold pass shares: roots' owners, supersession, the clock."""
+
+    owners: dict[str, Owner]
+    superseded: dict[str, str]
+    moment: float
+    stall_window: float = DEFAULT_STALL_WINDOW
+    max_line_bytes: int = LIST_MAX_LINE_BYTES
+
+    @classmethod
+    def of(
+        cls,
+        roots: list[str],
+        folders: list[RunFolder],
+        *,
+        processes: ProcessTable | None = None,
+        now: Callable[[], float] = time.time,
+        stall_window: float = DEFAULT_STALL_WINDOW,
+        max_line_bytes: int = LIST_MAX_LINE_BYTES,
+    ) -> ColdPass:
+        owners = owners_by_session(roots, processes or ProcFs(), local_pid_domain())
+        return cls(owners, find_superseded(folders), now(), stall_window, max_line_bytes)
+
+    def read(self, folders: Iterable[RunFolder]) -> Iterator[Run]:
+        """Each folder read once and classified, in the order given."""
+        facts = SessionFacts()
+        with paused_gc():
+            for folder in folders:
+                reader = RunReader(folder, max_line_bytes=self.max_line_bytes)
+                owner = self.owners.get(folder.session_id, _ABSENT)
+                reader.refresh(owner_alive=owner.may_be_alive, listing=facts.scripts)
+                yield reader.build(
+                    owner=owner,
+                    cwd=facts.cwd(folder),
+                    now=self.moment,
+                    stall_window=self.stall_window,
+                    superseded_by=self.superseded.get(folder.ident),
+                )
+
+
 def scan_roots(
     roots: list[str],
     *,
@@ -361,27 +183,59 @@ def scan_roots(
     max_line_bytes: int = LIST_MAX_LINE_BYTES,
 ) -> ScanResult:
     """A cold index of every run under the roots, newest activity first."""
-    processes = processes or ProcFs()
     result = ScanResult()
     folders, problems = run_folders_of(roots)
     result.problems.extend(problems)
-    owners = owners_by_session(roots, processes, local_pid_domain())
-    superseded = find_superseded(folders)
-    facts = SessionFacts()
-    moment = now()
-    with paused_gc():
-        for folder in folders:
-            reader = RunReader(folder, max_line_bytes=max_line_bytes)
-            owner = owners.get(folder.session_id, _ABSENT)
-            reader.refresh(owner_alive=owner.may_be_alive)
-            run = reader.build(
-                owner=owner,
-                cwd=facts.cwd(folder),
-                now=moment,
-                stall_window=stall_window,
-                superseded_by=superseded.get(folder.ident),
-            )
-            result.runs.append(run)
-            result.problems.extend(run.problems)
+    cold = ColdPass.of(
+        roots,
+        folders,
+        processes=processes,
+        now=now,
+        stall_window=stall_window,
+        max_line_bytes=max_line_bytes,
+    )
+    for run in cold.read(folders):
+        result.runs.append(run)
+        result.problems.extend(run.problems)
     result.runs = newest_first(result.runs)
     return result
+
+
+@dataclass
+class RowScan(Generic[Row]):
+    rows: list[Row] = field(default_factory=list)
+    """One per run, newest activity first (the order of `newest_first`)."""
+    problems: list[Problem] = field(default_factory=list)
+
+
+def scan_rows(
+    roots: list[str],
+    make_row: Callable[[Run], Row],
+    *,
+    processes: ProcessTable | None = None,
+    now: Callable[[], float] = time.time,
+    stall_window: float = DEFAULT_STALL_WINDOW,
+    workers: int | None = None,
+) -> RowScan[Row]:
+    """`scan_roots`, but one ``make_row(run)`` per run, possibly made in forked workers.
+
+    ``make_row`` runs in whichever process read the run, so its result must pickle
+    (keep it to bytes, strings, tuples); ``workers`` None picks by CPUs and tree size.
+    """
+    scan: RowScan[Row] = RowScan()
+    folders, problems = run_folders_of(roots)
+    scan.problems.extend(problems)
+    cold = ColdPass.of(roots, folders, processes=processes, now=now, stall_window=stall_window)
+
+    def hand(
+        part: Sequence[RunFolder],
+    ) -> list[tuple[tuple[float, str, str], Row, tuple[Problem, ...]]]:
+        return [(_recency(run), make_row(run), run.problems) for run in cold.read(part)]
+
+    with paused_gc():
+        made = fan_out(folders, hand, workers=workers)
+    made.sort(key=lambda entry: entry[0])
+    for _, row, trouble in made:
+        scan.rows.append(row)
+        scan.problems.extend(trouble)
+    return scan

@@ -28,7 +28,7 @@ import orjson
 
 from core.discovery import RUN_FOLDER
 from core.model import Run, TranscriptStats
-from core.scan import RunReader, transcript_stats
+from core.reader import RunReader, transcript_stats
 
 Stamp = tuple[int, float, int]
 """(size, mtime, inode) of a file."""

@@ -10,7 +10,7 @@ import argparse
 import importlib
 import os
 import sys
-from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 COMMANDS = ["ls", "resume", "demo", "drill", "status", "completion", "scan", "export", "stats"]
 """Modules of ``tui.commands``, in the order ``--help`` lists them."""
@@ -24,6 +24,8 @@ WRITING_COMMANDS = {
 
 
 def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("wftop")
     except PackageNotFoundError:
@@ -43,6 +45,14 @@ def add_root_option(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="read only the --root dirs, not $CLAUDE_CONFIG_DIR or ~/.claude",
     )
+
+
+class VersionAction(argparse.Action):
+    """``--version``, reading the installed version only when asked (that import is slow)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        print(f"wftop {package_version()}")
+        parser.exit()
 
 
 VALUED_TOP_OPTIONS = frozenset({"--root", "--stall-window"})
@@ -69,7 +79,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         description="Watch Claude Code Workflow runs, find the dead ones, resume them. "
         "Without a command, opens the TUI.",
     )
-    parser.add_argument("--version", action="version", version=f"wftop {package_version()}")
+    parser.add_argument("--version", action=VersionAction, nargs=0, help="print the version")
     add_root_option(parser)
     parser.add_argument(
         "--no-mouse",

@@ -19,7 +19,8 @@ from typing import Any, Protocol
 from core.discovery import RunFolder, find_run_folders, session_run_folders
 from core.model import DEFAULT_STALL_WINDOW, Run
 from core.procs import ProcessTable, ProcFs
-from core.scan import RunReader, SessionFacts, find_superseded, newest_first
+from core.reader import RunReader
+from core.scan import SessionFacts, find_superseded, newest_first
 from core.sessions import Liveness, Owner, local_pid_domain, owners_by_session
 
 try:  # the live index lands in core/index.py; until then the rescan below stands in

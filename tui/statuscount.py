@@ -17,7 +17,8 @@ from pathlib import Path
 import orjson
 
 from core.discovery import RunFolder, find_run_folders
-from core.scan import RunReader, find_superseded
+from core.reader import RunReader
+from core.scan import find_superseded
 from core.sessions import Liveness, Owner, local_pid_domain, owners_by_session
 
 ENDED = ("completed", "failed", "killed")

@@ -10,9 +10,10 @@ from typing import Any
 import orjson
 
 from core.discovery import RootError, check_root, resolve_roots
+from core.jsonl import Problem
 from core.model import Run
 from core.redact import Redactor, redact, redact_value
-from core.scan import scan_roots
+from core.scan import scan_rows
 from tui.format import status_label
 
 
@@ -68,22 +69,36 @@ def age(seconds: float | None, now: float) -> str:
     return f"{delta}s"
 
 
-def table(runs: list[Run], now: float) -> str:
-    header = (
-        f"{'STATUS':<12} {'NAME':<18} {'RUN':<16} {'PROJECT':<20} {'AGE':>4} {'S/R/F':<9} IN FLIGHT"
+HEADER = (
+    f"{'STATUS':<12} {'NAME':<18} {'RUN':<16} {'PROJECT':<20} {'AGE':>4} {'S/R/F':<9} IN FLIGHT"
+)
+
+
+def table_line(run: Run, now: float) -> str:
+    status = status_label(run.status.value)
+    name = redact(run.name or "-")[:18]
+    project = run.project_short[:20]
+    parity = f"{run.fold.started_lines}/{run.fold.result_lines}/{run.fold.failed_lines}"
+    flight = redact(",".join(call.label for call in run.in_flight_calls))
+    return (
+        f"{status:<12} {name:<18} {run.run_id:<16} {project:<20} "
+        f"{age(run.last_activity, now):>4} {parity:<9} {flight[:16]}"
     )
-    lines = [header]
-    for run in runs:
-        status = status_label(run.status.value)
-        name = redact(run.name or "-")[:18]
-        project = run.project_short[:20]
-        parity = f"{run.fold.started_lines}/{run.fold.result_lines}/{run.fold.failed_lines}"
-        flight = redact(",".join(call.label for call in run.in_flight_calls))
-        lines.append(
-            f"{status:<12} {name:<18} {run.run_id:<16} {project:<20} "
-            f"{age(run.last_activity, now):>4} {parity:<9} {flight[:16]}"
-        )
-    return "\n".join(lines)
+
+
+def table(runs: list[Run], now: float) -> str:
+    return "\n".join([HEADER, *(table_line(run, now) for run in runs)])
+
+
+def json_item(run: Run, redactor: Redactor) -> bytes:
+    """One run of the ``--json`` array, indented as an item of it."""
+    text = orjson.dumps(redact_value(run.to_json(), redactor), option=orjson.OPT_INDENT_2)
+    return b"  " + text.replace(b"\n", b"\n  ")
+
+
+def json_array(items: list[bytes]) -> bytes:
+    """The items joined into the array ``orjson`` would print with ``OPT_INDENT_2``."""
+    return b"[\n" + b",\n".join(items) + b"\n]" if items else b"[]"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -95,13 +110,19 @@ def run(args: argparse.Namespace) -> int:
 
         return stream(args, roots)
     kwargs = {} if args.stall_window is None else {"stall_window": args.stall_window}
-    result = scan_roots(roots, **kwargs)
-    for problem in result.problems:
-        print(f"wftop: {problem}", file=sys.stderr)
+    now = time.time()
     if args.json:
         redactor = Redactor()
-        payload = [redact_value(run.to_json(), redactor) for run in result.runs]
-        sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
+        items = scan_rows(roots, lambda run: json_item(run, redactor), now=lambda: now, **kwargs)
+        report(items.problems)
+        sys.stdout.buffer.write(json_array(items.rows) + b"\n")
     else:
-        print(table(result.runs, time.time()))
+        lines = scan_rows(roots, lambda run: table_line(run, now), now=lambda: now, **kwargs)
+        report(lines.problems)
+        print("\n".join([HEADER, *lines.rows]))
     return 0
+
+
+def report(problems: list[Problem]) -> None:
+    for problem in problems:
+        print(f"wftop: {problem}", file=sys.stderr)

@@ -1,0 +1,107 @@
+"""Share one cold pass over many run folders among forked worker processes.
+
+A cold ``wftop ls`` spends nearly all its time on per-run work that needs nothing from
+the other runs: read a journal, read a snapshot, build a row. On a machine with several
+CPUs the folders are dealt out round-robin to forked children (the parent takes the
+first hand itself); each child sends back its finished results, pickled, through a
+pipe. Forking copies the parent's memory, so the work function and what it closes over
+(owners, the clock, redaction) need no pickling; only results travel, so they should be
+small (bytes, tuples), never `core.model.Run` objects, which cost more to pickle than to
+rebuild.
+
+Fork is used only where it is safe and cheap: Linux, no other threads running, enough
+items to be worth it. Anything else, or a child that fails for any reason, falls back to
+doing that hand in the parent, so the answer never depends on how it was computed.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+MIN_ITEMS_PER_WORKER = 250
+"""Below this many items per extra process, forking costs more than it saves."""
+MAX_WORKERS = 8
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def worker_count(items: int, cpus: int | None = None) -> int:
+    """How many processes (the parent included) should share ``items`` items."""
+    cpus = usable_cpus() if cpus is None else cpus
+    if sys.platform != "linux" or threading.active_count() > 1:
+        return 1
+    return max(1, min(cpus, MAX_WORKERS, items // MIN_ITEMS_PER_WORKER))
+
+
+def fan_out(
+    items: Sequence[Item],
+    work: Callable[[Sequence[Item]], list[Result]],
+    *,
+    workers: int | None = None,
+) -> list[Result]:
+    """``work(items)``, computed in up to ``workers`` processes; results in hand order.
+
+    Hand ``k`` is ``items[k::workers]``; the results of hand 0 come first, then hand 1's,
+    and so on, so callers that care about order sort afterwards.
+    """
+    count = worker_count(len(items)) if workers is None else workers
+    if count <= 1:
+        return work(items)
+    hands = [items[k::count] for k in range(count)]
+    children: list[tuple[int, int]] = []
+    for hand in hands[1:]:
+        children.append(_spawn(work, hand))
+    results = work(hands[0])
+    for (pid, fd), hand in zip(children, hands[1:], strict=True):
+        payload = _drain(fd)
+        _, status = os.waitpid(pid, 0)
+        if status == 0 and payload:
+            try:
+                results.extend(pickle.loads(payload))
+                continue
+            except Exception:  # noqa: BLE001 - a broken child's hand is redone here
+                pass
+        results.extend(work(hand))
+    return results
+
+
+def _spawn(work: Callable[[Sequence[Item]], list[Result]], hand: Sequence[Item]) -> tuple[int, int]:
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: compute, send, and leave without running the parent's exit code
+        code = 1
+        try:
+            os.close(read_end)
+            data = pickle.dumps(work(hand), protocol=pickle.HIGHEST_PROTOCOL)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(write_end, view) :]
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    return pid, read_end
+
+
+def _drain(fd: int) -> bytes:
+    parts = []
+    try:
+        while block := os.read(fd, 1 << 20):
+            parts.append(block)
+    finally:
+        os.close(fd)
+    return b"".join(parts)

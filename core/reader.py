@@ -1,0 +1,269 @@
+"""One run folder read into a `core.model.Run`, and kept up to date as its files change.
+
+`RunReader` is shared by the cold scan (`core.scan`), the live index (`core.index`) and
+the app's incremental source, so every surface classifies a run the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+
+from core.discovery import RunFolder
+from core.journal import JournalFold
+from core.jsonl import JsonlTail, Problem
+from core.model import (
+    DEFAULT_STALL_WINDOW,
+    Run,
+    TranscriptStats,
+    classify,
+    failed_labels,
+)
+from core.sessions import Liveness, Owner
+from core.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
+
+_META_NAME = re.compile(r"""\bname\s*:\s*(['"`])((?:(?!\1).){1,200})\1""")
+
+
+LIST_MAX_LINE_BYTES = 256 * 1024
+"""Journal lines longer than this are not parsed whole for the run list.
+
+Such a line keeps the fields that open it (``type``, ``key``, ``agentId``, ``label``,
+``phase``) and its ``result`` reads ``<elided>``, so the memory of an index does not
+grow with the size of the results; a view that needs a whole result reads the
+journal itself (``core.jsonl.read_all``).
+"""
+
+
+def transcript_stats(folder: str) -> TranscriptStats:
+    """Size and time of every ``agent-<id>.jsonl`` of a run folder (content not read)."""
+    sizes = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                name = entry.name
+                if not (name.startswith("agent-") and name.endswith(".jsonl")):
+                    continue
+                try:
+                    info = entry.stat()
+                except OSError:
+                    continue
+                sizes.append((name[6:-6], info.st_size, info.st_mtime))
+    except OSError:
+        pass
+    sizes.sort()
+    return TranscriptStats(
+        count=len(sizes),
+        total_bytes=sum(size for _, size, _ in sizes),
+        newest_mtime=max((mtime for _, _, mtime in sizes), default=None),
+        sizes=tuple(sizes),
+    )
+
+
+def sorted_listing(folder: str) -> list[str]:
+    """The names in a folder, sorted; none when it cannot be listed."""
+    try:
+        return sorted(os.listdir(folder))
+    except OSError:
+        return []
+
+
+class RunReader:
+    """Everything read from one run folder, kept up to date incrementally.
+
+    Agent transcripts are only stat'ed while the run has not ended (no current
+    snapshot) and its owner may be alive: only then can they change its status, so
+    a run list does not pay for the others (`transcript_stats` gives them on demand).
+    """
+
+    def __init__(self, folder: RunFolder, *, max_line_bytes: int = LIST_MAX_LINE_BYTES):
+        self.folder = folder
+        self.tail = JsonlTail(folder.journal, max_line_bytes=max_line_bytes)
+        self.fold = JournalFold()
+        self.problems: list[Problem] = []
+        self.journal_size = 0
+        self.journal_mtime: float | None = None
+        self.snapshot: Snapshot | None = None
+        self.snapshot_problem: Problem | None = None
+        self.snapshot_mtime: float | None = None
+        self._snapshot_stamp: tuple[int, float, int] | None = None
+        self._snapshot_checked = False
+        self.transcripts = TranscriptStats()
+        self.script_path: str | None = None
+        self.script_name: str | None = None
+
+    def refresh_journal(self) -> bool:
+        """Read appended journal lines; True when anything changed."""
+        batch = self.tail.read()
+        if batch.reset or (self.tail.stat is None and self.tail.line_no):
+            # Truncated, replaced, or gone (a vanished journal holds no lines): start over.
+            if not batch.reset:
+                self.tail = JsonlTail(self.folder.journal, max_line_bytes=self.tail.max_line_bytes)
+                self.tail.stat = None
+            self.fold = JournalFold()
+            self.problems = []
+            batch.reset = True
+        elif self.tail.stat is not None and self.problems and self.problems[0].line == 0:
+            # The journal could not be opened before and can now: that problem is gone.
+            self.problems = [problem for problem in self.problems if problem.line != 0]
+        self.fold.feed_all(batch.records)
+        self.problems.extend(batch.problems)
+        del self.problems[:-1000]
+        info = self.tail.stat
+        before = (self.journal_size, self.journal_mtime)
+        if info is not None:
+            self.journal_size, self.journal_mtime = info.st_size, info.st_mtime
+        else:
+            self.journal_size, self.journal_mtime = 0, None
+        moved = before != (self.journal_size, self.journal_mtime)
+        return bool(batch.records or batch.problems or batch.reset or moved)
+
+    def refresh_snapshot(self) -> bool:
+        """Re-read the snapshot when its size, time or inode changed; True when it did."""
+        path = self.folder.snapshot
+        if not self._snapshot_checked:
+            # First look: open it straight away (one system call less than stat first).
+            self._snapshot_checked = True
+            snapshot, problem, info = read_snapshot_with_stat(path)
+            self._take_snapshot(snapshot, problem, info, _stamp(info) if info else None)
+            return snapshot is not None or problem is not None
+        try:
+            stamp: tuple[int, float, int] | None = _stamp(os.stat(path))
+        except OSError:
+            stamp = None
+        if stamp == self._snapshot_stamp:
+            return False
+        snapshot, problem, info = read_snapshot_with_stat(path)
+        self._take_snapshot(snapshot, problem, info, _stamp(info) if info else stamp)
+        return True
+
+    @property
+    def snapshot_stamp(self) -> tuple[int, float, int] | None:
+        """(size, mtime, inode) of the snapshot as last read; None when there was none."""
+        return self._snapshot_stamp
+
+    def _take_snapshot(
+        self,
+        snapshot: Snapshot | None,
+        problem: Problem | None,
+        info: os.stat_result | None,
+        stamp: tuple[int, float, int] | None,
+    ) -> None:
+        self.snapshot, self.snapshot_problem = snapshot, problem
+        self._snapshot_stamp = stamp
+        self.snapshot_mtime = info.st_mtime if info is not None else None
+
+    @property
+    def snapshot_current(self) -> bool:
+        """The snapshot describes the journal's latest run (the run has ended)."""
+        return self.snapshot is not None and snapshot_is_current(
+            self.snapshot, self.journal_mtime, self.fold.last_agent_id
+        )
+
+    def refresh_transcripts(self, owner_alive: bool = True) -> bool:
+        """Stat every agent transcript (never read them); True when anything changed.
+
+        Only a run that has not ended and whose owner may be alive needs them: they
+        tell running from stalled. Other runs keep none (`transcript_stats` on demand).
+        """
+        wanted = owner_alive and not self.snapshot_current
+        stats = transcript_stats(self.folder.path) if wanted else _NONE
+        changed = stats != self.transcripts
+        self.transcripts = stats
+        return changed
+
+    def find_script(self, listing: Callable[[str], list[str]] = sorted_listing) -> None:
+        """The persisted script of the run and, when no snapshot names the run, its name.
+
+        The snapshot's ``scriptPath`` wins while that file exists (a tree copied from
+        another machine names paths that do not), else ``scripts/*-<runId>.js``.
+        ``listing`` lists the session's scripts folder (a cold pass lists each once).
+        """
+        named = self.snapshot.script_path if self.snapshot is not None else None
+        if named and os.path.isfile(named):
+            self.script_path = named
+        elif self.script_path is None or not os.path.isfile(self.script_path):
+            self.script_path = self.script_path or named
+            suffix = f"-{self.folder.run_id}.js"
+            names = listing(self.folder.scripts_dir)
+            matches = [name for name in names if name.endswith(suffix)]
+            if matches:
+                self.script_path = os.path.join(self.folder.scripts_dir, matches[0])
+        has_name = self.snapshot is not None and bool(self.snapshot.name)
+        if self.script_name is None and self.script_path and not has_name:
+            try:
+                fd = os.open(self.script_path, os.O_RDONLY | os.O_NONBLOCK)
+                try:
+                    head = os.read(fd, 4096).decode("utf-8", errors="replace")
+                finally:
+                    os.close(fd)
+            except OSError:
+                return
+            match = _META_NAME.search(head)
+            self.script_name = match.group(2) if match else None
+
+    def refresh(
+        self, *, owner_alive: bool = True, listing: Callable[[str], list[str]] = sorted_listing
+    ) -> bool:
+        changed = self.refresh_journal()
+        changed = self.refresh_snapshot() or changed
+        changed = self.refresh_transcripts(owner_alive) or changed
+        self.find_script(listing)
+        return changed
+
+    def build(
+        self,
+        *,
+        owner: Owner,
+        cwd: str | None,
+        now: float,
+        stall_window: float = DEFAULT_STALL_WINDOW,
+        superseded_by: str | None = None,
+    ) -> Run:
+        snapshot = self.snapshot
+        current = self.snapshot_current
+        if current:
+            # The run ended when its snapshot was written; its transcripts are not read.
+            times = [self.journal_mtime, self.snapshot_mtime]
+        else:
+            times = [self.journal_mtime, self.transcripts.newest_mtime]
+        known = [t for t in times if t is not None]
+        last_growth = max(known) if known else None
+        status = classify(
+            superseded=superseded_by is not None,
+            snapshot_status=(snapshot.status or "completed") if current and snapshot else None,
+            owner_may_be_alive=owner.may_be_alive,
+            last_growth=last_growth,
+            now=now,
+            stall_window=stall_window,
+        )
+        problems = list(self.problems)
+        if self.snapshot_problem is not None:
+            problems.append(self.snapshot_problem)
+        return Run(
+            folder=self.folder,
+            fold=self.fold,
+            snapshot=snapshot,
+            snapshot_current=current,
+            owner=owner,
+            status=status,
+            cwd=cwd,
+            name=(snapshot.name if snapshot else None) or self.script_name,
+            script_path=self.script_path,
+            journal_size=self.journal_size,
+            journal_mtime=self.journal_mtime,
+            transcripts=self.transcripts,
+            last_activity=last_growth,
+            problems=tuple(problems),
+            superseded_by=superseded_by,
+            failed_labels=failed_labels(self.fold, snapshot, current),
+        )
+
+
+_NONE = TranscriptStats()
+_ABSENT = Owner(Liveness.ABSENT)
+
+
+def _stamp(info: os.stat_result) -> tuple[int, float, int]:
+    return (info.st_size, info.st_mtime, info.st_ino)

@@ -1,0 +1,82 @@
+"""Forked cold passes: the answer must not depend on how many processes computed it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+import pytest
+
+from core.fanout import fan_out, worker_count
+from core.scan import scan_roots, scan_rows
+from tests.corpus import CORPUS, VERSIONS
+
+linux_only = pytest.mark.skipif(sys.platform != "linux", reason="fork fan-out runs on Linux only")
+
+
+def squares(items: Sequence[int]) -> list[tuple[int, int]]:
+    return [(item, item * item) for item in items]
+
+
+@linux_only
+@pytest.mark.parametrize("workers", [1, 2, 3, 7])
+def test_every_item_comes_back_once_whatever_the_worker_count(workers: int) -> None:
+    results = fan_out(list(range(1000)), squares, workers=workers)
+    assert sorted(results) == [(item, item * item) for item in range(1000)]
+
+
+@linux_only
+def test_each_hand_is_computed_in_its_own_process() -> None:
+    def pids(items: Sequence[int]) -> list[int]:
+        return [os.getpid() for _ in items]
+
+    seen = set(fan_out(list(range(30)), pids, workers=3))
+    assert len(seen) == 3
+    assert os.getpid() in seen
+
+
+@linux_only
+def test_a_child_that_fails_has_its_hand_redone_in_the_parent() -> None:
+    parent = os.getpid()
+
+    def fragile(items: Sequence[int]) -> list[int]:
+        if os.getpid() != parent:
+            raise RuntimeError("worker broke")
+        return list(items)
+
+    assert sorted(fan_out(list(range(40)), fragile, workers=4)) == list(range(40))
+
+
+@linux_only
+def test_a_child_that_dies_has_its_hand_redone_in_the_parent() -> None:
+    parent = os.getpid()
+
+    def killed(items: Sequence[int]) -> list[int]:
+        if os.getpid() != parent:
+            os._exit(9)
+        return list(items)
+
+    assert sorted(fan_out(list(range(40)), killed, workers=2)) == list(range(40))
+
+
+def test_small_inputs_and_other_threads_stay_in_one_process() -> None:
+    assert worker_count(10, cpus=8) == 1
+    assert worker_count(100_000, cpus=1) == 1
+    if sys.platform == "linux":
+        assert worker_count(100_000, cpus=4) == 4
+
+
+@linux_only
+@pytest.mark.parametrize("workers", [2, 5])
+def test_forked_rows_equal_a_serial_scan_in_the_same_order(workers: int) -> None:
+    roots = sorted(str(tree) for base in (CORPUS, VERSIONS) for tree in base.iterdir())
+    moment = 1_800_000_000.0
+
+    def row(run):  # type: ignore[no-untyped-def]
+        return (run.ident, run.status.value, run.fold.started_lines, run.failed_labels)
+
+    serial = scan_roots(roots, now=lambda: moment).runs
+    forked = scan_rows(roots, row, now=lambda: moment, workers=workers)
+    assert forked.rows == [row(run) for run in serial]
+    assert len(forked.rows) > workers
