@@ -63,33 +63,32 @@ def section(results: dict[str, Any]) -> str:
         "### Cold index: `wftop ls --json` against the floor",
         "",
         "The floor (`bench/floor.py`) is the least work that can answer the question: walk "
-        "the folders to every `journal.jsonl` and orjson-parse every line. Both run as fresh "
-        f"processes, alternately, {len(cold['ours']['all_s'])} times after one warm-up each "
-        "(page cache warm); wall time and the child's own peak RSS come from `wait4`.",
+        "the folders to every `journal.jsonl` and orjson-parse every line. Three commands run "
+        f"as fresh processes, in turns, {len(cold['ours']['all_s'])} times after one warm-up "
+        "each (page cache warm): the floor; `ls --json --no-cache`, which reads every run as "
+        "a first run ever does; and `ls --json` with its rows cache kept from the run before, "
+        "as every later run finds it (both print the same bytes, checked). Wall time, CPU "
+        "(wftop's forked workers included) and peak RSS come from `wait4`; wftop's modules "
+        "are byte-compiled first, as `pip install` leaves them.",
         "",
-        "| | median wall | min – max | median CPU | peak RSS | target |",
-        "| --- | --- | --- | --- | --- | --- |",
-        f"| `wftop ls --json` | {cold['ours']['median_s']:.2f} s | "
-        f"{cold['ours']['min_s']:.2f} – {cold['ours']['max_s']:.2f} s | "
-        f"{cold['ours']['median_cpu_s']:.2f} s | "
-        f"{cold['ours']['peak_rss_mb']:.0f} MB | < 2 s: "
-        f"{verdict(cold['ours']['median_s'] < 2)}; RSS < 200 MB: "
-        f"{verdict(cold['ours']['peak_rss_mb'] < 200)} |",
+        "| | median wall | min – max | median CPU | peak RSS | against the floor | target |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+        cold_row("`wftop ls --json`, cache kept (every later run)", cold["ours"], cold["ratio"]),
+        cold_row("`wftop ls --json --no-cache` (a first run)", cold["first"], cold["first_ratio"]),
         f"| floor | {cold['floor']['median_s']:.2f} s | "
         f"{cold['floor']['min_s']:.2f} – {cold['floor']['max_s']:.2f} s | "
         f"{cold['floor']['median_cpu_s']:.2f} s | "
-        f"{cold['floor']['peak_rss_mb']:.0f} MB | |",
-        f"| ratio of medians | {cold['ratio']:.2f}× | | {cold['cpu_ratio']:.2f}× | | "
-        f"≤ 1.5×: {verdict(cold['ratio'] <= 1.5)} |",
+        f"{cold['floor']['peak_rss_mb']:.0f} MB | 1× | |",
     ]
     if big:
         lines.append(
-            f"| `wftop ls --json`, same corpus with a 1 MB `result` in "
-            f"{results['cold']['big_results']} runs | {big['ours']['median_s']:.2f} s | "
-            f"{big['ours']['min_s']:.2f} – {big['ours']['max_s']:.2f} s | "
-            f"{big['ours']['median_cpu_s']:.2f} s | "
-            f"{big['ours']['peak_rss_mb']:.0f} MB | RSS independent of result size: "
-            f"{verdict(big['ours']['peak_rss_mb'] < cold['ours']['peak_rss_mb'] * 1.15)} |"
+            f"| `wftop ls --json --no-cache`, same corpus with a 1 MB `result` in "
+            f"{results['cold']['big_results']} runs | {big['first']['median_s']:.2f} s | "
+            f"{big['first']['min_s']:.2f} – {big['first']['max_s']:.2f} s | "
+            f"{big['first']['median_cpu_s']:.2f} s | "
+            f"{big['first']['peak_rss_mb']:.0f} MB | {big['first_ratio']:.2f}× | "
+            "RSS independent of result size: "
+            f"{verdict(big['first']['peak_rss_mb'] < cold['first']['peak_rss_mb'] * 1.15)} |"
         )
     lines += peer_rows(results.get("peers"))
     lines += [
@@ -128,6 +127,16 @@ def section(results: dict[str, Any]) -> str:
         END,
     ]
     return "\n".join(lines) + "\n"
+
+
+def cold_row(what: str, measured: dict[str, Any], ratio: float) -> str:
+    return (
+        f"| {what} | {measured['median_s']:.2f} s | "
+        f"{measured['min_s']:.2f} – {measured['max_s']:.2f} s | "
+        f"{measured['median_cpu_s']:.2f} s | {measured['peak_rss_mb']:.0f} MB | {ratio:.2f}× | "
+        f"< 2 s: {verdict(measured['median_s'] < 2)}; ≤ 1.5× floor: {verdict(ratio <= 1.5)}; "
+        f"RSS < 200 MB: {verdict(measured['peak_rss_mb'] < 200)} |"
+    )
 
 
 def peer_rows(found: dict[str, Any] | None) -> list[str]:

@@ -133,34 +133,36 @@ class Run:
 
     def to_json(self) -> dict[str, Any]:
         """The ``wftop ls --json`` shape; bytes of names that are not UTF-8 read ``\\xNN``."""
+        return json_safe_dict(self.json_fields())
+
+    def json_fields(self) -> dict[str, Any]:
+        """`to_json` before names are made printable (for `core.redact.dumps_redacted`)."""
         flight = self.in_flight_calls
-        return json_safe_dict(
-            {
-                "run_id": self.run_id,
-                "session_id": self.session_id,
-                "project": self.folder.project,
-                "root": self.folder.root,
-                "cwd": self.cwd,
-                "name": self.name,
-                "status": self.status.value,
-                "started": self.fold.started_lines,
-                "returned": self.fold.result_lines,
-                "failed": self.fold.failed_lines,
-                "calls": len(self.fold.calls),
-                "in_flight": [call.label for call in flight],
-                "failed_calls": list(self.failed_labels),
-                "dead_workers": len(flight) if self.status is Status.DEAD else 0,
-                "journal": self.folder.journal,
-                "snapshot": self.folder.snapshot if self.snapshot is not None else None,
-                "snapshot_current": self.snapshot_current,
-                "script_path": self.script_path,
-                "owner": self.owner.liveness.value,
-                "owner_pid": self.owner.entry.pid if self.owner.entry else None,
-                "superseded_by": self.superseded_by,
-                "last_activity": iso_utc(self.last_activity),
-                "unreadable_lines": len(self.problems),
-            }
-        )
+        return {
+            "run_id": self.run_id,
+            "session_id": self.session_id,
+            "project": self.folder.project,
+            "root": self.folder.root,
+            "cwd": self.cwd,
+            "name": self.name,
+            "status": self.status.value,
+            "started": self.fold.started_lines,
+            "returned": self.fold.result_lines,
+            "failed": self.fold.failed_lines,
+            "calls": len(self.fold.calls),
+            "in_flight": [call.label for call in flight],
+            "failed_calls": list(self.failed_labels),
+            "dead_workers": len(flight) if self.status is Status.DEAD else 0,
+            "journal": self.folder.journal,
+            "snapshot": self.folder.snapshot if self.snapshot is not None else None,
+            "snapshot_current": self.snapshot_current,
+            "script_path": self.script_path,
+            "owner": self.owner.liveness.value,
+            "owner_pid": self.owner.entry.pid if self.owner.entry else None,
+            "superseded_by": self.superseded_by,
+            "last_activity": iso_utc(self.last_activity),
+            "unreadable_lines": len(self.problems),
+        }
 
 
 def printable(text: str) -> str:

@@ -77,6 +77,20 @@ def redact_value(value: Any, redactor: Redactor | None = None) -> Any:
     return _redact(value, mask)
 
 
+def dumps_redacted(value: Any, redactor: Redactor | None = None, option: int = 0) -> bytes:
+    """``orjson.dumps`` of `redact_value` of `core.model.json_safe` of ``value``, in one
+    encoder call when (as nearly always) its text is valid UTF-8 and holds no secret."""
+    try:
+        text = orjson.dumps(value, option=option)
+    except TypeError:  # a surrogate or a non-string key: the slow, safe way
+        text = None
+    if text is not None and PREFILTER_BYTES.search(text) is None:
+        return text
+    from core.model import json_safe
+
+    return orjson.dumps(redact_value(json_safe(value), redactor), option=option)
+
+
 def _may_hold_secret(value: dict[str, Any] | list[Any]) -> bool:
     try:
         text = orjson.dumps(value)

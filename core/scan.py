@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar, cast
 
 from core.discovery import RunFolder, run_folders_of
 from core.fanout import fan_out
@@ -23,6 +23,7 @@ from core.jsonl import Problem
 from core.model import DEFAULT_STALL_WINDOW, Run
 from core.procs import ProcessTable, ProcFs
 from core.reader import LIST_MAX_LINE_BYTES, RunReader, sorted_listing
+from core.rowcache import Kept, RowCache
 from core.sessions import Liveness, Owner, local_pid_domain, owners_by_session, transcript_cwd
 
 Row = TypeVar("Row")
@@ -216,26 +217,68 @@ def scan_rows(
     now: Callable[[], float] = time.time,
     stall_window: float = DEFAULT_STALL_WINDOW,
     workers: int | None = None,
+    cache: RowCache | None = None,
 ) -> RowScan[Row]:
     """`scan_roots`, but one ``make_row(run)`` per run, possibly made in forked workers.
 
     ``make_row`` runs in whichever process read the run, so its result must pickle
     (keep it to bytes, strings, tuples); ``workers`` None picks by CPUs and tree size.
+    With a ``cache`` (rows must then be bytes), runs it holds are not read at all.
     """
     scan: RowScan[Row] = RowScan()
     folders, problems = run_folders_of(roots)
     scan.problems.extend(problems)
     cold = ColdPass.of(roots, folders, processes=processes, now=now, stall_window=stall_window)
+    made: list[tuple[Recency, Row, tuple[Problem, ...]]] = []
+    keys: dict[str, str | None] = {}
+    unread: list[RunFolder] = []
+    for folder in folders:
+        if cache is not None:
+            owner = cold.owners.get(folder.session_id, _ABSENT)
+            key = cache.key(folder, owner, cold.superseded.get(folder.ident))
+            kept = cache.get(folder.journal, key)
+            if kept is not None:
+                recency = (-(kept.last_activity or 0.0), folder.run_id, folder.session_id)
+                made.append((recency, cast(Row, kept.row), ()))
+                continue
+            keys[folder.journal] = key
+        unread.append(folder)
 
-    def hand(
-        part: Sequence[RunFolder],
-    ) -> list[tuple[tuple[float, str, str], Row, tuple[Problem, ...]]]:
-        return [(_recency(run), make_row(run), run.problems) for run in cold.read(part)]
+    def hand(part: Sequence[RunFolder]) -> list[Made[Row]]:
+        return [
+            Made(
+                _recency(run),
+                make_row(run),
+                run.problems,
+                run.last_activity,
+                run.folder.journal,
+                run.snapshot.script_path if run.snapshot is not None else None,
+            )
+            for run in cold.read(part)
+        ]
 
     with paused_gc():
-        made = fan_out(folders, hand, workers=workers)
+        for fresh in fan_out(unread, hand, workers=workers):
+            made.append((fresh.recency, fresh.row, fresh.problems))
+            if cache is not None and not fresh.problems and isinstance(fresh.row, bytes):
+                kept = Kept(fresh.last_activity, fresh.row)
+                cache.put(fresh.journal, keys.get(fresh.journal), kept, fresh.named)
     made.sort(key=lambda entry: entry[0])
     for _, row, trouble in made:
         scan.rows.append(row)
         scan.problems.extend(trouble)
+    if cache is not None:
+        cache.save()
     return scan
+
+
+class Made(NamedTuple, Generic[Row]):
+    """A row made in a worker, with what the parent needs to sort and keep it."""
+
+    recency: Recency
+    row: Row
+    problems: tuple[Problem, ...]
+    last_activity: float | None
+    journal: str
+    named: str | None
+    """The script path the run's snapshot names."""

@@ -42,26 +42,78 @@ class AgentRow:
 
 @dataclass(frozen=True)
 class Snapshot:
+    """A parsed snapshot. Only what a run list needs is taken out up front; the other
+    fields are read from ``data`` on first use (a run list never asks for most)."""
+
     path: str
     status: str | None
     """``completed``, ``failed`` or ``killed``."""
-    timestamp: float | None
-    """Epoch seconds when the snapshot was written."""
     name: str | None = None
-    summary: str | None = None
     script_path: str | None = None
-    has_args: bool = False
-    args: Any = None
-    phases: tuple[str, ...] = ()
-    agent_count: int | None = None
-    total_tokens: int | None = None
-    total_tool_calls: int | None = None
-    duration_ms: int | None = None
-    logs: tuple[str, ...] = ()
-    error: str | None = None
-    raw_rows: tuple[dict[str, Any], ...] = field(default=(), repr=False, compare=False)
-    """The ``workflow_agent`` items as read; `rows` turns them into `AgentRow`s on demand
-    (a run list needs only their agent ids and states)."""
+    data: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """The snapshot object as read."""
+
+    @cached_property
+    def timestamp(self) -> float | None:
+        """Epoch seconds when the snapshot was written."""
+        return parse_iso_time(self.data.get("timestamp"))
+
+    @cached_property
+    def summary(self) -> str | None:
+        return _str(self.data.get("summary"))
+
+    @property
+    def has_args(self) -> bool:
+        return "args" in self.data
+
+    @property
+    def args(self) -> Any:
+        return self.data.get("args")
+
+    @cached_property
+    def phases(self) -> tuple[str, ...]:
+        phases = self.data.get("phases")
+        return tuple(
+            str(phase.get("title"))
+            for phase in (phases if isinstance(phases, list) else [])
+            if isinstance(phase, dict) and phase.get("title")
+        )
+
+    @property
+    def agent_count(self) -> int | None:
+        return _int(self.data.get("agentCount"))
+
+    @property
+    def total_tokens(self) -> int | None:
+        return _int(self.data.get("totalTokens"))
+
+    @property
+    def total_tool_calls(self) -> int | None:
+        return _int(self.data.get("totalToolCalls"))
+
+    @property
+    def duration_ms(self) -> int | None:
+        return _int(self.data.get("durationMs"))
+
+    @cached_property
+    def logs(self) -> tuple[str, ...]:
+        logs = self.data.get("logs")
+        return tuple(str(line) for line in logs) if isinstance(logs, list) else ()
+
+    @property
+    def error(self) -> str | None:
+        return _str(self.data.get("error"))
+
+    @cached_property
+    def raw_rows(self) -> tuple[dict[str, Any], ...]:
+        """The ``workflow_agent`` items as read; `rows` turns them into `AgentRow`s on
+        demand (a run list needs only their agent ids and states)."""
+        progress = self.data.get("workflowProgress")
+        return tuple(
+            item
+            for item in (progress if type(progress) is list else ())
+            if type(item) is dict and item.get("type") == "workflow_agent"
+        )
 
     @cached_property
     def rows(self) -> tuple[AgentRow, ...]:
@@ -174,38 +226,17 @@ def _agent_row(item: dict[str, Any], position: int) -> AgentRow:
     )
 
 
+BULKY_FIELDS = ("script", "result")
+"""Fields of a snapshot that can be megabytes and that no view reads from it (the script
+is on disk, the result in the journal): dropped so an index's memory does not follow them."""
+
+
 def _snapshot_from(path: str, data: dict[str, Any]) -> Snapshot:
-    progress = data.get("workflowProgress")
-    rows = tuple(
-        item
-        for item in (progress if type(progress) is list else ())
-        if type(item) is dict and item.get("type") == "workflow_agent"
-    )
-    phases = data.get("phases")
-    titles = tuple(
-        str(phase.get("title"))
-        for phase in (phases if isinstance(phases, list) else [])
-        if isinstance(phase, dict) and phase.get("title")
-    )
-    logs = data.get("logs")
+    for bulky in BULKY_FIELDS:
+        data.pop(bulky, None)
     get = data.get
     return Snapshot(
-        path=path,
-        status=_str(get("status")),
-        timestamp=parse_iso_time(get("timestamp")),
-        name=_str(get("workflowName")),
-        summary=_str(get("summary")),
-        script_path=_str(get("scriptPath")),
-        has_args="args" in data,
-        args=get("args"),
-        phases=titles,
-        agent_count=_int(get("agentCount")),
-        total_tokens=_int(get("totalTokens")),
-        total_tool_calls=_int(get("totalToolCalls")),
-        duration_ms=_int(get("durationMs")),
-        logs=tuple(str(line) for line in logs) if isinstance(logs, list) else (),
-        error=_str(get("error")),
-        raw_rows=rows,
+        path, _str(get("status")), _str(get("workflowName")), _str(get("scriptPath")), data
     )
 
 

@@ -10,6 +10,22 @@ import pytest
 from tests.mockapi import MockAPI
 from tests.realcli import CliHome, find_claude
 
+
+@pytest.fixture(autouse=True, scope="session")
+def private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Caches written by commands under test go to a temporary dir, never the user's."""
+    import os
+
+    folder = tmp_path_factory.mktemp("wftop-cache")
+    before = os.environ.get("WFTOP_CACHE_DIR")
+    os.environ["WFTOP_CACHE_DIR"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("WFTOP_CACHE_DIR", None)
+    else:
+        os.environ["WFTOP_CACHE_DIR"] = before
+
+
 # --- real CLI + loopback mock Messages API (tests/realcli.py, tests/mockapi.py) -------------
 
 

@@ -14,8 +14,7 @@ import os
 from collections import Counter
 from pathlib import Path
 
-import orjson
-
+from core.cachefile import cache_dir, load_cache, save_cache
 from core.discovery import RunFolder, find_run_folders
 from core.reader import RunReader
 from core.scan import find_superseded
@@ -26,9 +25,7 @@ CACHE_VERSION = 1
 
 
 def cache_path() -> Path:
-    from platformdirs import user_cache_dir
-
-    return Path(os.environ.get("WFTOP_CACHE_DIR") or user_cache_dir("wftop")) / "status.json"
+    return cache_dir() / "status.json"
 
 
 def signature(folder: RunFolder) -> str | None:
@@ -39,31 +36,6 @@ def signature(folder: RunFolder) -> str | None:
     except OSError:
         return None
     return f"{journal.st_size}:{journal.st_mtime_ns}:{snapshot.st_size}:{snapshot.st_mtime_ns}"
-
-
-def load(path: Path) -> dict[str, list[str]]:
-    try:
-        data = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return {}
-    if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
-        return {}
-    runs = data.get("runs")
-    return runs if isinstance(runs, dict) else {}
-
-
-def save(path: Path, runs: dict[str, list[str]]) -> None:
-    try:
-        # Private like the state dir (0700/0600 whatever the umask): it names the runs.
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        temp = path.with_name(f".{path.name}.{os.getpid()}")
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = os.open(temp, flags, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(orjson.dumps({"version": CACHE_VERSION, "runs": runs}))
-        os.replace(temp, path)
-    except OSError:
-        return  # a cache that cannot be written only costs time
 
 
 def count_statuses(
@@ -86,7 +58,7 @@ def count_statuses(
                 folders.append(folder)
     superseded = find_superseded(folders)
     owners = owners_by_session(roots, ProcFs(), local_pid_domain())
-    cached = load(cache) if cache is not None else {}
+    cached = load_cache(cache, CACHE_VERSION) if cache is not None else {}
     fresh: dict[str, list[str]] = {}
     counts: Counter[str] = Counter()
     for folder in folders:
@@ -116,5 +88,5 @@ def count_statuses(
         if sig is not None and status in ENDED:
             fresh[folder.real_path] = [sig, status]
     if cache is not None and fresh != cached:
-        save(cache, fresh)
+        save_cache(cache, CACHE_VERSION, fresh)
     return counts

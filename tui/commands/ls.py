@@ -12,7 +12,8 @@ import orjson
 from core.discovery import RootError, check_root, resolve_roots
 from core.jsonl import Problem
 from core.model import Run
-from core.redact import Redactor, redact, redact_value
+from core.redact import Redactor, dumps_redacted, redact
+from core.rowcache import RowCache, rows_cache_path
 from core.scan import scan_rows
 from tui.format import status_label
 
@@ -29,6 +30,12 @@ def add_parser(subparsers: Any) -> None:
         default=None,
         metavar="SECONDS",
         help="quiet time before a live run reads as stalled (default 600)",
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="with --json: read every run, neither using nor writing the rows cache "
+        "(as with --read-only)",
     )
     parser.add_argument(
         "--watch",
@@ -92,7 +99,7 @@ def table(runs: list[Run], now: float) -> str:
 
 def json_item(run: Run, redactor: Redactor) -> bytes:
     """One run of the ``--json`` array, indented as an item of it."""
-    text = orjson.dumps(redact_value(run.to_json(), redactor), option=orjson.OPT_INDENT_2)
+    text = dumps_redacted(run.json_fields(), redactor, option=orjson.OPT_INDENT_2)
     return b"  " + text.replace(b"\n", b"\n  ")
 
 
@@ -113,7 +120,11 @@ def run(args: argparse.Namespace) -> int:
     now = time.time()
     if args.json:
         redactor = Redactor()
-        items = scan_rows(roots, lambda run: json_item(run, redactor), now=lambda: now, **kwargs)
+        no_cache = args.no_cache or getattr(args, "read_only", False)
+        cache = RowCache.open(roots, None if no_cache else rows_cache_path())
+        items = scan_rows(
+            roots, lambda run: json_item(run, redactor), now=lambda: now, cache=cache, **kwargs
+        )
         report(items.problems)
         sys.stdout.buffer.write(json_array(items.rows) + b"\n")
     else:

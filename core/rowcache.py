@@ -1,0 +1,166 @@
+"""Rows of ``wftop ls --json`` kept between runs, for runs that cannot change on their own.
+
+A run whose owner is not alive is a function of its files: its status is its current
+snapshot's, or dead, or superseded, never a matter of the clock. So its row is kept,
+under a key made of everything the row is read from, and reused while the key holds:
+
+* the journal's inode, size and modification time (nanoseconds);
+* the snapshot's, or its absence;
+* the session transcript's inode (the working directory comes from its first lines)
+  and the session's ``workflows/scripts`` folder's inode and modification time (the
+  run's script, and its name when the snapshot has none);
+* the owner's liveness and pid, and the session that superseded the run, if any;
+* whether the script path the snapshot names exists (checked on every use).
+
+Runs whose owner may be alive, runs whose session transcript is gone, runs with
+unreadable lines and runs whose paths are not valid UTF-8 are never kept: they are read
+in full each time. Rows are stored as printed (secrets already masked), so the cache
+holds nothing the output does not. A key is taken before the files are read, so a file
+that changes while it is read leaves a key that no longer matches: the row is read
+again next time.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.cachefile import cache_dir, load_cache, save_cache
+from core.discovery import RunFolder
+from core.sessions import Owner
+
+CACHE_VERSION = 1
+"""Bump whenever the shape or the meaning of an ``ls --json`` row changes."""
+
+
+def rows_cache_path() -> Path:
+    return cache_dir() / "ls-rows.json"
+
+
+def _stamp(path: str) -> str:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return "-"
+    return f"{info.st_ino}:{info.st_size}:{info.st_mtime_ns}"
+
+
+@dataclass
+class Kept:
+    """What a cached row says about its run, besides the row itself."""
+
+    last_activity: float | None
+    row: bytes
+
+
+@dataclass
+class RowCache:
+    """Cached rows by journal path, loaded from and saved to one private file."""
+
+    path: Path | None
+    """None: nothing is loaded or saved (every row is read)."""
+    roots: list[str]
+    _old: dict[str, Any] = field(default_factory=dict)
+    _new: dict[str, Any] = field(default_factory=dict)
+    _sessions: dict[str, str | None] = field(default_factory=dict)
+    hits: int = 0
+
+    @classmethod
+    def open(cls, roots: list[str], path: Path | None) -> RowCache:
+        cache = cls(path, roots)
+        if path is not None:
+            cache._old = load_cache(path, CACHE_VERSION)
+        return cache
+
+    def _session_stamp(self, folder: RunFolder) -> str | None:
+        stamp = self._sessions.get(folder.session_dir, "")
+        if stamp == "":
+            transcript = _stamp(folder.transcript)
+            transcript_ino = transcript.split(":", 1)[0]
+            scripts = _stamp(folder.scripts_dir)
+            # The scripts folder's size says nothing; its inode and time say what changed.
+            scripts_key = ":".join(scripts.split(":")[::2]) if scripts != "-" else "-"
+            stamp = None if transcript == "-" else f"{transcript_ino}|{scripts_key}"
+            self._sessions[folder.session_dir] = stamp
+        return stamp
+
+    def key(self, folder: RunFolder, owner: Owner, superseded_by: str | None) -> str | None:
+        """The run's key now, or None when its row must not be kept."""
+        if self.path is None or owner.may_be_alive or not _utf8(folder.journal):
+            return None
+        session = self._session_stamp(folder)
+        if session is None:
+            return None
+        pid = owner.entry.pid if owner.entry is not None else ""
+        return (
+            f"{_stamp(folder.journal)}|{_stamp(folder.snapshot)}|{session}"
+            f"|{owner.liveness.value}:{pid}|{superseded_by or ''}"
+        )
+
+    def get(self, journal: str, key: str | None) -> Kept | None:
+        if key is None:
+            return None
+        entry = self._old.get(journal)
+        if entry is None or not _valid(entry) or entry[0] != key:
+            return None
+        named, named_exists = entry[3], entry[4]
+        if named is not None and os.path.isfile(named) != named_exists:
+            return None
+        self._new[journal] = entry
+        self.hits += 1
+        return Kept(entry[1], entry[2].encode())
+
+    def put(
+        self,
+        journal: str,
+        key: str | None,
+        kept: Kept,
+        named_script: str | None,
+    ) -> None:
+        if key is None or (named_script is not None and not _utf8(named_script)):
+            return
+        exists = os.path.isfile(named_script) if named_script else False
+        self._new[journal] = [
+            key,
+            kept.last_activity,
+            kept.row.decode(),
+            named_script,
+            exists,
+        ]
+
+    def save(self) -> None:
+        """Write the rows used or read this time; rows of other roots stay as they were."""
+        if self.path is None:
+            return
+        mine = tuple(root.rstrip(os.sep) + os.sep for root in self.roots)
+        entries = {
+            journal: entry
+            for journal, entry in self._old.items()
+            if not journal.startswith(mine) and _valid(entry)
+        }
+        entries.update(self._new)
+        if entries != self._old:
+            save_cache(self.path, CACHE_VERSION, entries)
+
+
+def _utf8(path: str) -> bool:
+    """A path a JSON file can hold (one read from disk may carry undecodable bytes)."""
+    try:
+        path.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _valid(entry: Any) -> bool:
+    return (
+        isinstance(entry, list)
+        and len(entry) == 5
+        and isinstance(entry[0], str)
+        and (entry[1] is None or isinstance(entry[1], float | int))
+        and isinstance(entry[2], str)
+        and (entry[3] is None or isinstance(entry[3], str))
+        and isinstance(entry[4], bool)
+    )

@@ -1,0 +1,178 @@
+"""The ``ls --json`` rows cache: a kept row is only ever one a fresh read would give."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from core.procs import FakeProcess, FakeProcessTable
+from core.redact import Redactor
+from core.rowcache import RowCache
+from core.scan import scan_rows
+from tests.corpus import CORPUS, copy_tree, only_journal
+from tui.commands.ls import json_item
+
+NOW = 1_800_000_000.0
+
+
+def listing(
+    roots: list[Path], cache: Path | None, processes: FakeProcessTable | None = None
+) -> tuple[list[dict[str, Any]], int, int]:
+    """Rows, cache hits and problems of one ``ls --json`` pass (no owner alive by default)."""
+    redactor = Redactor()
+    names = [str(root) for root in roots]
+    rows = RowCache.open(names, cache)
+    scan = scan_rows(
+        names,
+        lambda run: json_item(run, redactor),
+        processes=processes or FakeProcessTable(),
+        now=lambda: NOW,
+        workers=1,
+        cache=rows,
+    )
+    return [orjson.loads(row) for row in scan.rows], rows.hits, len(scan.problems)
+
+
+def corpus_roots() -> list[Path]:
+    return sorted(path for path in CORPUS.iterdir() if (path / "projects").is_dir())
+
+
+def test_a_second_listing_reads_no_run_and_says_the_same(tmp_path: Path) -> None:
+    cache = tmp_path / "cache" / "rows.json"
+    uncached, _, _ = listing(corpus_roots(), None)
+    first, first_hits, _ = listing(corpus_roots(), cache)
+    second, second_hits, _ = listing(corpus_roots(), cache)
+    assert first == uncached == second
+    assert first_hits == 0
+    assert second_hits == len(second) > 5
+
+
+def test_an_appended_line_is_read(tmp_path: Path) -> None:
+    root = copy_tree("killed", tmp_path)
+    cache = tmp_path / "rows.json"
+    (before,), _, _ = listing([root], cache)
+    with only_journal(root).open("a") as journal:
+        line = {"type": "started", "key": "k-new", "agentId": "n1", "label": "a9"}
+        journal.write(json.dumps(line) + "\n")
+    (after,), hits, _ = listing([root], cache)
+    assert hits == 0
+    assert after["started"] == before["started"] + 1
+    assert after["in_flight"] == [*before["in_flight"], "a9"]
+
+
+def test_a_snapshot_written_later_makes_the_run_completed(tmp_path: Path) -> None:
+    root = copy_tree("clean", tmp_path)
+    (snapshot,) = root.glob("projects/*/*/workflows/wf_*.json")
+    kept = snapshot.read_bytes()
+    snapshot.unlink()
+    cache = tmp_path / "rows.json"
+    (dead,), _, _ = listing([root], cache)
+    snapshot.write_bytes(kept)
+    (done,), hits, _ = listing([root], cache)
+    assert (dead["status"], done["status"], hits) == ("dead", "completed", 0)
+
+
+def test_a_run_whose_owner_comes_alive_is_read_not_kept(tmp_path: Path) -> None:
+    root = copy_tree("killed", tmp_path)
+    cache = tmp_path / "rows.json"
+    (dead,), _, _ = listing([root], cache)
+    (session,) = {path.parent.name for path in root.glob("projects/*/*/subagents")}
+    (root / "sessions").mkdir(exist_ok=True)
+    record = {"pid": 4242, "sessionId": session, "procStart": "777"}
+    (root / "sessions" / "4242.json").write_text(json.dumps(record))
+    alive = FakeProcessTable({4242: FakeProcess("777")})
+    (live,), hits, _ = listing([root], cache, alive)
+    (again,), hits_again, _ = listing([root], cache, alive)
+    assert dead["status"] == "dead" and dead["owner"] == "absent"
+    assert live["owner"] == "alive" and live["status"] in ("running", "stalled")
+    assert live == again and hits == hits_again == 0
+
+
+def test_runs_with_unreadable_lines_are_read_and_reported_every_time(tmp_path: Path) -> None:
+    root = copy_tree("killed", tmp_path)
+    with only_journal(root).open("a") as journal:
+        journal.write("this is not json\n")
+    cache = tmp_path / "rows.json"
+    _, _, first_problems = listing([root], cache)
+    _, hits, second_problems = listing([root], cache)
+    assert first_problems == second_problems == 1 and hits == 0
+
+
+def test_a_missing_session_transcript_is_never_kept(tmp_path: Path) -> None:
+    root = copy_tree("killed", tmp_path)
+    (transcript,) = root.glob("projects/*/*.jsonl")
+    transcript.unlink()
+    cache = tmp_path / "rows.json"
+    first, _, _ = listing([root], cache)
+    second, hits, _ = listing([root], cache)
+    assert first == second and hits == 0
+
+
+def test_a_damaged_cache_is_ignored_and_replaced_privately(tmp_path: Path) -> None:
+    root = copy_tree("killed", tmp_path)
+    cache = tmp_path / "cache" / "rows.json"
+    cache.parent.mkdir()
+    cache.write_text('{"version": 1, "runs": {"x": [1, 2]}')
+    truth, _, _ = listing([root], None)
+    rows, hits, _ = listing([root], cache)
+    assert rows == truth and hits == 0
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o600
+    assert listing([root], cache)[1] == 1
+    cache.write_text(json.dumps({"version": 1, "runs": {str(only_journal(root)): ["wrong"]}}))
+    assert listing([root], cache)[:2] == (truth, 0)
+
+
+def test_a_cache_kept_for_another_root_survives_listing_this_one(tmp_path: Path) -> None:
+    one, two = copy_tree("killed", tmp_path), copy_tree("clean", tmp_path)
+    cache = tmp_path / "rows.json"
+    listing([one], cache)
+    listing([two], cache)
+    assert listing([one], cache)[1] == 1
+    assert listing([two], cache)[1] == 1
+
+
+def test_a_script_the_snapshot_names_appearing_is_seen(tmp_path: Path) -> None:
+    root = copy_tree("clean", tmp_path)
+    (snapshot,) = root.glob("projects/*/*/workflows/wf_*.json")
+    named = tmp_path / "elsewhere" / "flow.js"
+    data = json.loads(snapshot.read_text())
+    data["scriptPath"] = str(named)
+    snapshot.write_text(json.dumps(data))
+    cache = tmp_path / "rows.json"
+    (before,), _, _ = listing([root], cache)
+    named.parent.mkdir()
+    named.write_text("export const meta = { name: 'x' }\n")
+    (after,), hits, _ = listing([root], cache)
+    assert before["script_path"] != str(named)
+    assert (after["script_path"], hits) == (str(named), 0)
+
+
+def test_ls_json_keeps_rows_in_the_cache_dir_and_no_cache_reads_everything(
+    tmp_path: Path,
+) -> None:
+    roots = [arg for root in corpus_roots() for arg in ("--root", str(root))]
+    env = {**os.environ, "WFTOP_CACHE_DIR": str(tmp_path / "cache")}
+
+    def ls(*extra: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "tui", "ls", "--json", "--no-default-root", *roots, *extra],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    uncached = ls("--no-cache")
+    assert not (tmp_path / "cache").exists()
+    assert ls() == uncached
+    assert (tmp_path / "cache" / "ls-rows.json").is_file()
+    assert ls() == uncached
