@@ -108,6 +108,9 @@ class RunReader:
             # The journal could not be opened before and can now: that problem is gone.
             self.problems = [problem for problem in self.problems if problem.line != 0]
         self.fold.feed_all(batch.records)
+        if any(problem.line == 0 for problem in batch.problems):
+            # Still unopenable: the file's one problem is restated, not added again.
+            self.problems = [problem for problem in self.problems if problem.line != 0]
         self.problems.extend(batch.problems)
         del self.problems[:-1000]
         info = self.tail.stat

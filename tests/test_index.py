@@ -24,8 +24,10 @@ from typing import Any
 
 import pytest
 
+from core.discovery import run_folders_of
 from core.index import ChangeSet, LiveIndex
 from core.procs import FakeProcess, FakeProcessTable
+from core.reader import RunReader
 from core.scan import scan_roots
 from tests.corpus import copy_tree, only_journal
 
@@ -373,3 +375,15 @@ def test_ls_watch_json_streams_change_sets_until_sigint(tmp_path):
         reader.join(timeout=WAIT)
         process.stdout.close()
         process.stderr.close()
+
+
+def test_a_journal_that_stays_gone_counts_as_one_problem_however_often_it_is_read(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    (folder,) = run_folders_of([str(root)])[0]
+    reader = RunReader(folder)
+    reader.refresh()
+    only_journal(root).unlink()
+    for _ in range(3):
+        reader.refresh_journal()
+    assert [problem.line for problem in reader.problems] == [0]
+    assert reader.fold.started_lines == 0
