@@ -210,7 +210,7 @@ METHOD = """### How wftop gets there
   to hold; a view that needs it reads the journal.
 * **Live**: one `watchfiles.awatch` over each root's `projects/` and `sessions/`
   (folders, not files) plus the real folders of linked runs elsewhere, run in a helper
-  process (`python -m core.watch`): watchfiles registers its ~15,000 inotify watches for
+  process (`python -m core.watcher`): watchfiles registers its ~15,000 inotify watches for
   5,000 runs holding the interpreter lock for about 5 s, which in-process would freeze
   the app. `ls --watch` uses `debounce=15 ms, step=15 ms` (a 5 ms step measured
   p95 35 ms but 1.9 % idle CPU here; the index's defaults are 50/20 for the TUI). A batch of

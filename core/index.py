@@ -42,6 +42,7 @@ from core.sessions import (
     read_registry,
 )
 from core.watch import Kind, Observation, Touch
+from core.watcher import Watcher
 
 LIVENESS_INTERVAL = 5.0
 """Seconds between checks that registered owners are still alive."""
@@ -428,7 +429,7 @@ class LiveIndex:
             yield self.cold_start()
         stop = stop_event if stop_event is not None else asyncio.Event()
         loop = asyncio.get_running_loop()
-        watcher = watch.Watcher(self.debounce_ms, self.step_ms)
+        watcher = Watcher(self.debounce_ms, self.step_ms)
         sweep: asyncio.Task[Observation] | None = None
         owner_interval = min(LIVENESS_INTERVAL, self.sweep_interval)
         next_sweep, next_owners = loop.time(), loop.time() + owner_interval
