@@ -25,9 +25,9 @@ import math
 import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
-from dataclasses import dataclass
 
 from core import watch
+from core.changeset import Batch, ChangeSet
 from core.discovery import RunFolder, newest_sessions_first, run_folders_of, session_run_folders
 from core.model import DEFAULT_STALL_WINDOW, Run, Status
 from core.procs import ProcessTable, ProcFs
@@ -50,33 +50,6 @@ RECENT_SECONDS = 3600.0
 """Runs active this recently are stat'ed by every sweep, like runs with a live owner."""
 
 _ABSENT = Owner(Liveness.ABSENT)
-
-
-@dataclass(frozen=True)
-class ChangeSet:
-    """What changed in the index since the previous change set."""
-
-    seq: int
-    """Monotonic, from 1 (the cold start)."""
-    added: tuple[Run, ...] = ()
-    changed: tuple[Run, ...] = ()
-    removed: tuple[str, ...] = ()
-    """Idents (``<session>/<runId>``) of runs that are gone."""
-
-    @property
-    def empty(self) -> bool:
-        return not (self.added or self.changed or self.removed)
-
-
-class _Batch:
-    """Runs added, removed and touched while one batch of touches is applied."""
-
-    def __init__(self) -> None:
-        self.added: set[str] = set()
-        self.removed: set[str] = set()
-        self.dirty: set[str] = set()
-        self.run_ids: set[str] = set()
-        """Run ids whose superseded relation must be decided again."""
 
 
 class LiveIndex:
@@ -187,7 +160,7 @@ class LiveIndex:
         self._by_run_id.setdefault(folder.run_id, set()).add(ident)
         return reader
 
-    def _untrack(self, ident: str, batch: _Batch) -> None:
+    def _untrack(self, ident: str, batch: Batch) -> None:
         reader = self._readers.pop(ident, None)
         if reader is None:
             return
@@ -207,7 +180,7 @@ class LiveIndex:
         else:
             batch.removed.add(ident)
 
-    def _admit(self, folder: RunFolder, batch: _Batch) -> None:
+    def _admit(self, folder: RunFolder, batch: Batch) -> None:
         """Track a folder found on disk, keeping each real folder once."""
         known = self._readers.get(folder.ident)
         if known is not None:
@@ -263,7 +236,7 @@ class LiveIndex:
 
     def _apply(self, touches: list[Touch], *, recheck_owners: bool = False) -> ChangeSet | None:
         """Re-read what the touches name, rebuild the runs they concern."""
-        batch = _Batch()
+        batch = Batch()
         kinds: dict[Kind, list[Touch]] = {}
         for touch in touches:
             kinds.setdefault(touch.kind, []).append(touch)
@@ -277,7 +250,7 @@ class LiveIndex:
         self._expire_deadlines(batch)
         return self._commit(batch)
 
-    def _rescan(self, kinds: dict[Kind, list[Touch]], batch: _Batch) -> None:
+    def _rescan(self, kinds: dict[Kind, list[Touch]], batch: Batch) -> None:
         sessions: set[tuple[str, str, str]] = set()
         for touch in kinds.get(Kind.PROJECT, []):
             project_dir = os.path.join(touch.root, "projects", touch.project)
@@ -301,7 +274,7 @@ class LiveIndex:
     def _alive(self, folder: RunFolder) -> bool:
         return self._owners.get(folder.session_id, _ABSENT).may_be_alive
 
-    def _update_owners(self, batch: _Batch) -> None:
+    def _update_owners(self, batch: Batch) -> None:
         owners = self._compute_owners()
         changed = {
             s for s in set(owners) | set(self._owners) if owners.get(s) != self._owners.get(s)
@@ -314,7 +287,7 @@ class LiveIndex:
                     reader = self._readers[ident]
                     reader.refresh_transcripts(self._alive(reader.folder))
 
-    def _refresh_runs(self, kinds: dict[Kind, list[Touch]], batch: _Batch) -> None:
+    def _refresh_runs(self, kinds: dict[Kind, list[Touch]], batch: Batch) -> None:
         journals = {t.ident for t in kinds.get(Kind.JOURNAL, [])}
         snapshots: set[str] = set()
         for touch in kinds.get(Kind.SNAPSHOT, []):
@@ -363,7 +336,7 @@ class LiveIndex:
         self._facts.forget(folder)
         return True
 
-    def _update_superseded(self, batch: _Batch) -> None:
+    def _update_superseded(self, batch: Batch) -> None:
         for run_id in batch.run_ids:
             group = self._by_run_id.get(run_id, set())
             before = {ident: self._superseded.get(ident) for ident in group}
@@ -378,7 +351,7 @@ class LiveIndex:
                 else:
                     self._superseded.pop(ident, None)
 
-    def _expire_deadlines(self, batch: _Batch) -> None:
+    def _expire_deadlines(self, batch: Batch) -> None:
         moment = self._now()
         while self._deadlines and self._deadlines[0][0] <= moment:
             _deadline, ident = heapq.heappop(self._deadlines)
@@ -393,7 +366,7 @@ class LiveIndex:
                 self._scheduled.add(ident)
                 heapq.heappush(self._deadlines, (deadline, ident))
 
-    def _commit(self, batch: _Batch) -> ChangeSet | None:
+    def _commit(self, batch: Batch) -> ChangeSet | None:
         moment = self._now()
         added: list[Run] = []
         changed: list[Run] = []

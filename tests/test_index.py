@@ -24,8 +24,9 @@ from typing import Any
 
 import pytest
 
+from core.changeset import ChangeSet
 from core.discovery import run_folders_of
-from core.index import ChangeSet, LiveIndex
+from core.index import LiveIndex
 from core.procs import FakeProcess, FakeProcessTable
 from core.reader import RunReader
 from core.scan import scan_roots

@@ -15,7 +15,7 @@ import asyncio
 import time
 
 from bench.soak import added_counts, base_counts, make_runs, writer_argv
-from core.index import ChangeSet
+from core.changeset import ChangeSet
 from tests.corpus import copy_tree
 from tests.test_index import follow, rows
 

@@ -23,8 +23,8 @@ from core.reader import RunReader
 from core.scan import SessionFacts, find_superseded, newest_first
 from core.sessions import Liveness, Owner, local_pid_domain, owners_by_session
 
-try:  # the live index lands in core/index.py; until then the rescan below stands in
-    from core.index import ChangeSet as ChangeSet
+try:  # the live index's change sets are in core/changeset.py; without it this stands in
+    from core.changeset import ChangeSet as ChangeSet
 except ImportError:  # pragma: no cover - depends on which modules exist
 
     @dataclass(frozen=True)

@@ -20,7 +20,8 @@ from typing import Any
 
 import orjson
 
-from core.index import ChangeSet, LiveIndex
+from core.changeset import ChangeSet
+from core.index import LiveIndex
 from core.redact import Redactor, redact_value
 
 DEBOUNCE_MS = 15

@@ -1,0 +1,40 @@
+"""What the live index hands out, and what it gathers while it applies one batch.
+
+A `ChangeSet` is the immutable result of one batch of touches: the runs added, changed
+and removed since the previous one. A `Batch` is the index's scratch record of the run
+idents a batch of touches adds, removes or dirties, from which the change set is built.
+Nothing here imports UI code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.model import Run
+
+
+@dataclass(frozen=True)
+class ChangeSet:
+    """What changed in the index since the previous change set."""
+
+    seq: int
+    """Monotonic, from 1 (the cold start)."""
+    added: tuple[Run, ...] = ()
+    changed: tuple[Run, ...] = ()
+    removed: tuple[str, ...] = ()
+    """Idents (``<session>/<runId>``) of runs that are gone."""
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.changed or self.removed)
+
+
+class Batch:
+    """Runs added, removed and touched while one batch of touches is applied."""
+
+    def __init__(self) -> None:
+        self.added: set[str] = set()
+        self.removed: set[str] = set()
+        self.dirty: set[str] = set()
+        self.run_ids: set[str] = set()
+        """Run ids whose superseded relation must be decided again."""
