@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import asyncio
 import heapq
-import math
 import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 
-from core import watch
+from core import follow, watch
 from core.changeset import Batch, ChangeSet
 from core.discovery import RunFolder, newest_sessions_first, run_folders_of, session_run_folders
 from core.model import DEFAULT_STALL_WINDOW, Run, Status
@@ -41,13 +40,7 @@ from core.sessions import (
     owners_from_entries,
     read_registry,
 )
-from core.watch import Kind, Observation, Touch
-from core.watcher import Watcher
-
-LIVENESS_INTERVAL = 5.0
-"""Seconds between checks that registered owners are still alive."""
-RECENT_SECONDS = 3600.0
-"""Runs active this recently are stat'ed by every sweep, like runs with a live owner."""
+from core.watch import Kind, Touch
 
 _ABSENT = Owner(Liveness.ABSENT)
 
@@ -391,79 +384,11 @@ class LiveIndex:
 
     # -- following the disk ----------------------------------------------------------------
 
-    async def changes(self, stop_event: asyncio.Event | None = None) -> AsyncIterator[ChangeSet]:
+    def changes(self, stop_event: asyncio.Event | None = None) -> AsyncIterator[ChangeSet]:
         """Change sets as the disk changes, until ``stop_event`` is set or iteration stops.
 
         The cold start comes first when it has not been done yet. Only non-empty
         change sets are yielded; whatever arrives while one is being consumed is
-        coalesced into the next.
+        coalesced into the next. The loop itself is `core.follow.changes`.
         """
-        if not self._started:
-            yield self.cold_start()
-        stop = stop_event if stop_event is not None else asyncio.Event()
-        loop = asyncio.get_running_loop()
-        watcher = Watcher(self.debounce_ms, self.step_ms)
-        sweep: asyncio.Task[Observation] | None = None
-        owner_interval = min(LIVENESS_INTERVAL, self.sweep_interval)
-        next_sweep, next_owners = loop.time(), loop.time() + owner_interval
-        try:
-            while not stop.is_set():
-                if self._rewatch and sweep is None:
-                    self._rewatch, next_sweep = False, loop.time()
-                if sweep is None and loop.time() >= next_sweep:
-                    # Watch first, then sweep: nothing changed in between goes unseen.
-                    # A new watch is followed by a full sweep, later ones by a share.
-                    full = await watcher.ensure(watch.watch_paths(self.roots, self._readers))
-                    sweep = asyncio.create_task(self._observe(full))
-                wake = min(
-                    next_sweep if sweep is None else math.inf,
-                    next_owners,
-                    self._next_deadline(loop.time()),
-                )
-                paths = await watcher.next_paths(stop, wake - loop.time(), sweep)
-                touches = self._classify(paths)
-                if sweep is not None and sweep.done():
-                    touches += watch.touches_from(
-                        sweep.result(), self._readers, self._registry_seen
-                    )
-                    sweep, next_sweep = None, loop.time() + self.sweep_interval
-                    self._swept += 1
-                recheck = loop.time() >= next_owners
-                if recheck:
-                    next_owners = loop.time() + owner_interval
-                result = self._apply(touches, recheck_owners=recheck)
-                if result is not None:
-                    yield result
-        finally:
-            if sweep is not None:
-                sweep.cancel()
-            await watcher.close()
-
-    async def _observe(self, full: bool) -> Observation:
-        """Stat (in a worker thread) every run, or those that may be live and a share."""
-        live = {session for session, owner in self._owners.items() if owner.may_be_alive}
-        part = self._swept % watch.SWEEP_PARTS if not full else -1
-        since = self._now() - RECENT_SECONDS
-        chosen, hot = watch.plan_sweep(self._readers, self._runs.values(), live, part, since)
-        return await asyncio.to_thread(
-            watch.observe,
-            list(self.roots),
-            chosen,
-            part=part,
-            parts=watch.SWEEP_PARTS,
-            hot_sessions=hot,
-        )
-
-    def _classify(self, paths: Iterable[str]) -> list[Touch]:
-        touches = []
-        for path in paths:
-            touch = watch.classify(path, self.roots, self._run_dirs)
-            if touch is not None:
-                touches.append(touch)
-        return touches
-
-    def _next_deadline(self, loop_now: float) -> float:
-        """When (event-loop time) the next running run may turn stalled."""
-        if not self._deadlines:
-            return math.inf
-        return loop_now + max(0.0, self._deadlines[0][0] - self._now())
+        return follow.changes(self, stop_event)
