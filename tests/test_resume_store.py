@@ -21,7 +21,8 @@ from core.resume.errors import (
     ResumeInProgress,
 )
 from core.resume.machine import ResumeEvent, ResumeState
-from core.resume.store import STATE_DIR_ENV, ResumeStore, TransitionDetails, state_dir
+from core.resume.records import TransitionDetails
+from core.resume.store import STATE_DIR_ENV, ResumeStore, state_dir
 
 E, S = ResumeEvent, ResumeState
 RUN = "wf_6838482f-c9a"

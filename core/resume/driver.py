@@ -21,8 +21,9 @@ from core.procs import ProcessTable
 from core.resume.errors import LaunchError, RelocationError
 from core.resume.launcher import Launch, Launcher, Strategy, build_argv
 from core.resume.machine import ACTIVE_STATES, ResumeEvent, ResumeState
+from core.resume.records import RequestStatus, TransitionDetails
 from core.resume.relocate import relocate_journal
-from core.resume.store import RequestStatus, ResumeStore, RunLock, TransitionDetails
+from core.resume.store import ResumeStore, RunLock
 from core.resume.watch import JournalWatch, Progress, StreamWatch, newest_journal
 from core.snapshot import read_snapshot, snapshot_is_current
 

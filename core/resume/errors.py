@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from core.resume.store import RequestStatus
+    from core.resume.records import RequestStatus
 
 
 class ResumeError(Exception):
