@@ -85,18 +85,32 @@ class Measured:
 
 
 def measure(argv: list[str], *, env: dict[str, str] | None = None, cwd: Path = TOP) -> Measured:
-    """Run a command to its end: wall time, peak RSS (of that child alone), exit code."""
-    started = time.perf_counter()
+    """Run a command to its end: wall time, CPU and peak RSS of the command (its waited-for
+    children included), exit code. It is started by ``bench/launch.py``, a process of a few
+    MB, so the benchmark's own memory does not count in the command's peak RSS."""
+    read_end, write_end = os.pipe()
+    launcher = [sys.executable, str(BENCH / "launch.py"), str(write_end), "--", *argv]
     process = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=cwd
+        launcher,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=cwd,
+        pass_fds=(write_end,),
     )
-    assert process.stdout is not None
-    out = process.stdout.read()
-    _pid, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - started
-    process.returncode = os.waitstatus_to_exitcode(status)
-    cpu = usage.ru_utime + usage.ru_stime
-    return Measured(seconds, cpu, int(usage.ru_maxrss), process.returncode, out)
+    os.close(write_end)
+    out, _ = process.communicate()
+    with os.fdopen(read_end, "rb") as report_file:
+        report = json.loads(report_file.read() or b"{}")
+    if not report:
+        sys.exit(f"bench: the launcher reported nothing for {argv[:3]}")
+    return Measured(
+        report["seconds"],
+        report["cpu_seconds"],
+        int(report["max_rss_kb"]),
+        int(report["returncode"]),
+        out,
+    )
 
 
 def median(values: list[float]) -> float:
