@@ -211,9 +211,10 @@ METHOD = """### How wftop gets there
   session cwd read 8 KiB at a time, one listing of each session's scripts folder, and the
   cyclic GC paused while objects are built. Agent transcripts are only `stat`ed (never
   read), and only for runs that have not ended and whose owner may be alive. The run
-  folders are dealt round-robin to forked worker processes, one per CPU
-  (`core.fanout`; Linux, at least 250 runs per extra worker); each sends back its rows
-  as printed bytes, and the parent sorts them (the CPU column counts the workers too).
+  folders are cut into one slice per CPU (a session's runs stay together), each read by
+  a forked worker process (`core.fanout`; Linux, at least 250 runs per extra worker),
+  which sends back its rows as printed bytes; the parent sorts them (the CPU column
+  counts the workers too).
 * **Every later run** (`core.rowcache`): a run whose owner is not alive cannot change
   unless its files do, so `ls --json` keeps its printed row in the user cache dir under a
   key of the journal's and snapshot's inode, size and mtime, the session transcript's

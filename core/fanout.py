@@ -2,12 +2,12 @@
 
 A cold ``wftop ls`` spends nearly all its time on per-run work that needs nothing from
 the other runs: read a journal, read a snapshot, build a row. On a machine with several
-CPUs the folders are dealt out round-robin to forked children (the parent takes the
-first hand itself); each child sends back its finished results, pickled, through a
-pipe. Forking copies the parent's memory, so the work function and what it closes over
-(owners, the clock, redaction) need no pickling; only results travel, so they should be
-small (bytes, tuples), never `core.model.Run` objects, which cost more to pickle than to
-rebuild.
+CPUs the folders are cut into one slice per process and handed to forked children (the
+parent takes the first slice itself); each child sends back its finished results,
+pickled, through a pipe. Forking copies the parent's memory, so the work function and
+what it closes over (owners, the clock, redaction) need no pickling; only results
+travel, so they should be small (bytes, tuples), never `core.model.Run` objects, which
+cost more to pickle than to rebuild.
 
 Fork is used only where it is safe and cheap: Linux, no other threads running, enough
 items to be worth it. Anything else, or a child that fails for any reason, falls back to
@@ -55,13 +55,16 @@ def fan_out(
 ) -> list[Result]:
     """``work(items)``, computed in up to ``workers`` processes; results in hand order.
 
-    Hand ``k`` is ``items[k::workers]``; the results of hand 0 come first, then hand 1's,
-    and so on, so callers that care about order sort afterwards.
+    Hands are contiguous slices of nearly equal length, so items that sit together
+    (the runs of one session) mostly land in one process and share what it reads once.
+    The results of hand 0 come first, then hand 1's, and so on; callers that care about
+    order sort afterwards.
     """
     count = worker_count(len(items)) if workers is None else workers
     if count <= 1:
         return work(items)
-    hands = [items[k::count] for k in range(count)]
+    cuts = [len(items) * k // count for k in range(count + 1)]
+    hands = [items[cuts[k] : cuts[k + 1]] for k in range(count)]
     children: list[tuple[int, int]] = []
     for hand in hands[1:]:
         children.append(_spawn(work, hand))
