@@ -112,9 +112,7 @@ class Run:
     @property
     def project_short(self) -> str:
         """The project as a person names it: the cwd's last folder, else the slug."""
-        if self.cwd:
-            return os.path.basename(self.cwd.rstrip("/")) or self.cwd
-        return self.folder.project.strip("-").rsplit("-", 1)[-1]
+        return short_project(self.cwd, self.folder.project)
 
     @property
     def ended(self) -> bool:
@@ -163,6 +161,13 @@ class Run:
             "last_activity": iso_utc(self.last_activity),
             "unreadable_lines": len(self.problems),
         }
+
+
+def short_project(cwd: str | None, slug: str) -> str:
+    """A project as a person names it: the cwd's last folder, else the slug's last part."""
+    if cwd:
+        return os.path.basename(cwd.rstrip("/")) or cwd
+    return slug.strip("-").rsplit("-", 1)[-1]
 
 
 def printable(text: str) -> str:

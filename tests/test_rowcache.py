@@ -154,7 +154,7 @@ def test_a_script_the_snapshot_names_appearing_is_seen(tmp_path: Path) -> None:
     assert (after["script_path"], hits) == (str(named), 0)
 
 
-def test_ls_json_keeps_rows_in_the_cache_dir_and_no_cache_reads_everything(
+def test_ls_keeps_rows_in_the_cache_dir_and_no_cache_reads_everything(
     tmp_path: Path,
 ) -> None:
     roots = [arg for root in corpus_roots() for arg in ("--root", str(root))]
@@ -162,7 +162,7 @@ def test_ls_json_keeps_rows_in_the_cache_dir_and_no_cache_reads_everything(
 
     def ls(*extra: str) -> str:
         done = subprocess.run(
-            [sys.executable, "-m", "tui", "ls", "--json", "--no-default-root", *roots, *extra],
+            [sys.executable, "-m", "tui", "ls", "--no-default-root", *roots, *extra],
             capture_output=True,
             text=True,
             env=env,
@@ -171,8 +171,10 @@ def test_ls_json_keeps_rows_in_the_cache_dir_and_no_cache_reads_everything(
         assert done.returncode == 0, done.stderr
         return done.stdout
 
-    uncached = ls("--no-cache")
+    uncached = ls("--json", "--no-cache")
     assert not (tmp_path / "cache").exists()
-    assert ls() == uncached
+    assert ls("--json") == uncached
     assert (tmp_path / "cache" / "ls-rows.json").is_file()
-    assert ls() == uncached
+    assert ls("--json") == uncached
+    table = ls("--no-cache")
+    assert ls() == table and len(table.splitlines()) == len(json.loads(uncached)) + 1

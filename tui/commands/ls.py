@@ -11,11 +11,12 @@ import orjson
 
 from core.discovery import RootError, check_root, resolve_roots
 from core.jsonl import Problem
-from core.model import Run
-from core.redact import Redactor, dumps_redacted, redact
+from core.model import Run, short_project
+from core.redact import Redactor, dumps_redacted
 from core.rowcache import RowCache, rows_cache_path
 from core.scan import scan_rows
-from tui.format import status_label
+from core.snapshot import parse_iso_time
+from tui.format import age, status_label
 
 
 def add_parser(subparsers: Any) -> None:
@@ -34,8 +35,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--no-cache",
         action="store_true",
-        help="with --json: read every run, neither using nor writing the rows cache "
-        "(as with --read-only)",
+        help="read every run, neither using nor writing the rows cache (as with --read-only)",
     )
     parser.add_argument(
         "--watch",
@@ -66,35 +66,29 @@ def roots_or_exit(args: argparse.Namespace) -> list[str] | None:
     return usable
 
 
-def age(seconds: float | None, now: float) -> str:
-    if seconds is None:
-        return "-"
-    delta = max(0, int(now - seconds))
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if delta >= size:
-            return f"{delta // size}{unit}"
-    return f"{delta}s"
-
-
 HEADER = (
     f"{'STATUS':<12} {'NAME':<18} {'RUN':<16} {'PROJECT':<20} {'AGE':>4} {'S/R/F':<9} IN FLIGHT"
 )
 
 
-def table_line(run: Run, now: float) -> str:
-    status = status_label(run.status.value)
-    name = redact(run.name or "-")[:18]
-    project = run.project_short[:20]
-    parity = f"{run.fold.started_lines}/{run.fold.result_lines}/{run.fold.failed_lines}"
-    flight = redact(",".join(call.label for call in run.in_flight_calls))
+def table_line(row: dict[str, Any], now: float) -> str:
+    """One table line from a run's ``--json`` row (already masked and printable)."""
+    status = status_label(row["status"])
+    name = (row["name"] or "-")[:18]
+    project = short_project(row["cwd"], row["project"])[:20]
+    parity = f"{row['started']}/{row['returned']}/{row['failed']}"
+    flight = ",".join(row["in_flight"])
+    when = parse_iso_time(row["last_activity"])
     return (
-        f"{status:<12} {name:<18} {run.run_id:<16} {project:<20} "
-        f"{age(run.last_activity, now):>4} {parity:<9} {flight[:16]}"
+        f"{status:<12} {name:<18} {row['run_id']:<16} {project:<20} "
+        f"{age(when, now):>4} {parity:<9} {flight[:16]}"
     )
 
 
 def table(runs: list[Run], now: float) -> str:
-    return "\n".join([HEADER, *(table_line(run, now) for run in runs)])
+    redactor = Redactor()
+    rows = [orjson.loads(json_item(run, redactor)) for run in runs]
+    return "\n".join([HEADER, *(table_line(row, now) for row in rows)])
 
 
 def json_item(run: Run, redactor: Redactor) -> bytes:
@@ -118,19 +112,18 @@ def run(args: argparse.Namespace) -> int:
         return stream(args, roots)
     kwargs = {} if args.stall_window is None else {"stall_window": args.stall_window}
     now = time.time()
+    redactor = Redactor()
+    no_cache = args.no_cache or getattr(args, "read_only", False)
+    cache = RowCache.open(roots, None if no_cache else rows_cache_path())
+    items = scan_rows(
+        roots, lambda run: json_item(run, redactor), now=lambda: now, cache=cache, **kwargs
+    )
+    report(items.problems)
     if args.json:
-        redactor = Redactor()
-        no_cache = args.no_cache or getattr(args, "read_only", False)
-        cache = RowCache.open(roots, None if no_cache else rows_cache_path())
-        items = scan_rows(
-            roots, lambda run: json_item(run, redactor), now=lambda: now, cache=cache, **kwargs
-        )
-        report(items.problems)
         sys.stdout.buffer.write(json_array(items.rows) + b"\n")
     else:
-        lines = scan_rows(roots, lambda run: table_line(run, now), now=lambda: now, **kwargs)
-        report(lines.problems)
-        print("\n".join([HEADER, *lines.rows]))
+        lines = (table_line(orjson.loads(item), now) for item in items.rows)
+        print("\n".join([HEADER, *lines]))
     return 0
 
 
