@@ -33,7 +33,7 @@ import pytest
 from core.procs import FakeProcessTable
 from core.redact import PATTERNS
 from tests.corpus import copy_tree
-from tests.test_faults_input import TIMEOUT, read_lines, wftop
+from tests.faults_kit import TIMEOUT, read_lines, wftop
 from tests.test_faults_resume import FAKE_CLAUDE, World
 
 RUN = "wf_c4e8dc39-03f"

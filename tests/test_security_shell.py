@@ -26,7 +26,7 @@ from core.resume.command import Strategy, build_argv, build_fresh_prompt, build_
 from core.resume.errors import InvalidIdentifier
 from core.resume.ids import validate_agent_id, validate_run_id, validate_session_id
 from tests.corpus import copy_tree, only_journal
-from tests.test_faults_input import TIMEOUT, wftop
+from tests.faults_kit import TIMEOUT, wftop
 
 TOP = Path(__file__).resolve().parent.parent
 RUN = "wf_c4e8dc39-03f"

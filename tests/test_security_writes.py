@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from core.procs import FakeProcessTable
-from tests.test_faults_input import TIMEOUT
+from tests.faults_kit import TIMEOUT
 from tests.test_faults_resume import RUN, SESSION, World
 
 TOP = Path(__file__).resolve().parent.parent

@@ -1,11 +1,10 @@
-"""The fault table: every bad input wftop may meet on disk, one row a test.
+"""The fault table, read side: every bad input ``wftop ls`` may meet on disk, one row a test.
 
 Each static row damages a private copy of the ``killed`` tree, runs ``wftop ls
 --json`` on it (a real process, with a timeout: nothing may hang), and checks that
 wftop reported and went on, and that it wrote nothing: the tree's paths, sizes,
-modes and times are the same afterwards. The watching rows change the tree while
-the live index (or ``wftop ls --watch --json``) follows it, and end with the index
-equal to a fresh cold scan.
+modes and times are the same afterwards. The size rows scan a very long journal and
+very many runs.
 
 Rows that need a read to be refused (mode 000, a read-only root) run wftop without
 the capabilities that let root bypass file modes (``setpriv``), so they hold when the
@@ -16,12 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import queue
-import shutil
-import signal
-import subprocess
-import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -32,39 +25,8 @@ import pytest
 from core.procs import FakeProcessTable
 from core.scan import scan_roots
 from tests.corpus import copy_tree, only_journal
-from tests.test_index import append, follow, rows
-
-TOP = Path(__file__).resolve().parent.parent
-TIMEOUT = 60.0
-"""Upper bound for one wftop process (they take well under a second)."""
-
-SESSION = "e5c99c64-96da-45a1-841d-2b381f965487"
-RUN = "wf_c4e8dc39-03f"
-
-
-def unprivileged() -> list[str]:
-    """A prefix that makes file modes bind even for root (empty when not root)."""
-    if os.geteuid() != 0:
-        return []
-    if shutil.which("setpriv") is None:
-        pytest.skip("running as root without setpriv: file modes cannot be enforced")
-    return ["setpriv", "--bounding-set", "-dac_override,-dac_read_search,-fowner", "--"]
-
-
-def wftop(
-    root: Path, *args: str, prefix: list[str] | None = None, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    argv = [*(prefix or []), sys.executable, "-m", "tui", *args]
-    argv += ["--no-default-root", "--root", str(root)]
-    return subprocess.run(
-        argv,
-        cwd=TOP,
-        env=env if env is not None else os.environ.copy(),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        errors="replace",
-    )
+from tests.faults_kit import RUN, STARTED, run_folder, unprivileged, wftop
+from tests.test_index import append
 
 
 def manifest(top: Path) -> dict[bytes, tuple[int, int, int, int]]:
@@ -85,13 +47,7 @@ def manifest(top: Path) -> dict[bytes, tuple[int, int, int, int]]:
     return found
 
 
-def run_folder(root: Path) -> Path:
-    return only_journal(root).parent
-
-
 # -- static rows ------------------------------------------------------------------------------
-
-STARTED = b'{"type":"started","key":"v2:zz","agentId":"azz","label":"late"}\n'
 
 
 def torn_last_line(root: Path) -> None:
@@ -345,127 +301,3 @@ def test_ten_thousand_runs_in_one_session(tmp_path):
     assert len(runs) == 10_001
     assert {run.status.value for run in runs} == {"dead"}
     assert sum(run.fold.started_lines for run in runs) == 10_000 + 5
-
-
-# -- while watching -------------------------------------------------------------------------
-
-
-async def test_journal_deleted_mid_read_while_watching(tmp_path):
-    root = copy_tree("killed", tmp_path)
-    journal = only_journal(root)
-    async with follow(root) as live:
-        append(journal, STARTED)
-        journal.unlink()
-        await live.settled()
-        append(journal, STARTED)
-        await live.settled()
-        (run,) = live.index.runs()
-        assert run.fold.started_lines == 1
-
-
-async def test_journal_replaced_between_reads_while_watching(tmp_path):
-    root = copy_tree("killed", tmp_path)
-    journal = only_journal(root)
-    async with follow(root) as live:
-        replacement = journal.with_name("journal.new")
-        replacement.write_bytes(journal.read_bytes()[: journal.stat().st_size // 2] + STARTED)
-        os.replace(replacement, journal)
-        await live.settled()
-
-
-async def test_run_folder_replaced_by_a_symlink_while_watching(tmp_path):
-    root = copy_tree("killed", tmp_path)
-    source = run_folder(root)
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    async with follow(root) as live:
-        moved = elsewhere / source.name
-        shutil.move(str(source), moved)
-        source.symlink_to(moved, target_is_directory=True)
-        await live.settled()
-        append(moved / "journal.jsonl", STARTED)
-        await live.settled()
-        (run,) = live.index.runs()
-        assert run.fold.started_lines == 6
-
-
-async def test_run_folder_replaced_by_a_symlink_loop_while_watching(tmp_path):
-    root = copy_tree("killed", tmp_path)
-    source = run_folder(root)
-    async with follow(root) as live:
-        shutil.rmtree(source)
-        source.symlink_to(source, target_is_directory=True)
-        await live.settled()
-        assert live.index.runs() == []
-
-
-def read_lines(stream: Any, into: queue.Queue[str]) -> None:
-    for line in stream:
-        into.put(line)
-
-
-def test_permission_changes_while_watching(tmp_path):
-    """``ls --watch --json`` goes on when a journal turns unreadable, and catches up after."""
-    world = tmp_path / "world"
-    world.mkdir()
-    world.chmod(0o755)
-    root = copy_tree("killed", world)
-    journal = only_journal(root)
-    argv = [*unprivileged(), sys.executable, "-m", "tui", "ls", "--watch", "--json"]
-    argv += ["--no-default-root", "--root", str(root)]
-    process = subprocess.Popen(
-        argv, cwd=TOP, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=read_lines, args=(process.stdout, lines), daemon=True).start()
-
-    def next_change() -> dict[str, Any]:
-        return json.loads(lines.get(timeout=TIMEOUT))
-
-    def started_until(count: int) -> None:
-        deadline = time.monotonic() + TIMEOUT
-        while time.monotonic() < deadline:
-            change = next_change()
-            runs = change["added"] + change["changed"]
-            if runs and runs[0]["started"] == count:
-                return
-        raise AssertionError(f"no change set with {count} started lines")
-
-    try:
-        assert next_change()["added"][0]["started"] == 5
-        time.sleep(0.5)  # let the watch come up (not an assertion)
-        journal.chmod(0)
-        append(journal, STARTED)
-        session = run_folder(root).parents[2]
-        session.chmod(0)
-        append(root / "projects" / "x.txt", b"poke\n")
-        session.chmod(0o755)
-        journal.chmod(0o644)
-        append(journal, STARTED)
-        started_until(7)
-        assert process.poll() is None
-    finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=TIMEOUT)
-    assert process.returncode == 0
-    assert "Traceback" not in process.stderr.read()  # type: ignore[union-attr]
-
-
-async def test_sixteen_runs_and_a_fault_storm_end_equal_to_a_cold_scan(tmp_path):
-    root = copy_tree("killed", tmp_path)
-    source = run_folder(root)
-    copies = [source.with_name(f"wf_storm{n:04d}-x") for n in range(16)]
-    async with follow(root) as live:
-        for number, folder in enumerate(copies):
-            shutil.copytree(source, folder)
-            kind = number % 4
-            if kind == 0:
-                os.truncate(folder / "journal.jsonl", 10)
-            elif kind == 1:
-                append(folder / "journal.jsonl", b"\xff garbage\n", STARTED[:9])
-            elif kind == 2:
-                (folder / "journal.jsonl").unlink()
-            else:
-                shutil.rmtree(folder)
-        await live.settled()
-        assert rows(live.index.runs()) == live.cold_rows()
