@@ -1,4 +1,4 @@
-"""Identifier checks, prompt and argv, and detached launches driven through a fake claude."""
+"""Detached launches through a fake claude, liveness through the process table, the real CLI."""
 
 from __future__ import annotations
 
@@ -16,146 +16,17 @@ from pathlib import Path
 import pytest
 
 from core.procs import FakeProcess, FakeProcessTable, ProcFs
-from core.resume.errors import InvalidIdentifier, LaunchError
+from core.resume.errors import LaunchError
 from core.resume.launcher import (
     Launch,
-    Strategy,
     SubprocessLauncher,
     build_argv,
     build_prompt,
     read_runner_status,
-    validate_agent_id,
-    validate_run_id,
-    validate_script_path,
-    validate_session_id,
 )
+from tests.test_launcher_argv import RUN, SCRIPT, SID
 
-SID = "90d71506-c5e0-41d4-aa81-561580cc57e4"
-RUN = "wf_6838482f-c9a"
-SCRIPT = "/home/dev/.claude/projects/-p/90d71506/workflows/scripts/six-wf_6838482f-c9a.js"
 TOP = Path(__file__).parent.parent
-HOSTILE = [
-    'a"b', "a'b", "$(touch pwned)", "`touch pwned`", "a; rm -rf /", "a\nb", "-rf", "--resume",
-    "../../etc/passwd", "a b", "", "a\0b", "wf_abcdef; ls", "wf_abcdef\n",
-]
-
-# -- identifiers --------------------------------------------------------------------------------
-
-
-def test_good_identifiers_pass():
-    assert validate_session_id(SID) == SID
-    assert validate_run_id(RUN) == RUN
-    assert validate_run_id("wf_abcdef") == "wf_abcdef"
-    assert validate_agent_id("a08e490b8127484d2") == "a08e490b8127484d2"
-    assert validate_agent_id("alabel-0123456789abcdef") == "alabel-0123456789abcdef"
-
-
-@pytest.mark.parametrize("value", [*HOSTILE, SID.upper(), SID + "0", "wf_ABCDEF", "wf_abc",
-                                   "00000000-0000-0000-0000-000000000000", None, 7])
-def test_hostile_identifiers_are_refused(value):
-    for check in (validate_session_id, validate_run_id):
-        with pytest.raises(InvalidIdentifier, match="invalid"):
-            check(value)
-
-
-@pytest.mark.parametrize("value", ["", "a" * 129, "a/b", "a.b", "..", "-", "é", "a\n"])
-def test_bad_agent_ids_are_refused(value):
-    if value == "-":
-        assert validate_agent_id(value) == "-"  # the CLI's own pattern allows it
-        return
-    with pytest.raises(InvalidIdentifier):
-        validate_agent_id(value)
-
-
-@pytest.mark.parametrize("path", ["relative/x.js", "/a/../b.js", "/a/./b.js", "/a//b.js",
-                                  "/a/b\n.js", "/a/\x1b[2J.js", "//server/share/x.js", ""])
-def test_bad_script_paths_are_refused(path):
-    with pytest.raises(InvalidIdentifier, match="script path"):
-        validate_script_path(path)
-
-
-# -- prompt ----------------------------------------------------------------------------------
-
-
-def test_prompt_names_the_run_and_the_absolute_script_literally():
-    prompt = build_prompt(RUN, SCRIPT)
-    assert prompt.startswith("Resume the workflow run wf_6838482f-c9a by calling Workflow(")
-    assert f'scriptPath: "{SCRIPT}", resumeFromRunId: "{RUN}"}})' in prompt
-    assert "exactly once" in prompt and "Do not edit the script." in prompt
-    assert "args" not in prompt
-
-
-def test_prompt_carries_args_as_json_and_keeps_hostile_values_inert():
-    args = {"topic": 'say "hi"\n$(rm -rf /); `x`', "n": [1, 2.5, None, True]}
-    prompt = build_prompt(RUN, Path(SCRIPT), args)
-    start = prompt.index("args: ") + len("args: ")
-    decoded, _end = json.JSONDecoder().raw_decode(prompt[start:])
-    assert decoded == args
-    assert "\n" not in prompt
-    assert not prompt.startswith("-")
-
-
-def test_prompt_quotes_an_unusual_path_as_json():
-    path = '/tmp/we"ird dir/x.js'
-    prompt = build_prompt(RUN, path)
-    assert 'scriptPath: "/tmp/we\\"ird dir/x.js"' in prompt
-
-
-@pytest.mark.parametrize("bad", [{"run_id": "wf_x"}, {"script_path": "x.js"},
-                                 {"args": {1: "non-string key"}}, {"args": {"s": {1, 2}}}])
-def test_prompt_refuses_bad_input(bad):
-    kwargs = {"run_id": RUN, "script_path": SCRIPT, "args": None, **bad}
-    with pytest.raises(InvalidIdentifier):
-        build_prompt(kwargs["run_id"], kwargs["script_path"], kwargs["args"])
-
-
-# -- argv ------------------------------------------------------------------------------------
-
-
-def test_argv_of_each_strategy():
-    prompt = build_prompt(RUN, SCRIPT)
-    tail = ["--allowedTools", "Workflow", "--output-format", "stream-json", "--verbose"]
-    assert build_argv(Strategy.RESUME_OWNER, "claude", SID, prompt) == [
-        "claude", "-p", "--resume", SID, *tail, "--", prompt]
-    for strategy in (Strategy.RELOCATE, "surgical"):
-        assert build_argv(strategy, "/opt/claude", SID, prompt, ["--model", "opus"]) == [
-            "/opt/claude", "-p", "--session-id", SID, *tail, "--model", "opus", "--", prompt]
-
-
-@pytest.mark.parametrize("value", HOSTILE)
-def test_argv_refuses_hostile_session_ids(value):
-    with pytest.raises(InvalidIdentifier):
-        build_argv("resume-owner", "claude", value, "Resume it")
-
-
-def test_argv_keeps_a_dash_prompt_and_odd_flags_inert():
-    prompt = "-p --resume x; $(touch pwned)\n`id`"
-    argv = build_argv("relocate", "claude", SID, prompt, ["--add-dir", "/a b/$(x);"])
-    assert argv[-2:] == ["--", prompt]
-    assert argv[-4:-2] == ["--add-dir", "/a b/$(x);"]
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "match"),
-    [
-        ({"strategy": "fork"}, "strategy"),
-        ({"claude_bin": ""}, "binary"),
-        ({"claude_bin": "cl\naude"}, "binary"),
-        ({"prompt": "a\0b"}, "prompt"),
-        ({"prompt": "  "}, "prompt"),
-        ({"extra_flags": ["--resume", SID]}, "conflicts"),
-        ({"extra_flags": ["--session-id=" + SID]}, "conflicts"),
-        ({"extra_flags": ["--fork-session"]}, "conflicts"),
-        ({"extra_flags": ["--"]}, "conflicts"),
-        ({"extra_flags": ["--model\nx"]}, "extra flag"),
-    ],
-)
-def test_argv_refuses_bad_parts(kwargs, match):
-    values = {"strategy": "resume-owner", "claude_bin": "claude", "session_id": SID,
-              "prompt": "Resume it", "extra_flags": (), **kwargs}
-    with pytest.raises(InvalidIdentifier, match=match):
-        build_argv(**values)
-
 
 # -- detached launches through a fake claude -------------------------------------------------
 
@@ -215,8 +86,10 @@ def _no_leftover_processes(paths):
     table = ProcFs()
     if status is None:
         return
-    for pid, start_time, group in ((status.child_pid, status.child_start, True),
-                                   (status.runner_pid, status.runner_start, False)):
+    for pid, start_time, group in (
+        (status.child_pid, status.child_start, True),
+        (status.runner_pid, status.runner_start, False),
+    ):
         if pid and table.start_time(pid) == start_time:
             with contextlib.suppress(ProcessLookupError):
                 (os.killpg if group else os.kill)(pid, signal.SIGKILL)
@@ -343,7 +216,10 @@ LAUNCH_AND_QUIT = textwrap.dedent(
 def test_the_run_survives_the_launcher_quitting(fake_claude, work, paths):
     wftop = subprocess.run(
         [sys.executable, "-c", LAUNCH_AND_QUIT, str(fake_claude), str(work), *map(str, paths)],
-        cwd=TOP, capture_output=True, text=True, timeout=30,
+        cwd=TOP,
+        capture_output=True,
+        text=True,
+        timeout=30,
         env={**os.environ, "FAKE_MODE": "hang"},
     )
     assert wftop.returncode == 0, wftop.stderr
@@ -356,8 +232,9 @@ def test_the_run_survives_the_launcher_quitting(fake_claude, work, paths):
 
 def test_a_missing_binary_reads_exited_127(work, paths):
     launcher = SubprocessLauncher(ProcFs())
-    launch = launcher.launch(["/nonexistent/claude", "-p"], cwd=work,
-                             log_path=paths[0], status_path=paths[1])
+    launch = launcher.launch(
+        ["/nonexistent/claude", "-p"], cwd=work, log_path=paths[0], status_path=paths[1]
+    )
     result = launch.wait(ProcFs(), 10)
     assert (result.state, result.exit_code) == ("exited", 127)
     assert result.error is not None and "/nonexistent/claude" in result.error
@@ -378,8 +255,16 @@ def test_launch_refuses_bad_input(fake_claude, work, paths):
 
 
 def write_status(path: Path, **values) -> None:
-    base = {"version": 1, "runner_pid": 4000, "runner_start": "100", "child_pid": 4001,
-            "child_start": "101", "exit_code": None, "signal": None, "error": None}
+    base = {
+        "version": 1,
+        "runner_pid": 4000,
+        "runner_start": "100",
+        "child_pid": 4001,
+        "child_start": "101",
+        "exit_code": None,
+        "signal": None,
+        "error": None,
+    }
     path.write_text(json.dumps({**base, **values}))
 
 
@@ -415,7 +300,8 @@ def test_lost_says_whether_the_command_still_runs(paths):
 def test_attach_without_a_status_file_uses_the_recorded_pid(paths):
     table = FakeProcessTable({4000: FakeProcess("100")})
     assert Launch.attach(paths[1], paths[0], pid=4000, proc_start="100").poll(table).state == (
-        "running")
+        "running"
+    )
     assert Launch.attach(paths[1], paths[0]).poll(table).state == "lost"
 
 
@@ -423,14 +309,18 @@ def test_attach_without_a_status_file_uses_the_recorded_pid(paths):
 
 
 @pytest.mark.realcli
-def test_the_real_cli_takes_our_argv_and_reports_a_missing_session(claude_bin, mock_api,
-                                                                   cli_home, paths):
+def test_the_real_cli_takes_our_argv_and_reports_a_missing_session(
+    claude_bin, mock_api, cli_home, paths
+):
     from tests.realcli import cli_env
 
     prompt = build_prompt(RUN, SCRIPT)
     argv = build_argv("resume-owner", claude_bin, SID, prompt, ["--add-dir", str(cli_home.cwd)])
     launch = SubprocessLauncher(ProcFs()).launch(
-        argv, cwd=cli_home.cwd, log_path=paths[0], status_path=paths[1],
+        argv,
+        cwd=cli_home.cwd,
+        log_path=paths[0],
+        status_path=paths[1],
         env=cli_env(cli_home, mock_api.url),
     )
     result = launch.wait(ProcFs(), 120)
@@ -441,8 +331,9 @@ def test_the_real_cli_takes_our_argv_and_reports_a_missing_session(claude_bin, m
 
 
 @pytest.mark.realcli
-def test_the_real_cli_reads_a_dash_prompt_after_the_double_dash(claude_bin, cli_home, paths,
-                                                               tmp_path):
+def test_the_real_cli_reads_a_dash_prompt_after_the_double_dash(
+    claude_bin, cli_home, paths, tmp_path
+):
     from tests.mockapi import MockAPI
     from tests.realcli import cli_env
 
@@ -450,14 +341,22 @@ def test_the_real_cli_reads_a_dash_prompt_after_the_double_dash(claude_bin, cli_
     argv = build_argv("relocate", claude_bin, SID, prompt, ["--add-dir", str(cli_home.cwd)])
     with MockAPI(body_dir=tmp_path / "bodies") as mock:
         launch = SubprocessLauncher(ProcFs()).launch(
-            argv, cwd=cli_home.cwd, log_path=paths[0], status_path=paths[1],
+            argv,
+            cwd=cli_home.cwd,
+            log_path=paths[0],
+            status_path=paths[1],
             env=cli_env(cli_home, mock.url),
         )
         result = launch.wait(ProcFs(), 120)
     assert (result.state, result.exit_code) == ("exited", 0), paths[0].read_text()
     assert f'"session_id":"{SID}"' in paths[0].read_text()
     sent = [json.loads(body.read_text()) for body in sorted((tmp_path / "bodies").iterdir())]
-    texts = [block.get("text") for body in sent for message in body.get("messages", [])
-             if isinstance(message.get("content"), list) for block in message["content"]]
+    texts = [
+        block.get("text")
+        for body in sent
+        for message in body.get("messages", [])
+        if isinstance(message.get("content"), list)
+        for block in message["content"]
+    ]
     assert prompt in texts  # one argv element, read as the prompt, not as options
     assert not list(cli_home.cwd.glob("pwned*"))
