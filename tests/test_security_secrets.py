@@ -33,8 +33,7 @@ import pytest
 from core.procs import FakeProcessTable
 from core.redact import PATTERNS
 from tests.corpus import copy_tree
-from tests.faults_kit import TIMEOUT, read_lines, wftop
-from tests.test_faults_resume import FAKE_CLAUDE, World
+from tests.faults_kit import FAKE_CLAUDE, TIMEOUT, World, read_lines, wftop
 
 RUN = "wf_c4e8dc39-03f"
 SESSION = "e5c99c64-96da-45a1-841d-2b381f965487"

@@ -19,8 +19,7 @@ import sys
 from pathlib import Path
 
 from core.procs import FakeProcessTable
-from tests.faults_kit import TIMEOUT
-from tests.test_faults_resume import RUN, SESSION, World
+from tests.faults_kit import RUN, SESSION, TIMEOUT, World
 
 TOP = Path(__file__).resolve().parent.parent
 Record = dict[str, tuple[str, int, int, int]]

@@ -1,0 +1,157 @@
+"""Faults around resume: wftop killed at each state, a misbehaving ``claude``, two wftops racing.
+
+``wftop resume`` runs as a real process against a private copy of the ``killed`` tree
+with a fake ``claude`` (``--claude``) that records each launch in a file, prints the
+CLI's start marker, then exits, hangs, or finishes the run (appends to the journal and
+writes a current snapshot) once the test lets it. To kill wftop at an exact state, a
+small wrapper runs the real command with a hook that SIGKILLs the process right after
+the transition named by ``KILL_AFTER`` is appended to the resume log.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.plan import make_plan
+from core.procs import ProcFs
+from core.resume.driver import ResumeDriver
+from core.resume.launcher import SubprocessLauncher
+from core.resume.machine import ResumeState
+from core.resume.store import ResumeStore
+from core.scan import scan_roots
+from tests.faults_kit import RUN, WAIT, World, world_at
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    with world_at(tmp_path) as made:
+        yield made
+
+
+def alive(pid: int) -> bool:
+    return ProcFs().start_time(pid) is not None
+
+
+def wait_gone(pid: int) -> None:
+    deadline = time.monotonic() + WAIT
+    while alive(pid):
+        assert time.monotonic() < deadline, f"process {pid} did not end"
+        time.sleep(0.02)
+
+
+# -- wftop killed at each state -----------------------------------------------------------------
+
+KILL_POINTS = [
+    # (event after which wftop dies, state it dies in, was claude launched before it died)
+    ("begin_preflight", "preflight", False),
+    ("user_confirmed", "confirmed", False),
+    ("launch", "launching", False),
+    ("spawn", "launching", True),
+    ("spawned", "launching", True),
+    ("started", "running", True),
+]
+
+
+@pytest.mark.parametrize(("event", "state", "launched"), KILL_POINTS)
+def test_wftop_killed_at_each_state_finds_the_truth_on_restart(world, event, state, launched):
+    first = world.resume(KILL_AFTER=event)
+    code, _events, _err = world.finish(first)
+    assert code == -signal.SIGKILL
+    assert world.last_state() == state
+    if launched:
+        world.wait_for_launch()
+    assert len(world.pids()) == (1 if launched else 0)
+    world.go.touch()
+    second = world.resume()
+    code, events, err = world.finish(second)
+    kinds = [event["event"] for event in events]
+    if launched or state == "launching":
+        assert kinds[0] == "reattached", (events, err)
+    stranded = state == "launching" and not launched
+    assert len(world.pids()) == (0 if stranded else 1), "a second claude was launched"
+    if stranded:
+        # wftop died before the process was started: nothing runs, nothing to follow.
+        assert world.last_state() == ResumeState.LOST.value, events
+        assert code != 0
+        third = world.resume()
+        code, events, err = world.finish(third)
+        assert len(world.pids()) == 1
+    assert code == 0, (events, err)
+    assert world.last_state() == ResumeState.COMPLETED.value
+    assert events[-1]["state"] == "completed"
+
+
+def test_wftop_killed_while_running_reads_the_outcome_after_claude_exited(world):
+    first = world.resume(KILL_AFTER="started")
+    assert world.finish(first)[0] == -signal.SIGKILL
+    pid = world.wait_for_launch()
+    world.go.touch()
+    wait_gone(pid)
+    code, events, err = world.finish(world.resume())
+    assert code == 0, (events, err)
+    assert events[0]["event"] == "reattached"
+    assert world.last_state() == "completed"
+    assert len(world.pids()) == 1
+
+
+# -- claude misbehaving -------------------------------------------------------------------------
+
+
+def test_claude_killed_mid_resume_ends_stopped_with_the_signal(world):
+    process = world.resume(mode="hang")
+    pid = world.wait_for_launch()
+    deadline = time.monotonic() + WAIT
+    while world.last_state() != "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    os.kill(pid, signal.SIGKILL)
+    code, events, _err = world.finish(process)
+    assert code == 1
+    assert world.last_state() == "stopped"
+    assert "signal 9" in world.log()[-1]["reason"]
+
+
+def test_claude_exiting_non_zero_ends_failed_with_the_exit_code(world):
+    code, events, _err = world.finish(world.resume(mode="exit:3"))
+    assert code == 1
+    assert world.last_state() == "failed"
+    assert "exited 3" in world.log()[-1]["reason"]
+    assert len(world.pids()) == 1
+
+
+@pytest.mark.parametrize(("mode", "state"), [("hang", "running"), ("silent-hang", "launching")])
+def test_claude_hanging_stays_active_until_stopped(world, mode, state):
+    code, events, _err = world.finish(world.resume("--timeout", "2", mode=mode))
+    assert code == 1 and events[-1]["event"] == "timeout"
+    assert world.last_state() == state  # a hang is the user's call, not wftop's
+    (pid,) = world.pids()
+    assert alive(pid)
+    (run,) = scan_roots([str(world.root)]).runs
+    plan = make_plan(run, processes=ProcFs(), now=time.time(), claude_bin=str(world.claude))
+    store = ResumeStore(world.state)
+    driver = ResumeDriver(store, SubprocessLauncher(ProcFs()), ProcFs())
+    active = driver.active(RUN)
+    assert active is not None
+    attempt = driver.attach(plan, active)
+    assert attempt is not None
+    status = driver.stop(attempt)
+    assert status.state is ResumeState.STOPPED
+    wait_gone(pid)
+
+
+def test_two_wftops_resuming_at_the_same_moment_launch_once(world):
+    world.go.touch()
+    first, second = world.resume(), world.resume()
+    results = [world.finish(first), world.finish(second)]
+    assert len(world.pids()) == 1
+    assert world.last_state() == "completed"
+    requests = {line["request"] for line in world.log() if line.get("event") == "spawned"}
+    assert len(requests) == 1
+    codes = sorted(code for code, _events, _err in results)
+    assert codes[0] == 0, results
