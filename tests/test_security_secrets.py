@@ -240,7 +240,7 @@ async def wait_for(pilot, predicate) -> None:  # type: ignore[no-untyped-def]
 
 
 async def test_tui_screens_mask_every_secret(secret_root, tui_home):
-    from tests.test_tui_app import settle
+    from tests.tui_kit import settle
     from tui.config import Config
     from tui.main import make_app
     from tui.screens.agent import AgentScreen

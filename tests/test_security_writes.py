@@ -125,7 +125,7 @@ async def test_reading_commands_and_a_tui_session_write_nothing_under_the_config
 
 async def tui_session(root: Path) -> None:
     from tests.test_security_secrets import wait_for
-    from tests.test_tui_app import settle
+    from tests.tui_kit import settle
     from tui.config import Config
     from tui.main import make_app
     from tui.screens.agent import AgentScreen

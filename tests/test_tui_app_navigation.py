@@ -1,18 +1,11 @@
-"""Pilot tests of the wftop app: navigation, filter, live rows, alerts, keys."""
+"""Pilot tests of the wftop app: navigation, filter, keys, and the options that start it."""
 
 from __future__ import annotations
 
-import dataclasses
-from pathlib import Path
-
-import orjson
 import pytest
 
-from core.model import Status
-from tests.conftest import TUI_NOW
-from tui.app import WftopApp
+from tests.tui_kit import SIZE, build, ident_of, settle, table
 from tui.config import Config
-from tui.main import make_app
 from tui.screens.agent import AgentScreen
 from tui.screens.copy import CopyScreen
 from tui.screens.help import HelpScreen
@@ -20,38 +13,7 @@ from tui.screens.journal import JournalScreen
 from tui.screens.plan import ResumePlanScreen
 from tui.screens.run import RunScreen
 from tui.screens.runs import RunsScreen
-from tui.source import ChangeSet
 from tui.widgets.call_table import CallTable
-from tui.widgets.run_table import RunTable
-
-SIZE = (100, 30)
-
-
-def build(root: Path, processes, **kwargs) -> WftopApp:  # type: ignore[no-untyped-def]
-    config = kwargs.pop("config", Config(bell=False))
-    return make_app(
-        [str(root)], config=config, processes=processes, now=lambda: TUI_NOW, live=False, **kwargs
-    )
-
-
-async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(2000):
-        if pilot.app.loaded:
-            break
-        await pilot.pause(0.01)
-    await pilot.pause()
-
-
-def table(app: WftopApp) -> RunTable:
-    return app.screen.query_one(RunTable)
-
-
-def ident_of(app: WftopApp, run_id: str, status: Status | None = None) -> str:
-    return next(
-        run.ident
-        for run in app.runs.values()
-        if run.run_id == run_id and (status is None or run.status is status)
-    )
 
 
 async def test_home_lists_every_run_with_counts(tui_root, tui_processes):
@@ -115,38 +77,6 @@ async def test_status_filter_and_grouping(tui_root, tui_processes):
         assert table(app).item_keys[1] == "group:stalled"
 
 
-async def test_live_change_updates_the_row_in_place_and_keeps_the_cursor(tui_root, tui_processes):
-    app = build(tui_root, tui_processes)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        runs = table(app)
-        runs.move_cursor(4)
-        chosen = runs.cursor_key()
-        before = list(runs.item_keys)
-        running = app.runs[ident_of(app, "wf_1a8e2cea-7df")]
-        stalled = dataclasses.replace(running, status=Status.STALLED)
-        app.apply_changes(ChangeSet(1, (), (stalled,), ()))
-        await pilot.pause()
-        assert runs.item_keys == before
-        assert runs.cursor_key() == chosen
-        assert runs.cell_text(running.ident, "status") == "‖ stalled"
-
-
-async def test_death_raises_a_toast_and_the_title(tui_root, tui_processes):
-    app = build(tui_root, tui_processes)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        running = app.runs[ident_of(app, "wf_1a8e2cea-7df")]
-        dead = dataclasses.replace(running, status=Status.DEAD)
-        app.apply_changes(ChangeSet(1, (), (dead,), ()))
-        await pilot.pause()
-        (alert,) = app.alerts
-        assert (alert.before, alert.after, alert.severity) == ("running", "dead", "error")
-        assert "died with 1 worker in flight" in alert.message
-        assert any("died" in note.message for note in app._notifications)
-        assert app.terminal_title == "wftop · 3 need attention"
-
-
 async def test_sixty_columns_keep_status_name_age_parity(tui_root, tui_processes):
     app = build(tui_root, tui_processes)
     async with app.run_test(size=(60, 20)) as pilot:
@@ -207,42 +137,6 @@ async def test_keys_table_remaps_by_binding_id(tui_root, tui_processes):
         assert isinstance(app.screen, ResumePlanScreen)
 
 
-async def test_agent_screen_follows_a_growing_transcript(tui_root, tui_processes):
-    app = make_app(
-        [str(tui_root)],
-        config=Config(bell=False),
-        processes=tui_processes,
-        now=lambda: TUI_NOW,
-        live=True,
-        poll_interval=3600,
-    )
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        run = app.runs[ident_of(app, "wf_1a8e2cea-7df")]
-        call = run.in_flight_calls[0]
-        agent = call.agent_ids[-1]
-        screen = AgentScreen(run, agent, call.label)
-        await app.push_screen(screen)
-        for _ in range(2000):
-            if screen.loaded:
-                break
-            await pilot.pause(0.01)
-        assert app.screen is screen and screen.following
-        shown = screen.items
-        line = (
-            '{"type":"assistant","message":{"role":"assistant","content":'
-            '[{"type":"text","text":"still working, key sk-ant-api03-FAKEFAKEFAKEFAKE"}]}}\n'
-        )
-        with open(screen.path, "a") as handle:
-            handle.write(line)
-        for _ in range(400):
-            if screen.items > shown:
-                break
-            await pilot.pause(0.05)
-        assert screen.items == shown + 1
-        assert screen.mask.masked["anthropic_key"] == 1
-
-
 @pytest.mark.parametrize("argv", [[], ["--read-only", "--no-mouse"]])
 def test_wftop_without_a_command_opens_the_tui(monkeypatch, argv):
     import tui.main
@@ -252,72 +146,6 @@ def test_wftop_without_a_command_opens_the_tui(monkeypatch, argv):
     monkeypatch.setattr(tui.main, "run_tui", lambda args: seen.append(args) or 0)
     assert main(argv) == 0
     assert seen and seen[0].command is None
-
-
-async def test_a_line_appended_on_disk_updates_its_row_in_place(tui_root, tui_processes):
-    app = make_app(
-        [str(tui_root)],
-        config=Config(bell=False),
-        processes=tui_processes,
-        now=lambda: TUI_NOW,
-        live=True,
-        poll_interval=0.2,
-    )
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.pause(0.5)  # let the watcher come up
-        runs = table(app)
-        ident = ident_of(app, "wf_1a8e2cea-7df")
-        runs.move_cursor(3)
-        chosen = runs.cursor_key()
-        assert runs.cell_text(ident, "parity").startswith("5/4")
-        run = app.runs[ident]
-        (call,) = run.in_flight_calls
-        line = {"type": "result", "key": call.key, "agentId": call.agent_ids[-1], "result": {}}
-        with open(run.folder.journal, "ab") as handle:
-            handle.write(orjson.dumps(line) + b"\n")
-        for _ in range(400):
-            if app.runs[ident].fold.result_lines == 5:
-                break
-            await pilot.pause(0.05)
-        await pilot.pause()
-        assert runs.cell_text(ident, "parity").startswith("5/5")
-        assert runs.cursor_key() == chosen
-
-
-@pytest.mark.parametrize(
-    ("before", "after", "severity", "words"),
-    [
-        (Status.RUNNING, Status.DEAD, "error", "died"),
-        (Status.STALLED, Status.DEAD, "error", "died"),
-        (Status.RUNNING, Status.STALLED, "warning", "stalled"),
-        (Status.RUNNING, Status.COMPLETED, "information", "finished: ✔ completed"),
-        (Status.DEAD, Status.COMPLETED, "information", "finished"),
-        (Status.RUNNING, Status.FAILED, "error", "finished: ! failed"),
-        (Status.STALLED, Status.RUNNING, None, None),
-        (Status.COMPLETED, Status.SUPERSEDED, None, None),
-    ],
-)
-def test_which_changes_raise_an_alert(before, after, severity, words):
-    from tui.app import alert_for
-
-    run = _one_run("killed")
-    alert = alert_for(
-        dataclasses.replace(run, status=before), dataclasses.replace(run, status=after)
-    )
-    if severity is None:
-        assert alert is None
-    else:
-        assert alert is not None and alert.severity == severity and words in alert.message
-
-
-def _one_run(name: str):  # type: ignore[no-untyped-def]
-    from core.procs import FakeProcessTable
-    from core.scan import scan_roots
-    from tests.corpus import tree
-
-    (run,) = scan_roots([str(tree(name))], processes=FakeProcessTable()).runs
-    return run
 
 
 async def test_the_palette_offers_every_action_of_the_screen(tui_root, tui_processes):
@@ -370,30 +198,6 @@ def test_no_mouse_and_read_only_reach_the_app(tmp_path, monkeypatch, tui_root):
     argv = ["--no-default-root", "--root", str(tui_root), "--no-mouse", "--read-only"]
     assert main(argv) == 0
     assert seen == {"mouse": False, "read_only": True}
-
-
-async def test_an_owner_that_dies_on_disk_raises_the_death_alert(tui_root, tui_processes):
-    app = make_app(
-        [str(tui_root)],
-        config=Config(bell=False),
-        processes=tui_processes,
-        now=lambda: TUI_NOW,
-        live=True,
-        poll_interval=0.2,
-    )
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        ident = ident_of(app, "wf_1a8e2cea-7df")
-        assert app.runs[ident].status is Status.RUNNING
-        del tui_processes.processes[4242]  # the owner is SIGKILLed: its registry file stays
-        for _ in range(600):
-            if app.alerts:
-                break
-            await pilot.pause(0.05)
-        (alert,) = app.alerts
-        assert (alert.ident, alert.after) == (ident, "dead")
-        assert app.runs[ident].status is Status.DEAD
-        assert table(app).cell_text(ident, "status") == "✖ dead"
 
 
 async def test_text_from_the_user_or_disk_is_never_read_as_markup(tui_root, tui_processes):

@@ -1,0 +1,41 @@
+"""Helpers shared by the pilot tests of the wftop app: build it, let it load, read its table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.model import Status
+from tests.conftest import TUI_NOW
+from tui.app import WftopApp
+from tui.config import Config
+from tui.main import make_app
+from tui.widgets.run_table import RunTable
+
+SIZE = (100, 30)
+
+
+def build(root: Path, processes, **kwargs) -> WftopApp:  # type: ignore[no-untyped-def]
+    config = kwargs.pop("config", Config(bell=False))
+    return make_app(
+        [str(root)], config=config, processes=processes, now=lambda: TUI_NOW, live=False, **kwargs
+    )
+
+
+async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(2000):
+        if pilot.app.loaded:
+            break
+        await pilot.pause(0.01)
+    await pilot.pause()
+
+
+def table(app: WftopApp) -> RunTable:
+    return app.screen.query_one(RunTable)
+
+
+def ident_of(app: WftopApp, run_id: str, status: Status | None = None) -> str:
+    return next(
+        run.ident
+        for run in app.runs.values()
+        if run.run_id == run_id and (status is None or run.status is status)
+    )
