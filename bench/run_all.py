@@ -216,10 +216,16 @@ METHOD = """### How wftop gets there
   which sends back its rows as printed bytes; the parent sorts them (the CPU column
   counts the workers too).
 * **Every later run** (`core.rowcache`): a run whose owner is not alive cannot change
-  unless its files do, so `ls --json` keeps its printed row in the user cache dir under a
-  key of the journal's and snapshot's inode, size and mtime, the session transcript's
-  inode and scripts folder, the owner and the superseding session. Such a run costs two
-  `stat`s instead of a read; runs with a live owner are always read.
+  unless its files do, so `ls` keeps its printed row in the user cache dir under a key of
+  the journal's and snapshot's inode, size and mtime, the session transcript's inode and
+  scripts folder, the owner and the superseding session. Such a run costs two `stat`s
+  instead of a read; runs with a live owner are always read.
+* **Where a first run's gap to the floor is**: per run it does what the floor does and
+  then opens and parses the snapshot (one per ended run), finds the session's working
+  directory and the script, folds the lines by call key, classifies, and prints a masked
+  row. In one process that extra work is about four fifths of its CPU; it is Python work
+  spread over many small steps, not one hot spot, and the forked workers share it out
+  but, on two shared CPUs, do not halve it (compare the wall and CPU columns).
 * **Memory**: journal lines over 256 KiB are not parsed whole for the run list (their
   leading fields are kept and `result` reads `<elided>`), so a 1 MB result costs nothing
   to hold; a view that needs it reads the journal.
