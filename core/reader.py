@@ -104,13 +104,10 @@ class RunReader:
             self.fold = JournalFold()
             self.problems = []
             batch.reset = True
-        elif self.tail.stat is not None and self.problems and self.problems[0].line == 0:
-            # The journal could not be opened before and can now: that problem is gone.
-            self.problems = [problem for problem in self.problems if problem.line != 0]
         self.fold.feed_all(batch.records)
-        if any(problem.line == 0 for problem in batch.problems):
-            # Still unopenable: the file's one problem is restated, not added again.
-            self.problems = [problem for problem in self.problems if problem.line != 0]
+        # A problem with the whole file (line 0) is restated by every read while it lasts,
+        # so each read replaces the last one's: gone when the file opens, never piled up.
+        self.problems = [problem for problem in self.problems if problem.line != 0]
         self.problems.extend(batch.problems)
         del self.problems[:-1000]
         info = self.tail.stat

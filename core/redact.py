@@ -13,6 +13,8 @@ from typing import Any
 
 import orjson
 
+from core.model import json_safe
+
 PATTERNS: dict[str, re.Pattern[str]] = {
     "anthropic_key": re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"),
     "github_pat": re.compile(r"github_pat_[A-Za-z0-9_]{20,}"),
@@ -74,7 +76,7 @@ def redact_value(value: Any, redactor: Redactor | None = None) -> Any:
     mask = redactor if redactor is not None else Redactor()
     if isinstance(value, (dict, list)) and not _may_hold_secret(value):
         return value
-    return _redact(value, mask)
+    return redact_tree(value, mask)
 
 
 def dumps_redacted(value: Any, redactor: Redactor | None = None, option: int = 0) -> bytes:
@@ -86,8 +88,6 @@ def dumps_redacted(value: Any, redactor: Redactor | None = None, option: int = 0
         text = None
     if text is not None and PREFILTER_BYTES.search(text) is None:
         return text
-    from core.model import json_safe
-
     return orjson.dumps(redact_value(json_safe(value), redactor), option=option)
 
 
@@ -99,11 +99,13 @@ def _may_hold_secret(value: dict[str, Any] | list[Any]) -> bool:
     return PREFILTER_BYTES.search(text) is not None
 
 
-def _redact(value: Any, mask: Redactor) -> Any:
+def redact_tree(value: Any, redactor: Redactor) -> Any:
+    """A copy of a JSON-like value with every string (not the keys) passed through the
+    redactor, at any depth (`redact_value` without its shortcut)."""
     if isinstance(value, str):
-        return mask(value)
+        return redactor(value)
     if isinstance(value, dict):
-        return {key: _redact(item, mask) for key, item in value.items()}
+        return {key: redact_tree(item, redactor) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_redact(item, mask) for item in value]
+        return [redact_tree(item, redactor) for item in value]
     return value

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from core.cachefile import cache_dir, load_cache, save_cache
 from core.discovery import RunFolder
@@ -39,12 +39,26 @@ def rows_cache_path() -> Path:
     return cache_dir() / "ls-rows.json"
 
 
-def _stamp(path: str) -> str:
+def _stamp(path: str, *, size: bool = True) -> str:
+    """``inode:size:mtime_ns`` of a file (``inode:mtime_ns`` without ``size``); ``-`` if absent."""
     try:
         info = os.stat(path)
     except OSError:
         return "-"
-    return f"{info.st_ino}:{info.st_size}:{info.st_mtime_ns}"
+    if size:
+        return f"{info.st_ino}:{info.st_size}:{info.st_mtime_ns}"
+    return f"{info.st_ino}:{info.st_mtime_ns}"
+
+
+class NamedScript(NamedTuple):
+    """The script path a run's snapshot names, and whether it existed when the run was read."""
+
+    path: str | None
+    exists: bool
+
+    @classmethod
+    def of(cls, path: str | None) -> NamedScript:
+        return cls(path, bool(path and os.path.isfile(path)))
 
 
 @dataclass
@@ -75,16 +89,17 @@ class RowCache:
         return cache
 
     def _session_stamp(self, folder: RunFolder) -> str | None:
-        stamp = self._sessions.get(folder.session_dir, "")
-        if stamp == "":
-            transcript = _stamp(folder.transcript)
-            transcript_ino = transcript.split(":", 1)[0]
-            scripts = _stamp(folder.scripts_dir)
-            # The scripts folder's size says nothing; its inode and time say what changed.
-            scripts_key = ":".join(scripts.split(":")[::2]) if scripts != "-" else "-"
-            stamp = None if transcript == "-" else f"{transcript_ino}|{scripts_key}"
-            self._sessions[folder.session_dir] = stamp
-        return stamp
+        """The session's part of a key; None when its transcript is gone (never kept)."""
+        if folder.session_dir not in self._sessions:
+            try:
+                transcript = os.stat(folder.transcript).st_ino
+            except OSError:
+                self._sessions[folder.session_dir] = None
+            else:
+                # A folder's size says nothing: its inode and time say what changed in it.
+                scripts = _stamp(folder.scripts_dir, size=False)
+                self._sessions[folder.session_dir] = f"{transcript}|{scripts}"
+        return self._sessions[folder.session_dir]
 
     def key(self, folder: RunFolder, owner: Owner, superseded_by: str | None) -> str | None:
         """The run's key now, or None when its row must not be kept."""
@@ -112,23 +127,10 @@ class RowCache:
         self.hits += 1
         return Kept(entry[1], entry[2].encode())
 
-    def put(
-        self,
-        journal: str,
-        key: str | None,
-        kept: Kept,
-        named_script: str | None,
-    ) -> None:
-        if key is None or (named_script is not None and not _utf8(named_script)):
+    def put(self, journal: str, key: str | None, kept: Kept, named: NamedScript) -> None:
+        if key is None or (named.path is not None and not _utf8(named.path)):
             return
-        exists = os.path.isfile(named_script) if named_script else False
-        self._new[journal] = [
-            key,
-            kept.last_activity,
-            kept.row.decode(),
-            named_script,
-            exists,
-        ]
+        self._new[journal] = [key, kept.last_activity, kept.row.decode(), named.path, named.exists]
 
     def save(self) -> None:
         """Write the rows used or read this time; rows of other roots stay as they were."""

@@ -23,7 +23,7 @@ from core.jsonl import Problem
 from core.model import DEFAULT_STALL_WINDOW, Run
 from core.procs import ProcessTable, ProcFs
 from core.reader import LIST_MAX_LINE_BYTES, RunReader, sorted_listing
-from core.rowcache import Kept, RowCache
+from core.rowcache import Kept, NamedScript, RowCache
 from core.sessions import Liveness, Owner, local_pid_domain, owners_by_session, transcript_cwd
 
 Row = TypeVar("Row")
@@ -252,7 +252,7 @@ def scan_rows(
                 run.problems,
                 run.last_activity,
                 run.folder.journal,
-                run.snapshot.script_path if run.snapshot is not None else None,
+                NamedScript.of(run.snapshot.script_path if run.snapshot is not None else None),
             )
             for run in cold.read(part)
         ]
@@ -280,5 +280,4 @@ class Made(NamedTuple, Generic[Row]):
     problems: tuple[Problem, ...]
     last_activity: float | None
     journal: str
-    named: str | None
-    """The script path the run's snapshot names."""
+    named: NamedScript

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Sequence
 
 import pytest
@@ -65,6 +66,14 @@ def test_small_inputs_and_other_threads_stay_in_one_process() -> None:
     assert worker_count(100_000, cpus=1) == 1
     if sys.platform == "linux":
         assert worker_count(100_000, cpus=4) == 4
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert worker_count(100_000, cpus=4) == 1  # fork would copy a thread mid-work
+    finally:
+        release.set()
+        other.join()
 
 
 @linux_only

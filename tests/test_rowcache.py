@@ -160,9 +160,9 @@ def test_ls_keeps_rows_in_the_cache_dir_and_no_cache_reads_everything(
     roots = [arg for root in corpus_roots() for arg in ("--root", str(root))]
     env = {**os.environ, "WFTOP_CACHE_DIR": str(tmp_path / "cache")}
 
-    def ls(*extra: str) -> str:
+    def ls(*extra: str, top: tuple[str, ...] = ()) -> str:
         done = subprocess.run(
-            [sys.executable, "-m", "tui", "ls", "--no-default-root", *roots, *extra],
+            [sys.executable, "-m", "tui", *top, "ls", "--no-default-root", *roots, *extra],
             capture_output=True,
             text=True,
             env=env,
@@ -172,6 +172,7 @@ def test_ls_keeps_rows_in_the_cache_dir_and_no_cache_reads_everything(
         return done.stdout
 
     uncached = ls("--json", "--no-cache")
+    assert ls("--json", top=("--read-only",)) == uncached
     assert not (tmp_path / "cache").exists()
     assert ls("--json") == uncached
     assert (tmp_path / "cache" / "ls-rows.json").is_file()

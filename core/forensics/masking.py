@@ -9,17 +9,6 @@ from core.redact import Redactor
 NOTE = "secrets are masked by shape; this is shape matching, not a guarantee"
 
 
-def redact_tree(value: Any, redactor: Redactor) -> Any:
-    """A copy of a JSON-like value with every string passed through the redactor."""
-    if isinstance(value, str):
-        return redactor(value)
-    if isinstance(value, dict):
-        return {key: redact_tree(item, redactor) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [redact_tree(item, redactor) for item in value]
-    return value
-
-
 def redaction_json(redactor: Redactor) -> dict[str, Any]:
     """What was masked, by kind, for ``--json`` output."""
     return {"masked": redactor.total, "kinds": dict(sorted(redactor.masked.items())), "note": NOTE}

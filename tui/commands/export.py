@@ -12,9 +12,9 @@ from typing import Any
 
 import orjson
 
-from core.forensics.masking import NOTE, redact_tree, redaction_json
+from core.forensics.masking import NOTE, redaction_json
 from core.forensics.salvage import RunNotFound, find_run, salvage, to_markdown
-from core.redact import Redactor
+from core.redact import Redactor, redact_tree
 
 EXIT_OK, EXIT_USAGE = 0, 2
 

@@ -22,11 +22,11 @@ from core.forensics.index import (
     pick_session,
 )
 from core.forensics.limits import RECENT_SESSIONS, SUMMARY_CHARS, cut
-from core.forensics.masking import redact_tree, redaction_json, redaction_line
+from core.forensics.masking import redaction_json, redaction_line
 from core.forensics.report import SessionReport, build_report, root_of
 from core.model import iso_utc
 from core.procs import ProcessTable, ProcFs
-from core.redact import Redactor
+from core.redact import Redactor, redact_tree
 from core.sessions import Liveness, Owner, local_pid_domain, owners_by_session
 
 EXIT_OK, EXIT_USAGE = 0, 2

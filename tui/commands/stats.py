@@ -10,9 +10,9 @@ from typing import Any
 import orjson
 
 from core.forensics.limits import cut
-from core.forensics.masking import redact_tree, redaction_json, redaction_line
+from core.forensics.masking import redaction_json, redaction_line
 from core.forensics.stats import compute_stats
-from core.redact import Redactor
+from core.redact import Redactor, redact_tree
 
 EXIT_OK, EXIT_USAGE = 0, 2
 RETURNED, NOT_RETURNED = "●", "○"

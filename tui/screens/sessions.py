@@ -21,10 +21,10 @@ from textual.widgets import DataTable, Footer, Static
 
 from core.discovery import default_roots
 from core.forensics.limits import RECENT_SESSIONS
-from core.forensics.masking import redact_tree, redaction_line
+from core.forensics.masking import redaction_line
 from core.forensics.report import build_report
 from core.procs import ProcessTable, ProcFs
-from core.redact import Redactor
+from core.redact import Redactor, redact_tree
 from tui.commands.scan import recent_rows, report_text
 
 CSS = """
