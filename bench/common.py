@@ -23,14 +23,14 @@ if str(BENCH) not in sys.path:
 
 from make_corpus import Plan, generate  # noqa: E402
 
-WFTOP = [sys.executable, "-m", "tui"]
-"""How the benchmarks start wftop: the checkout's own code, as ``python -m tui``."""
+WFTOP = [sys.executable, "-m", "wftop.cli"]
+"""How the benchmarks start wftop: the checkout's own code, as ``python -m wftop.cli``."""
 
 
 def compile_sources() -> None:
     """Byte-compile wftop's modules once, as ``pip install`` does. A checkout run with
     ``PYTHONDONTWRITEBYTECODE`` set would otherwise compile every module at every start."""
-    sources = [str(TOP / "core"), str(TOP / "tui")]
+    sources = [str(TOP / room) for room in ("core", "tui", "cli", "mockapi")]
     subprocess.run(
         [sys.executable, "-m", "compileall", "-q", *sources], stdout=subprocess.DEVNULL, check=False
     )

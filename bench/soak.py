@@ -11,7 +11,7 @@ takes ``--cycle`` seconds. The watcher is a real ``wftop ls --watch --json`` pro
 this script reads its stream and keeps the latest row of every run.
 
 At the end of each cycle the watcher's rows must equal a fresh cold scan
-(``core.scan.scan_roots``) and every run's started/returned counts must equal the lines
+(``wftop.core.coldpass.scan_roots``) and every run's started/returned counts must equal the lines
 written (each line counted exactly once); then the cycle's run folders are deleted and
 16 new copies made, so the data the watcher holds stays the same size and any growth
 of its memory is a leak, not data. Every ``--sample`` seconds the watcher's RSS (and
@@ -147,7 +147,7 @@ class Watcher:
     """A ``wftop ls --watch --json`` process and the latest row of every run it streamed."""
 
     def __init__(self, root: Path) -> None:
-        argv = [sys.executable, "-m", "tui", "ls", "--watch", "--json"]
+        argv = [sys.executable, "-m", "wftop.cli", "ls", "--watch", "--json"]
         argv += ["--no-default-root", "--root", str(root)]
         self.process = subprocess.Popen(
             argv, cwd=TOP, stdout=subprocess.PIPE, stderr=subprocess.PIPE
@@ -197,7 +197,7 @@ class Watcher:
 
 
 def cold_rows(root: Path) -> dict[str, dict[str, Any]]:
-    from core.scan import scan_roots
+    from wftop.core.coldpass import scan_roots
 
     return {ident_of(run.to_json()): run.to_json() for run in scan_roots([str(root)]).runs}
 

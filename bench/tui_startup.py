@@ -15,7 +15,7 @@ real app headless at 100×30 over the corpus and reports:
   cost). The pilot waits for idleness in 20 ms steps, so its wall time says little;
   CPU time is what a person waits for on an otherwise idle machine.
 
-The app is the one ``wftop`` runs (`tui.main.make_app`), with the live follow
+The app is the one ``wftop`` runs (`wftop.tui.start.make_app`), with the live follow
 switched off so nothing but the keys causes work. The real process table is used.
 """
 
@@ -45,9 +45,9 @@ def child(root: str) -> None:
     """Runs in the measured process; prints one JSON line."""
     import asyncio
 
-    from tui.config import Config
-    from tui.main import make_app
-    from tui.widgets.run_table import RunTable
+    from wftop.tui.config import Config
+    from wftop.tui.start import make_app
+    from wftop.tui.widgets.run_table import RunTable
 
     async def main() -> dict[str, object]:
         config = Config(bell=False, notify=False, default_root=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.model import Run
+from wftop.core.model import Run
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ CPUs the folders are cut into one slice per process and handed to forked childre
 parent takes the first slice itself); each child sends back its finished results,
 pickled, through a pipe. Forking copies the parent's memory, so the work function and
 what it closes over (owners, the clock, redaction) need no pickling; only results
-travel, so they should be small (bytes, tuples), never `core.model.Run` objects, which
+travel, so they should be small (bytes, tuples), never `wftop.core.model.Run` objects, which
 cost more to pickle than to rebuild.
 
 Fork is used only where it is safe and cheap: Linux, no other threads running, enough

@@ -1,8 +1,8 @@
 """The live index's follow loop: file events, stat sweeps, owner checks, stall timers.
 
-`changes` is what `core.index.LiveIndex.changes` returns. It keeps a
-`core.watcher.Watcher` on the folders ``core.watch.watch_paths`` names and turns each
-batch of changed paths into touches (``core.watch.classify``). Every ``sweep_interval``
+`changes` is what `wftop.core.index.LiveIndex.changes` returns. It keeps a
+`wftop.core.watcher.Watcher` on the folders ``wftop.core.touch.watch_paths`` names and turns each
+batch of changed paths into touches (``wftop.core.touch.classify``). Every ``sweep_interval``
 it starts a stat-only sweep in a worker thread (after the watch is up, so nothing
 changed in between goes unseen), every few seconds it has owners re-checked, and it
 wakes when a running run's stall window ends. The index applies the touches, re-reading
@@ -18,13 +18,13 @@ import math
 from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING
 
-from core import watch
-from core.changeset import ChangeSet
-from core.watch import Observation, Touch
-from core.watcher import Watcher
+from wftop.core import touch as sense
+from wftop.core.changeset import ChangeSet
+from wftop.core.touch import Observation, Touch
+from wftop.core.watcher import Watcher
 
 if TYPE_CHECKING:
-    from core.index import LiveIndex
+    from wftop.core.index import LiveIndex
 
 LIVENESS_INTERVAL = 5.0
 """Seconds between checks that registered owners are still alive."""
@@ -35,7 +35,7 @@ RECENT_SECONDS = 3600.0
 async def changes(
     index: LiveIndex, stop_event: asyncio.Event | None = None
 ) -> AsyncIterator[ChangeSet]:
-    """The loop behind `core.index.LiveIndex.changes` (its docstring says what comes out)."""
+    """The loop behind `wftop.core.index.LiveIndex.changes` (its docstring says what comes out)."""
     if not index._started:
         yield index.cold_start()
     stop = stop_event if stop_event is not None else asyncio.Event()
@@ -51,7 +51,7 @@ async def changes(
             if sweep is None and loop.time() >= next_sweep:
                 # Watch first, then sweep: nothing changed in between goes unseen.
                 # A new watch is followed by a full sweep, later ones by a share.
-                full = await watcher.ensure(watch.watch_paths(index.roots, index._readers))
+                full = await watcher.ensure(sense.watch_paths(index.roots, index._readers))
                 sweep = asyncio.create_task(_observe(index, full))
             wake = min(
                 next_sweep if sweep is None else math.inf,
@@ -61,7 +61,7 @@ async def changes(
             paths = await watcher.next_paths(stop, wake - loop.time(), sweep)
             touches = _classify(index, paths)
             if sweep is not None and sweep.done():
-                touches += watch.touches_from(sweep.result(), index._readers, index._registry_seen)
+                touches += sense.touches_from(sweep.result(), index._readers, index._registry_seen)
                 sweep, next_sweep = None, loop.time() + index.sweep_interval
                 index._swept += 1
             recheck = loop.time() >= next_owners
@@ -79,15 +79,15 @@ async def changes(
 async def _observe(index: LiveIndex, full: bool) -> Observation:
     """Stat (in a worker thread) every run, or those that may be live and a share."""
     live = {session for session, owner in index._owners.items() if owner.may_be_alive}
-    part = index._swept % watch.SWEEP_PARTS if not full else -1
+    part = index._swept % sense.SWEEP_PARTS if not full else -1
     since = index._now() - RECENT_SECONDS
-    chosen, hot = watch.plan_sweep(index._readers, index._runs.values(), live, part, since)
+    chosen, hot = sense.plan_sweep(index._readers, index._runs.values(), live, part, since)
     return await asyncio.to_thread(
-        watch.observe,
+        sense.observe,
         list(index.roots),
         chosen,
         part=part,
-        parts=watch.SWEEP_PARTS,
+        parts=sense.SWEEP_PARTS,
         hot_sessions=hot,
     )
 
@@ -95,7 +95,7 @@ async def _observe(index: LiveIndex, full: bool) -> Observation:
 def _classify(index: LiveIndex, paths: Iterable[str]) -> list[Touch]:
     touches = []
     for path in paths:
-        touch = watch.classify(path, index.roots, index._run_dirs)
+        touch = sense.classify(path, index.roots, index._run_dirs)
         if touch is not None:
             touches.append(touch)
     return touches

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from core.journal import Call, JournalFold
-from core.launchinfo import chain_family, first_parallel_call, writer_version
-from core.model import Run
-from core.transcripts import agent_prompt, agent_tokens
+from wftop.core.agent_transcript import agent_prompt, agent_tokens
+from wftop.core.journal import Call, JournalFold
+from wftop.core.launchinfo import chain_family, first_parallel_call, writer_version
+from wftop.core.model import Run
 
 
 class Fate(StrEnum):

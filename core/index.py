@@ -1,11 +1,11 @@
 """The live index: every run under the roots, kept current from file events.
 
 Theory of operation: `LiveIndex.cold_start` reads every run folder once (newest sessions
-first) with the readers ``core.scan.scan_roots`` uses, so a cold scan and the index agree.
+first) with the readers ``wftop.core.coldpass.scan_roots`` uses, so a cold scan and the index agree.
 `LiveIndex.changes` then follows the disk with one ``watchfiles.awatch`` over each root's
 ``projects/`` and ``sessions/`` folders (folders, not files, so a file replaced by rename
 stays followed) and the real folders of linked runs elsewhere. A batch of changed paths
-is classified (``core.watch.classify``) and re-reads only what it names: appended journal
+is classified (``wftop.core.touch.classify``) and re-reads only what it names: appended journal
 bytes from the last offset, a snapshot whose size, time or inode changed, a run's agent
 transcript sizes (stat only), one session's run folders, one root's registry. Only the
 runs touched are rebuilt, and they come out as one `ChangeSet`. No event says that a
@@ -25,14 +25,19 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 
-from core import follow, watch
-from core.changeset import Batch, ChangeSet
-from core.discovery import RunFolder, newest_sessions_first, run_folders_of, session_run_folders
-from core.model import DEFAULT_STALL_WINDOW, Run, Status
-from core.procs import ProcessTable, ProcFs
-from core.reader import RunReader
-from core.scan import SessionFacts, find_superseded, newest_first, paused_gc
-from core.sessions import (
+from wftop.core import follow
+from wftop.core.changeset import Batch, ChangeSet
+from wftop.core.coldpass import SessionFacts, find_superseded, newest_first, paused_gc
+from wftop.core.discovery import (
+    RunFolder,
+    newest_sessions_first,
+    run_folders_of,
+    session_run_folders,
+)
+from wftop.core.model import DEFAULT_STALL_WINDOW, Run, Status
+from wftop.core.procs import ProcessTable, ProcFs
+from wftop.core.reader import RunReader
+from wftop.core.sessions import (
     Liveness,
     Owner,
     RegistryEntry,
@@ -40,7 +45,7 @@ from core.sessions import (
     owners_from_entries,
     read_registry,
 )
-from core.watch import Kind, Touch
+from wftop.core.touch import Kind, Touch, registry_stamps
 
 _ABSENT = Owner(Liveness.ABSENT)
 
@@ -198,7 +203,7 @@ class LiveIndex:
 
     def _read_registries(self, roots: Iterable[str]) -> None:
         for root in roots:
-            self._registry_seen[root] = watch.registry_stamps(os.path.join(root, "sessions"))
+            self._registry_seen[root] = registry_stamps(os.path.join(root, "sessions"))
             self._registry[root] = list(read_registry(root))
 
     def _compute_owners(self) -> dict[str, Owner]:
@@ -389,6 +394,6 @@ class LiveIndex:
 
         The cold start comes first when it has not been done yet. Only non-empty
         change sets are yielded; whatever arrives while one is being consumed is
-        coalesced into the next. The loop itself is `core.follow.changes`.
+        coalesced into the next. The loop itself is `wftop.core.follow.changes`.
         """
         return follow.changes(self, stop_event)

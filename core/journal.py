@@ -64,7 +64,7 @@ class Call:
 
 @dataclass
 class JournalFold:
-    """Accumulates journal records in order; feed it records from `core.jsonl`."""
+    """Accumulates journal records in order; feed it records from `wftop.core.jsonl`."""
 
     calls: dict[str, Call] = field(default_factory=dict)
     started_lines: int = 0

@@ -8,8 +8,8 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
-from core.jsonl import JsonlTail, read_all
-from core.model import Run
+from wftop.core.jsonl import JsonlTail, read_all
+from wftop.core.model import Run
 
 _VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 

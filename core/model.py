@@ -10,11 +10,11 @@ from typing import Any
 
 import orjson
 
-from core.discovery import RunFolder
-from core.journal import Call, CallState, JournalFold
-from core.jsonl import Problem
-from core.sessions import Owner
-from core.snapshot import Snapshot
+from wftop.core.discovery import RunFolder
+from wftop.core.journal import Call, CallState, JournalFold
+from wftop.core.jsonl import Problem
+from wftop.core.sessions import Owner
+from wftop.core.snapshot import Snapshot
 
 DEFAULT_STALL_WINDOW = 10 * 60.0
 """Seconds without journal or transcript growth before a live run reads as stalled."""
@@ -134,7 +134,7 @@ class Run:
         return json_safe_dict(self.json_fields())
 
     def json_fields(self) -> dict[str, Any]:
-        """`to_json` before names are made printable (for `core.redact.dumps_redacted`)."""
+        """`to_json` before names are made printable (for `wftop.core.redact.dumps_redacted`)."""
         flight = self.in_flight_calls
         return {
             "run_id": self.run_id,

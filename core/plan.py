@@ -1,6 +1,6 @@
 """The resume plan: strategy, exact argv, cwd, forecast per strategy, hazards, guard.
 
-Nothing is spent or written while planning; `core.resume.driver` carries a
+Nothing is spent or written while planning; `wftop.core.resume.driver` carries a
 confirmed plan out.
 """
 
@@ -13,17 +13,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.forecast import CallFate, Fate, Forecast, gather, predict
-from core.guard import Verdict, check
-from core.jsonl import read_all
-from core.launchinfo import find_launch, installed_version, writer_version
-from core.model import Run, json_safe_dict
-from core.procs import ProcessTable
-from core.resume.command import build_fresh_prompt
-from core.resume.errors import InvalidIdentifier
-from core.resume.launcher import Strategy, build_argv, build_prompt
-from core.resume.relocate import healed_fold
-from core.sessions import Liveness
+from wftop.core.forecast import CallFate, Fate, Forecast, gather, predict
+from wftop.core.guard import Verdict, check
+from wftop.core.jsonl import read_all
+from wftop.core.launchinfo import find_launch, installed_version, writer_version
+from wftop.core.model import Run, json_safe_dict
+from wftop.core.procs import ProcessTable
+from wftop.core.resume.command import build_fresh_prompt
+from wftop.core.resume.errors import InvalidIdentifier
+from wftop.core.resume.launcher import Strategy, build_argv, build_prompt
+from wftop.core.resume.relocate import healed_fold
+from wftop.core.sessions import Liveness
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
-"""One run folder read into a `core.model.Run`, and kept up to date as its files change.
+"""One run folder read into a `wftop.core.model.Run`, and kept up to date as its files change.
 
-`RunReader` is shared by the cold scan (`core.scan`), the live index (`core.index`) and
-the app's incremental source, so every surface classifies a run the same way.
+`RunReader` is shared by the cold scan (`wftop.core.coldpass`), the live index
+(`wftop.core.index`) and the app's incremental source, so every surface classifies a run
+the same way.
 """
 
 from __future__ import annotations
@@ -10,18 +11,18 @@ import os
 import re
 from collections.abc import Callable
 
-from core.discovery import RunFolder
-from core.journal import JournalFold
-from core.jsonl import JsonlTail, Problem
-from core.model import (
+from wftop.core.discovery import RunFolder
+from wftop.core.journal import JournalFold
+from wftop.core.jsonl import JsonlTail, Problem
+from wftop.core.model import (
     DEFAULT_STALL_WINDOW,
     Run,
     TranscriptStats,
     classify,
     failed_labels,
 )
-from core.sessions import Liveness, Owner
-from core.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
+from wftop.core.sessions import Liveness, Owner
+from wftop.core.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
 
 _META_NAME = re.compile(r"""\bname\s*:\s*(['"`])((?:(?!\1).){1,200})\1""")
 
@@ -32,7 +33,7 @@ LIST_MAX_LINE_BYTES = 256 * 1024
 Such a line keeps the fields that open it (``type``, ``key``, ``agentId``, ``label``,
 ``phase``) and its ``result`` reads ``<elided>``, so the memory of an index does not
 grow with the size of the results; a view that needs a whole result reads the
-journal itself (``core.jsonl.read_all``).
+journal itself (``wftop.core.jsonl.read_all``).
 """
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from core.model import json_safe
+from wftop.core.model import json_safe
 
 PATTERNS: dict[str, re.Pattern[str]] = {
     "anthropic_key": re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"),
@@ -80,7 +80,7 @@ def redact_value(value: Any, redactor: Redactor | None = None) -> Any:
 
 
 def dumps_redacted(value: Any, redactor: Redactor | None = None, option: int = 0) -> bytes:
-    """``orjson.dumps`` of `redact_value` of `core.model.json_safe` of ``value``, in one
+    """``orjson.dumps`` of `redact_value` of `wftop.core.model.json_safe` of ``value``, in one
     encoder call when (as nearly always) its text is valid UTF-8 and holds no secret."""
     try:
         text = orjson.dumps(value, option=option)

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from core.cachefile import cache_dir, load_cache, save_cache
-from core.discovery import RunFolder
-from core.sessions import Owner
+from wftop.core.cachefile import cache_dir, load_cache, save_cache
+from wftop.core.discovery import RunFolder
+from wftop.core.sessions import Owner
 
 CACHE_VERSION = 1
 """Bump whenever the shape or the meaning of an ``ls --json`` row changes."""

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import orjson
 
-from core.procs import ProcessTable
+from wftop.core.procs import ProcessTable
 
 HEAD_BYTES = 1024 * 1024
 """How much of a session transcript is read to find its working directory."""

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from core.jsonl import Problem
+from wftop.core.jsonl import Problem
 
 MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
 

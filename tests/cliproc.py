@@ -1,12 +1,19 @@
-"""Re-export of ``tui.mockapi.cliproc`` (isolated env, process group, kill), plus the test
+"""Re-export of ``wftop.mockapi.cliproc`` (isolated env, process group, kill), plus the test
 suite's own place for the pinned CLI: ``tests/cli/node_modules/.bin/claude``."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tui.mockapi import cliproc
-from tui.mockapi.cliproc import CliHome, CliProcess, RealCliError, claude_argv, cli_env, cli_version
+from wftop.mockapi import cliproc
+from wftop.mockapi.cliproc import (
+    CliHome,
+    CliProcess,
+    RealCliError,
+    claude_argv,
+    cli_env,
+    cli_version,
+)
 
 __all__ = [
     "LOCAL_CLI",

@@ -149,7 +149,7 @@ def tui_root(tui_home: Path) -> Path:
 
 @pytest.fixture
 def tui_processes():  # type: ignore[no-untyped-def]
-    from core.procs import FakeProcess, FakeProcessTable
+    from wftop.core.procs import FakeProcess, FakeProcessTable
 
     return FakeProcessTable({pid: FakeProcess(start) for pid, start in TUI_PIDS.items()})
 
@@ -179,10 +179,13 @@ def snapshots_at_root(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # --- corpus checksums (tests/test_zz_corpus_untouched.py) -------------------------------------
-# At session start, the sha256 of every file under tests/data and tui/demo (symlinks by their
+# At session start, the sha256 of every file under tests/data and mockapi/bundled (symlinks by their
 # target text, never followed); the last test of the suite checks that nothing changed them.
 
-CORPUS_CHECKED = [Path(__file__).parent / "data", Path(__file__).parent.parent / "tui" / "demo"]
+CORPUS_CHECKED = [
+    Path(__file__).parent / "data",
+    Path(__file__).parent.parent / "mockapi" / "bundled",
+]
 CORPUS_SUMS = pytest.StashKey[dict[str, str]]()
 
 

@@ -56,7 +56,7 @@ def unprivileged() -> list[str]:
 def wftop(
     root: Path, *args: str, prefix: list[str] | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    argv = [*(prefix or []), sys.executable, "-m", "tui", *args]
+    argv = [*(prefix or []), sys.executable, "-m", "wftop.cli", *args]
     argv += ["--no-default-root", "--root", str(root)]
     return subprocess.run(
         argv,
@@ -118,7 +118,7 @@ FAKE_CLAUDE = textwrap.dedent(
 KILL_HOOK = textwrap.dedent(
     """\
     import os, signal, sys
-    from core.resume import launcher, store
+    from wftop.core.resume import launcher, store
     target = os.environ["KILL_AFTER"]
     if target == "spawn":
         original_launch = launcher.SubprocessLauncher.launch
@@ -134,7 +134,7 @@ KILL_HOOK = textwrap.dedent(
             if transition.event is not None and transition.event.value == target:
                 os.kill(os.getpid(), signal.SIGKILL)
         store.ResumeStore._append = append
-    from tui.cli import main
+    from wftop.cli.main import main
     sys.exit(main())
     """
 )
@@ -182,7 +182,7 @@ class World:
         }
 
     def argv(self, *extra: str, hook: bool = False) -> list[str]:
-        head = [sys.executable, str(self.hook)] if hook else [sys.executable, "-m", "tui"]
+        head = [sys.executable, str(self.hook)] if hook else [sys.executable, "-m", "wftop.cli"]
         return [
             *head, "resume", RUN, "--yes", "--json", "--no-default-root",
             "--root", str(self.root), "--claude", str(self.claude), *extra,

@@ -1,4 +1,4 @@
-"""The loopback mock Messages API lives in ``tui.mockapi.server`` (wftop ships it for ``demo``
+"""The loopback mock Messages API lives in ``wftop.mockapi.server`` (wftop ships it for ``demo``
 and ``drill``); this module re-exports it so tests keep importing ``tests.mockapi``.
 
 ``python -m tests.mockapi`` still runs the server as a process.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from tui.mockapi.server import MockAPI, Record, main
+from wftop.mockapi.server import MockAPI, Record, main
 
 __all__ = ["MockAPI", "Record", "main"]
 

@@ -1,7 +1,7 @@
-"""Re-export of ``tui.mockapi.wire``: the mock's error bodies, messages and SSE events."""
+"""Re-export of ``wftop.mockapi.wire``: the mock's error bodies, messages and SSE events."""
 
 from __future__ import annotations
 
-from tui.mockapi.wire import ERROR_TYPES, error_reply, message_json, sse_events
+from wftop.mockapi.wire import ERROR_TYPES, error_reply, message_json, sse_events
 
 __all__ = ["ERROR_TYPES", "error_reply", "message_json", "sse_events"]

@@ -29,7 +29,7 @@ from tests.cliproc import (  # re-exported: the CLI-starting half of this librar
     find_claude,
 )
 from tests.mockapi import MockAPI
-from tui.mockapi.scenario import (  # one implementation of a CLI step, shared with wftop
+from wftop.mockapi.scenario import (  # one implementation of a CLI step, shared with wftop
     RUN_PROMPT,
     SIX_AGENTS,
     CliRun,

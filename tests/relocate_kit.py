@@ -6,7 +6,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from core.resume.relocate import fold_lines
+from wftop.core.resume.relocate import fold_lines
 
 NEW_SID = "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9"
 RUN = "wf_abcdef12-345"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.procs import FakeProcessTable
-from core.scan import scan_roots
 from tests.corpus import tree
+from wftop.core.coldpass import scan_roots
+from wftop.core.procs import FakeProcessTable
 
 CASES = [
     # tree, status, started/returned/failed, calls, in flight, failed calls

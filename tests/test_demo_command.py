@@ -11,7 +11,7 @@ from pathlib import Path
 def test_demo_lists_the_bundled_real_runs_and_cleans_up():
     before = set(Path(tempfile.gettempdir()).glob("wftop-demo-*"))
     done = subprocess.run(
-        [sys.executable, "-m", "tui", "demo"], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "wftop.cli", "demo"], capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
     rows = done.stdout.splitlines()[1:]

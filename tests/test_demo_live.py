@@ -22,7 +22,7 @@ def demo(claude_bin: str, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
     env["WFTOP_CLAUDE"] = claude_bin
     return subprocess.run(
-        [sys.executable, "-m", "tui", "demo", "--no-tui", *args],
+        [sys.executable, "-m", "wftop.cli", "demo", "--no-tui", *args],
         env=env,
         capture_output=True,
         text=True,

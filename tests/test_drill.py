@@ -13,7 +13,7 @@ pytestmark = pytest.mark.realcli
 
 def test_drill_passes_on_the_pinned_cli(claude_bin):
     done = subprocess.run(
-        [sys.executable, "-m", "tui", "drill", "--json", "--claude", claude_bin],
+        [sys.executable, "-m", "wftop.cli", "drill", "--json", "--claude", claude_bin],
         capture_output=True,
         text=True,
         timeout=300,

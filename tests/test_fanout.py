@@ -9,9 +9,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from core.fanout import fan_out, worker_count
-from core.scan import scan_roots, scan_rows
 from tests.corpus import CORPUS, VERSIONS
+from wftop.core.coldpass import scan_roots, scan_rows
+from wftop.core.fanout import fan_out, worker_count
 
 linux_only = pytest.mark.skipif(sys.platform != "linux", reason="fork fan-out runs on Linux only")
 

@@ -22,11 +22,11 @@ from typing import Any
 
 import pytest
 
-from core.procs import FakeProcessTable
-from core.scan import scan_roots
 from tests.corpus import copy_tree, only_journal
 from tests.faults_kit import RUN, STARTED, run_folder, unprivileged, wftop
 from tests.test_index import append
+from wftop.core.coldpass import scan_roots
+from wftop.core.procs import FakeProcessTable
 
 
 def manifest(top: Path) -> dict[bytes, tuple[int, int, int, int]]:

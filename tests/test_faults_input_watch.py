@@ -81,7 +81,7 @@ def test_permission_changes_while_watching(tmp_path):
     world.chmod(0o755)
     root = copy_tree("killed", world)
     journal = only_journal(root)
-    argv = [*unprivileged(), sys.executable, "-m", "tui", "ls", "--watch", "--json"]
+    argv = [*unprivileged(), sys.executable, "-m", "wftop.cli", "ls", "--watch", "--json"]
     argv += ["--no-default-root", "--root", str(root)]
     process = subprocess.Popen(
         argv, cwd=TOP, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

@@ -18,14 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from core.plan import make_plan
-from core.procs import ProcFs
-from core.resume.driver import ResumeDriver
-from core.resume.launcher import SubprocessLauncher
-from core.resume.machine import ResumeState
-from core.resume.store import ResumeStore
-from core.scan import scan_roots
 from tests.faults_kit import RUN, WAIT, World, world_at
+from wftop.core.coldpass import scan_roots
+from wftop.core.plan import make_plan
+from wftop.core.procs import ProcFs
+from wftop.core.resume.driver import ResumeDriver
+from wftop.core.resume.launcher import SubprocessLauncher
+from wftop.core.resume.machine import ResumeState
+from wftop.core.resume.store import ResumeStore
 
 
 @pytest.fixture

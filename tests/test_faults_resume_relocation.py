@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from core.resume import relocate as relocate_module
-from core.resume.errors import RelocationError
-from core.resume.relocate import relocate_journal
-from core.scan import scan_roots
 from tests.faults_kit import RUN, SESSION, TOP, WAIT, World, world_at
+from wftop.core.coldpass import scan_roots
+from wftop.core.resume import relocate as relocate_module
+from wftop.core.resume.errors import RelocationError
+from wftop.core.resume.relocate import relocate_journal
 
 
 @pytest.fixture
@@ -50,7 +50,7 @@ def test_relocation_killed_between_copy_and_rename_leaves_no_target(world):
         f"""\
         import os, signal, sys
         from pathlib import Path
-        from core.resume import relocate
+        from wftop.core.resume import relocate
         real_rename = os.rename
         def rename(src, dst):
             os.kill(os.getpid(), signal.SIGKILL)
@@ -109,11 +109,11 @@ def test_resume_with_relocation_on_a_full_disk_ends_launch_failed(world):
         textwrap.dedent(
             """\
             import errno, os, sys
-            from core.resume import relocate
+            from wftop.core.resume import relocate
             def write(fd, data):
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
             relocate._write_all = write
-            from tui.cli import main
+            from wftop.cli.main import main
             sys.exit(main())
             """
         )

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from core.forecast import Fate, gather, predict
-from core.jsonl import read_all
-from core.procs import FakeProcessTable
-from core.resume.relocate import healed_fold
-from core.scan import scan_roots
 from tests.corpus import live_agents, tree
+from wftop.core.coldpass import scan_roots
+from wftop.core.forecast import Fate, gather, predict
+from wftop.core.jsonl import read_all
+from wftop.core.procs import FakeProcessTable
+from wftop.core.resume.relocate import healed_fold
 
 CLI = (2, 1, 332)
 
@@ -83,7 +83,7 @@ def test_journal_of_an_older_key_chain_replays_only_up_to_the_first_parallel_cal
 
 
 def test_keyless_lines_never_hit():
-    from core.journal import JournalFold
+    from wftop.core.journal import JournalFold
 
     records = [
         (1, {"type": "started", "agentId": "a1"}),
@@ -91,7 +91,7 @@ def test_keyless_lines_never_hit():
         (3, {"type": "started", "key": "v2:b", "agentId": "a2", "label": "b"}),
         (4, {"type": "result", "key": "v2:b", "agentId": "a2", "result": "y"}),
     ]
-    from core.forecast import ForecastInput
+    from wftop.core.forecast import ForecastInput
 
     fold = JournalFold().feed_all(records)
     facts = ForecastInput(fold, fold.ordered_calls(), "journal", True, 2)

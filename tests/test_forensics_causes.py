@@ -6,10 +6,6 @@ import json
 
 import pytest
 
-from core.forensics.causes import CLEARS, PRIORITY, SIGNATURES, Cause, classify_event
-from core.forensics.report import build_report
-from core.forensics.transcript import read_transcript
-from core.procs import FakeProcessTable
 from tests.corpus import CORPUS
 from tests.forensics_kit import (
     FORENSICS,
@@ -21,6 +17,10 @@ from tests.forensics_kit import (
     transcript_of,
     write_session,
 )
+from wftop.core.forensics.causes import CLEARS, PRIORITY, SIGNATURES, Cause, classify_event
+from wftop.core.forensics.report import build_report
+from wftop.core.forensics.session_transcript import read_transcript
+from wftop.core.procs import FakeProcessTable
 
 # fixture (made by the real CLI through the harness) → cause and the text of its evidence
 REAL = {

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 
-from core.forensics import limits
 from tests.corpus import copy_tree, tree
 from tests.forensics_kit import (
     copy_fixture,
@@ -17,11 +16,12 @@ from tests.forensics_kit import (
     transcript_of,
     write_session,
 )
+from wftop.core.forensics import limits
 
 
 def wftop(*args, cwd=None):
     return subprocess.run(
-        [sys.executable, "-m", "tui", *args],
+        [sys.executable, "-m", "wftop.cli", *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -214,8 +214,8 @@ def test_limits_are_what_the_docs_say():
 
 
 def test_the_tail_limit_bounds_where_a_cause_is_looked_for(tmp_path):
-    from core.forensics.report import build_report
-    from core.procs import FakeProcessTable
+    from wftop.core.forensics.report import build_report
+    from wftop.core.procs import FakeProcessTable
 
     root = copy_fixture("api-429", tmp_path)
     (path,) = root.glob("projects/*/*.jsonl")

@@ -12,12 +12,6 @@ import sys
 
 import pytest
 
-from core.forensics.causes import Cause
-from core.forensics.index import list_sessions
-from core.forensics.report import build_report
-from core.forensics.workers import Digest, WorkerLiveness
-from core.procs import FakeProcessTable
-from core.sessions import Liveness, Owner
 from tests.forensics_kit import (
     SESSION,
     agent_receipt,
@@ -32,6 +26,12 @@ from tests.forensics_kit import (
     write_session,
 )
 from tests.test_redact import SAMPLES
+from wftop.core.forensics.causes import Cause
+from wftop.core.forensics.report import build_report
+from wftop.core.forensics.sessionlist import list_sessions
+from wftop.core.forensics.workers import Digest, WorkerLiveness
+from wftop.core.procs import FakeProcessTable
+from wftop.core.sessions import Liveness, Owner
 
 DEAD = Owner(Liveness.DEAD)
 
@@ -172,7 +172,7 @@ def secret_session(tmp_path):
 
 def wftop(*args):
     return subprocess.run(
-        [sys.executable, "-m", "tui", *args], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "wftop.cli", *args], capture_output=True, text=True, timeout=60
     )
 
 

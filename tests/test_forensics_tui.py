@@ -5,11 +5,11 @@ from __future__ import annotations
 from textual.app import App
 from textual.widgets import DataTable, Static
 
-from core.procs import FakeProcessTable
 from tests.corpus import tree
 from tests.forensics_kit import fixture
-from tui.screens.attempts import AttemptPlot, AttemptsScreen
-from tui.screens.sessions import SessionReportScreen, SessionsScreen
+from wftop.core.procs import FakeProcessTable
+from wftop.tui.screens.attempts import AttemptPlot, AttemptsScreen
+from wftop.tui.screens.sessions import SessionReportScreen, SessionsScreen
 
 SIZE = (120, 40)
 
@@ -46,7 +46,7 @@ def roots():
 async def test_sessions_list_then_report_then_resume(monkeypatch):
     opened = []
     monkeypatch.setattr(
-        "tui.screens.plan.open_resume_plan", lambda app, run: opened.append(run.run_id)
+        "wftop.tui.screens.plan.open_resume_plan", lambda app, run: opened.append(run.run_id)
     )
     app = Host(roots())
     async with app.run_test(size=SIZE) as pilot:
@@ -96,8 +96,8 @@ async def test_plot_has_a_row_per_run_and_a_dot_per_attempt():
 
 async def test_the_app_opens_sessions_with_S_and_from_the_palette(tui_root, tui_processes):
     from tests.conftest import TUI_NOW
-    from tui.config import Config
-    from tui.main import make_app
+    from wftop.tui.config import Config
+    from wftop.tui.start import make_app
 
     app = make_app(
         [str(tui_root)],

@@ -8,12 +8,6 @@ import time
 
 import pytest
 
-from core.forensics.receipts import WorkerKind, parse_notifications
-from core.forensics.report import build_report
-from core.forensics.transcript import read_transcript
-from core.forensics.workers import Action, Digest, WorkerLiveness
-from core.procs import FakeProcess, FakeProcessTable
-from core.sessions import Liveness, Owner, RegistryEntry
 from tests.forensics_kit import (
     agent_receipt,
     notice,
@@ -26,6 +20,12 @@ from tests.forensics_kit import (
     workflow_receipt,
     write_session,
 )
+from wftop.core.forensics.receipts import WorkerKind, parse_notifications
+from wftop.core.forensics.report import build_report
+from wftop.core.forensics.session_transcript import read_transcript
+from wftop.core.forensics.workers import Action, Digest, WorkerLiveness
+from wftop.core.procs import FakeProcess, FakeProcessTable
+from wftop.core.sessions import Liveness, Owner, RegistryEntry
 
 DEAD_OWNER = Owner(Liveness.DEAD)
 NO_PROCESSES = FakeProcessTable()

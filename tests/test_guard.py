@@ -8,10 +8,10 @@ import shutil
 
 import pytest
 
-from core.guard import QUIET_SECONDS, check
-from core.procs import FakeProcess, FakeProcessTable
-from core.scan import scan_roots
 from tests.corpus import copy_tree, only_journal
+from wftop.core.coldpass import scan_roots
+from wftop.core.guard import QUIET_SECONDS, check
+from wftop.core.procs import FakeProcess, FakeProcessTable
 
 SESSION = "e5c99c64-96da-45a1-841d-2b381f965487"
 NOW = 4e9
@@ -75,9 +75,9 @@ def test_recycled_pid_is_not_an_owner(killed):
 
 
 def test_owner_in_another_pid_namespace_cannot_be_checked(killed, monkeypatch):
-    import core.scan
+    import wftop.core.coldpass
 
-    monkeypatch.setattr(core.scan, "local_pid_domain", lambda: "linux:here:pid:[1]")
+    monkeypatch.setattr(wftop.core.coldpass, "local_pid_domain", lambda: "linux:here:pid:[1]")
     root = killed[0]
     register(root, 4242, "777", domain="linux:elsewhere:pid:[2]")
     result = verdict(the_run(root), killed)

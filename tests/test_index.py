@@ -2,7 +2,7 @@
 
 Each test changes a private copy of a real corpus tree while the index watches it,
 waits (bounded) for the index to catch up, and compares every run's ``ls --json``
-shape with ``core.scan.scan_roots`` over the same tree.
+shape with ``wftop.core.coldpass.scan_roots`` over the same tree.
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ from typing import Any
 
 import pytest
 
-from core.changeset import ChangeSet
-from core.discovery import run_folders_of
-from core.index import LiveIndex
-from core.procs import FakeProcess, FakeProcessTable
-from core.reader import RunReader
-from core.scan import scan_roots
 from tests.corpus import copy_tree, only_journal
+from wftop.core.changeset import ChangeSet
+from wftop.core.coldpass import scan_roots
+from wftop.core.discovery import run_folders_of
+from wftop.core.index import LiveIndex
+from wftop.core.procs import FakeProcess, FakeProcessTable
+from wftop.core.reader import RunReader
 
 WAIT = 20.0
 """Upper bound for any wait in these tests (seconds); they normally take milliseconds."""
@@ -301,7 +301,7 @@ async def test_event_storm_of_ten_thousand_appends(tmp_path):
 
 async def test_missed_events_are_caught_by_the_sweep(tmp_path, monkeypatch):
     """With no usable watch (no inotify), the stat sweep alone keeps the index right."""
-    monkeypatch.setattr("core.watch.watch_paths", lambda roots, readers: ())
+    monkeypatch.setattr("wftop.core.touch.watch_paths", lambda roots, readers: ())
     root = copy_tree("killed", tmp_path)
     async with follow(root, sweep_interval=0.1) as live:
         append(only_journal(root), started("k3", "swept"))
@@ -338,7 +338,7 @@ def test_ls_watch_json_streams_change_sets_until_sigint(tmp_path):
         [
             sys.executable,
             "-m",
-            "tui",
+            "wftop.cli",
             "ls",
             "--watch",
             "--json",

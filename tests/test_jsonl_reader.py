@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import resource
 
-from core.journal import JournalFold
-from core.jsonl import ELIDED, JsonlTail, read_all
+from wftop.core.journal import JournalFold
+from wftop.core.jsonl import ELIDED, JsonlTail, read_all
 
 STARTED = b'{"type":"started","key":"v2:aa","agentId":"a1","label":"x"}\n'
 RESULT = b'{"type":"result","key":"v2:aa","agentId":"a1","result":"ok"}\n'

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from core.resume.errors import InvalidIdentifier
-from core.resume.launcher import (
+from wftop.core.resume.errors import InvalidIdentifier
+from wftop.core.resume.launcher import (
     Strategy,
     build_argv,
     build_prompt,

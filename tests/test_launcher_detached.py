@@ -15,16 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from core.procs import FakeProcess, FakeProcessTable, ProcFs
-from core.resume.errors import LaunchError
-from core.resume.launcher import (
+from tests.test_launcher_argv import RUN, SCRIPT, SID
+from wftop.core.procs import FakeProcess, FakeProcessTable, ProcFs
+from wftop.core.resume.errors import LaunchError
+from wftop.core.resume.launcher import (
     Launch,
     SubprocessLauncher,
     build_argv,
     build_prompt,
     read_runner_status,
 )
-from tests.test_launcher_argv import RUN, SCRIPT, SID
 
 TOP = Path(__file__).parent.parent
 
@@ -204,8 +204,8 @@ LAUNCH_AND_QUIT = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from core.procs import ProcFs
-    from core.resume.launcher import SubprocessLauncher
+    from wftop.core.procs import ProcFs
+    from wftop.core.resume.launcher import SubprocessLauncher
     argv, cwd, log, status = sys.argv[1:2], Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4])
     launch = SubprocessLauncher(ProcFs()).launch(argv, cwd=cwd, log_path=log, status_path=status)
     print(launch.pid, flush=True)

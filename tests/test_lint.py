@@ -1,4 +1,5 @@
-"""The suite fails when lint or strict typing of ``core`` fails."""
+"""The house rules hold: ruff, the import contracts (layers, no circles), strict typing of
+every room (``tests/house.py`` runs the static tools over the installed package's view)."""
 
 from __future__ import annotations
 
@@ -6,20 +7,32 @@ import subprocess
 import sys
 from pathlib import Path
 
-TOP = Path(__file__).parent.parent
+import pytest
+
+from tests.house import TOP, lint_imports, make_view, mypy
 
 
-def run(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", *argv], cwd=TOP, capture_output=True, text=True, timeout=300
+@pytest.fixture(scope="module")
+def view(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_view(tmp_path_factory.mktemp("view"))
+
+
+def test_ruff_is_clean() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "."],
+        cwd=TOP,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
-
-
-def test_ruff_is_clean():
-    done = run("ruff", "check", ".")
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_core_passes_strict_mypy():
-    done = run("mypy")
-    assert done.returncode == 0, done.stdout + done.stderr
+def test_the_import_contracts_are_kept(view: Path) -> None:
+    done = lint_imports(view)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr
+
+
+def test_every_room_passes_strict_mypy(view: Path) -> None:
+    done = mypy(view)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr

@@ -2,7 +2,7 @@
 
 The writers (``bench/soak.py --writer``, the same code the 10-minute soak runs) append
 to 16 journals under copies of the real ``killed`` run folder, as fast as they can, one
-line in seven torn across two writes. The index (``core.index.LiveIndex``) runs in this
+line in seven torn across two writes. The index (``wftop.core.index.LiveIndex``) runs in this
 process; afterwards every line must be counted exactly once (the fold's started and
 result counts) and the index must equal a fresh cold scan, run by run, field by field.
 No change set along the way may show a count above what was written, or a count going
@@ -15,9 +15,9 @@ import asyncio
 import time
 
 from bench.soak import added_counts, base_counts, make_runs, writer_argv
-from core.changeset import ChangeSet
 from tests.corpus import copy_tree
 from tests.test_index import follow, rows
+from wftop.core.changeset import ChangeSet
 
 WRITERS = 16
 LINES = 10_000

@@ -13,7 +13,11 @@ from tests.corpus import copy_tree, only_journal, tree
 def wftop(*args, env=None):
     merged = {**os.environ, **(env or {})}
     return subprocess.run(
-        [sys.executable, "-m", "tui", *args], capture_output=True, text=True, env=merged, timeout=60
+        [sys.executable, "-m", "wftop.cli", *args],
+        capture_output=True,
+        text=True,
+        env=merged,
+        timeout=60,
     )
 
 

@@ -8,20 +8,20 @@ import tests.cliproc
 import tests.mockapi
 import tests.mockflow
 import tests.mockwire
-import tui.mockapi.cliproc
-import tui.mockapi.flow
-import tui.mockapi.server
-import tui.mockapi.wire
-from tui.mockapi import load_script
+import wftop.mockapi.cliproc
+import wftop.mockapi.flow
+import wftop.mockapi.server
+import wftop.mockapi.wire
+from wftop.mockapi import load_script
 
 TESTS = Path(__file__).parent
 
 
 def test_tests_modules_re_export_the_package() -> None:
-    assert tests.mockapi.MockAPI is tui.mockapi.server.MockAPI
-    assert tests.mockflow.decide is tui.mockapi.flow.decide
-    assert tests.mockwire.sse_events is tui.mockapi.wire.sse_events
-    assert tests.cliproc.CliProcess is tui.mockapi.cliproc.CliProcess
+    assert tests.mockapi.MockAPI is wftop.mockapi.server.MockAPI
+    assert tests.mockflow.decide is wftop.mockapi.flow.decide
+    assert tests.mockwire.sse_events is wftop.mockapi.wire.sse_events
+    assert tests.cliproc.CliProcess is wftop.mockapi.cliproc.CliProcess
 
 
 def test_the_shipped_demo_script_is_the_test_script() -> None:
@@ -29,7 +29,7 @@ def test_the_shipped_demo_script_is_the_test_script() -> None:
 
 
 def test_the_mock_listens_on_loopback_only() -> None:
-    with tui.mockapi.server.MockAPI() as mock:
+    with wftop.mockapi.server.MockAPI() as mock:
         assert mock.url.startswith("http://127.0.0.1:")
         assert mock._server is not None and mock._server.server_address[0] == "127.0.0.1"
 
@@ -37,8 +37,8 @@ def test_the_mock_listens_on_loopback_only() -> None:
 def test_the_cli_env_points_only_at_the_mock(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "sk-ant-real")
     monkeypatch.setenv("CLAUDE_CODE_USE_BEDROCK", "1")
-    home = tui.mockapi.cliproc.CliHome.create(tmp_path / "cli")
-    env = tui.mockapi.cliproc.cli_env(home, "http://127.0.0.1:9")
+    home = wftop.mockapi.cliproc.CliHome.create(tmp_path / "cli")
+    env = wftop.mockapi.cliproc.cli_env(home, "http://127.0.0.1:9")
     assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9"
     assert env["ANTHROPIC_API_KEY"] == "sk-dummy"
     assert "ANTHROPIC_AUTH_TOKEN" not in env and "CLAUDE_CODE_USE_BEDROCK" not in env

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.redact import Redactor, redact
+from wftop.core.redact import Redactor, redact
 
 SAMPLES = {
     "anthropic_key": "sk-ant-api03-AbCdEf0123456789xyz",

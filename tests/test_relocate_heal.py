@@ -6,8 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from core.journal import CallState
-from core.resume.relocate import fold_lines, heal_plan, healed_fold, relocate_journal
 from tests.corpus import copy_tree, only_journal
 from tests.relocate_kit import (
     NEW_SID,
@@ -21,6 +19,8 @@ from tests.relocate_kit import (
     started,
     states,
 )
+from wftop.core.journal import CallState
+from wftop.core.resume.relocate import fold_lines, heal_plan, healed_fold, relocate_journal
 
 
 @pytest.fixture
@@ -194,9 +194,9 @@ def test_the_real_cli_resumes_a_relocated_copy(
 ):
     import uuid
 
-    from core.procs import ProcFs
-    from core.resume.launcher import SubprocessLauncher, build_argv, build_prompt
     from tests import realcli
+    from wftop.core.procs import ProcFs
+    from wftop.core.resume.launcher import SubprocessLauncher, build_argv, build_prompt
 
     script, agents, failing, env, live_plain, live_healed = SCENARIOS[scenario]
     env = {**env, "CLAUDE_CODE_MAX_RETRIES": "2"}
@@ -239,7 +239,7 @@ def test_the_real_cli_resumes_a_relocated_copy(
 
 
 def test_healed_fold_matches_what_the_copy_reads(tmp_path, target_session):
-    from core.jsonl import read_all
+    from wftop.core.jsonl import read_all
 
     for name in ("mid-failure", "fanout-failure", "mid-failure-resumed"):
         source = only_journal(copy_tree(name, tmp_path / name))

@@ -33,7 +33,7 @@ def wftop(
     env: dict[str, str], *args: str, timeout: float = 180.0
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tui", *args],
+        [sys.executable, "-m", "wftop.cli", *args],
         env=env,
         capture_output=True,
         text=True,
@@ -232,7 +232,7 @@ def test_deleted_session_transcript_moves_the_run_to_a_new_session(
 
 
 def test_live_owner_is_refused_and_nothing_is_launched(claude_bin, mock_api, cli_home, tmp_path):
-    from core.procs import ProcFs
+    from wftop.core.procs import ProcFs
 
     agents = six_agents(a5={"delay_s": [120.0, 0.1]})
     killed = damaged_run(claude_bin, mock_api, cli_home, "six.js", agents, kill=("a5", 1))

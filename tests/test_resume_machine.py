@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
-from core.resume.errors import AttemptsExhausted, IllegalTransition
-from core.resume.machine import (
+from wftop.core.resume.errors import AttemptsExhausted, IllegalTransition
+from wftop.core.resume.machine import (
     MAX_LAUNCH_ATTEMPTS,
     TERMINAL_STATES,
     TRANSITIONS,

@@ -17,7 +17,7 @@ def dry_run(root, run_id, *extra, env=None):
         [
             sys.executable,
             "-m",
-            "tui",
+            "wftop.cli",
             "resume",
             run_id,
             "--dry-run",

@@ -13,16 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from core.resume.errors import (
+from wftop.core.resume.errors import (
     IllegalTransition,
     InvalidIdentifier,
     ResumeBusy,
     ResumeError,
     ResumeInProgress,
 )
-from core.resume.machine import ResumeEvent, ResumeState
-from core.resume.records import TransitionDetails
-from core.resume.store import STATE_DIR_ENV, ResumeStore, state_dir
+from wftop.core.resume.machine import ResumeEvent, ResumeState
+from wftop.core.resume.records import TransitionDetails
+from wftop.core.resume.store import STATE_DIR_ENV, ResumeStore, state_dir
 
 E, S = ResumeEvent, ResumeState
 RUN = "wf_6838482f-c9a"
@@ -259,7 +259,7 @@ HOLD = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from core.resume.store import ResumeStore
+    from wftop.core.resume.store import ResumeStore
     store = ResumeStore(Path(sys.argv[1]), holder="wftop pid HOLDER")
     with store.lock(sys.argv[2]):
         print("held", flush=True)
@@ -290,9 +290,9 @@ RACE = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from core.resume.errors import IllegalTransition, ResumeBusy
-    from core.resume.machine import ResumeEvent
-    from core.resume.store import ResumeStore
+    from wftop.core.resume.errors import IllegalTransition, ResumeBusy
+    from wftop.core.resume.machine import ResumeEvent
+    from wftop.core.resume.store import ResumeStore
     store = ResumeStore(Path(sys.argv[1]))
     run, request, go = sys.argv[2], sys.argv[3], float(sys.argv[4])
     time.sleep(max(0.0, go - time.time()))

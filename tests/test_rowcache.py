@@ -12,12 +12,12 @@ from typing import Any
 
 import orjson
 
-from core.procs import FakeProcess, FakeProcessTable
-from core.redact import Redactor
-from core.rowcache import RowCache
-from core.scan import scan_rows
 from tests.corpus import CORPUS, copy_tree, only_journal
-from tui.commands.ls import json_item
+from wftop.cli.commands.ls import json_item
+from wftop.core.coldpass import scan_rows
+from wftop.core.procs import FakeProcess, FakeProcessTable
+from wftop.core.redact import Redactor
+from wftop.core.rowcache import RowCache
 
 NOW = 1_800_000_000.0
 
@@ -162,7 +162,7 @@ def test_ls_keeps_rows_in_the_cache_dir_and_no_cache_reads_everything(
 
     def ls(*extra: str, top: tuple[str, ...] = ()) -> str:
         done = subprocess.run(
-            [sys.executable, "-m", "tui", *top, "ls", "--no-default-root", *roots, *extra],
+            [sys.executable, "-m", "wftop.cli", *top, "ls", "--no-default-root", *roots, *extra],
             capture_output=True,
             text=True,
             env=env,

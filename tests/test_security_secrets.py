@@ -1,6 +1,6 @@
 """Secrets never reach an output unmasked.
 
-A private copy of the real ``killed`` tree gets every secret shape ``core.redact``
+A private copy of the real ``killed`` tree gets every secret shape ``wftop.core.redact``
 knows (an Anthropic key, a GitHub token and fine-grained PAT, an AWS access key id, a
 Slack token, a bearer token) in every place a user's text can be: call labels, results,
 agent prompts and transcripts, the session transcript, the agent metadata and the
@@ -30,10 +30,10 @@ from pathlib import Path
 
 import pytest
 
-from core.procs import FakeProcessTable
-from core.redact import PATTERNS
 from tests.corpus import copy_tree
 from tests.faults_kit import FAKE_CLAUDE, TIMEOUT, World, read_lines, wftop
+from wftop.core.procs import FakeProcessTable
+from wftop.core.redact import PATTERNS
 
 RUN = "wf_c4e8dc39-03f"
 SESSION = "e5c99c64-96da-45a1-841d-2b381f965487"
@@ -146,7 +146,7 @@ def test_cli_outputs_mask_every_secret(secret_root, tmp_path, argv):
 
 
 def test_ls_watch_json_masks_every_secret(secret_root, tmp_path):
-    argv = [sys.executable, "-m", "tui", "ls", "--watch", "--json"]
+    argv = [sys.executable, "-m", "wftop.cli", "ls", "--watch", "--json"]
     argv += ["--no-default-root", "--root", str(secret_root)]
     process = subprocess.Popen(
         argv,
@@ -241,13 +241,13 @@ async def wait_for(pilot, predicate) -> None:  # type: ignore[no-untyped-def]
 
 async def test_tui_screens_mask_every_secret(secret_root, tui_home):
     from tests.tui_kit import settle
-    from tui.config import Config
-    from tui.main import make_app
-    from tui.screens.agent import AgentScreen
-    from tui.screens.journal import JournalScreen
-    from tui.screens.plan import ResumePlanScreen
-    from tui.screens.run import RunScreen
-    from tui.widgets.call_table import CallTable
+    from wftop.tui.config import Config
+    from wftop.tui.screens.agent import AgentScreen
+    from wftop.tui.screens.journal import JournalScreen
+    from wftop.tui.screens.plan import ResumePlanScreen
+    from wftop.tui.screens.run import RunScreen
+    from wftop.tui.start import make_app
+    from wftop.tui.widgets.call_table import CallTable
 
     app = make_app(
         [str(secret_root)], config=Config(bell=False), processes=FakeProcessTable(), live=False

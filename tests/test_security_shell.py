@@ -3,8 +3,8 @@
 The first test reads the source of ``core/`` and ``tui/`` (the AST, not a grep) for
 every way to reach a shell. The others feed run ids, session ids, script paths and
 labels holding quotes, ``$()``, backticks, ``;``, newlines, a leading ``-`` and ``..``
-segments to the validators (``core.resume.ids``), the prompt and argv builders
-(``core.resume.command``) and ``wftop resume --dry-run --json`` on a copied tree whose
+segments to the validators (``wftop.core.resume.ids``), the prompt and argv builders
+(``wftop.core.resume.command``) and ``wftop resume --dry-run --json`` on a copied tree whose
 names were rewritten, and check that each is refused with a message naming what was
 wrong, or ends up inside exactly one argv element (the prompt, JSON-quoted) and nowhere
 else.
@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from core.resume.command import Strategy, build_argv, build_fresh_prompt, build_prompt
-from core.resume.errors import InvalidIdentifier
-from core.resume.ids import validate_agent_id, validate_run_id, validate_session_id
 from tests.corpus import copy_tree, only_journal
 from tests.faults_kit import TIMEOUT, wftop
+from wftop.core.resume.command import Strategy, build_argv, build_fresh_prompt, build_prompt
+from wftop.core.resume.errors import InvalidIdentifier
+from wftop.core.resume.ids import validate_agent_id, validate_run_id, validate_session_id
 
 TOP = Path(__file__).resolve().parent.parent
 RUN = "wf_c4e8dc39-03f"
@@ -39,7 +39,7 @@ SUBPROCESS_CALLS = {"run", "Popen", "call", "check_call", "check_output"}
 
 
 def python_files() -> list[Path]:
-    return sorted(p for top in ("core", "tui") for p in (TOP / top).rglob("*.py"))
+    return sorted(p for top in ("core", "tui", "cli", "mockapi") for p in (TOP / top).rglob("*.py"))
 
 
 def shell_uses(tree: ast.AST) -> list[str]:
@@ -190,7 +190,7 @@ def test_a_prompt_starting_with_a_dash_stays_the_prompt():
 
 def resume_dry_run(root: Path, run_id: str) -> subprocess.CompletedProcess[str]:
     """``wftop resume --dry-run --json`` with the run id after ``--`` (it may start with -)."""
-    argv = [sys.executable, "-m", "tui", "resume", "--dry-run", "--json"]
+    argv = [sys.executable, "-m", "wftop.cli", "resume", "--dry-run", "--json"]
     argv += ["--no-default-root", "--root", str(root), "--", run_id]
     return subprocess.run(argv, cwd=TOP, capture_output=True, text=True, timeout=TIMEOUT)
 

@@ -18,8 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from core.procs import FakeProcessTable
 from tests.faults_kit import RUN, SESSION, TIMEOUT, World
+from wftop.core.procs import FakeProcessTable
 
 TOP = Path(__file__).resolve().parent.parent
 Record = dict[str, tuple[str, int, int, int]]
@@ -46,7 +46,15 @@ def record(top: Path) -> Record:
 def run_wftop(
     world: World, *args: str, umask: int | None = None
 ) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-m", "tui", *args, "--no-default-root", "--root", str(world.root)]
+    argv = [
+        sys.executable,
+        "-m",
+        "wftop.cli",
+        *args,
+        "--no-default-root",
+        "--root",
+        str(world.root),
+    ]
     return subprocess.run(
         argv,
         cwd=TOP,
@@ -126,14 +134,14 @@ async def test_reading_commands_and_a_tui_session_write_nothing_under_the_config
 async def tui_session(root: Path) -> None:
     from tests.test_security_secrets import wait_for
     from tests.tui_kit import settle
-    from tui.config import Config
-    from tui.main import make_app
-    from tui.screens.agent import AgentScreen
-    from tui.screens.journal import JournalScreen
-    from tui.screens.plan import ResumePlanScreen
-    from tui.screens.run import RunScreen
-    from tui.screens.runs import RunsScreen
-    from tui.widgets.call_table import CallTable
+    from wftop.tui.config import Config
+    from wftop.tui.screens.agent import AgentScreen
+    from wftop.tui.screens.journal import JournalScreen
+    from wftop.tui.screens.plan import ResumePlanScreen
+    from wftop.tui.screens.run import RunScreen
+    from wftop.tui.screens.runs import RunsScreen
+    from wftop.tui.start import make_app
+    from wftop.tui.widgets.call_table import CallTable
 
     app = make_app(
         [str(root)], config=Config(bell=False), processes=FakeProcessTable(), poll_interval=3600

@@ -11,14 +11,18 @@ from pathlib import Path
 
 import pytest
 
-DEMO = Path(__file__).parent.parent / "tui" / "demo"
+DEMO = Path(__file__).parent.parent / "mockapi" / "bundled"
 
 
 def wftop(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if k != "WFTOP_READ_ONLY"}
     full.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "tui", *args], capture_output=True, text=True, timeout=60, env=full
+        [sys.executable, "-m", "wftop.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=full,
     )
 
 
@@ -66,8 +70,11 @@ def test_status_cache_of_ended_runs_follows_the_files(tmp_path, cache):
 
 @pytest.mark.parametrize(
     "args",
-    [("--read-only", "resume", "wf_abcdef1"), ("resume", "wf_abcdef1", "--read-only"),
-     ("--read-only", "drill")],
+    [
+        ("--read-only", "resume", "wf_abcdef1"),
+        ("resume", "wf_abcdef1", "--read-only"),
+        ("--read-only", "drill"),
+    ],
 )
 def test_read_only_refuses_what_launches(args):
     done = wftop(*args)

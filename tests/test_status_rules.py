@@ -6,10 +6,10 @@ import json
 import os
 import shutil
 
-from core.procs import FakeProcess, FakeProcessTable
-from core.scan import scan_roots
-from core.sessions import Liveness, local_pid_domain
 from tests.corpus import copy_tree, only_journal
+from wftop.core.coldpass import scan_roots
+from wftop.core.procs import FakeProcess, FakeProcessTable
+from wftop.core.sessions import Liveness, local_pid_domain
 
 SESSION = "e5c99c64-96da-45a1-841d-2b381f965487"
 

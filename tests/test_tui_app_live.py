@@ -7,13 +7,13 @@ import dataclasses
 import orjson
 import pytest
 
-from core.model import Status
 from tests.conftest import TUI_NOW
 from tests.tui_kit import SIZE, build, ident_of, settle, table
-from tui.config import Config
-from tui.main import make_app
-from tui.screens.agent import AgentScreen
-from tui.source import ChangeSet
+from wftop.core.model import Status
+from wftop.tui.config import Config
+from wftop.tui.screens.agent import AgentScreen
+from wftop.tui.source import ChangeSet
+from wftop.tui.start import make_app
 
 
 async def test_live_change_updates_the_row_in_place_and_keeps_the_cursor(tui_root, tui_processes):
@@ -129,7 +129,7 @@ async def test_a_line_appended_on_disk_updates_its_row_in_place(tui_root, tui_pr
     ],
 )
 def test_which_changes_raise_an_alert(before, after, severity, words):
-    from tui.app import alert_for
+    from wftop.tui.app import alert_for
 
     run = _one_run("killed")
     alert = alert_for(
@@ -142,9 +142,9 @@ def test_which_changes_raise_an_alert(before, after, severity, words):
 
 
 def _one_run(name: str):  # type: ignore[no-untyped-def]
-    from core.procs import FakeProcessTable
-    from core.scan import scan_roots
     from tests.corpus import tree
+    from wftop.core.coldpass import scan_roots
+    from wftop.core.procs import FakeProcessTable
 
     (run,) = scan_roots([str(tree(name))], processes=FakeProcessTable()).runs
     return run

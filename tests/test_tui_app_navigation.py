@@ -5,15 +5,15 @@ from __future__ import annotations
 import pytest
 
 from tests.tui_kit import SIZE, build, ident_of, settle, table
-from tui.config import Config
-from tui.screens.agent import AgentScreen
-from tui.screens.copy import CopyScreen
-from tui.screens.help import HelpScreen
-from tui.screens.journal import JournalScreen
-from tui.screens.plan import ResumePlanScreen
-from tui.screens.run import RunScreen
-from tui.screens.runs import RunsScreen
-from tui.widgets.call_table import CallTable
+from wftop.tui.config import Config
+from wftop.tui.screens.agent import AgentScreen
+from wftop.tui.screens.copy import CopyScreen
+from wftop.tui.screens.help import HelpScreen
+from wftop.tui.screens.journal import JournalScreen
+from wftop.tui.screens.plan import ResumePlanScreen
+from wftop.tui.screens.run import RunScreen
+from wftop.tui.screens.runs import RunsScreen
+from wftop.tui.widgets.call_table import CallTable
 
 
 async def test_home_lists_every_run_with_counts(tui_root, tui_processes):
@@ -139,11 +139,11 @@ async def test_keys_table_remaps_by_binding_id(tui_root, tui_processes):
 
 @pytest.mark.parametrize("argv", [[], ["--read-only", "--no-mouse"]])
 def test_wftop_without_a_command_opens_the_tui(monkeypatch, argv):
-    import tui.main
-    from tui.cli import main
+    import wftop.cli.main
+    from wftop.cli.main import main
 
     seen = []
-    monkeypatch.setattr(tui.main, "run_tui", lambda args: seen.append(args) or 0)
+    monkeypatch.setattr(wftop.cli.main, "run_tui", lambda args: seen.append(args) or 0)
     assert main(argv) == 0
     assert seen and seen[0].command is None
 
@@ -174,7 +174,7 @@ def test_no_color_is_honoured(monkeypatch, tui_root, tui_processes):
 
 
 def test_a_bad_config_stops_wftop_with_one_line(tmp_path, monkeypatch, capsys):
-    from tui.cli import main
+    from wftop.cli.main import main
 
     config = tmp_path / "config.toml"
     config.write_text('[keys]\nresume = "y"\n')
@@ -185,8 +185,8 @@ def test_a_bad_config_stops_wftop_with_one_line(tmp_path, monkeypatch, capsys):
 
 
 def test_no_mouse_and_read_only_reach_the_app(tmp_path, monkeypatch, tui_root):
-    import tui.app
-    from tui.cli import main
+    import wftop.tui.app
+    from wftop.cli.main import main
 
     monkeypatch.setenv("WFTOP_CONFIG", str(tmp_path / "none.toml"))
     seen = {}
@@ -194,7 +194,7 @@ def test_no_mouse_and_read_only_reach_the_app(tmp_path, monkeypatch, tui_root):
     def fake_run(self, **kwargs):  # type: ignore[no-untyped-def]
         seen.update(kwargs, read_only=self.read_only)
 
-    monkeypatch.setattr(tui.app.WftopApp, "run", fake_run)
+    monkeypatch.setattr(wftop.tui.app.WftopApp, "run", fake_run)
     argv = ["--no-default-root", "--root", str(tui_root), "--no-mouse", "--read-only"]
     assert main(argv) == 0
     assert seen == {"mouse": False, "read_only": True}

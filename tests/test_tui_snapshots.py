@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TUI_NOW
-from tui.config import Config
-from tui.main import make_app
-from tui.screens.agent import AgentScreen
+from wftop.tui.config import Config
+from wftop.tui.screens.agent import AgentScreen
+from wftop.tui.start import make_app
 
 SIZE = (100, 30)
 NARROW = (60, 20)

@@ -6,16 +6,22 @@ from pathlib import Path
 
 import pytest
 
-from core.procs import FakeProcessTable
-from core.redact import Redactor
-from core.scan import scan_roots
 from tests.corpus import tree
-from tui.calls import call_rows, parity_lines
-from tui.config import ConfigError, check_keymap, config_path, load_config, parse_config
-from tui.format import CallTally, age, counts_line, parity_text, tally
-from tui.runlist import RunListView
-from tui.screens.journal import journal_lines
-from tui.transcript import KIND_API_ERROR, KIND_PROMPT, KIND_STRUCTURED, conversation, strip_framing
+from wftop.core.coldpass import scan_roots
+from wftop.core.procs import FakeProcessTable
+from wftop.core.redact import Redactor
+from wftop.tui.calls import call_rows, parity_lines
+from wftop.tui.config import ConfigError, check_keymap, config_path, load_config, parse_config
+from wftop.tui.conversation import (
+    KIND_API_ERROR,
+    KIND_PROMPT,
+    KIND_STRUCTURED,
+    conversation,
+    strip_framing,
+)
+from wftop.tui.format import CallTally, age, counts_line, parity_text, tally
+from wftop.tui.runlist import RunListView
+from wftop.tui.screens.journal import journal_lines
 
 FRAMED = (
     "[Workflow harness — computed task] The task text below was computed at runtime by a "
@@ -200,7 +206,7 @@ def test_journal_lines_keep_long_lines_short_and_flag_a_torn_tail(tmp_path: Path
 
 
 def test_transcripts_are_read_in_bounded_pieces_and_long_lines_still_end(tmp_path: Path):
-    from tui.screens.agent import ChunkedTail
+    from wftop.tui.screens.agent import ChunkedTail
 
     path = tmp_path / "agent-a1.jsonl"
     short = b'{"type":"assistant","message":{"content":[]}}\n'

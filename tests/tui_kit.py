@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.model import Status
 from tests.conftest import TUI_NOW
-from tui.app import WftopApp
-from tui.config import Config
-from tui.main import make_app
-from tui.widgets.run_table import RunTable
+from wftop.core.model import Status
+from wftop.tui.app import WftopApp
+from wftop.tui.config import Config
+from wftop.tui.start import make_app
+from wftop.tui.widgets.run_table import RunTable
 
 SIZE = (100, 30)
 

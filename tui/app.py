@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import on, work
@@ -25,12 +26,15 @@ from textual.screen import Screen
 from textual.signal import Signal
 from textual.worker import Worker, WorkerState
 
-from core.model import Run, Status
-from tui.config import Config
-from tui.format import status_label
-from tui.keys import APP_IDS, KEYS, binding
-from tui.source import ChangeSet, RunIndex, preview_runs
-from tui.styles import Palette
+from wftop.core.model import Run, Status
+from wftop.tui.config import Config
+from wftop.tui.format import status_label
+from wftop.tui.keys import APP_IDS, KEYS, binding
+from wftop.tui.source import ChangeSet, RunIndex, preview_runs
+from wftop.tui.styles import Palette
+
+CSS_FILE = Path(__file__).with_name("app.tcss")
+"""The app's stylesheet (package data beside this module)."""
 
 LIVE = frozenset({Status.RUNNING, Status.STALLED})
 
@@ -98,7 +102,7 @@ def alert_for(before: Run, after: Run) -> Alert | None:
 class WftopApp(App[int]):
     """Every Workflow run on this machine, live."""
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH = str(CSS_FILE)
     TITLE = "wftop"
     BINDINGS: ClassVar[list[BindingType]] = [binding(binding_id) for binding_id in APP_IDS]
 
@@ -113,7 +117,7 @@ class WftopApp(App[int]):
         preview: bool | Future[ChangeSet] = True,
     ) -> None:
         """Args:
-        index: the run index (``core.index.LiveIndex`` or `tui.source.PollingIndex`).
+        index: the run index (``wftop.core.index.LiveIndex`` or `wftop.tui.source.PollingIndex`).
         config: settings from the config file.
         now: the clock; tests pass a fixed one.
         live: follow the index after the cold start (off in snapshot tests).
@@ -157,7 +161,7 @@ class WftopApp(App[int]):
         self.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
         if self.config.keys:
             self.set_keymap(dict(self.config.keys))
-        from tui.screens.runs import RunsScreen
+        from wftop.tui.screens.runs import RunsScreen
 
         self.push_screen(RunsScreen())
         self._set_terminal_title("wftop")
@@ -278,7 +282,7 @@ class WftopApp(App[int]):
 
     def run_screen(self, ident: str) -> Screen[None]:
         """The run screen, made once and reused (mounting a screen costs more than a key)."""
-        from tui.screens.run import RunScreen
+        from wftop.tui.screens.run import RunScreen
 
         if not self.is_screen_installed("run"):
             self.install_screen(RunScreen(ident), "run")
@@ -288,7 +292,7 @@ class WftopApp(App[int]):
         return screen
 
     def action_help(self) -> None:
-        from tui.screens.help import HelpScreen
+        from wftop.tui.screens.help import HelpScreen
 
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
@@ -297,7 +301,7 @@ class WftopApp(App[int]):
 
     def action_sessions(self) -> None:
         """``S``: recent sessions, their dead workers and why they stopped."""
-        from tui.screens.sessions import SessionsScreen
+        from wftop.tui.screens.sessions import SessionsScreen
 
         if isinstance(self.screen, SessionsScreen):
             self.pop_screen()

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 import orjson
 
-from core.journal import Call, CallState
-from core.model import Run, Status
-from core.redact import redact
-from core.snapshot import AgentRow
-from tui.format import one_line
+from wftop.core.journal import Call, CallState
+from wftop.core.model import Run, Status
+from wftop.core.redact import redact
+from wftop.core.snapshot import AgentRow
+from wftop.tui.format import one_line
 
 STATE_GLYPHS = {
     "done": "✔",
@@ -83,7 +83,7 @@ def call_state(run: Run, call: Call, row: AgentRow | None) -> str:
 def call_rows(run: Run) -> list[PhaseRow | CallRow]:
     """Phase headers, then each call, then its earlier attempts, in journal order.
 
-    Labels, phase titles and previews are masked (`core.redact`) before they are cut.
+    Labels, phase titles and previews are masked (`wftop.core.redact`) before they are cut.
     """
     by_agent = {row.agent_id: row for row in run.snapshot.rows} if run.snapshot else {}
     calls = run.fold.ordered_calls()

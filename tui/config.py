@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.model import DEFAULT_STALL_WINDOW
-from tui.keys import KEYS, key_list
+from wftop.core.model import DEFAULT_STALL_WINDOW
+from wftop.tui.keys import KEYS, key_list
 
 ENV_VAR = "WFTOP_CONFIG"
 

@@ -14,8 +14,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from core.journal import CallState
-from core.model import Run, Status
+from wftop.core.journal import CallState
+from wftop.core.model import Run, Status
 
 STATUS_ICONS: dict[str, str] = {
     "running": "▶",

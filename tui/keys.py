@@ -2,7 +2,7 @@
 
 A binding id never changes once released: the ``[keys]`` table of the config file
 maps ids to keys. Screens build their ``BINDINGS`` from this table with `binding`,
-the help screen lists it, and `tui.config` checks a remap against it for
+the help screen lists it, and `wftop.tui.config` checks a remap against it for
 conflicts. No Textual import at module level, so the config can be checked
 before the app starts.
 """

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from core.model import Run, Status
-from tui.format import ATTENTION_ORDER
+from wftop.core.model import Run, Status
+from wftop.tui.format import ATTENTION_ORDER
 
 SORTS = ("activity", "status", "name", "project")
 GROUPS = ("none", "status", "project")

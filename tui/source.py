@@ -1,8 +1,8 @@
 """Where the app gets its runs: the live index, or a rescan every few seconds.
 
-`open_index` returns ``core.index.LiveIndex`` when that module is present, else
+`open_index` returns ``wftop.core.index.LiveIndex`` when that module is present, else
 `PollingIndex`, which has the same surface (``cold_start``, ``changes``,
-``runs``, ``get``) and rescans with ``core.scan.scan_roots``. The app only ever
+``runs``, ``get``) and rescans with ``wftop.core.coldpass.scan_roots``. The app only ever
 talks to that surface, so either works unchanged.
 """
 
@@ -16,15 +16,15 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from core.discovery import RunFolder, find_run_folders, session_run_folders
-from core.model import DEFAULT_STALL_WINDOW, Run
-from core.procs import ProcessTable, ProcFs
-from core.reader import RunReader
-from core.scan import SessionFacts, find_superseded, newest_first
-from core.sessions import Liveness, Owner, local_pid_domain, owners_by_session
+from wftop.core.coldpass import SessionFacts, find_superseded, newest_first
+from wftop.core.discovery import RunFolder, find_run_folders, session_run_folders
+from wftop.core.model import DEFAULT_STALL_WINDOW, Run
+from wftop.core.procs import ProcessTable, ProcFs
+from wftop.core.reader import RunReader
+from wftop.core.sessions import Liveness, Owner, local_pid_domain, owners_by_session
 
 try:  # the live index's change sets are in core/changeset.py; without it this stands in
-    from core.changeset import ChangeSet as ChangeSet
+    from wftop.core.changeset import ChangeSet as ChangeSet
 except ImportError:  # pragma: no cover - depends on which modules exist
 
     @dataclass(frozen=True)
@@ -39,7 +39,7 @@ except ImportError:  # pragma: no cover - depends on which modules exist
 
 
 class RunIndex(Protocol):
-    """The surface of ``core.index.LiveIndex`` the app uses."""
+    """The surface of ``wftop.core.index.LiveIndex`` the app uses."""
 
     def cold_start(self, progress: Callable[[int], None] | None = None) -> Any: ...
 
@@ -88,7 +88,7 @@ def scan_in_batches(
     first: int = FIRST_BATCH,
     batch: int = BATCH,
 ) -> Iterator[list[Run]]:
-    """``core.scan.scan_roots``, newest journals first, in batches.
+    """``wftop.core.coldpass.scan_roots``, newest journals first, in batches.
 
     The same steps as the cold scan (folders, owners, superseded runs, one
     `RunReader` per folder), but the folders are ordered by journal time and the
@@ -294,9 +294,9 @@ def open_index(
     stall_window: float = DEFAULT_STALL_WINDOW,
     poll_interval: float = 2.0,
 ) -> RunIndex:
-    """The live index when ``core.index`` exists, else the polling stand-in."""
+    """The live index when ``wftop.core.index`` exists, else the polling stand-in."""
     try:
-        from core.index import LiveIndex
+        from wftop.core.index import LiveIndex
     except ImportError:
         return PollingIndex(
             roots, processes=processes, now=now, stall_window=stall_window, interval=poll_interval

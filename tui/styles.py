@@ -1,7 +1,7 @@
 """Rich styles for table cells and log lines, taken from the current Textual theme.
 
 Cells and log lines are Rich `Text`, which cannot name theme variables, so the
-style names used by `tui.format` (``status-dead``, ``parity-done`` …) are turned
+style names used by `wftop.tui.format` (``status-dead``, ``parity-done`` …) are turned
 into Rich styles from the app's CSS variables. Colour only repeats what the
 glyph and word already say; ``NO_COLOR`` is honoured by Textual's own filter.
 """

@@ -7,17 +7,17 @@ evidence line, and, for workflow runs, what can be salvaged and how often calls
 never came back. Nothing here imports a user interface.
 """
 
-from core.forensics.causes import CLEARS, PRIORITY, SIGNATURES, Cause, Signature, Verdict
-from core.forensics.index import (
+from wftop.core.forensics.causes import CLEARS, PRIORITY, SIGNATURES, Cause, Signature, Verdict
+from wftop.core.forensics.receipts import Completion, Launch, WorkerKind
+from wftop.core.forensics.report import SessionReport, build_report
+from wftop.core.forensics.sessionlist import (
     SessionFile,
     SessionNotFound,
     find_session,
     list_sessions,
     pick_session,
 )
-from core.forensics.receipts import Completion, Launch, WorkerKind
-from core.forensics.report import SessionReport, build_report
-from core.forensics.workers import Action, DeadWorker, Digest, WorkerLiveness
+from wftop.core.forensics.workers import Action, DeadWorker, Digest, WorkerLiveness
 
 __all__ = [
     "CLEARS",

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from core.forensics.limits import EVIDENCE_CHARS, cut
-from core.forensics.transcript import INTERRUPT_MARKER, ErrorEvent, TranscriptFacts
+from wftop.core.forensics.limits import EVIDENCE_CHARS, cut
+from wftop.core.forensics.session_transcript import INTERRUPT_MARKER, ErrorEvent, TranscriptFacts
 
 
 class Cause(StrEnum):

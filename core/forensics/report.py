@@ -6,15 +6,15 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.forensics.causes import Verdict, session_verdict
-from core.forensics.limits import TAIL_RECORDS
-from core.forensics.receipts import Completion, Launch
-from core.forensics.transcript import ErrorEvent, read_transcript, read_worker_events
-from core.forensics.workers import DeadWorker, examine
-from core.jsonl import Problem
-from core.model import iso_utc
-from core.procs import ProcessTable, ProcFs
-from core.sessions import Liveness, Owner, local_pid_domain, owners_by_session
+from wftop.core.forensics.causes import Verdict, session_verdict
+from wftop.core.forensics.limits import TAIL_RECORDS
+from wftop.core.forensics.receipts import Completion, Launch
+from wftop.core.forensics.session_transcript import ErrorEvent, read_transcript, read_worker_events
+from wftop.core.forensics.workers import DeadWorker, examine
+from wftop.core.jsonl import Problem
+from wftop.core.model import iso_utc
+from wftop.core.procs import ProcessTable, ProcFs
+from wftop.core.sessions import Liveness, Owner, local_pid_domain, owners_by_session
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,11 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.discovery import RunFolder, find_run_folders
-from core.forensics.limits import LAST_TEXT_CHARS, MAX_WORKER_TRANSCRIPT_BYTES
-from core.journal import CallState, JournalFold
-from core.jsonl import Problem, read_all
-from core.snapshot import read_snapshot
+from wftop.core.discovery import RunFolder, find_run_folders
+from wftop.core.forensics.limits import LAST_TEXT_CHARS, MAX_WORKER_TRANSCRIPT_BYTES
+from wftop.core.journal import CallState, JournalFold
+from wftop.core.jsonl import Problem, read_all
+from wftop.core.snapshot import read_snapshot
 
 
 class RunNotFound(Exception):

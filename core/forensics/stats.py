@@ -8,12 +8,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.forensics.report import build_report
-from core.journal import CallState
-from core.jsonl import Problem, read_all
-from core.model import Run
-from core.procs import ProcessTable, ProcFs
-from core.scan import scan_roots
+from wftop.core.coldpass import scan_roots
+from wftop.core.forensics.report import build_report
+from wftop.core.journal import CallState
+from wftop.core.jsonl import Problem, read_all
+from wftop.core.model import Run
+from wftop.core.procs import ProcessTable, ProcFs
 
 
 @dataclass(frozen=True)

@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from core.forensics.limits import MAX_WORKER_TRANSCRIPT_BYTES, MIN_COMMAND_MATCH_CHARS
-from core.forensics.limits import OUTPUT_GROWTH_GRACE_S as GRACE
-from core.forensics.receipts import Launch, WorkerKind
-from core.journal import CallState, JournalFold
-from core.jsonl import read_all
-from core.procs import ProcessTable
-from core.sessions import Liveness, Owner
-from core.snapshot import read_snapshot, snapshot_is_current
+from wftop.core.forensics.limits import MAX_WORKER_TRANSCRIPT_BYTES, MIN_COMMAND_MATCH_CHARS
+from wftop.core.forensics.limits import OUTPUT_GROWTH_GRACE_S as GRACE
+from wftop.core.forensics.receipts import Launch, WorkerKind
+from wftop.core.journal import CallState, JournalFold
+from wftop.core.jsonl import read_all
+from wftop.core.procs import ProcessTable
+from wftop.core.sessions import Liveness, Owner
+from wftop.core.snapshot import read_snapshot, snapshot_is_current
 
 
 class WorkerLiveness(StrEnum):

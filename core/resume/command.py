@@ -1,7 +1,7 @@
 """The resume command: the prompt and the argv of each strategy. Pure; no processes.
 
 Nothing here uses a shell: the command is an argv list, and every value taken from
-disk is validated (`core.resume.ids`) or passed as one inert argv element. The prompt
+disk is validated (`wftop.core.resume.ids`) or passed as one inert argv element. The prompt
 is put after ``--``, which the CLI (2.1.332, checked) accepts as the end of its
 options, so neither a prompt starting with ``-`` nor a variadic extra flag
 (``--add-dir a b``, which would otherwise swallow the prompt) can change its meaning.
@@ -16,8 +16,8 @@ from typing import Any, Final
 
 import orjson
 
-from core.resume.errors import InvalidIdentifier
-from core.resume.ids import validate_run_id, validate_session_id
+from wftop.core.resume.errors import InvalidIdentifier
+from wftop.core.resume.ids import validate_run_id, validate_session_id
 
 CONFLICTING_FLAGS: Final = frozenset(
     {

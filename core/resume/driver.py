@@ -13,19 +13,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.forecast import Fate
-from core.journal import JournalFold
-from core.jsonl import JsonlTail
-from core.plan import Plan
-from core.procs import ProcessTable
-from core.resume.errors import LaunchError, RelocationError
-from core.resume.launcher import Launch, Launcher, Strategy, build_argv
-from core.resume.machine import ACTIVE_STATES, ResumeEvent, ResumeState
-from core.resume.records import RequestStatus, TransitionDetails
-from core.resume.relocate import relocate_journal
-from core.resume.store import ResumeStore, RunLock
-from core.resume.watch import JournalWatch, Progress, StreamWatch, newest_journal
-from core.snapshot import read_snapshot, snapshot_is_current
+from wftop.core.forecast import Fate
+from wftop.core.journal import JournalFold
+from wftop.core.jsonl import JsonlTail
+from wftop.core.plan import Plan
+from wftop.core.procs import ProcessTable
+from wftop.core.resume.errors import LaunchError, RelocationError
+from wftop.core.resume.launcher import Launch, Launcher, Strategy, build_argv
+from wftop.core.resume.machine import ACTIVE_STATES, ResumeEvent, ResumeState
+from wftop.core.resume.records import RequestStatus, TransitionDetails
+from wftop.core.resume.relocate import relocate_journal
+from wftop.core.resume.store import ResumeStore, RunLock
+from wftop.core.resume.tripwire import JournalWatch, Progress, StreamWatch, newest_journal
+from wftop.core.snapshot import read_snapshot, snapshot_is_current
 
 NO_CONVERSATION = "No conversation found with session ID"
 STARTED_MARKERS = ("Workflow launched in background", '"subtype":"task_started"')

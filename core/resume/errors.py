@@ -1,15 +1,15 @@
-"""Errors raised by ``core.resume``. One base class, one subclass per failure area."""
+"""Errors raised by ``wftop.core.resume``. One base class, one subclass per failure area."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from core.resume.records import RequestStatus
+    from wftop.core.resume.records import RequestStatus
 
 
 class ResumeError(Exception):
-    """Base class of every error raised by ``core.resume``."""
+    """Base class of every error raised by ``wftop.core.resume``."""
 
 
 class IllegalTransition(ResumeError, ValueError):

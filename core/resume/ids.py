@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from core.resume.errors import InvalidIdentifier
+from wftop.core.resume.errors import InvalidIdentifier
 
 SESSION_ID: Final = re.compile(
     r"[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", re.ASCII

@@ -1,14 +1,14 @@
 """The launch seam: the detached process, plus the command and identifier checks it uses.
 
-`build_prompt`, `build_argv` and `Strategy` live in ``core.resume.command`` and the
-identifier checks in ``core.resume.ids``; both are re-exported here. No shell is ever
+`build_prompt`, `build_argv` and `Strategy` live in ``wftop.core.resume.command`` and the
+identifier checks in ``wftop.core.resume.ids``; both are re-exported here. No shell is ever
 used: the command is an argv list.
 
 A launch starts ``core/resume/runner.py`` (by file path, with ``python -I``, so it
 runs from any cwd whether or not wftop is installed) in a new session; the runner
 starts the real command and writes the status file that lets a restarted wftop find
 the process again and read its exit code (`Launch.attach`). Liveness goes through the
-``core.procs.ProcessTable`` seam so tests can fake it.
+``wftop.core.procs.ProcessTable`` seam so tests can fake it.
 """
 
 from __future__ import annotations
@@ -25,16 +25,16 @@ from typing import Final, Literal, Protocol
 
 import orjson
 
-from core.procs import ProcessTable
-from core.resume.command import (
+from wftop.core.procs import ProcessTable
+from wftop.core.resume.command import (
     CONFLICTING_FLAGS,
     Strategy,
     build_argv,
     build_prompt,
     validate_script_path,
 )
-from core.resume.errors import LaunchError
-from core.resume.ids import validate_agent_id, validate_run_id, validate_session_id
+from wftop.core.resume.errors import LaunchError
+from wftop.core.resume.ids import validate_agent_id, validate_run_id, validate_session_id
 
 __all__ = [
     "CONFLICTING_FLAGS",
@@ -271,7 +271,7 @@ class Launcher(Protocol):
 
 
 class SubprocessLauncher:
-    """The real launcher: the only code in ``core.resume`` that starts processes.
+    """The real launcher: the only code in ``wftop.core.resume`` that starts processes.
 
     Args:
         table: Process table used to read the runner's start time.

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Final
 
-from core.resume.errors import ResumeBusy
+from wftop.core.resume.errors import ResumeBusy
 
 DIR_MODE: Final = 0o700
 FILE_MODE: Final = 0o600

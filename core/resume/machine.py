@@ -4,7 +4,7 @@ Theory of operation (h11's shape):
 
 * Rule 1: everything that decides which state a resume request moves to lives in
   this module. Callers never assign a state; they feed an event to `advance` and
-  persist what it returns (``core.resume.store`` does both).
+  persist what it returns (``wftop.core.resume.store`` does both).
 * Rule 2: transitions are data. `TRANSITIONS` maps ``(state, event)`` to the next
   state; a pair missing from it is illegal and raises `IllegalTransition`.
 * Rule 3: one guard complements the table. A request may launch at most
@@ -34,7 +34,7 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Final
 
-from core.resume.errors import AttemptsExhausted, IllegalTransition
+from wftop.core.resume.errors import AttemptsExhausted, IllegalTransition
 
 MAX_LAUNCH_ATTEMPTS: Final = 2
 """Launches allowed per user request (the first try plus one fallback)."""

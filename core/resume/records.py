@@ -3,7 +3,7 @@
 A `Transition` is one line of ``<state>/resume/<runId>.jsonl`` (``to_json`` writes it,
 ``from_record`` validates a parsed one), with the launch facts known at that point in
 its `TransitionDetails`. A `RequestStatus` is where one request stands, rebuilt from its
-transitions. ``core.resume.store`` reads and appends them. Nothing here imports UI code.
+transitions. ``wftop.core.resume.store`` reads and appends them. Nothing here imports UI code.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, Final
 
 import orjson
 
-from core.resume.machine import ACTIVE_STATES, ResumeEvent, ResumeState
+from wftop.core.resume.machine import ACTIVE_STATES, ResumeEvent, ResumeState
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,10 +49,10 @@ from typing import Any, Final, Literal
 
 import orjson
 
-from core.journal import Call, JournalFold
-from core.jsonl import read_all
-from core.resume.errors import RelocationConflict, RelocationError
-from core.resume.ids import validate_run_id, validate_session_id
+from wftop.core.journal import Call, JournalFold
+from wftop.core.jsonl import read_all
+from wftop.core.resume.errors import RelocationConflict, RelocationError
+from wftop.core.resume.ids import validate_run_id, validate_session_id
 
 LAUNCHED_PREFIX: Final = b'{"type":"launched"'
 """How a ``launched`` record starts; the CLI refuses a torn tail that may be one."""
@@ -182,7 +182,7 @@ def may_be_launched(fragment: bytes) -> bool:
 def fold_lines(path: Path) -> tuple[JournalFold, dict[int, dict[str, Any]]]:
     """Fold a journal as the CLI reads it; also return the parsed record of each line.
 
-    Lines ``core.jsonl`` cannot read are parsed again the CLI's way (invalid UTF-8 is
+    Lines ``wftop.core.jsonl`` cannot read are parsed again the CLI's way (invalid UTF-8 is
     replaced), and a torn last line that parses is a record too (the CLI splits on
     newlines and parses every piece), numbered as the line after the last full one.
     """

@@ -3,7 +3,7 @@
 Usage::
 
     python runner.py --status <file> --log <file> --cwd <dir> -- <argv...>
-    python -m core.resume.runner ...   (same, when the package is importable)
+    python -m wftop.core.resume.runner ...   (same, when the package is importable)
 
 It calls ``os.setsid()``, opens the log (created 0600, must not exist), starts
 ``argv`` in ``cwd`` in a process group of its own (so the whole tree can be signalled
@@ -41,7 +41,7 @@ def _now() -> str:
 
 
 def proc_start_time(pid: int) -> str | None:
-    """Field 22 of ``/proc/<pid>/stat`` (same rule as ``core.procs.ProcFs``)."""
+    """Field 22 of ``/proc/<pid>/stat`` (same rule as ``wftop.core.procs.ProcFs``)."""
     try:
         with open(f"/proc/{int(pid)}/stat", "rb") as handle:
             raw = handle.read()

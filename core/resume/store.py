@@ -8,9 +8,9 @@ Layout (dirs 0700, files 0600, created with those modes)::
 
 The log is the truth about a request: a wftop restarted mid-resume reads it back
 (`ResumeStore.latest`) to find the launched process again. Every transition goes
-through `core.resume.machine.advance` before it is appended, under the run's lock,
+through `wftop.core.resume.machine.advance` before it is appended, under the run's lock,
 so a request can never launch twice and a run never has two launched requests.
-Its lines are the records of `core.resume.records`. The env of launched processes is
+Its lines are the records of `wftop.core.resume.records`. The env of launched processes is
 never written here.
 """
 
@@ -26,12 +26,12 @@ from typing import Final
 
 import platformdirs
 
-from core.jsonl import Problem, read_all
-from core.resume.errors import ResumeError, ResumeInProgress
-from core.resume.ids import validate_run_id
-from core.resume.lock import DIR_MODE, FILE_MODE, RunLock, ensure_private_dir, open_private
-from core.resume.machine import ResumeEvent, ResumeState, advance, counts_as_launch
-from core.resume.records import RequestStatus, Transition, TransitionDetails
+from wftop.core.jsonl import Problem, read_all
+from wftop.core.resume.errors import ResumeError, ResumeInProgress
+from wftop.core.resume.ids import validate_run_id
+from wftop.core.resume.lock import DIR_MODE, FILE_MODE, RunLock, ensure_private_dir, open_private
+from wftop.core.resume.machine import ResumeEvent, ResumeState, advance, counts_as_launch
+from wftop.core.resume.records import RequestStatus, Transition, TransitionDetails
 
 __all__ = [
     "DIR_MODE",

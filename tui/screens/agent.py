@@ -20,13 +20,10 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import RichLog, Static
 
-from core.jsonl import Batch, JsonlTail
-from core.model import Run, Status
-from core.redact import Redactor
-from tui.format import display_path, size
-from tui.keys import LIST_WIDGET_IDS, binding, bindings_for
-from tui.styles import Palette
-from tui.transcript import (
+from wftop.core.jsonl import Batch, JsonlTail
+from wftop.core.model import Run, Status
+from wftop.core.redact import Redactor
+from wftop.tui.conversation import (
     KIND_API_ERROR,
     KIND_PROMPT,
     KIND_STRUCTURED,
@@ -37,10 +34,13 @@ from tui.transcript import (
     Item,
     conversation,
 )
-from tui.widgets.key_bar import KeyBar
+from wftop.tui.format import display_path, size
+from wftop.tui.keys import LIST_WIDGET_IDS, binding, bindings_for
+from wftop.tui.styles import Palette
+from wftop.tui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
-    from tui.app import WftopApp
+    from wftop.tui.app import WftopApp
 
 FOLLOW_INTERVAL = 1.0
 """Seconds between reads of a growing transcript."""
@@ -204,7 +204,7 @@ class AgentScreen(Screen[None]):
         self.query_one(ConversationLog).scroll_end(animate=False)
 
     def action_copy(self) -> None:
-        from tui.screens.copy import CopyScreen, run_choices
+        from wftop.tui.screens.copy import CopyScreen, run_choices
 
         self.app.push_screen(CopyScreen(run_choices(self.run, self.agent_id)))
 

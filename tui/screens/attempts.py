@@ -17,10 +17,10 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from core.forensics.masking import redaction_line
-from core.forensics.stats import compute_stats
-from core.procs import ProcessTable, ProcFs
-from core.redact import Redactor, redact_tree
+from wftop.core.forensics.masking import redaction_line
+from wftop.core.forensics.stats import compute_stats
+from wftop.core.procs import ProcessTable, ProcFs
+from wftop.core.redact import Redactor, redact_tree
 
 RETURNED, NOT_RETURNED = "●", "○"
 LABEL_WIDTH = 34

@@ -15,9 +15,9 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from core.model import Run
-from tui.format import display_path
-from tui.keys import binding
+from wftop.core.model import Run
+from wftop.tui.format import display_path
+from wftop.tui.keys import binding
 
 
 def resume_command(run: Run) -> str:
@@ -78,7 +78,7 @@ class CopyScreen(ModalScreen[None]):
     def chosen(self, event: OptionList.OptionSelected) -> None:
         label, value = self.choices[int(event.option_id or 0)]
         self.dismiss()
-        from tui.app import WftopApp
+        from wftop.tui.app import WftopApp
 
         if isinstance(self.app, WftopApp):
             self.app.copy_value(label, value)

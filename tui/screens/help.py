@@ -12,10 +12,10 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from tui.keys import KEYS, binding
+from wftop.tui.keys import KEYS, binding
 
 if TYPE_CHECKING:
-    from tui.app import WftopApp
+    from wftop.tui.app import WftopApp
 
 TITLES = {
     "runs": "Runs",

@@ -12,12 +12,12 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import RichLog, Static
 
-from core.model import Run
-from core.redact import Redactor
-from tui.format import display_path, size
-from tui.keys import LIST_WIDGET_IDS, binding, bindings_for
-from tui.styles import Palette
-from tui.widgets.key_bar import KeyBar
+from wftop.core.model import Run
+from wftop.core.redact import Redactor
+from wftop.tui.format import display_path, size
+from wftop.tui.keys import LIST_WIDGET_IDS, binding, bindings_for
+from wftop.tui.styles import Palette
+from wftop.tui.widgets.key_bar import KeyBar
 
 MAX_LINE_BYTES = 64 * 1024
 """Bytes of one journal line that are read and shown; the rest is counted."""
@@ -141,7 +141,7 @@ class JournalScreen(Screen[None]):
         self.query_one(JournalLog).scroll_end(animate=False)
 
     def action_copy(self) -> None:
-        from tui.screens.copy import CopyScreen, run_choices
+        from wftop.tui.screens.copy import CopyScreen, run_choices
 
         self.app.push_screen(CopyScreen(run_choices(self.run)))
 

@@ -19,24 +19,24 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from core.model import Run
-from core.plan import Plan, make_plan
-from core.procs import ProcFs
-from core.redact import redact
-from core.resume.driver import Attempt, ResumeDriver
-from core.resume.errors import ResumeError, ResumeInProgress
-from core.resume.launcher import Strategy, SubprocessLauncher
-from core.resume.machine import ResumeState
-from core.resume.store import ResumeStore
+from wftop.core.model import Run
+from wftop.core.plan import Plan, make_plan
+from wftop.core.procs import ProcFs
+from wftop.core.redact import redact
+from wftop.core.resume.driver import Attempt, ResumeDriver
+from wftop.core.resume.errors import ResumeError, ResumeInProgress
+from wftop.core.resume.launcher import Strategy, SubprocessLauncher
+from wftop.core.resume.machine import ResumeState
+from wftop.core.resume.store import ResumeStore
 
 if TYPE_CHECKING:
-    from tui.app import WftopApp
+    from wftop.tui.app import WftopApp
 
 STRATEGY_KEYS = {"1": Strategy.RESUME_OWNER, "2": Strategy.RELOCATE, "3": Strategy.SURGICAL}
 
 
 def _shown(text: str) -> str:
-    """Text from disk as markup: secrets masked (`core.redact`), then escaped."""
+    """Text from disk as markup: secrets masked (`wftop.core.redact`), then escaped."""
     return escape(redact(text))
 
 

@@ -12,19 +12,19 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import Static
 
-from core.launchinfo import LaunchInfo, find_launch
-from core.model import Run
-from core.redact import Redactor
-from tui.calls import CallRow, call_rows, parity_lines
-from tui.format import display_path, one_line, status_label
-from tui.keys import LIST_WIDGET_IDS, bindings_for
-from tui.source import ChangeSet
-from tui.widgets.call_table import CallTable
-from tui.widgets.key_bar import KeyBar
-from tui.widgets.table import FittedTable
+from wftop.core.launchinfo import LaunchInfo, find_launch
+from wftop.core.model import Run
+from wftop.core.redact import Redactor
+from wftop.tui.calls import CallRow, call_rows, parity_lines
+from wftop.tui.format import display_path, one_line, status_label
+from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
+from wftop.tui.source import ChangeSet
+from wftop.tui.widgets.call_table import CallTable
+from wftop.tui.widgets.key_bar import KeyBar
+from wftop.tui.widgets.table import FittedTable
 
 if TYPE_CHECKING:
-    from tui.app import WftopApp
+    from wftop.tui.app import WftopApp
 
 
 def owner_text(run: Run) -> str:
@@ -161,7 +161,7 @@ class RunScreen(Screen[None]):
         run, row = self.run, self.query_one(CallTable).cursor_item()
         if run is None or not isinstance(row, CallRow) or not row.agent_id:
             return
-        from tui.screens.agent import AgentScreen
+        from wftop.tui.screens.agent import AgentScreen
 
         self.app.push_screen(AgentScreen(run, row.agent_id, row.label))
 
@@ -170,25 +170,25 @@ class RunScreen(Screen[None]):
 
     def action_journal(self) -> None:
         if self.run is not None:
-            from tui.screens.journal import JournalScreen
+            from wftop.tui.screens.journal import JournalScreen
 
             self.app.push_screen(JournalScreen(self.run))
 
     def action_resume(self) -> None:
         if self.run is not None:
-            from tui.screens.plan import open_resume_plan
+            from wftop.tui.screens.plan import open_resume_plan
 
             open_resume_plan(self.wftop, self.run)
 
     def action_relaunch(self) -> None:
         if self.run is not None:
-            from tui.screens.plan import open_relaunch
+            from wftop.tui.screens.plan import open_relaunch
 
             open_relaunch(self.wftop, self.run)
 
     def action_copy(self) -> None:
         if self.run is not None:
-            from tui.screens.copy import CopyScreen, run_choices
+            from wftop.tui.screens.copy import CopyScreen, run_choices
 
             row = self.query_one(CallTable).cursor_item()
             agent = row.agent_id if isinstance(row, CallRow) else None

@@ -12,17 +12,17 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from core.model import Run
-from tui.format import counts_line, status_counts
-from tui.keys import LIST_WIDGET_IDS, bindings_for
-from tui.runlist import GROUPS, SORTS, STATUS_FILTERS, GroupRow, RunListView, cycle
-from tui.source import ChangeSet
-from tui.widgets.key_bar import KeyBar
-from tui.widgets.run_table import RunTable
-from tui.widgets.table import FittedTable
+from wftop.core.model import Run
+from wftop.tui.format import counts_line, status_counts
+from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
+from wftop.tui.runlist import GROUPS, SORTS, STATUS_FILTERS, GroupRow, RunListView, cycle
+from wftop.tui.source import ChangeSet
+from wftop.tui.widgets.key_bar import KeyBar
+from wftop.tui.widgets.run_table import RunTable
+from wftop.tui.widgets.table import FittedTable
 
 if TYPE_CHECKING:
-    from tui.app import WftopApp
+    from wftop.tui.app import WftopApp
 
 
 BIG_LIST = 1000
@@ -192,28 +192,28 @@ class RunsScreen(Screen[None]):
     def action_resume(self) -> None:
         run = self.selected_run()
         if run is not None:
-            from tui.screens.plan import open_resume_plan
+            from wftop.tui.screens.plan import open_resume_plan
 
             open_resume_plan(self.wftop, run)
 
     def action_relaunch(self) -> None:
         run = self.selected_run()
         if run is not None:
-            from tui.screens.plan import open_relaunch
+            from wftop.tui.screens.plan import open_relaunch
 
             open_relaunch(self.wftop, run)
 
     def action_journal(self) -> None:
         run = self.selected_run()
         if run is not None:
-            from tui.screens.journal import JournalScreen
+            from wftop.tui.screens.journal import JournalScreen
 
             self.app.push_screen(JournalScreen(run))
 
     def action_copy(self) -> None:
         run = self.selected_run()
         if run is not None:
-            from tui.screens.copy import CopyScreen, run_choices
+            from wftop.tui.screens.copy import CopyScreen, run_choices
 
             self.app.push_screen(CopyScreen(run_choices(run)))
 

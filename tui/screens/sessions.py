@@ -19,13 +19,13 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from core.discovery import default_roots
-from core.forensics.limits import RECENT_SESSIONS
-from core.forensics.masking import redaction_line
-from core.forensics.report import build_report
-from core.procs import ProcessTable, ProcFs
-from core.redact import Redactor, redact_tree
-from tui.commands.scan import recent_rows, report_text
+from wftop.core.discovery import default_roots
+from wftop.core.forensics.limits import RECENT_SESSIONS
+from wftop.core.forensics.masking import redaction_line
+from wftop.core.forensics.report import build_report
+from wftop.core.forensics.summary import recent_rows, report_text
+from wftop.core.procs import ProcessTable, ProcFs
+from wftop.core.redact import Redactor, redact_tree
 
 CSS = """
 SessionsScreen #sessions-header, SessionReportScreen #report-header {
@@ -133,7 +133,7 @@ class SessionsScreen(Screen[None]):
             self.app.push_screen(SessionReportScreen(row["transcript"], processes=self.processes))
 
     def action_plot(self) -> None:
-        from tui.screens.attempts import AttemptsScreen
+        from wftop.tui.screens.attempts import AttemptsScreen
 
         self.app.push_screen(AttemptsScreen(self.roots or []))
 
@@ -220,7 +220,7 @@ class SessionReportScreen(Screen[None]):
         open_resume(self.app, str(self.data["session_id"] if self.data else ""), worker["run_id"])
 
     def action_plot(self) -> None:
-        from tui.screens.attempts import AttemptsScreen
+        from wftop.tui.screens.attempts import AttemptsScreen
 
         self.app.push_screen(AttemptsScreen(app_roots(self.app)))
 
@@ -238,14 +238,14 @@ def open_resume(app: Any, session_id: str, run_id: str) -> None:
     if run is None:
         run = getattr(app, "runs", {}).get(ident)
     if run is None:
-        from core.scan import scan_roots
+        from wftop.core.coldpass import scan_roots
 
         run = next(
             (r for r in scan_roots(app_roots(app)).runs if r.ident == ident),
             None,
         )
     try:
-        from tui.screens import plan
+        from wftop.tui.screens import plan
     except ImportError:
         plan = None  # type: ignore[assignment]
     opener = getattr(plan, "open_resume_plan", None)

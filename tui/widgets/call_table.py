@@ -6,11 +6,11 @@ from typing import ClassVar
 
 from rich.text import Text
 
-from tui.calls import STATE_GLYPHS, CallRow, PhaseRow
-from tui.format import count, duration
-from tui.styles import Palette
-from tui.widgets.columns import ColumnSpec, clip
-from tui.widgets.table import FittedTable
+from wftop.tui.calls import STATE_GLYPHS, CallRow, PhaseRow
+from wftop.tui.format import count, duration
+from wftop.tui.styles import Palette
+from wftop.tui.widgets.columns import ColumnSpec, clip
+from wftop.tui.widgets.table import FittedTable
 
 CALL_COLUMNS = [
     ColumnSpec("label", "CALL", 12, 0),

@@ -7,12 +7,12 @@ from typing import ClassVar
 
 from rich.text import Text
 
-from core.model import Run
-from tui.format import STATUS_STYLES, age, parity_segments, status_label, tally
-from tui.runlist import GroupRow, row_key
-from tui.styles import Palette
-from tui.widgets.columns import ColumnSpec, clip
-from tui.widgets.table import FittedTable
+from wftop.core.model import Run
+from wftop.tui.format import STATUS_STYLES, age, parity_segments, status_label, tally
+from wftop.tui.runlist import GroupRow, row_key
+from wftop.tui.styles import Palette
+from wftop.tui.widgets.columns import ColumnSpec, clip
+from wftop.tui.widgets.table import FittedTable
 
 RUN_COLUMNS = [
     ColumnSpec("status", "STATUS", 12, 0),

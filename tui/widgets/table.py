@@ -23,8 +23,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.keys import binding
-from tui.widgets.columns import ColumnSpec, fit
+from wftop.tui.keys import binding
+from wftop.tui.widgets.columns import ColumnSpec, fit
 
 HEADER_LINES = 1
 

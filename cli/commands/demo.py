@@ -1,0 +1,185 @@
+"""``wftop demo``: watch wftop resume a real Workflow run that was killed mid-flight.
+
+With the real ``claude`` CLI (``$WFTOP_CLAUDE`` or PATH): the built-in mock Messages API
+starts on 127.0.0.1, the CLI runs a Workflow with a ``parallel()`` fan-out against it in a
+temporary config dir, is killed with SIGKILL while an agent is in flight, and the TUI opens on
+that dir with a banner; ``r`` then ``enter`` resumes it for real (see ``wftop.mockapi.livedemo``).
+
+Without the CLI (or with ``--bundled``, or under ``--read-only``): browse real trees bundled
+with wftop, read-only. Without a terminal: print the run table of the bundled trees and exit,
+unless ``--no-tui`` asks for the live demo printed as text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from wftop.mockapi import BUNDLED
+
+INSTALL_HINT = (
+    "for the full demo (a real run killed and resumed, offline), install Claude Code:\n"
+    "  npm install -g @anthropic-ai/claude-code   (or set WFTOP_CLAUDE=/path/to/claude)"
+)
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "demo", help="kill a real run against a built-in mock API and resume it (offline)"
+    )
+    parser.add_argument(
+        "--no-tui",
+        action="store_true",
+        help="run the live demo headless: print the run table and the resume plan",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --no-tui: also resume the run (as `wftop resume --yes`) and print the outcome",
+    )
+    parser.add_argument(
+        "--bundled", action="store_true", help="browse the bundled trees only (no claude needed)"
+    )
+    parser.set_defaults(command="demo")
+
+
+def find_cli() -> str | None:
+    from wftop.mockapi.cliproc import find_claude
+
+    return find_claude()
+
+
+def say(text: str) -> None:
+    print(f"wftop demo: {text}", file=sys.stderr, flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    claude = None if args.bundled or args.read_only else find_cli()
+    live = claude is not None and (args.no_tui or sys.stdout.isatty())
+    if not live:
+        if not args.bundled and not args.read_only and claude is None and sys.stdout.isatty():
+            say(INSTALL_HINT.replace("\n", "\nwftop demo: "))
+        return bundled(args)
+    assert claude is not None
+    from wftop.mockapi.cliproc import RealCliError
+    from wftop.mockapi.livedemo import live_demo
+
+    try:
+        with live_demo(claude, say) as demo:
+            say(f"a dead run on disk after {demo.seconds:.1f} s")
+            if args.no_tui:
+                return headless(demo, resume=args.resume)
+            return interactive(demo, args)
+    except RealCliError as error:
+        first = str(error).splitlines()[0]
+        print(f"wftop: demo: the claude CLI did not behave as expected: {first}", file=sys.stderr)
+        print("wftop: run `wftop drill` to check the installed CLI against wftop", file=sys.stderr)
+        return 1
+
+
+def headless(demo: Any, *, resume: bool) -> int:
+    from wftop.cli.commands.ls import table
+    from wftop.cli.commands.resume import describe
+    from wftop.core.coldpass import scan_roots
+    from wftop.mockapi.livedemo import environment, headless_plan
+
+    print(table(scan_roots([demo.root]).runs, time.time()))
+    plan = headless_plan(demo)
+    if plan is None:
+        print("wftop: demo: the killed run is not on disk", file=sys.stderr)
+        return 1
+    if not resume:
+        print(describe(plan))
+        return 0
+    from wftop.cli.main import main
+
+    with environment(demo.env):
+        code = main(
+            ["resume", demo.killed.run_id, "--no-default-root", "--root", demo.root, "--yes"]
+        )
+    print(f"mock: sub-agents run live by the resume: {', '.join(demo.live_since_kill()) or '-'}")
+    print(table(scan_roots([demo.root]).runs, time.time()))
+    return code
+
+
+def banner(demo: Any) -> str:
+    return (
+        f"A real claude {demo.version} ran the Workflow mock-six against a mock API on "
+        f"{demo.mock.url}. While a5 was in flight the CLI was killed (SIGKILL of its "
+        "process group): a1–a4 had finished, a5 never returned, a6 never started. "
+        "File times were moved back 5 min, past the resume guard's 60 s window.\n"
+        "Press r on the dead run, then enter: the CLI replays a1–a4 from its journal and "
+        "runs only a5 and a6 live. q quits and removes the demo dir."
+    )
+
+
+def interactive(demo: Any, args: argparse.Namespace) -> int:
+    from wftop.mockapi.livedemo import environment
+
+    with environment(demo.env):
+        app = demo_app(demo.root, banner(demo))
+        app.run(mouse=not args.no_mouse)
+    live = demo.live_since_kill()
+    if live:
+        print(f"wftop demo: the resume ran live: {', '.join(live)} (a1–a4 came from the journal)")
+    return int(app.return_code or 0)
+
+
+def demo_app(root: str, message: str):  # type: ignore[no-untyped-def]
+    """The wftop app over ``root``, which shows ``message`` once it is up."""
+    from wftop.tui.app import CSS_FILE, WftopApp
+    from wftop.tui.config import Config
+    from wftop.tui.source import open_index
+
+    class DemoApp(WftopApp):
+        CSS_PATH = str(CSS_FILE)
+
+        def on_mount(self) -> None:  # runs before WftopApp.on_mount (Textual walks the MRO)
+            self.set_timer(0.5, self.show_banner)
+
+        def show_banner(self) -> None:
+            self.notify(message, title="wftop demo: what just happened", timeout=120)
+            depth = len(self.screen_stack)
+
+            def clear_on_next_screen() -> None:  # the plan (r) needs the whole screen
+                if len(self.screen_stack) > depth:
+                    self.clear_notifications()
+                    watcher.stop()
+
+            watcher = self.set_interval(0.2, clear_on_next_screen)
+
+    config = Config()
+    index = open_index(
+        [root], stall_window=config.stall_window, poll_interval=config.poll_interval
+    )
+    return DemoApp(index, config=config)
+
+
+def bundled(args: argparse.Namespace) -> int:
+    """Browse the bundled real trees, copied to a temporary dir removed on exit."""
+    from wftop.mockapi.scenario import age_tree
+
+    with tempfile.TemporaryDirectory(prefix="wftop-demo-") as temp:
+        roots = []
+        for tree in sorted(BUNDLED.iterdir()):
+            if (tree / "projects").is_dir():
+                target = Path(temp) / tree.name
+                shutil.copytree(tree, target)
+                age_tree(target, 3600)
+                roots.append(str(target))
+        if args.no_tui or not sys.stdout.isatty():
+            from wftop.cli.commands.ls import table
+            from wftop.core.coldpass import scan_roots
+
+            print(table(scan_roots(roots).runs, time.time()))
+            return 0
+        from wftop.tui.start import make_app
+
+        app = make_app(roots, read_only=True)
+        app.run(mouse=not args.no_mouse)
+        return int(app.return_code or 0)

@@ -1,0 +1,49 @@
+"""``wftop drill [--json]``: check the installed claude CLI against what wftop relies on.
+
+Runs offline against the built-in loopback mock (see ``wftop.mockapi.drill``). Prints PASS/FAIL per
+check with the CLI version; exits 1 when any check fails, 2 when there is no CLI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import orjson
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "drill", help="check the installed claude CLI keeps the contract wftop relies on"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object (for CI)")
+    parser.add_argument("--claude", metavar="PATH", help="the claude binary to check")
+    parser.set_defaults(command="drill")
+
+
+def run(args: argparse.Namespace) -> int:
+    from wftop.mockapi.cliproc import find_claude
+    from wftop.mockapi.drill import drill
+
+    claude = find_claude() if args.claude is None else args.claude
+    if claude is None:
+        print(
+            "wftop: drill: no claude CLI found (install Claude Code or set WFTOP_CLAUDE)",
+            file=sys.stderr,
+        )
+        return 2
+
+    def note(text: str) -> None:
+        if not args.json:
+            print(f"… {text}", file=sys.stderr, flush=True)
+
+    report = drill(claude, note)
+    if args.json:
+        sys.stdout.buffer.write(orjson.dumps(report.to_json(), option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        print(f"claude {report.version} ({report.cli})")
+        for check in report.checks:
+            print(f"{'PASS' if check.ok else 'FAIL'}  {check.name}: {check.detail}")
+        print("all checks passed" if report.ok else "some checks FAILED")
+    return 0 if report.ok else 1

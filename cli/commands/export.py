@@ -1,0 +1,58 @@
+"""``wftop export``: salvage a run when a resume cannot help.
+
+One document with every completed call's result (from the journal) and the last
+assistant text of each call that died, redacted before it is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import orjson
+
+from wftop.core.forensics.masking import NOTE, redaction_json
+from wftop.core.forensics.salvage import RunNotFound, find_run, salvage, to_markdown
+from wftop.core.redact import Redactor, redact_tree
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+def add_parser(subparsers: Any) -> None:
+    from wftop.cli.main import add_root_option
+
+    parser = subparsers.add_parser(
+        "export", help="salvage a run: completed results and the last words of calls that died"
+    )
+    parser.add_argument("run_id", metavar="RUN_ID")
+    parser.add_argument("--format", choices=["md", "json"], default="md", help="default: md")
+    add_root_option(parser)
+    parser.set_defaults(command="export")
+
+
+def run(args: argparse.Namespace) -> int:
+    from wftop.cli.commands.ls import roots_or_exit
+
+    roots = roots_or_exit(args)
+    if roots is None:
+        return EXIT_USAGE
+    try:
+        folder, others = find_run(args.run_id, roots)
+    except RunNotFound as error:
+        print(f"wftop: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    found = salvage(folder, others)
+    redactor = Redactor()
+    if args.format == "json":
+        data = redact_tree(found.to_json(), redactor)
+        data["redaction"] = redaction_json(redactor)
+        sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        text = redactor(to_markdown(found))
+        sys.stdout.write(text)
+        masked = redactor.summary() or "nothing masked"
+        sys.stdout.write(f"\n---\nRedaction: {masked} ({NOTE}).\n")
+    for problem in found.problems:
+        print(f"wftop: {redactor(str(problem))}", file=sys.stderr)
+    return EXIT_OK

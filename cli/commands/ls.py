@@ -1,0 +1,132 @@
+"""``wftop ls``: every run, newest activity first, as a table or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+import orjson
+
+from wftop.core.coldpass import scan_rows
+from wftop.core.discovery import RootError, check_root, resolve_roots
+from wftop.core.jsonl import Problem
+from wftop.core.model import Run, short_project
+from wftop.core.redact import Redactor, dumps_redacted
+from wftop.core.rowcache import RowCache, rows_cache_path
+from wftop.core.snapshot import parse_iso_time
+from wftop.tui.format import age, status_label
+
+
+def add_parser(subparsers: Any) -> None:
+    from wftop.cli.main import add_root_option
+
+    parser = subparsers.add_parser("ls", help="list every Workflow run, newest activity first")
+    add_root_option(parser)
+    parser.add_argument("--json", action="store_true", help="print one JSON array")
+    parser.add_argument(
+        "--stall-window",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="quiet time before a live run reads as stalled (default 600)",
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="read every run, neither using nor writing the rows cache (as with --read-only)",
+    )
+    parser.add_argument(
+        "--watch",
+        action="store_true",
+        help="with --json: stream change sets as JSON lines until interrupted",
+    )
+    parser.set_defaults(command="ls")
+
+
+def roots_or_exit(args: argparse.Namespace) -> list[str] | None:
+    """The roots to read, or None after printing why one cannot be used.
+
+    Every ``--root`` must be readable. The default root may be missing when
+    ``--root`` dirs are given (a machine that never ran Claude Code itself).
+    """
+    explicit = resolve_roots(args.root, include_default=False)
+    roots = resolve_roots(args.root, include_default=not args.no_default_root)
+    usable = []
+    for root in roots:
+        try:
+            check_root(root)
+        except RootError as error:
+            if root in explicit or not explicit:
+                print(f"wftop: {error}", file=sys.stderr)
+                return None
+            continue
+        usable.append(root)
+    return usable
+
+
+HEADER = (
+    f"{'STATUS':<12} {'NAME':<18} {'RUN':<16} {'PROJECT':<20} {'AGE':>4} {'S/R/F':<9} IN FLIGHT"
+)
+
+
+def table_line(row: dict[str, Any], now: float) -> str:
+    """One table line from a run's ``--json`` row (already masked and printable)."""
+    status = status_label(row["status"])
+    name = (row["name"] or "-")[:18]
+    project = short_project(row["cwd"], row["project"])[:20]
+    parity = f"{row['started']}/{row['returned']}/{row['failed']}"
+    flight = ",".join(row["in_flight"])
+    when = parse_iso_time(row["last_activity"])
+    return (
+        f"{status:<12} {name:<18} {row['run_id']:<16} {project:<20} "
+        f"{age(when, now):>4} {parity:<9} {flight[:16]}"
+    )
+
+
+def table(runs: list[Run], now: float) -> str:
+    redactor = Redactor()
+    rows = [orjson.loads(json_item(run, redactor)) for run in runs]
+    return "\n".join([HEADER, *(table_line(row, now) for row in rows)])
+
+
+def json_item(run: Run, redactor: Redactor) -> bytes:
+    """One run of the ``--json`` array, indented as an item of it."""
+    text = dumps_redacted(run.json_fields(), redactor, option=orjson.OPT_INDENT_2)
+    return b"  " + text.replace(b"\n", b"\n  ")
+
+
+def json_array(items: list[bytes]) -> bytes:
+    """The items joined into the array ``orjson`` would print with ``OPT_INDENT_2``."""
+    return b"[\n" + b",\n".join(items) + b"\n]" if items else b"[]"
+
+
+def run(args: argparse.Namespace) -> int:
+    roots = roots_or_exit(args)
+    if roots is None:
+        return 2
+    if args.watch:
+        from wftop.cli.stream import stream
+
+        return stream(args, roots)
+    kwargs = {} if args.stall_window is None else {"stall_window": args.stall_window}
+    now = time.time()
+    redactor = Redactor()
+    no_cache = args.no_cache or getattr(args, "read_only", False)
+    cache = RowCache.open(roots, None if no_cache else rows_cache_path())
+    items = scan_rows(
+        roots, lambda run: json_item(run, redactor), now=lambda: now, cache=cache, **kwargs
+    )
+    report(items.problems)
+    if args.json:
+        sys.stdout.buffer.write(json_array(items.rows) + b"\n")
+    else:
+        lines = (table_line(orjson.loads(item), now) for item in items.rows)
+        print("\n".join([HEADER, *lines]))
+    return 0
+
+
+def report(problems: list[Problem]) -> None:
+    for problem in problems:
+        print(f"wftop: {problem}", file=sys.stderr)

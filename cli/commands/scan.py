@@ -1,0 +1,129 @@
+"""``wftop scan``: after a crash, what died in a session, why, and what to do about it.
+
+Every field is built as JSON first, passed whole through the redactor, and only
+then printed or turned into text, so nothing reaches the terminal unmasked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+import orjson
+
+from wftop.core.discovery import resolve_roots
+from wftop.core.forensics.limits import RECENT_SESSIONS, cut
+from wftop.core.forensics.masking import redaction_json, redaction_line
+from wftop.core.forensics.report import build_report, root_of
+from wftop.core.forensics.sessionlist import (
+    SessionFile,
+    SessionNotFound,
+    find_session,
+    list_sessions,
+    pick_session,
+)
+from wftop.core.forensics.summary import owners, recent_rows, report_text
+from wftop.core.procs import ProcFs
+from wftop.core.redact import Redactor, redact_tree
+from wftop.core.sessions import Liveness, Owner
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+def add_parser(subparsers: Any) -> None:
+    from wftop.cli.main import add_root_option
+
+    parser = subparsers.add_parser(
+        "scan", help="what died in a session, why it stopped, and what can be recovered"
+    )
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument(
+        "--previous",
+        action="store_true",
+        help="the session before the newest one of the directory (after a crash)",
+    )
+    which.add_argument("--session", metavar="PATH", help="a session transcript, folder or id")
+    which.add_argument(
+        "--list-sessions", action="store_true", help="recent sessions with dead workers and cause"
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument(
+        "--cwd", metavar="DIR", help="the directory whose sessions to pick (default: here)"
+    )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=RECENT_SESSIONS,
+        metavar="N",
+        help=f"sessions listed by --list-sessions (default {RECENT_SESSIONS})",
+    )
+    add_root_option(parser)
+    parser.set_defaults(command="scan")
+
+
+def _print_json(payload: Any) -> None:
+    sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def sessions_table(rows: list[dict[str, Any]]) -> str:
+    lines = [f"{'LAST WRITE':<20} {'SESSION':<10} {'DEAD':>4}/{'ALL':<4} {'CAUSE':<22} CWD"]
+    for row in rows:
+        when = (row["last_write"] or "-")[:19].replace("T", " ")
+        cwd = row["cwd"] or row["project"]
+        lines.append(
+            f"{when:<20} {row['session_id'][:8]:<10} {row['dead']:>4}/{row['launched']:<4} "
+            f"{row['cause']:<22} {cut(cwd, 60)}"
+        )
+    return "\n".join(lines)
+
+
+def choose(args: argparse.Namespace, roots: list[str]) -> str:
+    """The transcript to examine, from the flags; raises `SessionNotFound`."""
+    sessions, _ = list_sessions(roots)
+    if args.session:
+        found = find_session(sessions, args.session)
+        return found.path if isinstance(found, SessionFile) else found
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    return pick_session(sessions, cwd, previous=args.previous).path
+
+
+def run(args: argparse.Namespace) -> int:
+    from wftop.cli.commands.ls import roots_or_exit
+
+    direct = bool(args.session) and (os.sep in args.session or args.session.endswith(".jsonl"))
+    if direct:
+        extra = resolve_roots(args.root, include_default=not args.no_default_root)
+        roots: list[str] | None = [root for root in extra if os.path.isdir(root)]
+    else:
+        roots = roots_or_exit(args)
+    if roots is None:
+        return EXIT_USAGE
+    redactor = Redactor()
+    if args.list_sessions:
+        rows = redact_tree(recent_rows(roots, args.limit), redactor)
+        if args.json:
+            _print_json({"sessions": rows, "redaction": redaction_json(redactor)})
+        else:
+            print(sessions_table(rows))
+            print(redaction_line(redactor))
+        return EXIT_OK
+    try:
+        transcript = choose(args, roots)
+    except SessionNotFound as error:
+        print(f"wftop: {redactor(str(error))}", file=sys.stderr)
+        return EXIT_USAGE
+    processes = ProcFs()
+    session_id = os.path.basename(transcript)[: -len(".jsonl")]
+    owner_roots = list(dict.fromkeys([*roots, root_of(transcript)]))
+    owner = owners(owner_roots, processes).get(session_id, Owner(Liveness.ABSENT))
+    report = build_report(transcript, owner=owner, processes=processes)
+    data = redact_tree(report.to_json(), redactor)
+    if args.json:
+        data["redaction"] = redaction_json(redactor)
+        _print_json(data)
+    else:
+        print(report_text(data))
+        print(redaction_line(redactor))
+    return EXIT_OK

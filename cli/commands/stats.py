@@ -1,0 +1,81 @@
+"""``wftop stats``: per run, calls started vs returned, the gaps, causes seen, and
+resumes that re-ran calls which had already returned."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import orjson
+
+from wftop.core.forensics.limits import cut
+from wftop.core.forensics.masking import redaction_json, redaction_line
+from wftop.core.forensics.stats import compute_stats
+from wftop.core.redact import Redactor, redact_tree
+
+EXIT_OK, EXIT_USAGE = 0, 2
+RETURNED, NOT_RETURNED = "●", "○"
+DOTS = 40
+
+
+def add_parser(subparsers: Any) -> None:
+    from wftop.cli.main import add_root_option
+
+    parser = subparsers.add_parser(
+        "stats", help="started vs returned per run, gaps, causes, re-run completed calls"
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_root_option(parser)
+    parser.set_defaults(command="stats")
+
+
+def dots(attempts: list[dict[str, Any]], width: int = DOTS) -> str:
+    """One dot per attempt: filled when it returned."""
+    marks = "".join(RETURNED if a["returned"] else NOT_RETURNED for a in attempts)
+    return marks if len(marks) <= width else marks[: width - 1] + "…"
+
+
+def stats_text(data: dict[str, Any]) -> str:
+    lines = [
+        f"{'RUN':<16} {'NAME':<16} {'STATUS':<10} {'S/R':>7} {'GAPS':>4} {'RERAN':>5} "
+        f"{'CAUSE':<16} ATTEMPTS ({RETURNED} returned, {NOT_RETURNED} not)"
+    ]
+    for run in data["per_run"]:
+        parity = f"{run['started']}/{run['returned']}"
+        lines.append(
+            f"{run['run_id']:<16} {cut(run['name'] or '-', 16):<16} {run['status']:<10} "
+            f"{parity:>7} {run['gaps']:>4} {run['reran_completed']:>5} "
+            f"{run['cause'] or '-':<16} {dots(run['attempts'])}"
+        )
+    total = data["runs"]
+    lines += [
+        "",
+        f"runs: {total}; with gaps: {data['runs_with_gaps']} of {total}",
+        f"calls started: {data['started']}; returned: {data['returned']}",
+        f"resumes that re-ran completed calls: {data['runs_that_reran_completed_calls']} runs, "
+        f"{data['reran_completed_calls']} calls",
+    ]
+    causes = ", ".join(f"{cause} ×{count}" for cause, count in data["causes"].items())
+    lines.append(f"causes seen (sessions owning runs): {causes or '-'}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from wftop.cli.commands.ls import roots_or_exit
+
+    roots = roots_or_exit(args)
+    if roots is None:
+        return EXIT_USAGE
+    stats = compute_stats(roots)
+    redactor = Redactor()
+    data = redact_tree(stats.to_json(), redactor)
+    if args.json:
+        data["redaction"] = redaction_json(redactor)
+        sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        print(stats_text(data))
+        print(redaction_line(redactor))
+    for problem in stats.problems:
+        print(f"wftop: {redactor(str(problem))}", file=sys.stderr)
+    return EXIT_OK

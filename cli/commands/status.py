@@ -1,0 +1,92 @@
+"""``wftop status``: one line for a status bar, empty when nothing needs attention.
+
+``⚠ 2 dead · 1 stalled · 1 running``. Dead, stalled and failed runs need attention; running
+ones are counted alongside them. ``--format tmux`` colours the line with tmux style tags,
+``json`` always prints the counts. It reads the runs once (no watcher, no TUI import); ended
+runs come from a cache keyed by file size and mtime (``wftop.core.statuscount``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from typing import Any
+
+import orjson
+
+ATTENTION = ("dead", "stalled", "failed")
+"""Statuses that need someone, in the order the line shows them."""
+TMUX_STYLE = {"dead": "#[fg=red,bold]", "stalled": "#[fg=yellow]", "failed": "#[fg=magenta]"}
+
+
+def add_parser(subparsers: Any) -> None:
+    from wftop.cli.main import add_root_option
+
+    parser = subparsers.add_parser(
+        "status", help="one-line summary for a status bar (empty when all is well)"
+    )
+    add_root_option(parser)
+    parser.add_argument(
+        "--format",
+        choices=["plain", "tmux", "json"],
+        default="plain",
+        help="plain text, tmux style tags, or a JSON object (default plain)",
+    )
+    parser.add_argument(
+        "--stall-window",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="quiet time before a live run reads as stalled (default 600)",
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="read every run in full (the cache of ended runs is not used or written)",
+    )
+    parser.set_defaults(command="status")
+
+
+def summary(counts: Counter[str], fmt: str) -> str:
+    """The status line for ``counts`` (runs per status); empty when none needs attention."""
+    if not any(counts[name] for name in ATTENTION):
+        return ""
+    parts = []
+    for name in (*ATTENTION, "running"):
+        if counts[name]:
+            text = f"{counts[name]} {name}"
+            if fmt == "tmux" and name in TMUX_STYLE:
+                text = f"{TMUX_STYLE[name]}{text}#[default]"
+            parts.append(text)
+    return "⚠ " + " · ".join(parts)
+
+
+def run(args: argparse.Namespace) -> int:
+    import time
+
+    from wftop.cli.commands.ls import roots_or_exit
+    from wftop.core.model import DEFAULT_STALL_WINDOW
+    from wftop.core.statuscount import cache_path, count_statuses
+
+    roots = roots_or_exit(args)
+    if roots is None:
+        return 2
+    counts = count_statuses(
+        roots,
+        now=time.time(),
+        stall_window=DEFAULT_STALL_WINDOW if args.stall_window is None else args.stall_window,
+        cache=None if args.read_only or args.no_cache else cache_path(),
+    )
+    if args.format == "json":
+        payload = {
+            "attention": sum(counts[name] for name in ATTENTION),
+            "counts": dict(sorted(counts.items())),
+            "line": summary(counts, "plain"),
+        }
+        sys.stdout.buffer.write(orjson.dumps(payload) + b"\n")
+        return 0
+    line = summary(counts, args.format)
+    if line:
+        print(line)
+    return 0

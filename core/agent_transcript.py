@@ -1,0 +1,99 @@
+"""Facts read on demand from agent transcripts (``agent-<id>.jsonl``).
+
+Transcripts can be tens of megabytes; the run list never reads them. These
+helpers read one when a view or a forecast asks, line by line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from wftop.core.jsonl import JsonlTail
+
+FRAME_PREFIX = "[Workflow harness"
+FRAME_END = "The computed task text follows:"
+_FRAME_LINE = re.compile(r"^\[Workflow harness — [^\]]*\].*$")
+USAGE_FIELDS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+)
+
+
+def unframe(text: str) -> str:
+    """The raw prompt a script gave ``agent()``, with the harness framing removed.
+
+    2.1.332 opens the first user message with ``[Workflow harness — computed task] …
+    The computed task text follows:`` and indents every line of the prompt by two
+    spaces; older builds stored the raw prompt.
+    """
+    if not text.startswith(FRAME_PREFIX):
+        return text
+    lines = text.split("\n")
+    body_start = 0
+    for number, line in enumerate(lines):
+        if _FRAME_LINE.match(line) or line.rstrip().endswith(FRAME_END):
+            body_start = number + 1
+            if line.rstrip().endswith(FRAME_END):
+                break
+    body = lines[body_start:]
+    return "\n".join(line[2:] if line.startswith("  ") else line for line in body)
+
+
+def message_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            str(block.get("text", ""))
+            for block in content
+            if isinstance(block, dict) and block.get("type") == "text"
+        ]
+        return "\n".join(parts)
+    return ""
+
+
+def records(path: str) -> list[tuple[int, dict[str, Any]]]:
+    return JsonlTail(path).read().records
+
+
+def agent_prompt(path: str) -> str | None:
+    """The raw prompt of an agent: its first user message, unframed."""
+    tail = JsonlTail(path)
+    for _, record in tail.read().records:
+        if record.get("type") != "user":
+            continue
+        message = record.get("message")
+        if isinstance(message, dict):
+            text = message_text(message.get("content"))
+            if text:
+                return unframe(text)
+    return None
+
+
+def agent_tokens(path: str) -> int | None:
+    """Tokens an agent's requests used, counting each message id once (largest values).
+
+    Streaming writes several records per message with partial counts, so each field
+    keeps its largest value per ``message.id``. None when the file cannot be read.
+    """
+    batch = JsonlTail(path).read()
+    if batch.problems and not batch.records:
+        return None
+    per_message: dict[str, dict[str, int]] = {}
+    for _, record in batch.records:
+        message = record.get("message")
+        if record.get("type") != "assistant" or not isinstance(message, dict):
+            continue
+        usage = message.get("usage")
+        if not isinstance(usage, dict):
+            continue
+        ident = str(message.get("id") or record.get("uuid") or len(per_message))
+        best = per_message.setdefault(ident, {})
+        for name in USAGE_FIELDS:
+            value = usage.get(name)
+            if isinstance(value, int) and value > best.get(name, 0):
+                best[name] = value
+    return sum(sum(fields.values()) for fields in per_message.values())

@@ -1,0 +1,283 @@
+"""From config roots to runs: find every run folder, read each one, classify it.
+
+`scan_roots` gives `wftop.core.model.Run` objects (the views need them). `scan_rows` gives
+one caller-made row per run instead, and deals the folders out to forked workers on a
+machine with several CPUs (`wftop.core.fanout`): a cold ``wftop ls`` of thousands of runs is
+per-run work that needs nothing from the other runs.
+"""
+
+from __future__ import annotations
+
+import gc
+import glob
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Generic, NamedTuple, TypeVar, cast
+
+from wftop.core.discovery import RunFolder, run_folders_of
+from wftop.core.fanout import fan_out
+from wftop.core.jsonl import Problem
+from wftop.core.model import DEFAULT_STALL_WINDOW, Run
+from wftop.core.procs import ProcessTable, ProcFs
+from wftop.core.reader import LIST_MAX_LINE_BYTES, RunReader, sorted_listing
+from wftop.core.rowcache import Kept, NamedScript, RowCache
+from wftop.core.sessions import Liveness, Owner, local_pid_domain, owners_by_session, transcript_cwd
+
+Row = TypeVar("Row")
+
+_ABSENT = Owner(Liveness.ABSENT)
+Recency = tuple[float, str, str]
+"""Sort key of `newest_first`: newest activity first, then run id and session."""
+
+
+def journal_lines_without_failed(path: str) -> list[bytes] | None:
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return None
+    return [line for line in raw.split(b"\n") if line and b'"type":"failed"' not in line]
+
+
+def find_superseded(folders: Iterable[RunFolder]) -> dict[str, str]:
+    """Runs continued in another session: ident → the session that continued it.
+
+    A run is superseded when the same run id exists in another session whose journal
+    begins with this one's lines and is longer. ``failed`` lines are left out of the
+    comparison, so a healed copy (failed lines dropped) still counts.
+    """
+    by_run: dict[str, list[RunFolder]] = {}
+    for folder in folders:
+        by_run.setdefault(folder.run_id, []).append(folder)
+    superseded: dict[str, str] = {}
+    for group in by_run.values():
+        if len(group) < 2:
+            continue
+        lines = {folder.ident: journal_lines_without_failed(folder.journal) for folder in group}
+        for older in group:
+            mine = lines[older.ident]
+            if not mine:
+                continue
+            for newer in group:
+                theirs = lines[newer.ident]
+                if newer is older or theirs is None or len(theirs) <= len(mine):
+                    continue
+                if theirs[: len(mine)] == mine:
+                    superseded[older.ident] = newer.session_id
+                    break
+    return superseded
+
+
+@dataclass
+class ScanResult:
+    runs: list[Run] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def _recency(run: Run) -> Recency:
+    return (-(run.last_activity or 0.0), run.run_id, run.session_id)
+
+
+def newest_first(runs: Iterable[Run]) -> list[Run]:
+    return sorted(runs, key=_recency)
+
+
+class SessionFacts:
+    """Per-session facts shared by its runs (working directory), read once."""
+
+    def __init__(self) -> None:
+        self._cwd: dict[str, str | None] = {}
+        self._scripts: dict[str, list[str]] = {}
+
+    def scripts(self, folder: str) -> list[str]:
+        """`wftop.core.reader.sorted_listing` of a session's scripts folder, listed once."""
+        names = self._scripts.get(folder)
+        if names is None:
+            names = self._scripts[folder] = sorted_listing(folder)
+        return names
+
+    def cwd(self, folder: RunFolder) -> str | None:
+        """From the session transcript; if it is gone, from an agent transcript's records."""
+        key = folder.transcript
+        if key not in self._cwd:
+            found = transcript_cwd(key)
+            if found is None:
+                agents = sorted(glob.glob(os.path.join(glob.escape(folder.path), "agent-*.jsonl")))
+                found = transcript_cwd(agents[0]) if agents else None
+            self._cwd[key] = found
+        return self._cwd[key]
+
+    def known(self, folder: RunFolder) -> bool:
+        """The session's working directory has been looked for and found."""
+        return self._cwd.get(folder.transcript) is not None
+
+    def forget(self, folder: RunFolder) -> None:
+        """Look for the session's working directory again next time it is asked."""
+        self._cwd.pop(folder.transcript, None)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """No cyclic garbage collection while a cold scan builds many acyclic objects.
+
+    The collector would otherwise walk the growing heap again and again for nothing.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@dataclass(frozen=True)
+class ColdPass:
+    """What every run of one cold pass shares: roots' owners, supersession, the clock."""
+
+    owners: dict[str, Owner]
+    superseded: dict[str, str]
+    moment: float
+    stall_window: float = DEFAULT_STALL_WINDOW
+    max_line_bytes: int = LIST_MAX_LINE_BYTES
+
+    @classmethod
+    def of(
+        cls,
+        roots: list[str],
+        folders: list[RunFolder],
+        *,
+        processes: ProcessTable | None = None,
+        now: Callable[[], float] = time.time,
+        stall_window: float = DEFAULT_STALL_WINDOW,
+        max_line_bytes: int = LIST_MAX_LINE_BYTES,
+    ) -> ColdPass:
+        owners = owners_by_session(roots, processes or ProcFs(), local_pid_domain())
+        return cls(owners, find_superseded(folders), now(), stall_window, max_line_bytes)
+
+    def read(self, folders: Iterable[RunFolder]) -> Iterator[Run]:
+        """Each folder read once and classified, in the order given."""
+        facts = SessionFacts()
+        with paused_gc():
+            for folder in folders:
+                reader = RunReader(folder, max_line_bytes=self.max_line_bytes)
+                owner = self.owners.get(folder.session_id, _ABSENT)
+                reader.refresh(owner_alive=owner.may_be_alive, listing=facts.scripts)
+                yield reader.build(
+                    owner=owner,
+                    cwd=facts.cwd(folder),
+                    now=self.moment,
+                    stall_window=self.stall_window,
+                    superseded_by=self.superseded.get(folder.ident),
+                )
+
+
+def scan_roots(
+    roots: list[str],
+    *,
+    processes: ProcessTable | None = None,
+    now: Callable[[], float] = time.time,
+    stall_window: float = DEFAULT_STALL_WINDOW,
+    max_line_bytes: int = LIST_MAX_LINE_BYTES,
+) -> ScanResult:
+    """A cold index of every run under the roots, newest activity first."""
+    result = ScanResult()
+    folders, problems = run_folders_of(roots)
+    result.problems.extend(problems)
+    cold = ColdPass.of(
+        roots,
+        folders,
+        processes=processes,
+        now=now,
+        stall_window=stall_window,
+        max_line_bytes=max_line_bytes,
+    )
+    for run in cold.read(folders):
+        result.runs.append(run)
+        result.problems.extend(run.problems)
+    result.runs = newest_first(result.runs)
+    return result
+
+
+@dataclass
+class RowScan(Generic[Row]):
+    rows: list[Row] = field(default_factory=list)
+    """One per run, newest activity first (the order of `newest_first`)."""
+    problems: list[Problem] = field(default_factory=list)
+
+
+def scan_rows(
+    roots: list[str],
+    make_row: Callable[[Run], Row],
+    *,
+    processes: ProcessTable | None = None,
+    now: Callable[[], float] = time.time,
+    stall_window: float = DEFAULT_STALL_WINDOW,
+    workers: int | None = None,
+    cache: RowCache | None = None,
+) -> RowScan[Row]:
+    """`scan_roots`, but one ``make_row(run)`` per run, possibly made in forked workers.
+
+    ``make_row`` runs in whichever process read the run, so its result must pickle
+    (keep it to bytes, strings, tuples); ``workers`` None picks by CPUs and tree size.
+    With a ``cache`` (rows must then be bytes), runs it holds are not read at all.
+    """
+    scan: RowScan[Row] = RowScan()
+    folders, problems = run_folders_of(roots)
+    scan.problems.extend(problems)
+    cold = ColdPass.of(roots, folders, processes=processes, now=now, stall_window=stall_window)
+    made: list[tuple[Recency, Row, tuple[Problem, ...]]] = []
+    keys: dict[str, str | None] = {}
+    unread: list[RunFolder] = []
+    for folder in folders:
+        if cache is not None:
+            owner = cold.owners.get(folder.session_id, _ABSENT)
+            key = cache.key(folder, owner, cold.superseded.get(folder.ident))
+            kept = cache.get(folder.journal, key)
+            if kept is not None:
+                recency = (-(kept.last_activity or 0.0), folder.run_id, folder.session_id)
+                made.append((recency, cast(Row, kept.row), ()))
+                continue
+            keys[folder.journal] = key
+        unread.append(folder)
+
+    def hand(part: Sequence[RunFolder]) -> list[Made[Row]]:
+        return [
+            Made(
+                _recency(run),
+                make_row(run),
+                run.problems,
+                run.last_activity,
+                run.folder.journal,
+                NamedScript.of(run.snapshot.script_path if run.snapshot is not None else None),
+            )
+            for run in cold.read(part)
+        ]
+
+    with paused_gc():
+        for fresh in fan_out(unread, hand, workers=workers):
+            made.append((fresh.recency, fresh.row, fresh.problems))
+            if cache is not None and not fresh.problems and isinstance(fresh.row, bytes):
+                kept = Kept(fresh.last_activity, fresh.row)
+                cache.put(fresh.journal, keys.get(fresh.journal), kept, fresh.named)
+    made.sort(key=lambda entry: entry[0])
+    for _, row, trouble in made:
+        scan.rows.append(row)
+        scan.problems.extend(trouble)
+    if cache is not None:
+        cache.save()
+    return scan
+
+
+class Made(NamedTuple, Generic[Row]):
+    """A row made in a worker, with what the parent needs to sort and keep it."""
+
+    recency: Recency
+    row: Row
+    problems: tuple[Problem, ...]
+    last_activity: float | None
+    journal: str
+    named: NamedScript

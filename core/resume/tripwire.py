@@ -1,0 +1,142 @@
+"""Follow a relaunched run: its journal, and the CLI's stream-json output.
+
+The journal says which calls started live; the stream's ``task_progress`` events
+say, per call, whether the CLI served it from cache (``cached: true``). Either one
+seeing a call the forecast served from cache run live trips the alarm.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from wftop.core.jsonl import JsonlTail
+
+
+@dataclass
+class Progress:
+    """What the relaunched run has done so far."""
+
+    started: list[str] = field(default_factory=list)
+    """Calls that started live, from the journal (one entry per attempt)."""
+    returned: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    cached: list[str] = field(default_factory=list)
+    """Calls the CLI reports as served from cache, from its stream."""
+    states: dict[str, str] = field(default_factory=dict)
+    """Latest state per call label in the stream (``start``, ``progress``, ``done``, ``error``)."""
+    misses: list[str] = field(default_factory=list)
+    """Calls the forecast served from cache that ran live anyway (tripwire)."""
+    run_id: str | None = None
+    """The run the relaunch writes to (found late for a fresh relaunch)."""
+
+
+class JournalWatch:
+    """Follows the journal a relaunch appends to, from where it stood at launch.
+
+    ``journal`` may be None when the path is not known yet (a fresh relaunch mints
+    a new run id): ``find`` is asked for it on every poll until it appears.
+    """
+
+    def __init__(
+        self,
+        journal: str | None,
+        cached_labels: set[str],
+        *,
+        find: Callable[[], str | None] | None = None,
+        progress: Progress | None = None,
+    ):
+        self.cached = cached_labels
+        self.progress = progress or Progress()
+        self.labels: dict[str, str] = {}
+        self.find = find
+        self.tail: JsonlTail | None = None
+        if journal is not None:
+            self.tail = JsonlTail(journal)
+            self.tail.read()  # skip what was there before the launch
+
+    @property
+    def journal(self) -> str | None:
+        return self.tail.path if self.tail else None
+
+    def poll(self) -> list[str]:
+        """Read new lines; returns labels of new tripwire misses."""
+        if self.tail is None and self.find is not None:
+            found = self.find()
+            if found is None:
+                return []
+            self.tail = JsonlTail(found)
+            self.progress.run_id = os.path.basename(os.path.dirname(found))
+        if self.tail is None:
+            return []
+        fresh: list[str] = []
+        for _, record in self.tail.read().records:
+            kind, key = record.get("type"), str(record.get("key") or record.get("agentId"))
+            label = record.get("label")
+            if isinstance(label, str) and label:
+                self.labels[key] = label
+            name = self.labels.get(key, str(record.get("agentId")))
+            if kind == "started":
+                self.progress.started.append(name)
+                fresh.extend(_miss(self, name))
+            elif kind == "result":
+                self.progress.returned.append(name)
+            elif kind == "failed":
+                self.progress.failed.append(name)
+        return fresh
+
+
+def _miss(watch: JournalWatch | StreamWatch, label: str) -> list[str]:
+    if label in watch.cached and label not in watch.progress.misses:
+        watch.progress.misses.append(label)
+        return [label]
+    return []
+
+
+class StreamWatch:
+    """Reads ``task_progress`` events from the relaunched CLI's stream-json log."""
+
+    def __init__(self, log_path: str, cached_labels: set[str], progress: Progress):
+        self.tail = JsonlTail(log_path)
+        self.cached = cached_labels
+        self.progress = progress
+        self.text_seen = False
+        """The stream shows the workflow was launched or resumed."""
+
+    def poll(self) -> list[str]:
+        fresh: list[str] = []
+        for _, event in self.tail.read().records:
+            subtype = event.get("subtype")
+            if subtype == "task_started" or (
+                event.get("type") == "user" and "Workflow launched" in str(event)[:4000]
+            ):
+                self.text_seen = True
+            if subtype != "task_progress":
+                continue
+            self.text_seen = True
+            rows = event.get("workflow_progress")
+            for row in rows if isinstance(rows, list) else []:
+                if not isinstance(row, dict) or row.get("type") != "workflow_agent":
+                    continue
+                label = str(row.get("label") or row.get("agentId") or "")
+                state = str(row.get("state") or "")
+                self.progress.states[label] = state
+                if row.get("cached") is True:
+                    if label not in self.progress.cached:
+                        self.progress.cached.append(label)
+                elif state in ("start", "progress"):
+                    fresh.extend(_miss(self, label))
+        return fresh
+
+
+def newest_journal(session_dir: str) -> Callable[[], str | None]:
+    """A finder for the journal of the run a fresh relaunch starts in a new session."""
+
+    def find() -> str | None:
+        pattern = os.path.join(glob.escape(session_dir), "subagents", "workflows", "wf_*")
+        found = sorted(glob.glob(os.path.join(pattern, "journal.jsonl")))
+        return found[-1] if found else None
+
+    return find

@@ -1,0 +1,316 @@
+"""The index's senses: what a changed path means, the stat sweep, what to watch.
+
+`classify` turns one changed path into a `Touch`: which run, session, project or
+registry it concerns and what has to be looked at again (no I/O). `observe` is the
+consistency sweep: it only lists folders and stats files (never reads one) and
+returns what it saw, so the index can re-read only what differs. `watch_paths` names
+the folders the watcher (``wftop.core.watcher``) follows. Nothing here imports UI code.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from collections.abc import Iterable, Mapping, Sequence, Set
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from wftop.core.discovery import RUN_FOLDER
+from wftop.core.model import Run, TranscriptStats
+from wftop.core.reader import RunReader, transcript_stats
+
+Stamp = tuple[int, float, int]
+"""(size, mtime, inode) of a file."""
+
+
+class Kind(StrEnum):
+    JOURNAL = "journal"
+    """A run's ``journal.jsonl``: read the appended bytes."""
+    TRANSCRIPT = "transcript"
+    """A run's ``agent-<id>.jsonl``: stat the run's transcripts."""
+    RUN_FOLDER = "run_folder"
+    """A run folder itself appeared or vanished: list its session's run folders."""
+    SESSION = "session"
+    """Something above the run folders of a session changed: list them again."""
+    PROJECT = "project"
+    """A project folder appeared or vanished: list its sessions."""
+    SESSION_TRANSCRIPT = "session_transcript"
+    """``<slug>/<session>.jsonl``: the session's working directory may now be known."""
+    SNAPSHOT = "snapshot"
+    """``<session>/workflows/<runId>.json``, or that folder itself."""
+    SCRIPT = "script"
+    """Something under ``<session>/workflows/scripts/``."""
+    REGISTRY = "registry"
+    """``<root>/sessions/``: owners may have changed."""
+
+
+@dataclass(frozen=True)
+class Touch:
+    kind: Kind
+    root: str = ""
+    project: str = ""
+    session: str = ""
+    name: str = ""
+    """The run id of a snapshot (empty: every run of the session)."""
+    ident: str = ""
+    """The run of a JOURNAL or TRANSCRIPT touch."""
+
+
+def classify(path: str, roots: Sequence[str], run_dirs: Mapping[str, str]) -> Touch | None:
+    """What a changed path means; None when the index does not care about it.
+
+    Args:
+        roots: the config dirs watched.
+        run_dirs: every known run folder (its own path and its real path) → run ident.
+    """
+    parent, name = os.path.split(path)
+    ident = run_dirs.get(parent)
+    if ident is not None:
+        if name == "journal.jsonl":
+            return Touch(Kind.JOURNAL, ident=ident)
+        if name.startswith("agent-") and name.endswith(".jsonl"):
+            return Touch(Kind.TRANSCRIPT, ident=ident)
+        return None
+    for root in roots:
+        prefix = root.rstrip(os.sep) + os.sep
+        if path.startswith(prefix):
+            return _classify_under(root, path[len(prefix) :].split(os.sep))
+    return None
+
+
+def _classify_under(root: str, parts: list[str]) -> Touch | None:
+    if parts[0] == "sessions":
+        return Touch(Kind.REGISTRY, root=root)
+    if parts[0] != "projects" or len(parts) < 2 or not parts[1]:
+        return None
+    project = parts[1]
+    if len(parts) == 2:
+        return Touch(Kind.PROJECT, root=root, project=project)
+    third = parts[2]
+    if len(parts) == 3:
+        if third.endswith(".jsonl"):
+            return Touch(Kind.SESSION_TRANSCRIPT, root=root, project=project, session=third[:-6])
+        return Touch(Kind.SESSION, root=root, project=project, session=third)
+    session, rest = third, parts[3:]
+    if rest[0] == "subagents":
+        if len(rest) <= 2:
+            return Touch(Kind.SESSION, root=root, project=project, session=session)
+        if rest[1] == "workflows" and RUN_FOLDER.match(rest[2]):
+            # A run folder the index does not know yet (or just lost).
+            return Touch(Kind.RUN_FOLDER, root=root, project=project, session=session)
+        return None
+    if rest[0] == "workflows":
+        if len(rest) == 1:
+            return Touch(Kind.SNAPSHOT, root=root, project=project, session=session)
+        if rest[1] == "scripts":
+            return Touch(Kind.SCRIPT, root=root, project=project, session=session)
+        if len(rest) == 2 and rest[1].endswith(".json"):
+            run_id = rest[1][:-5]
+            return Touch(Kind.SNAPSHOT, root=root, project=project, session=session, name=run_id)
+    return None
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What the sweep should look at for one known run."""
+
+    ident: str
+    journal: str
+    snapshot: str
+    folder: str
+    transcripts: bool
+    """Stat its agent transcripts too (only runs whose owner may be alive)."""
+
+
+@dataclass
+class Observation:
+    """What one sweep saw; compared with the index's state by the caller."""
+
+    run_folders: set[tuple[str, str, str, str]] = field(default_factory=set)
+    """(root, project, session, run id) of every run folder of the sessions listed."""
+    sessions_listed: set[tuple[str, str, str]] = field(default_factory=set)
+    """(root, project, session) whose run folders were listed (this sweep's share)."""
+    sessions_on_disk: set[tuple[str, str, str]] = field(default_factory=set)
+    folders_seen: set[str] = field(default_factory=set)
+    """Roots whose ``projects/`` could be listed."""
+    journals: dict[str, Stamp | None] = field(default_factory=dict)
+    snapshots: dict[str, Stamp | None] = field(default_factory=dict)
+    transcripts: dict[str, TranscriptStats] = field(default_factory=dict)
+    registries: dict[str, tuple[tuple[str, Stamp], ...]] = field(default_factory=dict)
+    """root → (file name, stamp) of every ``sessions/*.json``."""
+
+
+def stamp_of(path: str) -> Stamp | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_size, info.st_mtime, info.st_ino)
+
+
+SWEEP_PARTS = 10
+"""Each sweep looks at the runs that may be live and at one tenth of the others, in
+turn: a missed event on an old, ended run is found within ten sweeps."""
+
+
+def in_part(session: str, part: int, parts: int = SWEEP_PARTS) -> bool:
+    """Whether a session belongs to this sweep's share (share -1 holds every session)."""
+    return part < 0 or zlib.crc32(session.encode()) % parts == part
+
+
+def observe(
+    roots: Iterable[str],
+    probes: Iterable[Probe],
+    *,
+    part: int = 0,
+    parts: int = 1,
+    hot_sessions: Set[str] = frozenset(),
+) -> Observation:
+    """List run folders and stat the files of known runs (never reads a file).
+
+    Only the sessions in ``hot_sessions`` or in share ``part`` of ``parts`` have their
+    run folders listed. Safe to run in a worker thread: it touches nothing but the
+    file system.
+    """
+    seen = Observation()
+    for root in roots:
+        seen.registries[root] = registry_stamps(os.path.join(root, "sessions"))
+        projects = os.path.join(root, "projects")
+        if not os.path.isdir(projects):
+            continue
+        for project in _dir_names(projects):
+            for session in _dir_names(os.path.join(projects, project)):
+                seen.sessions_on_disk.add((root, project, session))
+                if session not in hot_sessions and not in_part(session, part, parts):
+                    continue
+                seen.sessions_listed.add((root, project, session))
+                workflows = os.path.join(projects, project, session, "subagents", "workflows")
+                for run in _dir_names(workflows):
+                    if RUN_FOLDER.match(run):
+                        seen.run_folders.add((root, project, session, run))
+        seen.folders_seen.add(root)
+    for probe in probes:
+        seen.journals[probe.ident] = stamp_of(probe.journal)
+        seen.snapshots[probe.ident] = stamp_of(probe.snapshot)
+        if probe.transcripts:
+            seen.transcripts[probe.ident] = transcript_stats(probe.folder)
+    return seen
+
+
+def _dir_names(path: str) -> list[str]:
+    try:
+        with os.scandir(path) as entries:
+            return [entry.name for entry in entries if _is_dir(entry)]
+    except OSError:
+        return []
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def registry_stamps(folder: str) -> tuple[tuple[str, Stamp], ...]:
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return ()
+    found = []
+    for name in names:
+        if name.endswith(".json"):
+            stamp = stamp_of(os.path.join(folder, name))
+            if stamp is not None:
+                found.append((name, stamp))
+    return tuple(found)
+
+
+def plan_sweep(
+    readers: Mapping[str, RunReader], runs: Iterable[Run], live: set[str], part: int, since: float
+) -> tuple[list[Probe], set[str]]:
+    """What one sweep stats: runs of sessions that may be live or were active ``since``
+    (the hot sessions, also returned) and the runs of sweep share ``part``."""
+    hot = set(live)
+    for run in runs:
+        if run.last_activity is not None and run.last_activity >= since:
+            hot.add(run.session_id)
+    chosen = {
+        ident: reader
+        for ident, reader in readers.items()
+        if reader.folder.session_id in hot or in_part(reader.folder.session_id, part)
+    }
+    return probes(chosen, live), hot
+
+
+def probes(readers: Mapping[str, RunReader], live_sessions: set[str]) -> list[Probe]:
+    """What to stat for every known run; transcripts only where an owner may be alive."""
+    return [
+        Probe(
+            ident=ident,
+            journal=reader.folder.journal,
+            snapshot=reader.folder.snapshot,
+            folder=reader.folder.path,
+            transcripts=reader.folder.session_id in live_sessions,
+        )
+        for ident, reader in readers.items()
+    ]
+
+
+def touches_from(
+    seen: Observation,
+    readers: Mapping[str, RunReader],
+    registries: Mapping[str, tuple[tuple[str, Stamp], ...]],
+) -> list[Touch]:
+    """Touches for everything a sweep saw that differs from what the readers hold."""
+    touches: list[Touch] = []
+    known: set[tuple[str, str, str, str]] = set()
+    gone: set[tuple[str, str, str]] = set()
+    for owned in readers.values():
+        folder = owned.folder
+        place = (folder.root, folder.project, folder.session_id)
+        if place in seen.sessions_listed:
+            known.add((*place, folder.run_id))
+        elif folder.root in seen.folders_seen and place not in seen.sessions_on_disk:
+            gone.add(place)
+    changed = {run[:3] for run in seen.run_folders ^ known} | gone
+    for root, project, session in sorted(changed):
+        touches.append(Touch(Kind.SESSION, root=root, project=project, session=session))
+    for ident, stamp in seen.journals.items():
+        reader = readers.get(ident)
+        if reader is None:
+            continue
+        info = reader.tail.stat
+        held = (info.st_size, info.st_mtime, info.st_ino) if info is not None else None
+        if stamp != held:
+            touches.append(Touch(Kind.JOURNAL, ident=ident))
+        if seen.snapshots.get(ident) != reader.snapshot_stamp:
+            touches.append(Touch(Kind.SNAPSHOT, ident=ident))
+        stats = seen.transcripts.get(ident)
+        if stats is not None and stats != reader.transcripts:
+            touches.append(Touch(Kind.TRANSCRIPT, ident=ident))
+    for root, stamps in seen.registries.items():
+        if stamps != registries.get(root):
+            touches.append(Touch(Kind.REGISTRY, root=root))
+    return touches
+
+
+def watch_paths(roots: Iterable[str], readers: Mapping[str, RunReader]) -> tuple[str, ...]:
+    """The folders to watch: each root's ``projects/`` and ``sessions/`` that exist,
+    plus the real folders of linked runs that live outside them (a watch set up
+    before a link appeared does not follow it)."""
+    paths: set[str] = set()
+    prefixes = []
+    for root in roots:
+        for name in ("projects", "sessions"):
+            watched = os.path.join(root, name)
+            prefixes.append(os.path.realpath(watched) + os.sep)
+            if os.path.isdir(watched):
+                paths.add(watched)
+    for reader in readers.values():
+        run = reader.folder
+        if run.real_path != run.path:
+            real = run.real_path + os.sep
+            if not any(real.startswith(prefix) for prefix in prefixes):
+                paths.add(run.real_path)
+    return tuple(sorted(paths))

@@ -1,0 +1,28 @@
+"""A loopback mock of the Anthropic Messages API that answers the real ``claude`` CLI offline.
+
+``wftop demo`` and ``wftop drill`` run real Workflows against it; the end-to-end tests use it
+through ``tests/mockapi.py``. Standard library only, bound to 127.0.0.1, never forwards
+anything: no key is needed and no tokens are spent.
+
+* ``server``: the HTTP server (`MockAPI`) and its request log.
+* ``flow``: what one request is answered with (pure functions of body and config).
+* ``wire``: error bodies, messages and server-sent events.
+* ``cliproc``: the isolated environment and process-group handling for the CLI.
+* ``scripts/six.js``: the demo Workflow (one agent, three in ``parallel()``, two more).
+* ``bundled/``: runs written by the real CLI, which the demo browses where ``claude`` is absent.
+* ``scenario``, ``livedemo``, ``drill``: the real CLI driven against the mock (the end-to-end
+  tests, ``wftop demo``, ``wftop drill``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SCRIPTS = Path(__file__).resolve().parent / "scripts"
+BUNDLED = Path(__file__).resolve().parent / "bundled"
+"""Real CLI trees shipped for the demo without ``claude`` (browse-only)."""
+
+
+def load_script(name: str = "six.js") -> str:
+    """A Workflow script shipped with wftop."""
+    return (SCRIPTS / name).read_text()

@@ -1,0 +1,361 @@
+"""What the mock Messages API answers to one request (config keys: ``wftop.mockapi.server``).
+
+Pure functions of the request body and the config, so they can be unit-tested without a server.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+AGENT_MARKER = re.compile(r"\[\[agent:([A-Za-z0-9_.-]+)\]\]")
+COMPACT_SYSTEM = "tasked with summarizing conversations"
+COMPACT_MARKERS = (
+    "Please provide your summary based on the conversation so far",
+    "an <analysis> block followed by a <summary> block",
+)
+DEFAULT_SUMMARY = (
+    "<analysis>mock analysis</analysis>\n<summary>MOCK_SUMMARY The user asked for a "
+    "background workflow of mock agents; it was launched and is still running. "
+    "Pending: wait for its notification.</summary>"
+)
+# Blocks the CLI itself puts into user messages; a resume request inside them is not a command.
+INJECTED = re.compile(r"<(task-notification|system-reminder)\b.*?(?:</\1>|\Z)", re.S)
+RESUME_COMMAND = re.compile(r"RESUME_WORKFLOW\s+runId=(\S+)(?:\s+scriptPath=(\S+))?")
+RUN_ID_KEYED = re.compile(r"""resumeFromRunId["']?\s*[:=]\s*["']?(wf_[A-Za-z0-9_-]+)""")
+RUN_ID_ANY = re.compile(r"\b(wf_[A-Za-z0-9_-]{3,})")
+SCRIPT_KEYED = re.compile(
+    r"""scriptPath["']?\s*[:=]\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([^\s,;})'"]+))"""
+)
+SCRIPT_ANY = re.compile(r"""(/[^\s'"`,;()]+?\.(?:js|mjs|cjs|ts))(?![\w.])""")
+ARGS_KEYED = re.compile(r"""\bargs["']?\s*[:=]\s*(?=[\[{])""")
+
+
+@dataclass
+class Plan:
+    """The mock's answer: an HTTP error status, or content blocks; maybe after a delay or a hang."""
+
+    kind: str
+    agent: str | None = None
+    attempt: int | None = None
+    status: int = 200
+    delay: float = 0.0
+    hang: bool = False
+    content: list[dict[str, Any]] = field(default_factory=list)
+    stop_reason: str = "end_turn"
+    workflow_input: dict[str, Any] | None = None
+    note: str | None = None
+
+
+def text_plan(kind: str, text: str, **kw: Any) -> Plan:
+    return Plan(kind, content=[{"type": "text", "text": text}], **kw)
+
+
+def tool_plan(
+    kind: str, name: str, tool_input: dict[str, Any], text: str | None = None, **kw: Any
+) -> Plan:
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    blocks.append(
+        {
+            "type": "tool_use",
+            "id": "toolu_" + uuid.uuid4().hex[:24],
+            "name": name,
+            "input": tool_input,
+        }
+    )
+    return Plan(kind, content=blocks, stop_reason="tool_use", **kw)
+
+
+# ---------------------------------------------------------------- reading a request body
+
+
+def all_text(value: Any) -> str:
+    """Every string inside a JSON value, joined by newlines."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(all_text(v) for v in value)
+    if isinstance(value, dict):
+        return "\n".join(all_text(v) for v in value.values())
+    return ""
+
+
+def session_id_of(body: Mapping[str, Any]) -> str | None:
+    """The CLI sends ``metadata.user_id`` = JSON text holding ``session_id``."""
+    try:
+        meta = json.loads((body.get("metadata") or {}).get("user_id") or "{}")
+    except (ValueError, AttributeError):
+        return None
+    return meta.get("session_id") if isinstance(meta, dict) else None
+
+
+def messages(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The conversation without ``role: system`` entries (some CLI builds append token notes)."""
+    return [
+        m for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") != "system"
+    ]
+
+
+def typed_blocks(msg: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:
+    content = msg.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if kind == "text" else []
+    return [b for b in content or [] if isinstance(b, dict) and b.get("type") == kind]
+
+
+def command_text(msg: Mapping[str, Any]) -> str:
+    """What a user (or wftop) wrote: text blocks minus CLI-injected notifications/reminders."""
+    text = "\n".join(str(b.get("text", "")) for b in typed_blocks(msg, "text"))
+    return INJECTED.sub("", text)
+
+
+def tool_names(body: Mapping[str, Any]) -> list[str]:
+    return [t.get("name", "") for t in body.get("tools") or [] if isinstance(t, dict)]
+
+
+def tool_use_name(body: Mapping[str, Any], tool_use_id: str | None) -> str | None:
+    for m in messages(body):
+        if m.get("role") == "assistant":
+            for b in typed_blocks(m, "tool_use"):
+                if b.get("id") == tool_use_id:
+                    return b.get("name")
+    return None
+
+
+# ---------------------------------------------------------------- parsing commands
+
+
+def matching_close(text: str, start: int) -> int | None:
+    """Index just past the bracket that closes ``text[start]``, skipping JSON strings."""
+    depth, in_string, escaped = 0, False, False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return None
+
+
+def parse_args_json(text: str) -> tuple[Any, str | None]:
+    """(value, error) of the first JSON value after ``args:`` / ``args=``; (None, None) if none."""
+    error = None
+    for m in ARGS_KEYED.finditer(text):
+        end = matching_close(text, m.end())
+        if end is None:
+            error = "args: unbalanced brackets"
+            continue
+        try:
+            return json.loads(text[m.end() : end]), None
+        except ValueError as exc:
+            error = f"args: not JSON ({exc})"
+    return None, error
+
+
+def parse_script_path(text: str) -> str | None:
+    m = SCRIPT_KEYED.search(text)
+    if m:
+        if m.group(1) is not None:
+            try:
+                return str(json.loads('"' + m.group(1) + '"'))
+            except ValueError:
+                return m.group(1)
+        return m.group(2) if m.group(2) is not None else m.group(3)
+    m = SCRIPT_ANY.search(text)
+    return m.group(1) if m else None
+
+
+def parse_resume_request(text: str) -> tuple[dict[str, Any], str | None] | None:
+    """``({resumeFromRunId, scriptPath?, args?}, problem)`` for a resume request, else None.
+
+    Understands ``RESUME_WORKFLOW runId=<id> scriptPath=<path>`` and any free text mentioning
+    ``resumeFromRunId``, e.g. ``Resume the workflow run wf_x by calling Workflow({scriptPath:
+    "/p/s.js", resumeFromRunId: "wf_x", args: {"k": 1}})``; a request to call
+    ``Workflow({scriptPath: …})`` without a run id is answered as a fresh run of that script.
+    """
+    m = RESUME_COMMAND.search(text)
+    if m:
+        inp: dict[str, Any] = {"resumeFromRunId": m.group(1)}
+        if m.group(2):
+            inp["scriptPath"] = m.group(2)
+    elif "resumeFromRunId" in text:
+        run_id = RUN_ID_KEYED.search(text) or RUN_ID_ANY.search(text)
+        if not run_id:
+            return {}, "resumeFromRunId without a wf_ run id"
+        inp = {"resumeFromRunId": run_id.group(1)}
+        script = parse_script_path(text)
+        if script:
+            inp["scriptPath"] = script
+    elif "Workflow({" in text and "scriptPath" in text:
+        script = parse_script_path(text)
+        if not script:
+            return {}, "Workflow({scriptPath}) without a path"
+        inp = {"scriptPath": script}  # a fresh run of a saved script, no cache
+    else:
+        return None
+    args, problem = parse_args_json(text)
+    if args is not None:
+        inp["args"] = args
+    return inp, problem
+
+
+# ---------------------------------------------------------------- deciding
+
+
+def is_compaction(body: Mapping[str, Any], system_text: str) -> bool:
+    """Standalone summary request, or (what 2.1.332 ``-p`` sends) a fork of the main request whose
+    last user message carries the summary instructions.  A bare <summary> tag is no signal: every
+    <task-notification> has one."""
+    if COMPACT_SYSTEM in system_text:
+        return True
+    convo = messages(body)
+    last = convo[-1] if convo else {}
+    return last.get("role") == "user" and any(
+        k in all_text(last.get("content")) for k in COMPACT_MARKERS
+    )
+
+
+def decide(
+    body: Mapping[str, Any], config: Mapping[str, Any], next_attempt: Callable[[str], int]
+) -> Plan:
+    """The answer to one ``/v1/messages`` body; ``next_attempt(agent)`` counts agent attempts."""
+    system_text = all_text(body.get("system", ""))
+    if is_compaction(body, system_text):
+        return text_plan(
+            "compact",
+            config.get("compact_summary_text", DEFAULT_SUMMARY),
+            delay=float(config.get("compact_delay_s", 0)),
+        )
+    convo = messages(body)
+    first_user = next((m for m in convo if m.get("role") == "user"), {})
+    marker = AGENT_MARKER.search(all_text(first_user.get("content"))) or AGENT_MARKER.search(
+        system_text
+    )
+    if marker:
+        return agent_plan(body, config, marker.group(1), next_attempt)
+    if "Workflow" in tool_names(body) or any(
+        _command_of(m) for m in convo if m.get("role") == "user"
+    ):
+        plan = main_plan(convo, config)
+        plan.delay = plan.delay or float((config.get("main_delay_s") or {}).get(plan.kind, 0))
+        return plan
+    return text_plan("other", config.get("other_text", "Mock title"))
+
+
+def per_attempt(value: Any, attempt: int, default: Any = None) -> Any:
+    """A per-attempt setting: a list is indexed by attempt (1-based; the last entry repeats)."""
+    if isinstance(value, list):
+        return value[min(attempt, len(value)) - 1] if value else default
+    return default if value is None else value
+
+
+def agent_plan(
+    body: Mapping[str, Any],
+    config: Mapping[str, Any],
+    agent: str,
+    next_attempt: Callable[[str], int],
+) -> Plan:
+    convo = messages(body)
+    last = convo[-1] if convo else {}
+    if any(
+        tool_use_name(body, tr.get("tool_use_id")) == "StructuredOutput"
+        for tr in typed_blocks(last, "tool_result")
+    ):
+        return text_plan("agent_done", "done", agent=agent)
+    spec = (config.get("agents") or {}).get(agent, {})
+    attempt = next_attempt(agent)
+    errors = spec.get("errors") or []
+    status = errors[attempt - 1] if attempt <= len(errors) else spec.get("errors_forever")
+    if status:
+        return Plan(
+            "agent_error",
+            agent=agent,
+            attempt=attempt,
+            status=int(status),
+            delay=float(per_attempt(spec.get("error_delay_s"), attempt, 0)),
+        )
+    result = spec.get("result", config.get("default_result") or {"agent": agent, "ok": True})
+    if isinstance(result, dict):
+        result = {"agent": agent, **result}
+    hang = attempt in (spec.get("hang_attempts") or [])
+    delay = float(per_attempt(spec.get("delay_s"), attempt, config.get("default_delay_s", 0)))
+    names = tool_names(body)
+    if names and "StructuredOutput" not in names:
+        return text_plan(
+            "agent_text", json.dumps(result), agent=agent, attempt=attempt, delay=delay, hang=hang
+        )
+    return tool_plan(
+        "agent", "StructuredOutput", result, agent=agent, attempt=attempt, delay=delay, hang=hang
+    )
+
+
+def _command_of(msg: Mapping[str, Any]) -> tuple[str, dict[str, Any] | None, str | None] | None:
+    """("resume", input, problem) / ("run", None, None) for a user message holding a command."""
+    text = command_text(msg)
+    parsed = parse_resume_request(text)
+    if parsed is not None:
+        return "resume", parsed[0], parsed[1]
+    if "RUN_WORKFLOW" in text:
+        return "run", None, None
+    return None
+
+
+def main_plan(convo: list[dict[str, Any]], config: Mapping[str, Any]) -> Plan:
+    last = convo[-1] if convo else {}
+    for idx in range(len(convo) - 1, -1, -1):
+        cmd = convo[idx].get("role") == "user" and _command_of(convo[idx])
+        if not cmd:
+            continue
+        answered = any(
+            b.get("name") == "Workflow"
+            for m in convo[idx + 1 :]
+            if m.get("role") == "assistant"
+            for b in typed_blocks(m, "tool_use")
+        )
+        if answered:
+            break
+        what, inp, problem = cmd
+        if what == "run":
+            return tool_plan(
+                "main_run",
+                "Workflow",
+                {"script": config.get("script", ""), **config.get("run_extra_input", {})},
+                "Starting the workflow.",
+                workflow_input={"script": "<config script>"},
+            )
+        if not inp:
+            return text_plan("main_unparsed", f"MOCK_PARSE_ERROR {problem}", note=problem)
+        inp = {**inp, **config.get("resume_extra_input", {})}
+        return tool_plan(
+            "main_resume",
+            "Workflow",
+            inp,
+            "Resuming the workflow.",
+            workflow_input=inp,
+            note=problem,
+        )
+    if typed_blocks(last, "tool_result"):
+        return text_plan(
+            "main_after_tool", config.get("after_launch_text", "Workflow launched; waiting for it.")
+        )
+    last_text = all_text(last.get("content"))
+    if "<task-notification" in last_text:
+        status = re.search(r"<status>([^<]*)</status>", last_text)
+        final = config.get("final_text", "Workflow finished. FINAL_OK")
+        return text_plan("main_final", f"{final} status={status.group(1) if status else '?'}")
+    return text_plan("main_text", config.get("plain_text", "Hello from the mock. MOCK_OK"))

@@ -1,0 +1,44 @@
+"""`make_app`: the wftop App over some roots, the factory the command line and the tests share."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from wftop.core.procs import ProcessTable
+from wftop.tui.config import Config
+
+
+def make_app(
+    roots: list[str],
+    *,
+    config: Config | None = None,
+    processes: ProcessTable | None = None,
+    now: Callable[[], float] = time.time,
+    live: bool = True,
+    read_only: bool = False,
+    poll_interval: float | None = None,
+):  # type: ignore[no-untyped-def]
+    """The wftop App over ``roots``, with the live index (or its polling stand-in).
+
+    The newest runs start being read in a thread before Textual is imported, so
+    the first screen has rows as soon as it is up.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from wftop.tui.source import open_index, preview_runs
+
+    config = config or Config()
+    index = open_index(
+        roots,
+        processes=processes,
+        now=now,
+        stall_window=config.stall_window,
+        poll_interval=poll_interval or config.poll_interval,
+    )
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wftop-preview")
+    preview = pool.submit(preview_runs, index)
+    pool.shutdown(wait=False)
+    from wftop.tui.app import WftopApp
+
+    return WftopApp(index, config=config, now=now, live=live, read_only=read_only, preview=preview)
