@@ -1,29 +1,45 @@
-"""Shared fixtures."""
+"""Shared fixtures: an isolated environment for every test, the real CLI, the TUI's trees."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.mockapi import MockAPI
 from tests.realcli import CliHome, find_claude
+from wftop.mockapi.server import MockAPI
+
+CLEARED_PREFIXES = ("WFTOP_", "CLAUDE_", "ANTHROPIC_", "XDG_", "TMUX")
+"""The machine's variables that could reach wftop or the CLI; a test starts without them."""
+CLEARED = ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES", "TZ")
+KEPT = ("WFTOP_CLAUDE",)
+"""Where the person running the suite keeps their ``claude`` (see `claude_bin`)."""
 
 
-@pytest.fixture(autouse=True, scope="session")
-def private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """Caches written by commands under test go to a temporary dir, never the user's."""
-    import os
-
-    folder = tmp_path_factory.mktemp("wftop-cache")
-    before = os.environ.get("WFTOP_CACHE_DIR")
-    os.environ["WFTOP_CACHE_DIR"] = str(folder)
-    yield folder
-    if before is None:
-        os.environ.pop("WFTOP_CACHE_DIR", None)
-    else:
-        os.environ["WFTOP_CACHE_DIR"] = before
+@pytest.fixture(autouse=True)
+def isolated_environment(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Every test (and every command it starts) sees a throwaway HOME, XDG dirs, config dir
+    and cache, no ``CLAUDE_CONFIG_DIR``, no ``NO_COLOR``, UTC: never the machine's own."""
+    home = tmp_path_factory.mktemp("home")
+    for name in list(os.environ):
+        if (name.startswith(CLEARED_PREFIXES) or name in CLEARED) and name not in KEPT:
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(home))
+    for name, sub in (
+        ("XDG_CONFIG_HOME", ".config"),
+        ("XDG_CACHE_HOME", ".cache"),
+        ("XDG_STATE_HOME", ".local/state"),
+        ("XDG_DATA_HOME", ".local/share"),
+    ):
+        monkeypatch.setenv(name, str(home / sub))
+    monkeypatch.setenv("WFTOP_CONFIG", str(home / "no-config.toml"))
+    monkeypatch.setenv("WFTOP_CACHE_DIR", str(home / "wftop-cache"))
+    monkeypatch.setenv("TZ", "UTC")
+    return home
 
 
 # --- real CLI + loopback mock Messages API (tests/realcli.py, tests/mockapi.py) -------------
@@ -31,10 +47,13 @@ def private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path
 
 @pytest.fixture
 def claude_bin() -> str:
-    """The real ``claude`` binary (``$WFTOP_CLAUDE``, ``tests/cli``, or PATH)."""
+    """The real ``claude`` binary (``$WFTOP_CLAUDE``, ``tests/e2e/claude-code``, or PATH)."""
     found = find_claude()
     if found is None:
-        pytest.skip("no claude CLI: run `npm ci --prefix tests/cli` or set WFTOP_CLAUDE")
+        why = "no claude CLI: run `npm ci --prefix tests/e2e/claude-code` or set WFTOP_CLAUDE"
+        if os.environ.get("CI") == "true":
+            pytest.fail(why + " (CI=true: a real-CLI test must run)")
+        pytest.skip(why)
     return found
 
 
@@ -54,7 +73,7 @@ def cli_home(tmp_path: Path) -> CliHome:
 # --- end of real CLI fixtures ---------------------------------------------------------------
 
 
-# --- TUI fixtures (tests/test_tui_*.py) --------------------------------------------------------
+# --- TUI fixtures (tests/tui/, and the commands that list the same trees) -------------------
 # One config root that combines several real corpus trees, with fixed file times, a fixed clock
 # and a fake process table, so every run status appears and every picture is the same each time.
 
@@ -118,9 +137,6 @@ def tui_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("WFTOP_CONFIG", str(home / "no-config.toml"))
-    monkeypatch.delenv("NO_COLOR", raising=False)
-    monkeypatch.setenv("TZ", "UTC")
     return home
 
 
@@ -178,7 +194,7 @@ def snapshots_at_root(monkeypatch: pytest.MonkeyPatch) -> None:
 # --- end of TUI fixtures --------------------------------------------------------------------------
 
 
-# --- corpus checksums (tests/test_zz_corpus_untouched.py) -------------------------------------
+# --- corpus checksums (tests/house/test_corpus_untouched.py) -------------------------------------
 # At session start, the sha256 of every file under tests/data and mockapi/bundled (symlinks by their
 # target text, never followed); the last test of the suite checks that nothing changed them.
 
@@ -215,6 +231,12 @@ def corpus_checksums() -> dict[str, str]:
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     session.config.stash[CORPUS_SUMS] = corpus_checksums()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The corpus check runs after every other test, wherever it is collected."""
+    last = [item for item in items if item.module.__name__.endswith("test_corpus_untouched")]
+    items[:] = [item for item in items if item not in last] + last
 
 
 # --- end of corpus checksums --------------------------------------------------------------------

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.mockapi import MockAPI
 from tests.realcli import (
     CliHome,
     CliRun,
@@ -35,6 +34,7 @@ from tests.realcli import (
     run_workflow,
     six_agents,
 )
+from wftop.mockapi.server import MockAPI
 
 DATA = Path(__file__).resolve().parent / "data"
 FAILS_FOR_GOOD = {"errors": [429, 429, 429]}  # with CLAUDE_CODE_MAX_RETRIES=2: every try fails
@@ -191,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     claude = find_claude()
     if claude is None:
-        print("no claude CLI: run `npm ci --prefix tests/cli` or set WFTOP_CLAUDE", file=sys.stderr)
+        hint = "no claude CLI: run `npm ci --prefix tests/e2e/claude-code` or set WFTOP_CLAUDE"
+        print(hint, file=sys.stderr)
         return 2
     a.workdir.mkdir(parents=True, exist_ok=True)
     for fx in FIXTURES:

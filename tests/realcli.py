@@ -18,17 +18,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.cliproc import (  # re-exported: the CLI-starting half of this library
-    LOCAL_CLI,
+from wftop.mockapi import cliproc
+from wftop.mockapi.cliproc import (  # re-exported: the CLI-starting half of this library
     CliHome,
     CliProcess,
     RealCliError,
     claude_argv,
     cli_env,
     cli_version,
-    find_claude,
 )
-from tests.mockapi import MockAPI
 from wftop.mockapi.scenario import (  # one implementation of a CLI step, shared with wftop
     RUN_PROMPT,
     SIX_AGENTS,
@@ -41,6 +39,18 @@ from wftop.mockapi.scenario import (  # one implementation of a CLI step, shared
     resume_prompt,
     run_step,
 )
+from wftop.mockapi.server import MockAPI
+
+PINNED = Path(__file__).resolve().parent / "e2e" / "claude-code"
+LOCAL_CLI = PINNED / "node_modules" / ".bin" / "claude"
+"""The pinned CLI the suite drives: ``npm ci --prefix tests/e2e/claude-code`` puts it here."""
+
+
+def find_claude() -> str | None:
+    """``$WFTOP_CLAUDE``, then the pinned CLI (`LOCAL_CLI`), then ``claude`` on PATH; None when
+    there is none."""
+    return cliproc.find_claude(LOCAL_CLI)
+
 
 __all__ = [
     "CLI_VERSION",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_launcher_argv import RUN, SCRIPT, SID
+from tests.core.test_launcher_argv import RUN, SCRIPT, SID
 from wftop.core.procs import FakeProcess, FakeProcessTable, ProcFs
 from wftop.core.resume.errors import LaunchError
 from wftop.core.resume.launcher import (
@@ -26,7 +26,7 @@ from wftop.core.resume.launcher import (
     read_runner_status,
 )
 
-TOP = Path(__file__).parent.parent
+TOP = Path(__file__).parent.parent.parent
 
 # -- detached launches through a fake claude -------------------------------------------------
 
@@ -334,8 +334,8 @@ def test_the_real_cli_takes_our_argv_and_reports_a_missing_session(
 def test_the_real_cli_reads_a_dash_prompt_after_the_double_dash(
     claude_bin, cli_home, paths, tmp_path
 ):
-    from tests.mockapi import MockAPI
     from tests.realcli import cli_env
+    from wftop.mockapi.server import MockAPI
 
     prompt = "-x --resume nope; $(touch pwned) say hello"
     argv = build_argv("relocate", claude_bin, SID, prompt, ["--add-dir", str(cli_home.cwd)])

@@ -28,7 +28,7 @@ from wftop.core.resume.command import Strategy, build_argv, build_fresh_prompt, 
 from wftop.core.resume.errors import InvalidIdentifier
 from wftop.core.resume.ids import validate_agent_id, validate_run_id, validate_session_id
 
-TOP = Path(__file__).resolve().parent.parent
+TOP = Path(__file__).resolve().parent.parent.parent
 RUN = "wf_c4e8dc39-03f"
 SESSION = "e5c99c64-96da-45a1-841d-2b381f965487"
 

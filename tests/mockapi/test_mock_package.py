@@ -4,24 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import tests.cliproc
-import tests.mockapi
-import tests.mockflow
-import tests.mockwire
 import wftop.mockapi.cliproc
 import wftop.mockapi.flow
 import wftop.mockapi.server
 import wftop.mockapi.wire
 from wftop.mockapi import load_script
 
-TESTS = Path(__file__).parent
-
-
-def test_tests_modules_re_export_the_package() -> None:
-    assert tests.mockapi.MockAPI is wftop.mockapi.server.MockAPI
-    assert tests.mockflow.decide is wftop.mockapi.flow.decide
-    assert tests.mockwire.sse_events is wftop.mockapi.wire.sse_events
-    assert tests.cliproc.CliProcess is wftop.mockapi.cliproc.CliProcess
+TESTS = Path(__file__).parent.parent
 
 
 def test_the_shipped_demo_script_is_the_test_script() -> None:

@@ -150,7 +150,7 @@ def test_ls_watch_json_masks_every_secret(secret_root, tmp_path):
     argv += ["--no-default-root", "--root", str(secret_root)]
     process = subprocess.Popen(
         argv,
-        cwd=Path(__file__).resolve().parent.parent,
+        cwd=Path(__file__).resolve().parent.parent.parent,
         env=private_env(tmp_path),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -203,7 +203,7 @@ def test_a_confirmed_resume_and_its_state_files_mask_every_secret(tmp_path, mode
             argv.remove("--json")
         result = subprocess.run(
             argv,
-            cwd=Path(__file__).resolve().parent.parent,
+            cwd=Path(__file__).resolve().parent.parent.parent,
             env=world.env(),
             capture_output=True,
             text=True,

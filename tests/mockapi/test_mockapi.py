@@ -10,11 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.mockapi import MockAPI
-from tests.mockflow import parse_resume_request
 from tests.realcli import resume_prompt
+from wftop.mockapi.flow import parse_resume_request
+from wftop.mockapi.server import MockAPI
 
-TOP = Path(__file__).resolve().parent.parent
+TOP = Path(__file__).resolve().parent.parent.parent
 
 
 def post(mock: MockAPI, body: dict) -> tuple[int, str]:
@@ -150,7 +150,7 @@ def test_runs_as_a_process(tmp_path):
         [
             sys.executable,
             "-m",
-            "tests.mockapi",
+            "wftop.mockapi.server",
             "--config",
             str(tmp_path / "cfg.json"),
             "--log",

@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from tests.core.test_redact import SAMPLES
 from tests.forensics_kit import (
     SESSION,
     agent_receipt,
@@ -25,7 +26,6 @@ from tests.forensics_kit import (
     workflow_receipt,
     write_session,
 )
-from tests.test_redact import SAMPLES
 from wftop.core.forensics.causes import Cause
 from wftop.core.forensics.report import build_report
 from wftop.core.forensics.sessionlist import list_sessions

@@ -20,9 +20,9 @@ import threading
 import time
 from typing import Any
 
+from tests.core.test_index import append, follow, rows
 from tests.corpus import copy_tree, only_journal
 from tests.faults_kit import STARTED, TIMEOUT, TOP, read_lines, run_folder, unprivileged
-from tests.test_index import append, follow, rows
 
 
 async def test_journal_deleted_mid_read_while_watching(tmp_path):

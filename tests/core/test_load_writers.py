@@ -15,8 +15,8 @@ import asyncio
 import time
 
 from bench.soak import added_counts, base_counts, make_runs, writer_argv
+from tests.core.test_index import follow, rows
 from tests.corpus import copy_tree
-from tests.test_index import follow, rows
 from wftop.core.changeset import ChangeSet
 
 WRITERS = 16

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-DEMO = Path(__file__).parent.parent / "mockapi" / "bundled"
+DEMO = Path(__file__).parent.parent.parent / "mockapi" / "bundled"
 
 
 def wftop(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

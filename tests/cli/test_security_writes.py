@@ -21,7 +21,7 @@ from pathlib import Path
 from tests.faults_kit import RUN, SESSION, TIMEOUT, World
 from wftop.core.procs import FakeProcessTable
 
-TOP = Path(__file__).resolve().parent.parent
+TOP = Path(__file__).resolve().parent.parent.parent
 Record = dict[str, tuple[str, int, int, int]]
 
 
@@ -132,7 +132,7 @@ async def test_reading_commands_and_a_tui_session_write_nothing_under_the_config
 
 
 async def tui_session(root: Path) -> None:
-    from tests.test_security_secrets import wait_for
+    from tests.cli.test_security_secrets import wait_for
     from tests.tui_kit import settle
     from wftop.tui.config import Config
     from wftop.tui.screens.agent import AgentScreen

@@ -27,7 +27,7 @@ from wftop.core.resume.store import STATE_DIR_ENV, ResumeStore, state_dir
 E, S = ResumeEvent, ResumeState
 RUN = "wf_6838482f-c9a"
 FIXED = datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=UTC)
-TOP = Path(__file__).parent.parent
+TOP = Path(__file__).parent.parent.parent
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-CORE = Path(__file__).parent.parent / "core"
+CORE = Path(__file__).parent.parent.parent / "core"
 FORBIDDEN = {"textual", "rich", "tui"}
 
 

@@ -9,6 +9,7 @@ test command) maps the same rooms. Both then run ``wftop --version``, ``wftop ls
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -16,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-TOP = Path(__file__).parent.parent
+TOP = Path(__file__).parent.parent.parent
+NOT_SOURCE = (".git", ".venv", "node_modules", "build", "*.egg-info", "*_cache", "__pycache__")
 
 
 def run(
@@ -49,8 +51,10 @@ def bare_env(home: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
+    source = out / "source"  # setuptools builds in the source tree: build from a copy of it
+    shutil.copytree(TOP, source, ignore=shutil.ignore_patterns(*NOT_SOURCE))
     done = run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(TOP)], TOP
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(source)], out
     )
     assert done.returncode == 0, done.stderr[-2000:]
     (built,) = out.glob("wftop-*.whl")

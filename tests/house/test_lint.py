@@ -1,5 +1,5 @@
 """The house rules hold: ruff, the import contracts (layers, no circles), strict typing of
-every room (``tests/house.py`` runs the static tools over the installed package's view)."""
+every room (``tests/house/view.py`` runs the static tools over the installed package's view)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.house import TOP, lint_imports, make_view, mypy
+from tests.house.view import TOP, lint_imports, make_view, mypy
 
 
 @pytest.fixture(scope="module")

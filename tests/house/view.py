@@ -6,7 +6,7 @@ Installed, wftop is one package, ``wftop``, whose rooms (``core/``, ``tui/``, ``
 folder whose ``wftop/`` holds one link per room. Nothing is copied, and nothing in the tree
 is written.
 
-From a checkout: ``python -m tests.house lint-imports`` or ``python -m tests.house mypy``.
+From a checkout: ``python -m tests.house.view lint-imports`` or ``python -m tests.house.view mypy``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-TOP = Path(__file__).resolve().parent.parent
+TOP = Path(__file__).resolve().parent.parent.parent
 ROOMS = ("core", "tui", "cli", "mockapi")
 
 
@@ -72,7 +72,7 @@ def mypy(view: Path) -> subprocess.CompletedProcess[str]:
 def main(argv: list[str]) -> int:
     tools = {"lint-imports": lint_imports, "mypy": mypy}
     if len(argv) != 1 or argv[0] not in tools:
-        print(f"usage: python -m tests.house {{{'|'.join(tools)}}}", file=sys.stderr)
+        print(f"usage: python -m tests.house.view {{{'|'.join(tools)}}}", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="wftop-view-") as temp:
         done = tools[argv[0]](make_view(Path(temp)))

@@ -1,4 +1,5 @@
-"""Runs last (by name): every file under ``tests/data`` and ``mockapi/bundled`` is byte-identical.
+"""Runs last (``tests/conftest.py`` orders it so): every file under ``tests/data`` and
+``mockapi/bundled`` is byte-identical.
 
 ``tests/conftest.py`` records the sha256 of each file when the session starts; any
 test that wrote into the corpus instead of a private copy (``tests.corpus.copy_tree``),

@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
+from tests.core.test_index import append
 from tests.corpus import copy_tree, only_journal
 from tests.faults_kit import RUN, STARTED, run_folder, unprivileged, wftop
-from tests.test_index import append
 from wftop.core.coldpass import scan_roots
 from wftop.core.procs import FakeProcessTable
 

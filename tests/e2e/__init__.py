@@ -1,0 +1,1 @@
+"""End-to-end tests: the real claude CLI against the loopback mock."""

@@ -1,0 +1,1 @@
+"""The house rules: packaging, layers, lint, types, no shell, an untouched corpus."""
