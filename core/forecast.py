@@ -32,6 +32,12 @@ class Fate(StrEnum):
     """Had a result, re-runs anyway because reuse already ended: wasted work."""
     LIVE = "live"
     """Had no result and reuse already ended."""
+    AT_RISK = "at_risk"
+    """Has a result, but the forecast cannot be sure the CLI will serve it from cache."""
+
+
+LIVE_FATES = frozenset({Fate.LIVE_IN_FLIGHT, Fate.LIVE_ENDS_REUSE, Fate.RERUN, Fate.LIVE})
+"""The fates of calls that will run (and be paid for) again."""
 
 
 @dataclass(frozen=True)
@@ -54,8 +60,12 @@ class Forecast:
     rerun_tokens: int | None
     """Tokens the earlier attempts of the wasted re-runs cost (None when unknown)."""
     order: str
-    """How the keying order was known: ``snapshot`` (exact) or ``journal``."""
+    """How the keying order was known: ``snapshot``, ``journal`` or ``rehearsal``."""
     notes: tuple[str, ...] = ()
+    exact: bool = False
+    """Rehearsed: the installed CLI itself served these calls from cache (or ran them)."""
+    cli_version: str | None = None
+    """The CLI build that rehearsed (exact forecasts only)."""
 
     def labels(self, *fates: Fate) -> list[str]:
         return [call.label for call in self.calls if call.fate in fates]
@@ -66,18 +76,28 @@ class Forecast:
 
     @property
     def live(self) -> list[str]:
-        return self.labels(Fate.LIVE_IN_FLIGHT, Fate.LIVE_ENDS_REUSE, Fate.RERUN, Fate.LIVE)
+        return self.labels(*LIVE_FATES)
+
+    @property
+    def at_risk(self) -> list[str]:
+        """Calls with a result that may be served from cache, or may run again."""
+        return self.labels(Fate.AT_RISK)
 
     @property
     def rerun(self) -> list[str]:
         """Live calls that already had a result: finished work done again."""
-        return [c.label for c in self.calls if c.had_result and c.fate is not Fate.CACHED]
+        return [c.label for c in self.calls if c.had_result and c.fate in LIVE_FATES]
 
     def to_json(self) -> dict[str, Any]:
         return {
             "strategy": self.strategy,
+            "exact": self.exact,
+            "cli_version": self.cli_version,
             "cached": self.cached,
             "live": self.live,
+            "at_risk": [
+                {"label": c.label, "reason": c.reason} for c in self.calls if c.fate is Fate.AT_RISK
+            ],
             "rerun": self.rerun,
             "more_live": self.more_live,
             "first_miss": self.first_miss,
@@ -90,14 +110,21 @@ class Forecast:
         }
 
     def summary(self) -> str:
-        """``8 live (7 re-runs of finished work, ≈ 1,234 tokens)``."""
-        text = f"{len(self.live)} live"
+        """``8 live (7 re-runs of finished work, ≈ 1,234 tokens)``; a range where calls are at
+        risk: ``2–5 live …``."""
+        risky = len(self.at_risk)
+        text = f"{_span(len(self.live), risky)} live"
         if self.more_live:
             text += " + calls not yet reached"
         if self.rerun:
             tokens = f", ≈ {self.rerun_tokens:,} tokens" if self.rerun_tokens else ""
             text += f" ({len(self.rerun)} re-runs of finished work{tokens})"
-        return f"{text}, {len(self.cached)} from cache"
+        return f"{text}, {_span(len(self.cached), risky)} from cache"
+
+
+def _span(sure: int, risky: int) -> str:
+    """``3``, or ``3–5`` when ``risky`` calls may fall either way."""
+    return f"{sure}–{sure + risky}" if risky else str(sure)
 
 
 @dataclass

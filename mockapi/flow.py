@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from wftop.mockapi.schema import minimal_instance
+
 AGENT_MARKER = re.compile(r"\[\[agent:([A-Za-z0-9_.-]+)\]\]")
 COMPACT_SYSTEM = "tasked with summarizing conversations"
 COMPACT_MARKERS = (
@@ -248,6 +250,8 @@ def decide(
     )
     if marker:
         return agent_plan(body, config, marker.group(1), next_attempt)
+    if config.get("any_agent") and is_sub_agent(body, convo):
+        return any_agent_plan(body, convo)
     if "Workflow" in tool_names(body) or any(
         _command_of(m) for m in convo if m.get("role") == "user"
     ):
@@ -302,6 +306,35 @@ def agent_plan(
     return tool_plan(
         "agent", "StructuredOutput", result, agent=agent, attempt=attempt, delay=delay, hang=hang
     )
+
+
+def is_sub_agent(body: Mapping[str, Any], convo: list[dict[str, Any]]) -> bool:
+    """A request from a Workflow's sub-agent: neither the main conversation (which offers the
+    ``Workflow`` tool or holds the user's command) nor a one-shot title request (no tools)."""
+    return (
+        bool(tool_names(body))
+        and "Workflow" not in tool_names(body)
+        and not any(_command_of(m) for m in convo if m.get("role") == "user")
+    )
+
+
+def any_agent_plan(body: Mapping[str, Any], convo: list[dict[str, Any]]) -> Plan:
+    """Any sub-agent, answered at once and without calling a tool: a ``StructuredOutput`` that
+    fits the agent's output schema where it has one, else a short text (``any_agent``). Each
+    answer's strings are new, so a later prompt that embeds it gets a new key, as it would
+    with a real model's new answer."""
+    fill = "rehearsal-" + uuid.uuid4().hex[:12]
+    last = convo[-1] if convo else {}
+    if any(
+        tool_use_name(body, tr.get("tool_use_id")) == "StructuredOutput"
+        for tr in typed_blocks(last, "tool_result")
+    ):
+        return text_plan("agent_done", "done", agent="any")
+    for tool in body.get("tools") or []:
+        if isinstance(tool, dict) and tool.get("name") == "StructuredOutput":
+            answer = minimal_instance(tool.get("input_schema") or {}, fill)
+            return tool_plan("agent", "StructuredOutput", answer, agent="any")
+    return text_plan("agent_text", fill, agent="any")
 
 
 def _command_of(msg: Mapping[str, Any]) -> tuple[str, dict[str, Any] | None, str | None] | None:
