@@ -83,7 +83,7 @@ def rehearse(
         argv = build_argv(plan.strategy, claude, session, prompt, plan.extra_flags)
         with MockAPI(config=REHEARSAL_CONFIG, log_path=base / "requests.jsonl") as mock:
             try:
-                env = cli_env(home, mock.url)
+                env = cli_env(home, mock.url, {"TMPDIR": str(home.tmp_dir)})
                 with CliProcess(argv, env, home.cwd, base / "rehearsal") as proc:
                     code = proc.wait(timeout)
                     tail = proc.tail(400)
