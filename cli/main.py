@@ -1,16 +1,25 @@
-"""The ``wftop`` command line: subcommands dispatch to modules in ``wftop.cli.commands``.
+"""The ``wftop`` command line: parse, then hand over to one module of ``wftop.cli.commands``.
 
-Each command module has ``add_parser(subparsers)`` and ``run(args) -> int``. Only
-the TUI itself imports Textual, so ``wftop ls`` and friends start fast.
+Each command module is a `Command` (``add_parser(subparsers)``, ``run(args) -> int``) and
+imports only `wftop.cli.options` from this layer. `command` imports the one module a command
+line names and no other, and only the TUI itself imports Textual, so ``wftop ls`` and friends
+start fast. Without a command, ``wftop`` opens the TUI.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from typing import TYPE_CHECKING, Any
+
+from wftop.cli.options import (
+    EXIT_USAGE,
+    VALUED_TOP_OPTIONS,
+    Command,
+    run_command,
+    top_parser,
+)
 
 if TYPE_CHECKING:
     from wftop.tui.config import Config
@@ -18,7 +27,6 @@ if TYPE_CHECKING:
 COMMANDS = ["ls", "resume", "demo", "drill", "status", "completion", "scan", "export", "stats"]
 """Modules of ``wftop.cli.commands``, in the order ``--help`` lists them."""
 
-EXIT_USAGE = 2
 WRITING_COMMANDS = {
     "resume": "it launches claude and writes its state",
     "drill": "it launches claude (in a temporary dir)",
@@ -26,39 +34,59 @@ WRITING_COMMANDS = {
 """Commands ``--read-only`` refuses, and why. ``demo`` falls back to its browse-only trees."""
 
 
-def package_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+def command(name: str) -> Command:
+    """The module of command ``name``, imported on first use: a status-bar call such as
+    ``wftop status`` would spend most of its time importing every command."""
+    match name:
+        case "ls":
+            from wftop.cli.commands import ls
 
-    try:
-        return version("wftop")
-    except PackageNotFoundError:
-        return "0+unknown"
+            return ls
+        case "resume":
+            from wftop.cli.commands import resume
+
+            return resume
+        case "demo":
+            from wftop.cli.commands import demo
+
+            return demo
+        case "drill":
+            from wftop.cli.commands import drill
+
+            return drill
+        case "status":
+            from wftop.cli.commands import status
+
+            return status
+        case "completion":
+            return CompletionCommand()
+        case "scan":
+            from wftop.cli.commands import scan
+
+            return scan
+        case "export":
+            from wftop.cli.commands import export
+
+            return export
+        case "stats":
+            from wftop.cli.commands import stats
+
+            return stats
+    raise KeyError(name)
 
 
-def add_root_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--root",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="an extra Claude config dir (holding projects/) to read; repeatable",
-    )
-    parser.add_argument(
-        "--no-default-root",
-        action="store_true",
-        help="read only the --root dirs, not $CLAUDE_CONFIG_DIR or ~/.claude",
-    )
+class CompletionCommand:
+    """``wftop completion``, handed the whole parser it writes scripts from (built here)."""
 
+    def add_parser(self, subparsers: Any) -> None:
+        from wftop.cli.commands import completion
 
-class VersionAction(argparse.Action):
-    """``--version``, reading the installed version only when asked (that import is slow)."""
+        completion.add_parser(subparsers)
 
-    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
-        print(f"wftop {package_version()}")
-        parser.exit()
+    def run(self, args: argparse.Namespace) -> int:
+        from wftop.cli.commands import completion
 
-
-VALUED_TOP_OPTIONS = frozenset({"--root", "--stall-window"})
+        return completion.run(args, build_parser())
 
 
 def command_in(argv: list[str]) -> str | None:
@@ -75,37 +103,11 @@ def command_in(argv: list[str]) -> str | None:
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser, or (``only``) one with just that command: importing every command
-    module costs a status-bar call like ``wftop status`` most of its time."""
-    parser = argparse.ArgumentParser(
-        prog="wftop",
-        description="Watch Claude Code Workflow runs, find the dead ones, resume them. "
-        "Without a command, opens the TUI.",
-    )
-    parser.add_argument("--version", action=VersionAction, nargs=0, help="print the version")
-    add_root_option(parser)
-    parser.add_argument(
-        "--no-mouse",
-        action="store_true",
-        help="leave the mouse to the terminal (native text selection)",
-    )
-    parser.add_argument(
-        "--read-only",
-        action="store_true",
-        help="switch off everything that launches or writes: resume and relaunch in the TUI, "
-        "`wftop resume`, `wftop drill`; `demo` browses bundled trees only",
-    )
-    parser.add_argument(
-        "--stall-window",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="quiet time before a live run reads as stalled (default 600, or the config file)",
-    )
+    """The whole parser, or (``only``) one with just that command."""
+    parser = top_parser()
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS if only is None else [only]:
-        module = importlib.import_module(f"wftop.cli.commands.{name}")
-        module.add_parser(subparsers)
+        command(name).add_parser(subparsers)
         if name in WRITING_COMMANDS:  # `wftop resume --read-only …` reads as it should, too
             subparsers.choices[name].add_argument(
                 "--read-only", action="store_true", default=argparse.SUPPRESS, help="refuse"
@@ -126,15 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         reason = WRITING_COMMANDS[args.command]
         print(f"wftop: {args.command} is switched off by --read-only ({reason})", file=sys.stderr)
         return EXIT_USAGE
-    module = importlib.import_module(f"wftop.cli.commands.{args.command}")
-    try:
-        code: int = module.run(args)
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        sys.stderr.close()
-        return 0
-    return code
+    return run_command(command(args.command).run, args)
 
 
 def pick_roots(args: argparse.Namespace, config: Config) -> list[str]:

@@ -16,10 +16,12 @@ import json
 import os
 import signal
 import sys
+from collections.abc import AsyncGenerator
 from typing import Any
 
 import orjson
 
+from wftop.cli.options import EXIT_OK, EXIT_USAGE
 from wftop.core.changeset import ChangeSet
 from wftop.core.index import LiveIndex
 from wftop.core.redact import Redactor, redact_value
@@ -35,7 +37,7 @@ way from ``write()`` to stdout under 50 ms at 500 lines/s (p95) and an idle stre
 def stream(args: argparse.Namespace, roots: list[str]) -> int:
     if not args.json:
         print("wftop: --watch streams JSON lines; add --json", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     options: dict[str, Any] = {
         "debounce_ms": int(os.environ.get("WFTOP_WATCH_DEBOUNCE_MS", DEBOUNCE_MS)),
         "step_ms": int(os.environ.get("WFTOP_WATCH_STEP_MS", STEP_MS)),
@@ -54,19 +56,23 @@ async def _follow(roots: list[str], options: dict[str, Any]) -> int:
     try:
         first = await asyncio.to_thread(index.cold_start)
         if stop.is_set():
-            return 0
+            return EXIT_OK
         # The index holds a large, long-lived and acyclic heap: keep the cyclic GC from
         # walking it again and again (a full collection stalls the stream for ~1 s).
         gc.freeze()
         write(first)
-        async with contextlib.aclosing(index.changes(stop)) as changes:
+        changes = index.changes(stop)
+        try:
             async for change in changes:
                 write(change)
+        finally:
+            if isinstance(changes, AsyncGenerator):  # the follow loop lets go of its watch now
+                await changes.aclose()
     except BrokenPipeError:
         # The reader went away (``| head``): that ends the stream, not an error.
         with contextlib.suppress(OSError):
-            sys.stdout = None  # type: ignore[assignment]
-    return 0
+            sys.stdout = None
+    return EXIT_OK
 
 
 def line_of(change: ChangeSet) -> bytes:

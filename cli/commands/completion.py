@@ -1,7 +1,8 @@
 """``wftop completion bash|zsh|fish``: print a shell completion script.
 
 The script is generated from wftop's own argparse parser (commands, their options, the
-choices of options such as ``--format``), so it never drifts from the CLI. No dependency.
+choices of options such as ``--format``), which ``wftop.cli.main`` hands to `run`, so it
+never drifts from the CLI. No dependency.
 Install: ``wftop completion bash > ~/.local/share/bash-completion/completions/wftop``,
 ``wftop completion zsh > "${fpath[1]}/_wftop"``,
 ``wftop completion fish > ~/.config/fish/completions/wftop.fish``.
@@ -165,9 +166,7 @@ def fish(parser: argparse.ArgumentParser) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run(args: argparse.Namespace) -> int:
-    from wftop.cli.main import build_parser
-
-    parser = build_parser()
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """Print the script for ``args.shell``, made from ``parser``: wftop's whole parser."""
     print({"bash": bash, "zsh": zsh, "fish": fish}[args.shell](parser), end="")
     return 0

@@ -18,9 +18,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from wftop.cli.options import EXIT_OK, run_command, top_parser
 from wftop.mockapi import BUNDLED
+
+if TYPE_CHECKING:
+    from wftop.tui.app import WftopApp
 
 INSTALL_HINT = (
     "for the full demo (a real run killed and resumed, offline), install Claude Code:\n"
@@ -95,16 +99,24 @@ def headless(demo: Any, *, resume: bool) -> int:
         return 1
     if not resume:
         print(describe(plan))
-        return 0
-    from wftop.cli.main import main
+        return EXIT_OK
+    from wftop.cli.commands import resume as resume_command
 
     with environment(demo.env):
-        code = main(
-            ["resume", demo.killed.run_id, "--no-default-root", "--root", demo.root, "--yes"]
-        )
+        code = run_command(resume_command.run, resume_args(demo))
     print(f"mock: sub-agents run live by the resume: {', '.join(demo.live_since_kill()) or '-'}")
     print(table(scan_roots([demo.root]).runs, time.time()))
     return code
+
+
+def resume_args(demo: Any) -> argparse.Namespace:
+    """``wftop resume <the killed run> --no-default-root --root <demo root> --yes``, parsed."""
+    from wftop.cli.commands import resume as resume_command
+
+    parser = top_parser()
+    resume_command.add_parser(parser.add_subparsers(dest="command"))
+    run_id = demo.killed.run_id
+    return parser.parse_args(["resume", run_id, "--no-default-root", "--root", demo.root, "--yes"])
 
 
 def banner(demo: Any) -> str:
@@ -130,7 +142,7 @@ def interactive(demo: Any, args: argparse.Namespace) -> int:
     return int(app.return_code or 0)
 
 
-def demo_app(root: str, message: str):  # type: ignore[no-untyped-def]
+def demo_app(root: str, message: str) -> WftopApp:
     """The wftop app over ``root``, which shows ``message`` once it is up."""
     from wftop.tui.app import CSS_FILE, WftopApp
     from wftop.tui.config import Config

@@ -12,16 +12,13 @@ from typing import Any
 
 import orjson
 
+from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
 from wftop.core.forensics.masking import NOTE, redaction_json
 from wftop.core.forensics.salvage import RunNotFound, find_run, salvage, to_markdown
 from wftop.core.redact import Redactor, redact_tree
 
-EXIT_OK, EXIT_USAGE = 0, 2
-
 
 def add_parser(subparsers: Any) -> None:
-    from wftop.cli.main import add_root_option
-
     parser = subparsers.add_parser(
         "export", help="salvage a run: completed results and the last words of calls that died"
     )
@@ -32,8 +29,6 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wftop.cli.commands.ls import roots_or_exit
-
     roots = roots_or_exit(args)
     if roots is None:
         return EXIT_USAGE

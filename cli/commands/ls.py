@@ -9,8 +9,8 @@ from typing import Any
 
 import orjson
 
+from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
 from wftop.core.coldpass import scan_rows
-from wftop.core.discovery import RootError, check_root, resolve_roots
 from wftop.core.jsonl import Problem
 from wftop.core.model import Run, short_project
 from wftop.core.redact import Redactor, dumps_redacted
@@ -20,8 +20,6 @@ from wftop.tui.format import age, status_label
 
 
 def add_parser(subparsers: Any) -> None:
-    from wftop.cli.main import add_root_option
-
     parser = subparsers.add_parser("ls", help="list every Workflow run, newest activity first")
     add_root_option(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON array")
@@ -43,27 +41,6 @@ def add_parser(subparsers: Any) -> None:
         help="with --json: stream change sets as JSON lines until interrupted",
     )
     parser.set_defaults(command="ls")
-
-
-def roots_or_exit(args: argparse.Namespace) -> list[str] | None:
-    """The roots to read, or None after printing why one cannot be used.
-
-    Every ``--root`` must be readable. The default root may be missing when
-    ``--root`` dirs are given (a machine that never ran Claude Code itself).
-    """
-    explicit = resolve_roots(args.root, include_default=False)
-    roots = resolve_roots(args.root, include_default=not args.no_default_root)
-    usable = []
-    for root in roots:
-        try:
-            check_root(root)
-        except RootError as error:
-            if root in explicit or not explicit:
-                print(f"wftop: {error}", file=sys.stderr)
-                return None
-            continue
-        usable.append(root)
-    return usable
 
 
 HEADER = (
@@ -105,7 +82,7 @@ def json_array(items: list[bytes]) -> bytes:
 def run(args: argparse.Namespace) -> int:
     roots = roots_or_exit(args)
     if roots is None:
-        return 2
+        return EXIT_USAGE
     if args.watch:
         from wftop.cli.stream import stream
 
@@ -124,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         lines = (table_line(orjson.loads(item), now) for item in items.rows)
         print("\n".join([HEADER, *lines]))
-    return 0
+    return EXIT_OK
 
 
 def report(problems: list[Problem]) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 
+from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
 from wftop.core.coldpass import scan_roots
 from wftop.core.model import Run
 from wftop.core.plan import Plan, make_plan, project_slug
@@ -21,14 +22,7 @@ from wftop.core.resume.launcher import Strategy, SubprocessLauncher
 from wftop.core.resume.machine import ACTIVE_STATES, ResumeState
 from wftop.core.resume.store import ResumeStore
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_REFUSED, EXIT_LAUNCH_FAILED, EXIT_WITH_FAILURES = (
-    0,
-    1,
-    2,
-    3,
-    4,
-    5,
-)
+EXIT_FAILED, EXIT_REFUSED, EXIT_LAUNCH_FAILED, EXIT_WITH_FAILURES = 1, 3, 4, 5
 OUTCOME_EXIT = {
     ResumeState.COMPLETED: EXIT_OK,
     ResumeState.COMPLETED_WITH_FAILURES: EXIT_WITH_FAILURES,
@@ -38,8 +32,6 @@ OUTCOME_EXIT = {
 
 
 def add_parser(subparsers: Any) -> None:
-    from wftop.cli.main import add_root_option
-
     parser = subparsers.add_parser("resume", help="resume a dead run from its journal")
     parser.add_argument("run_id", metavar="RUN_ID")
     add_root_option(parser)
@@ -124,8 +116,6 @@ def emit(args: argparse.Namespace, event: dict[str, Any], text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wftop.cli.commands.ls import roots_or_exit
-
     roots = roots_or_exit(args)
     if roots is None:
         return EXIT_USAGE

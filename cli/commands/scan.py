@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
 from wftop.core.discovery import resolve_roots
 from wftop.core.forensics.limits import RECENT_SESSIONS, cut
 from wftop.core.forensics.masking import redaction_json, redaction_line
@@ -29,12 +30,8 @@ from wftop.core.procs import ProcFs
 from wftop.core.redact import Redactor, redact_tree
 from wftop.core.sessions import Liveness, Owner
 
-EXIT_OK, EXIT_USAGE = 0, 2
-
 
 def add_parser(subparsers: Any) -> None:
-    from wftop.cli.main import add_root_option
-
     parser = subparsers.add_parser(
         "scan", help="what died in a session, why it stopped, and what can be recovered"
     )
@@ -90,8 +87,6 @@ def choose(args: argparse.Namespace, roots: list[str]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wftop.cli.commands.ls import roots_or_exit
-
     direct = bool(args.session) and (os.sep in args.session or args.session.endswith(".jsonl"))
     if direct:
         extra = resolve_roots(args.root, include_default=not args.no_default_root)

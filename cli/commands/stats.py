@@ -9,19 +9,17 @@ from typing import Any
 
 import orjson
 
+from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
 from wftop.core.forensics.limits import cut
 from wftop.core.forensics.masking import redaction_json, redaction_line
 from wftop.core.forensics.stats import compute_stats
 from wftop.core.redact import Redactor, redact_tree
 
-EXIT_OK, EXIT_USAGE = 0, 2
 RETURNED, NOT_RETURNED = "●", "○"
 DOTS = 40
 
 
 def add_parser(subparsers: Any) -> None:
-    from wftop.cli.main import add_root_option
-
     parser = subparsers.add_parser(
         "stats", help="started vs returned per run, gaps, causes, re-run completed calls"
     )
@@ -62,8 +60,6 @@ def stats_text(data: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wftop.cli.commands.ls import roots_or_exit
-
     roots = roots_or_exit(args)
     if roots is None:
         return EXIT_USAGE

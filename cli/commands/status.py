@@ -15,14 +15,14 @@ from typing import Any
 
 import orjson
 
+from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
+
 ATTENTION = ("dead", "stalled", "failed")
 """Statuses that need someone, in the order the line shows them."""
 TMUX_STYLE = {"dead": "#[fg=red,bold]", "stalled": "#[fg=yellow]", "failed": "#[fg=magenta]"}
 
 
 def add_parser(subparsers: Any) -> None:
-    from wftop.cli.main import add_root_option
-
     parser = subparsers.add_parser(
         "status", help="one-line summary for a status bar (empty when all is well)"
     )
@@ -65,13 +65,12 @@ def summary(counts: Counter[str], fmt: str) -> str:
 def run(args: argparse.Namespace) -> int:
     import time
 
-    from wftop.cli.commands.ls import roots_or_exit
     from wftop.core.model import DEFAULT_STALL_WINDOW
     from wftop.core.statuscount import cache_path, count_statuses
 
     roots = roots_or_exit(args)
     if roots is None:
-        return 2
+        return EXIT_USAGE
     counts = count_statuses(
         roots,
         now=time.time(),
@@ -85,8 +84,8 @@ def run(args: argparse.Namespace) -> int:
             "line": summary(counts, "plain"),
         }
         sys.stdout.buffer.write(orjson.dumps(payload) + b"\n")
-        return 0
+        return EXIT_OK
     line = summary(counts, args.format)
     if line:
         print(line)
-    return 0
+    return EXIT_OK

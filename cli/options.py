@@ -1,0 +1,128 @@
+"""What every ``wftop`` command shares: the top-level parser, the root options, exit codes.
+
+It sits below ``wftop.cli.main`` and the modules of ``wftop.cli.commands``: they import it,
+it imports neither. Each command module is a `Command`: ``add_parser(subparsers)`` puts its
+subcommand on the parser, ``run(args)`` carries it out and returns the exit code.
+Nothing here imports more than argparse until it is called, so ``wftop status`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any, Protocol
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+"""A bad command line, or a root, config or name that cannot be used."""
+EXIT_INTERRUPTED = 130
+"""Ctrl-C, as a shell reports a process killed by SIGINT."""
+
+
+class Command(Protocol):
+    """A module of ``wftop.cli.commands``."""
+
+    def add_parser(self, subparsers: Any) -> None: ...
+
+    def run(self, args: argparse.Namespace) -> int: ...
+
+
+def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("wftop")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+class VersionAction(argparse.Action):
+    """``--version``, reading the installed version only when asked (that import is slow)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        print(f"wftop {package_version()}")
+        parser.exit()
+
+
+def add_root_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--root",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="an extra Claude config dir (holding projects/) to read; repeatable",
+    )
+    parser.add_argument(
+        "--no-default-root",
+        action="store_true",
+        help="read only the --root dirs, not $CLAUDE_CONFIG_DIR or ~/.claude",
+    )
+
+
+VALUED_TOP_OPTIONS = frozenset({"--root", "--stall-window"})
+"""Top-level options that take a value (the token after them is not a command)."""
+
+
+def top_parser() -> argparse.ArgumentParser:
+    """The ``wftop`` parser with its top-level options and no command yet."""
+    parser = argparse.ArgumentParser(
+        prog="wftop",
+        description="Watch Claude Code Workflow runs, find the dead ones, resume them. "
+        "Without a command, opens the TUI.",
+    )
+    parser.add_argument("--version", action=VersionAction, nargs=0, help="print the version")
+    add_root_option(parser)
+    parser.add_argument(
+        "--no-mouse",
+        action="store_true",
+        help="leave the mouse to the terminal (native text selection)",
+    )
+    parser.add_argument(
+        "--read-only",
+        action="store_true",
+        help="switch off everything that launches or writes: resume and relaunch in the TUI, "
+        "`wftop resume`, `wftop drill`; `demo` browses bundled trees only",
+    )
+    parser.add_argument(
+        "--stall-window",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="quiet time before a live run reads as stalled (default 600, or the config file)",
+    )
+    return parser
+
+
+def run_command(run: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """``run(args)``, with Ctrl-C as exit 130 and a closed stdout (``| head``) as no error."""
+    try:
+        return run(args)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        sys.stderr.close()
+        return EXIT_OK
+
+
+def roots_or_exit(args: argparse.Namespace) -> list[str] | None:
+    """The roots to read, or None after printing why one cannot be used.
+
+    Every ``--root`` must be readable. The default root may be missing when
+    ``--root`` dirs are given (a machine that never ran Claude Code itself).
+    """
+    from wftop.core.discovery import RootError, check_root, resolve_roots
+
+    explicit = resolve_roots(args.root, include_default=False)
+    roots = resolve_roots(args.root, include_default=not args.no_default_root)
+    usable = []
+    for root in roots:
+        try:
+            check_root(root)
+        except RootError as error:
+            if root in explicit or not explicit:
+                print(f"wftop: {error}", file=sys.stderr)
+                return None
+            continue
+        usable.append(root)
+    return usable
