@@ -43,10 +43,12 @@ def minimal_instance(schema: Any, fill: str = "", root: Any = None, depth: int =
     if isinstance(kind, list):
         kind = next((k for k in kind if k != "null"), kind[0] if kind else None)
     if kind == "object" or (kind is None and "properties" in schema):
-        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        declared = schema.get("properties")
+        if not isinstance(declared, dict):
+            declared = {}
         required = [name for name in schema.get("required") or [] if isinstance(name, str)]
         deeper = depth + 1
-        fields = {name: properties.get(name, {}) for name in required}
+        fields = {name: declared.get(name, {}) for name in required}
         return {name: minimal_instance(part, fill, root, deeper) for name, part in fields.items()}
     if kind == "array":
         count = int(schema.get("minItems") or 0)
@@ -57,8 +59,8 @@ def minimal_instance(schema: Any, fill: str = "", root: Any = None, depth: int =
         text = fill[: int(high)] if isinstance(high, int) else fill
         return text + "x" * max(0, low - len(text))
     if kind in ("integer", "number"):
-        low = schema.get("minimum", schema.get("exclusiveMinimum"))
-        value = 0 if low is None else low + (1 if "exclusiveMinimum" in schema else 0)
+        least = schema.get("minimum", schema.get("exclusiveMinimum"))
+        value = 0 if least is None else least + (1 if "exclusiveMinimum" in schema else 0)
         return int(value) if kind == "integer" else value
     if kind == "boolean":
         return False

@@ -129,7 +129,8 @@ class MockAPI:
     @property
     def config(self) -> dict[str, Any]:
         with self._lock:
-            return json.loads(json.dumps(self._config))
+            copy: dict[str, Any] = json.loads(json.dumps(self._config))
+        return copy
 
     def configure(self, **changes: Any) -> None:
         """Replace top-level config keys (e.g. ``agents=...``, ``script=...``)."""
