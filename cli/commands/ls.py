@@ -1,8 +1,14 @@
-"""``wftop ls``: every run, newest activity first, as a table or JSON."""
+"""``wftop ls``: every run, newest activity first, as a table or JSON.
+
+Ages and statuses are read against one clock reading, `clock`: the time, unless the hidden
+``WFTOP_NOW`` (seconds since the epoch) fixes it, as tests that run ``wftop ls`` as a process
+do to compare two tables exactly.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from typing import Any
@@ -79,6 +85,12 @@ def json_array(items: list[bytes]) -> bytes:
     return b"[\n" + b",\n".join(items) + b"\n]" if items else b"[]"
 
 
+def clock() -> float:
+    """Now, or the moment ``$WFTOP_NOW`` names."""
+    fixed = os.environ.get("WFTOP_NOW")
+    return float(fixed) if fixed else time.time()
+
+
 def run(args: argparse.Namespace) -> int:
     roots = roots_or_exit(args)
     if roots is None:
@@ -88,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
         return stream(args, roots)
     kwargs = {} if args.stall_window is None else {"stall_window": args.stall_window}
-    now = time.time()
+    now = clock()
     redactor = Redactor()
     no_cache = args.no_cache or getattr(args, "read_only", False)
     cache = RowCache.open(roots, None if no_cache else rows_cache_path())

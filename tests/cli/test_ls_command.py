@@ -82,3 +82,22 @@ def test_missing_default_root_alone_is_an_error(tmp_path):
     done = wftop("ls", env={"CLAUDE_CONFIG_DIR": str(tmp_path / "absent")})
     assert done.returncode == 2
     assert "absent: no such directory" in done.stderr
+
+
+def test_ages_are_read_against_the_clock_wftop_now_fixes(tmp_path):
+    from datetime import datetime
+
+    root = copy_tree("killed", tmp_path)
+    long_ago = 1_700_000_000
+    for path in root.rglob("*"):
+        os.utime(path, (long_ago, long_ago), follow_symlinks=False)
+    args = ("ls", "--no-default-root", "--root", str(root), "--no-cache")
+    (row,) = json.loads(wftop(*args, "--json").stdout)
+    last = datetime.fromisoformat(row["last_activity"].replace("Z", "+00:00")).timestamp()
+    three_days_on = str(last + 3 * 86400 + 120)
+    done = wftop(*args, env={"WFTOP_NOW": three_days_on})
+    assert done.returncode == 0, done.stderr
+    header, line = done.stdout.splitlines()
+    end = header.index("AGE") + len("AGE")  # the column is right-aligned under its name
+    assert line[end - 4 : end].strip() == "3d"
+    assert wftop(*args, env={"WFTOP_NOW": three_days_on}).stdout == done.stdout

@@ -158,7 +158,8 @@ def test_ls_keeps_rows_in_the_cache_dir_and_no_cache_reads_everything(
     tmp_path: Path,
 ) -> None:
     roots = [arg for root in corpus_roots() for arg in ("--root", str(root))]
-    env = {**os.environ, "WFTOP_CACHE_DIR": str(tmp_path / "cache")}
+    # One fixed clock for every listing: the tables' ages are then equal, not merely close.
+    env = {**os.environ, "WFTOP_CACHE_DIR": str(tmp_path / "cache"), "WFTOP_NOW": str(NOW)}
 
     def ls(*extra: str, top: tuple[str, ...] = ()) -> str:
         done = subprocess.run(
