@@ -42,7 +42,7 @@ def isolated_environment(
     return home
 
 
-# --- real CLI + loopback mock Messages API (tests/realcli.py, tests/mockapi.py) -------------
+# --- real CLI + loopback mock Messages API (tests/realcli.py, wftop.mockapi) ----------------
 
 
 @pytest.fixture
