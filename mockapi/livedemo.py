@@ -160,8 +160,8 @@ def stop_leftover_resume(demo: LiveDemo) -> None:
 def headless_plan(demo: LiveDemo):  # type: ignore[no-untyped-def]
     """The resume plan for the killed run, as ``wftop resume --dry-run`` would print it."""
     from wftop.core.coldpass import scan_roots
-    from wftop.core.plan import make_plan
     from wftop.core.procs import ProcFs
+    from wftop.core.resume.plan import make_plan
 
     runs = [run for run in scan_roots([demo.root]).runs if run.run_id == demo.killed.run_id]
     if not runs:

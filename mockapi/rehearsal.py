@@ -26,8 +26,8 @@ from pathlib import Path
 
 from wftop.core.exact import Seen, exact_forecast, first_miss_index
 from wftop.core.forecast import Forecast
-from wftop.core.plan import Plan, project_slug
 from wftop.core.resume.command import Strategy, build_argv, build_prompt
+from wftop.core.resume.plan import Plan, project_slug
 from wftop.core.resume.relocate import fold_lines, relocate_journal
 from wftop.core.snapshot import read_snapshot
 from wftop.mockapi.cliproc import CliHome, CliProcess, RealCliError, cli_env, cli_version

@@ -13,13 +13,13 @@ import orjson
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
 from wftop.core.coldpass import scan_roots
 from wftop.core.model import Run
-from wftop.core.plan import Plan, make_plan, project_slug
 from wftop.core.procs import ProcFs
 from wftop.core.redact import redact, redact_value
 from wftop.core.resume.driver import NO_CONVERSATION, Attempt, ResumeDriver, relocated_plan
 from wftop.core.resume.errors import ResumeError, ResumeInProgress
 from wftop.core.resume.launcher import Strategy, SubprocessLauncher
 from wftop.core.resume.machine import ACTIVE_STATES, ResumeState
+from wftop.core.resume.plan import Plan, make_plan, project_slug
 from wftop.core.resume.store import ResumeStore
 
 EXIT_FAILED, EXIT_REFUSED, EXIT_LAUNCH_FAILED, EXIT_WITH_FAILURES = 1, 3, 4, 5

@@ -16,11 +16,11 @@ from pathlib import Path
 from wftop.core.forecast import Fate
 from wftop.core.journal import JournalFold
 from wftop.core.jsonl import JsonlTail
-from wftop.core.plan import Plan
 from wftop.core.procs import ProcessTable
 from wftop.core.resume.errors import LaunchError, RelocationError
 from wftop.core.resume.launcher import Launch, Launcher, Strategy, build_argv
 from wftop.core.resume.machine import ACTIVE_STATES, ResumeEvent, ResumeState
+from wftop.core.resume.plan import Plan
 from wftop.core.resume.records import RequestStatus, TransitionDetails
 from wftop.core.resume.relocate import relocate_journal
 from wftop.core.resume.store import ResumeStore, RunLock

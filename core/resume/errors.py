@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from wftop.core.resume.records import RequestStatus
+from wftop.core.resume.records import RequestStatus
 
 
 class ResumeError(Exception):

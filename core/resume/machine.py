@@ -1,5 +1,8 @@
 """The resume state machine: one transition table and one pure function.
 
+The states and events it moves between are named in ``wftop.core.resume.states`` (and
+exported from here too, with the rules).
+
 Theory of operation (h11's shape):
 
 * Rule 1: everything that decides which state a resume request moves to lives in
@@ -30,62 +33,27 @@ been seen to relaunch the workflow; ``spawned`` records the pid without leaving 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import StrEnum
 from types import MappingProxyType
 from typing import Final
 
 from wftop.core.resume.errors import AttemptsExhausted, IllegalTransition
+from wftop.core.resume.states import ACTIVE_STATES, ResumeEvent, ResumeState
+
+__all__ = [
+    "ACTIVE_STATES",
+    "CAPPED_STATES",
+    "MAX_LAUNCH_ATTEMPTS",
+    "TERMINAL_STATES",
+    "TRANSITIONS",
+    "ResumeEvent",
+    "ResumeState",
+    "advance",
+    "counts_as_launch",
+    "is_final",
+]
 
 MAX_LAUNCH_ATTEMPTS: Final = 2
 """Launches allowed per user request (the first try plus one fallback)."""
-
-
-class ResumeState(StrEnum):
-    """Where one resume request stands."""
-
-    PLANNED = "planned"
-    PREFLIGHT = "preflight"
-    BLOCKED = "blocked"
-    CONFIRMED = "confirmed"
-    RELOCATING = "relocating"
-    LAUNCHING = "launching"
-    RUNNING = "running"
-    COMPLETED = "completed"
-    COMPLETED_WITH_FAILURES = "completed_with_failures"
-    FAILED = "failed"
-    STOPPED = "stopped"
-    LOST = "lost"
-    LAUNCH_FAILED = "launch_failed"
-    FALLBACK = "fallback"
-
-
-class ResumeEvent(StrEnum):
-    """What can happen to a resume request."""
-
-    BEGIN_PREFLIGHT = "begin_preflight"
-    """The plan is shown and the guard runs."""
-    GUARD_REFUSED = "guard_refused"
-    USER_CONFIRMED = "user_confirmed"
-    RELOCATE = "relocate"
-    """Start copying the journal into the target session."""
-    RELOCATED = "relocated"
-    """The copy is in place; the launch starts (counts as a launch)."""
-    RELOCATION_FAILED = "relocation_failed"
-    LAUNCH = "launch"
-    """Start the process (counts as a launch)."""
-    SPAWNED = "spawned"
-    """The process exists; carries its pid. Stays in ``launching``."""
-    STARTED = "started"
-    """The CLI was seen to relaunch the workflow."""
-    LAUNCH_ERROR = "launch_error"
-    """The process could not start, or exited before the workflow was relaunched."""
-    FALL_BACK = "fall_back"
-    EXITED_OK = "exited_ok"
-    EXITED_WITH_FAILURES = "exited_with_failures"
-    EXITED_FAILED = "exited_failed"
-    STOPPED_BY_USER = "stopped_by_user"
-    PROCESS_VANISHED = "process_vanished"
-    """The process is gone and left no exit code."""
 
 
 _S = ResumeState
@@ -124,9 +92,6 @@ TERMINAL_STATES: Final = frozenset(
     {_S.BLOCKED, _S.COMPLETED, _S.COMPLETED_WITH_FAILURES, _S.FAILED, _S.STOPPED, _S.LOST}
 )
 """States that accept no event."""
-
-ACTIVE_STATES: Final = frozenset({_S.LAUNCHING, _S.RUNNING})
-"""Post-launch states that may own a live process: a new request must re-attach."""
 
 CAPPED_STATES: Final = frozenset({_S.LAUNCHING, _S.RELOCATING, _S.FALLBACK})
 """Entering one of these from another state needs a launch attempt left."""

@@ -13,7 +13,7 @@ from typing import Any, Final
 
 import orjson
 
-from wftop.core.resume.machine import ACTIVE_STATES, ResumeEvent, ResumeState
+from wftop.core.resume.states import ACTIVE_STATES, ResumeEvent, ResumeState
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,11 +20,11 @@ import pytest
 
 from tests.faults_kit import RUN, WAIT, World, world_at
 from wftop.core.coldpass import scan_roots
-from wftop.core.plan import make_plan
 from wftop.core.procs import ProcFs
 from wftop.core.resume.driver import ResumeDriver
 from wftop.core.resume.launcher import SubprocessLauncher
 from wftop.core.resume.machine import ResumeState
+from wftop.core.resume.plan import make_plan
 from wftop.core.resume.store import ResumeStore
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from tests.corpus import copy_tree, only_journal
 from wftop.core.coldpass import scan_roots
-from wftop.core.guard import QUIET_SECONDS, check
 from wftop.core.procs import FakeProcess, FakeProcessTable
+from wftop.core.resume.guard import QUIET_SECONDS, check
 
 SESSION = "e5c99c64-96da-45a1-841d-2b381f965487"
 NOW = 4e9

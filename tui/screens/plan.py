@@ -20,13 +20,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from wftop.core.model import Run
-from wftop.core.plan import Plan, make_plan
 from wftop.core.procs import ProcFs
 from wftop.core.redact import redact
 from wftop.core.resume.driver import Attempt, ResumeDriver
 from wftop.core.resume.errors import ResumeError, ResumeInProgress
 from wftop.core.resume.launcher import Strategy, SubprocessLauncher
 from wftop.core.resume.machine import ResumeState
+from wftop.core.resume.plan import Plan, make_plan
 from wftop.core.resume.store import ResumeStore
 
 if TYPE_CHECKING:

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wftop.core.forecast import CallFate, Fate, Forecast, gather, predict
-from wftop.core.guard import Verdict, check
 from wftop.core.jsonl import read_all
 from wftop.core.launchinfo import find_launch, installed_version, writer_version
 from wftop.core.model import Run, json_safe_dict
 from wftop.core.procs import ProcessTable
 from wftop.core.resume.command import build_fresh_prompt
 from wftop.core.resume.errors import InvalidIdentifier
+from wftop.core.resume.guard import Verdict, check
 from wftop.core.resume.launcher import Strategy, build_argv, build_prompt
 from wftop.core.resume.relocate import healed_fold
 from wftop.core.sessions import Liveness
