@@ -9,28 +9,34 @@ follows its change sets. Each change set is applied here, turned into alerts
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.worker import Worker, WorkerState
 
+from wftop.core.changeset import ChangeSet
+from wftop.core.index import LiveIndex
 from wftop.core.model import Run, Status
 from wftop.tui.config import Config
 from wftop.tui.format import status_label
 from wftop.tui.keys import APP_IDS, KEYS, binding
-from wftop.tui.source import ChangeSet, RunIndex, preview_runs
+from wftop.tui.messages import OpenRun
+from wftop.tui.screens.help import HelpScreen
+from wftop.tui.screens.run import RunScreen
+from wftop.tui.screens.runs import RunsScreen
+from wftop.tui.source import preview_runs
 from wftop.tui.styles import Palette
 
 CSS_FILE = Path(__file__).with_name("app.tcss")
@@ -47,7 +53,7 @@ class Alert:
     before: str
     after: str
     message: str
-    severity: str
+    severity: SeverityLevel
 
 
 class IndexLoaded(Message):
@@ -59,7 +65,7 @@ class IndexLoaded(Message):
 
 
 class IndexBatch(Message):
-    """Runs read so far by the cold start, newest first (when the index offers them)."""
+    """The newest runs, read ahead of the cold start so the first screen has rows."""
 
     def __init__(self, changes: ChangeSet) -> None:
         super().__init__()
@@ -93,7 +99,7 @@ def alert_for(before: Run, after: Run) -> Alert | None:
         message = f"{name} ({after.run_id}) stalled: no growth in the stall window"
         return Alert(after.ident, old.value, new.value, message, "warning")
     if new in (Status.COMPLETED, Status.FAILED, Status.KILLED) and old in LIVE | {Status.DEAD}:
-        severity = "information" if new is Status.COMPLETED else "error"
+        severity: SeverityLevel = "information" if new is Status.COMPLETED else "error"
         message = f"{name} ({after.run_id}) finished: {status_label(new.value)}"
         return Alert(after.ident, old.value, new.value, message, severity)
     return None
@@ -108,7 +114,7 @@ class WftopApp(App[int]):
 
     def __init__(
         self,
-        index: RunIndex,
+        index: LiveIndex,
         *,
         config: Config | None = None,
         now: Callable[[], float] = time.time,
@@ -117,13 +123,13 @@ class WftopApp(App[int]):
         preview: bool | Future[ChangeSet] = True,
     ) -> None:
         """Args:
-        index: the run index (``wftop.core.index.LiveIndex`` or `wftop.tui.source.PollingIndex`).
+        index: the live index (``wftop.core.index.LiveIndex``).
         config: settings from the config file.
         now: the clock; tests pass a fixed one.
         live: follow the index after the cold start (off in snapshot tests).
         read_only: refuse resume and relaunch.
-        preview: paint the newest runs before an index without batches has read them
-            all (True: read them first; a future: they are being read already).
+        preview: paint the newest runs before the cold start has read them all
+            (True: read them first; a future: they are being read already).
         """
         super().__init__()
         self.index = index
@@ -161,8 +167,6 @@ class WftopApp(App[int]):
         self.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
         if self.config.keys:
             self.set_keymap(dict(self.config.keys))
-        from wftop.tui.screens.runs import RunsScreen
-
         self.push_screen(RunsScreen())
         self._set_terminal_title("wftop")
         self.load_index()
@@ -173,17 +177,14 @@ class WftopApp(App[int]):
 
     @work(thread=True, exclusive=True, group="scan", exit_on_error=False, name="cold-start")
     def load_index(self) -> None:
-        def progress(count: object = 0, *_rest: object) -> None:
-            self.post_message(IndexProgressed(count if isinstance(count, int) else 0))
+        def progress(count: int, _total: int) -> None:
+            self.post_message(IndexProgressed(count))
 
-        kwargs: dict[str, Any] = {"progress": progress}
-        if "partial" in inspect.signature(self.index.cold_start).parameters:
-            kwargs["partial"] = lambda changes: self.post_message(IndexBatch(changes))
-        elif isinstance(self.preview, Future):
+        if isinstance(self.preview, Future):
             self.post_message(IndexBatch(self.preview.result()))
         elif self.preview:
             self.post_message(IndexBatch(preview_runs(self.index)))
-        changes = self.index.cold_start(**kwargs)
+        changes = self.index.cold_start(progress)
         self.post_message(IndexLoaded(changes))
 
     def on_index_batch(self, message: IndexBatch) -> None:
@@ -242,7 +243,7 @@ class WftopApp(App[int]):
         self.alerts.append(alert)
         if self.config.notify:
             title = {"dead": "Run died", "stalled": "Run stalled"}.get(alert.after, "Run finished")
-            self.notify(alert.message, title=title, severity=alert.severity, timeout=8)  # type: ignore[arg-type]
+            self.notify(alert.message, title=title, severity=alert.severity, timeout=8)
         if self.config.bell and alert.after in ("dead", "stalled", "failed", "killed"):
             self.bell()
 
@@ -280,20 +281,18 @@ class WftopApp(App[int]):
 
     # -- actions -----------------------------------------------------------------------------
 
-    def run_screen(self, ident: str) -> Screen[None]:
+    def run_screen(self, ident: str) -> RunScreen:
         """The run screen, made once and reused (mounting a screen costs more than a key)."""
-        from wftop.tui.screens.run import RunScreen
-
         if not self.is_screen_installed("run"):
             self.install_screen(RunScreen(ident), "run")
-        screen = self.get_screen("run")
-        assert isinstance(screen, RunScreen)
+        screen = self.get_screen("run", RunScreen)
         screen.show_run(ident)
         return screen
 
-    def action_help(self) -> None:
-        from wftop.tui.screens.help import HelpScreen
+    def on_open_run(self, message: OpenRun) -> None:
+        self.push_screen(self.run_screen(message.ident))
 
+    def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
         else:
@@ -301,17 +300,12 @@ class WftopApp(App[int]):
 
     def action_sessions(self) -> None:
         """``S``: recent sessions, their dead workers and why they stopped."""
-        from wftop.tui.screens.sessions import SessionsScreen
+        from wftop.tui.screens.sessions import SessionsScreen  # read on first use: forensics
 
         if isinstance(self.screen, SessionsScreen):
             self.pop_screen()
         else:
             self.push_screen(SessionsScreen())
-
-    def copy_value(self, label: str, value: str) -> None:
-        """Copy through OSC 52 and say what was copied."""
-        self.copy_to_clipboard(value)
-        self.notify(value if len(value) < 80 else value[:79] + "…", title=f"Copied {label}")
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
-    from textual.binding import Binding
+    from textual.binding import Binding, BindingType
 
 ALL = frozenset({"runs", "run", "agent", "journal"})
 LISTS = frozenset({"runs", "run"})
@@ -166,7 +166,7 @@ def binding(binding_id: str) -> Binding:
     )
 
 
-def bindings_for(screen: str, *, exclude: frozenset[str] = frozenset()) -> list[Binding]:
+def bindings_for(screen: str, *, exclude: frozenset[str] = frozenset()) -> list[BindingType]:
     """Bindings active on a screen, minus the general ones the app itself holds."""
     return [
         binding(binding_id)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from wftop.core.model import Run, Status
 from wftop.tui.format import ATTENTION_ORDER
 
 SORTS = ("activity", "status", "name", "project")
 GROUPS = ("none", "status", "project")
-STATUS_FILTERS = (
+STATUS_FILTERS: tuple[str | None, ...] = (
     None,
     "attention",
     "running",
@@ -165,6 +166,10 @@ def row_key(row: Run | GroupRow) -> str:
     return f"{folder.session_id}/{folder.run_id}"
 
 
-def cycle(options: tuple[object, ...], current: object) -> object:
+T = TypeVar("T")
+
+
+def cycle(options: tuple[T, ...], current: T) -> T:
+    """The option after ``current`` (the first when ``current`` is not one of them)."""
     at = options.index(current) if current in options else -1
     return options[(at + 1) % len(options)]

@@ -8,7 +8,7 @@ glyph and word already say; ``NO_COLOR`` is honoured by Textual's own filter.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
 from rich.text import Text
@@ -46,7 +46,7 @@ class Palette:
     def __init__(self) -> None:
         self._styles: dict[str, Style] = {}
 
-    def load(self, app: App[object]) -> None:
+    def load(self, app: App[Any]) -> None:
         variables = app.get_css_variables()
         styles = {}
         for name, (variable, bold, dim) in ROLES.items():

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
 from textual import work
@@ -119,7 +119,8 @@ class AgentScreen(Screen[None]):
 
     @property
     def wftop(self) -> WftopApp:
-        return self.app  # type: ignore[return-value]
+        """The app, typed for reading its state (its module is imported for typing only)."""
+        return cast("WftopApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="agent-header")

@@ -1,4 +1,8 @@
-"""``y``: pick what to copy (run id, paths, resume command); copied through OSC 52."""
+"""``y``: pick what to copy (run id, paths, resume command); copied through OSC 52.
+
+The screen copies with Textual's own ``copy_to_clipboard`` and says what it copied
+in a toast: it needs nothing of the wftop app.
+"""
 
 from __future__ import annotations
 
@@ -78,12 +82,8 @@ class CopyScreen(ModalScreen[None]):
     def chosen(self, event: OptionList.OptionSelected) -> None:
         label, value = self.choices[int(event.option_id or 0)]
         self.dismiss()
-        from wftop.tui.app import WftopApp
-
-        if isinstance(self.app, WftopApp):
-            self.app.copy_value(label, value)
-        else:
-            self.app.copy_to_clipboard(value)
+        self.app.copy_to_clipboard(value)
+        self.notify(value if len(value) < 80 else value[:79] + "…", title=f"Copied {label}")
 
     def action_dismiss_copy(self) -> None:
         self.dismiss()

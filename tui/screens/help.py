@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import Any, ClassVar
 
+from rich.console import RenderableType
+from rich.style import StyleType
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from wftop.tui.keys import KEYS, binding
-
-if TYPE_CHECKING:
-    from wftop.tui.app import WftopApp
 
 TITLES = {
     "runs": "Runs",
@@ -51,11 +50,17 @@ def key_text(keys: str, display: str | None) -> str:
 class _PlainTable(Table):
     """A grid whose string cells are plain text (a remapped key may hold brackets)."""
 
-    def add_row(self, *cells: object, **kwargs: object) -> None:  # type: ignore[override]
-        super().add_row(*(Text(c) if isinstance(c, str) else c for c in cells), **kwargs)  # type: ignore[arg-type]
+    def add_row(
+        self,
+        *renderables: RenderableType | None,
+        style: StyleType | None = None,
+        end_section: bool = False,
+    ) -> None:
+        cells = (Text(cell) if isinstance(cell, str) else cell for cell in renderables)
+        super().add_row(*cells, style=style, end_section=end_section)
 
 
-def help_table(app: WftopApp, screen_name: str) -> Table:
+def help_table(app: App[Any], screen_name: str) -> Table:
     table = _PlainTable.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True, min_width=14)
     table.add_column(no_wrap=True, min_width=30)
@@ -103,10 +108,9 @@ class HelpScreen(ModalScreen[None]):
         self.under_name = getattr(under, "SCREEN_NAME", "runs")
 
     def compose(self) -> ComposeResult:
-        app: WftopApp = self.app  # type: ignore[assignment]
         with VerticalScroll() as scroll:
             scroll.border_title = "keys"
-            yield Static(help_table(app, self.under_name))
+            yield Static(help_table(self.app, self.under_name))
             yield Static(Text(FOOTNOTE, style="dim"))
 
     def action_close(self) -> None:

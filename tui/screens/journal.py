@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import orjson
 from rich.text import Text
@@ -18,6 +18,9 @@ from wftop.tui.format import display_path, size
 from wftop.tui.keys import LIST_WIDGET_IDS, binding, bindings_for
 from wftop.tui.styles import Palette
 from wftop.tui.widgets.key_bar import KeyBar
+
+if TYPE_CHECKING:
+    from wftop.tui.app import WftopApp
 
 MAX_LINE_BYTES = 64 * 1024
 """Bytes of one journal line that are read and shown; the rest is counted."""
@@ -112,7 +115,7 @@ class JournalScreen(Screen[None]):
                 self.notify, str(error), title="Couldn't read journal", severity="error"
             )
             return
-        palette = self.app.styles_palette  # type: ignore[attr-defined]
+        palette = cast("WftopApp", self.app).styles_palette
         texts = [
             render_line(number, raw, length, self.mask, palette) for number, raw, length in lines
         ]

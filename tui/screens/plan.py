@@ -9,7 +9,7 @@ raising an alert when a call the forecast served from cache starts live.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.markup import escape
 from textual import work
@@ -120,7 +120,7 @@ class ResumePlanScreen(ModalScreen[None]):
 
     @work(thread=True, exclusive=True, group="plan")
     def make_plan(self) -> None:
-        config = self.app.config  # type: ignore[attr-defined]
+        config = cast("WftopApp", self.app).config
         plan = make_plan(
             self.run_view,
             processes=self.processes,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import orjson
 from rich.text import Text
@@ -12,13 +12,13 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import Static
 
+from wftop.core.changeset import ChangeSet
 from wftop.core.launchinfo import LaunchInfo, find_launch
 from wftop.core.model import Run
 from wftop.core.redact import Redactor
 from wftop.tui.calls import CallRow, call_rows, parity_lines
 from wftop.tui.format import display_path, one_line, status_label
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
-from wftop.tui.source import ChangeSet
 from wftop.tui.widgets.call_table import CallTable
 from wftop.tui.widgets.key_bar import KeyBar
 from wftop.tui.widgets.table import FittedTable
@@ -89,7 +89,8 @@ class RunScreen(Screen[None]):
 
     @property
     def wftop(self) -> WftopApp:
-        return self.app  # type: ignore[return-value]
+        """The app, typed for reading its state (its module is imported for typing only)."""
+        return cast("WftopApp", self.app)
 
     @property
     def run(self) -> Run | None:

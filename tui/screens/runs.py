@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
 from textual import on
@@ -12,11 +12,12 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
+from wftop.core.changeset import ChangeSet
 from wftop.core.model import Run
 from wftop.tui.format import counts_line, status_counts
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
+from wftop.tui.messages import OpenRun
 from wftop.tui.runlist import GROUPS, SORTS, STATUS_FILTERS, GroupRow, RunListView, cycle
-from wftop.tui.source import ChangeSet
 from wftop.tui.widgets.key_bar import KeyBar
 from wftop.tui.widgets.run_table import RunTable
 from wftop.tui.widgets.table import FittedTable
@@ -48,7 +49,8 @@ class RunsScreen(Screen[None]):
 
     @property
     def wftop(self) -> WftopApp:
-        return self.app  # type: ignore[return-value]
+        """The app, typed for reading its state (its module is imported for typing only)."""
+        return cast("WftopApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="runs-header")
@@ -137,7 +139,7 @@ class RunsScreen(Screen[None]):
             self.refresh_rows()
             return
         if isinstance(item, Run):
-            self.app.push_screen(self.wftop.run_screen(item.ident))
+            self.post_message(OpenRun(item.ident))
 
     def action_filter(self) -> None:
         box = self.query_one("#runs-filter", Input)
@@ -172,20 +174,21 @@ class RunsScreen(Screen[None]):
         self.refresh_rows()
 
     def action_cycle_status(self) -> None:
-        self.view.status = cycle(STATUS_FILTERS, self.view.status)  # type: ignore[assignment]
+        self.view.status = cycle(STATUS_FILTERS, self.view.status)
         self.refresh_rows()
 
     def action_cycle_project(self) -> None:
-        projects = tuple([None, *sorted({run.project_short for run in self.wftop.runs.values()})])
-        self.view.project = cycle(projects, self.view.project)  # type: ignore[assignment]
+        names = sorted({run.project_short for run in self.wftop.runs.values()})
+        projects: tuple[str | None, ...] = (None, *names)
+        self.view.project = cycle(projects, self.view.project)
         self.refresh_rows()
 
     def action_cycle_sort(self) -> None:
-        self.view.sort = str(cycle(SORTS, self.view.sort))
+        self.view.sort = cycle(SORTS, self.view.sort)
         self.refresh_rows()
 
     def action_cycle_group(self) -> None:
-        self.view.group = str(cycle(GROUPS, self.view.group))
+        self.view.group = cycle(GROUPS, self.view.group)
         self.view.collapsed.clear()
         self.refresh_rows()
 
@@ -229,21 +232,21 @@ class RunsScreen(Screen[None]):
                 f"Group by {group}", "group the run list", self._group_setter(group)
             )
 
-    def _status_setter(self, status: str | None):  # type: ignore[no-untyped-def]
+    def _status_setter(self, status: str | None) -> Callable[[], None]:
         def apply() -> None:
             self.view.status = status
             self.refresh_rows()
 
         return apply
 
-    def _sort_setter(self, sort: str):  # type: ignore[no-untyped-def]
+    def _sort_setter(self, sort: str) -> Callable[[], None]:
         def apply() -> None:
             self.view.sort = sort
             self.refresh_rows()
 
         return apply
 
-    def _group_setter(self, group: str):  # type: ignore[no-untyped-def]
+    def _group_setter(self, group: str) -> Callable[[], None]:
         def apply() -> None:
             self.view.group = group
             self.view.collapsed.clear()

@@ -26,6 +26,7 @@ from wftop.core.forensics.report import build_report
 from wftop.core.forensics.summary import recent_rows, report_text
 from wftop.core.procs import ProcessTable, ProcFs
 from wftop.core.redact import Redactor, redact_tree
+from wftop.tui.screens import plan
 
 CSS = """
 SessionsScreen #sessions-header, SessionReportScreen #report-header {
@@ -229,7 +230,7 @@ class SessionReportScreen(Screen[None]):
 
 
 def open_resume(app: Any, session_id: str, run_id: str) -> None:
-    """``r`` on a dead workflow: the app's resume plan when it has one, else a hint."""
+    """``r`` on a dead workflow: the resume plan of its run, else a hint when no run is found."""
     ident = f"{session_id}/{run_id}"
     run = None
     index = getattr(app, "index", None)
@@ -244,12 +245,7 @@ def open_resume(app: Any, session_id: str, run_id: str) -> None:
             (r for r in scan_roots(app_roots(app)).runs if r.ident == ident),
             None,
         )
-    try:
-        from wftop.tui.screens import plan
-    except ImportError:
-        plan = None  # type: ignore[assignment]
-    opener = getattr(plan, "open_resume_plan", None)
-    if run is None or opener is None:
+    if run is None:
         app.notify(f"Run `wftop resume {run_id}` to resume it.", title="Resume")
         return
-    opener(app, run)
+    plan.open_resume_plan(app, run)
