@@ -4,12 +4,14 @@ Where: ``$WFTOP_CONFIG`` if set, else ``<user config dir>/wftop/config.toml``
 (``platformdirs``). A missing file is an empty config; every key is optional.
 A key that is unknown, of the wrong type, or a key binding that collides with
 another is a `ConfigError` naming the file and the key: wftop refuses to start
-rather than let one binding silently win.
+rather than let one binding silently win. A key wftop no longer uses (`RETIRED`)
+is only a one-line warning on stderr, so an old config file still starts wftop.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -49,8 +51,6 @@ class Config:
     """Show a toast when a run dies, stalls or finishes."""
     mouse: bool = True
     """Capture the mouse (false keeps the terminal's own text selection)."""
-    poll_interval: float = 2.0
-    """Seconds between rescans when the live index is not available."""
     keys: Mapping[str, str] = field(default_factory=dict)
     """Binding id → key(s), comma separated (``resume = "ctrl+r"``)."""
     claude: str | None = None
@@ -68,11 +68,15 @@ FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "bell": (bool, "true or false"),
     "notify": (bool, "true or false"),
     "mouse": (bool, "true or false"),
-    "poll_interval": ((int, float), "a number of seconds"),
     "keys": (dict, "a table of binding id = key"),
     "claude": (str, "a path to the claude binary"),
     "resume_flags": (list, "a list of CLI flags"),
 }
+
+RETIRED: dict[str, str] = {
+    "poll_interval": "the live index follows the disk itself",
+}
+"""Keys wftop once read and now ignores → why; a file that sets one gets a warning."""
 
 
 def config_path(env: Mapping[str, str] | None = None) -> str:
@@ -106,6 +110,9 @@ def load_config(path: str | None = None) -> Config:
 def parse_config(data: Mapping[str, Any], path: str = "config.toml") -> Config:
     values: dict[str, Any] = {}
     for key, value in data.items():
+        if key in RETIRED:
+            print(f"{path}: {key} is no longer used ({RETIRED[key]}); ignored", file=sys.stderr)
+            continue
         if key not in FIELDS:
             known = ", ".join(sorted(FIELDS))
             msg = f"{path}: unknown key {key!r} (known keys: {known})"
@@ -121,7 +128,7 @@ def parse_config(data: Mapping[str, Any], path: str = "config.toml") -> Config:
             msg = f"{path}: roots must be a list of directories, got {roots!r}"
             raise ConfigError(msg)
         values["roots"] = tuple(os.path.expanduser(root) for root in roots)
-    for key in ("stall_window", "attention_window", "poll_interval"):
+    for key in ("stall_window", "attention_window"):
         if key in values:
             if values[key] <= 0:
                 msg = f"{path}: {key} must be a positive number of seconds, got {values[key]!r}"

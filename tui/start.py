@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from wftop.core.procs import ProcessTable
 from wftop.tui.config import Config
+
+if TYPE_CHECKING:
+    from wftop.tui.app import WftopApp
 
 
 def make_app(
@@ -17,9 +21,8 @@ def make_app(
     now: Callable[[], float] = time.time,
     live: bool = True,
     read_only: bool = False,
-    poll_interval: float | None = None,
-):  # type: ignore[no-untyped-def]
-    """The wftop App over ``roots``, with the live index (or its polling stand-in).
+) -> WftopApp:
+    """The wftop App over ``roots``, with the live index.
 
     The newest runs start being read in a thread before Textual is imported, so
     the first screen has rows as soon as it is up.
@@ -29,13 +32,7 @@ def make_app(
     from wftop.tui.source import open_index, preview_runs
 
     config = config or Config()
-    index = open_index(
-        roots,
-        processes=processes,
-        now=now,
-        stall_window=config.stall_window,
-        poll_interval=poll_interval or config.poll_interval,
-    )
+    index = open_index(roots, processes=processes, now=now, stall_window=config.stall_window)
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wftop-preview")
     preview = pool.submit(preview_runs, index)
     pool.shutdown(wait=False)

@@ -166,9 +166,7 @@ def demo_app(root: str, message: str) -> WftopApp:
             watcher = self.set_interval(0.2, clear_on_next_screen)
 
     config = Config()
-    index = open_index(
-        [root], stall_window=config.stall_window, poll_interval=config.poll_interval
-    )
+    index = open_index([root], stall_window=config.stall_window)
     return DemoApp(index, config=config)
 
 

@@ -143,9 +143,7 @@ async def tui_session(root: Path) -> None:
     from wftop.tui.start import make_app
     from wftop.tui.widgets.call_table import CallTable
 
-    app = make_app(
-        [str(root)], config=Config(bell=False), processes=FakeProcessTable(), poll_interval=3600
-    )
+    app = make_app([str(root)], config=Config(bell=False), processes=FakeProcessTable())
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("enter")

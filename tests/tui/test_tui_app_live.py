@@ -9,10 +9,12 @@ import pytest
 
 from tests.conftest import TUI_NOW
 from tests.tui_kit import SIZE, build, ident_of, settle, table
+from wftop.core.changeset import ChangeSet
+from wftop.core.index import LiveIndex
 from wftop.core.model import Status
+from wftop.tui.app import WftopApp
 from wftop.tui.config import Config
 from wftop.tui.screens.agent import AgentScreen
-from wftop.tui.source import ChangeSet
 from wftop.tui.start import make_app
 
 
@@ -55,7 +57,6 @@ async def test_agent_screen_follows_a_growing_transcript(tui_root, tui_processes
         processes=tui_processes,
         now=lambda: TUI_NOW,
         live=True,
-        poll_interval=3600,
     )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -91,7 +92,6 @@ async def test_a_line_appended_on_disk_updates_its_row_in_place(tui_root, tui_pr
         processes=tui_processes,
         now=lambda: TUI_NOW,
         live=True,
-        poll_interval=0.2,
     )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -151,14 +151,15 @@ def _one_run(name: str):  # type: ignore[no-untyped-def]
 
 
 async def test_an_owner_that_dies_on_disk_raises_the_death_alert(tui_root, tui_processes):
-    app = make_app(
-        [str(tui_root)],
-        config=Config(bell=False),
-        processes=tui_processes,
-        now=lambda: TUI_NOW,
-        live=True,
-        poll_interval=0.2,
+    """SIGKILL leaves the owner's registry file: the live index's owner re-check finds it gone.
+
+    The re-check runs every ``min(LIVENESS_INTERVAL, sweep_interval)`` seconds of the
+    follow loop, so an index with a short sweep interval re-checks within a moment.
+    """
+    index = LiveIndex(
+        [str(tui_root)], processes=tui_processes, now=lambda: TUI_NOW, sweep_interval=0.2
     )
+    app = WftopApp(index, config=Config(bell=False), now=lambda: TUI_NOW, live=True)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         ident = ident_of(app, "wf_1a8e2cea-7df")

@@ -54,13 +54,23 @@ def test_every_key_is_read(tmp_path: Path):
     path.write_text(
         'roots = ["~/other"]\ndefault_root = false\nstall_window = 120\ntheme = "nord"\n'
         "bell = false\nnotify = false\nmouse = false\nattention_window = 3600\n"
-        'poll_interval = 5\n[keys]\nresume = "ctrl+r"\njournal = ["l", "J"]\n'
+        '[keys]\nresume = "ctrl+r"\njournal = ["l", "J"]\n'
     )
     config = load_config(str(path))
     assert config.roots[0].endswith("/other") and not config.roots[0].startswith("~")
     assert (config.default_root, config.stall_window, config.theme) == (False, 120.0, "nord")
     assert (config.bell, config.notify, config.mouse) == (False, False, False)
     assert dict(config.keys) == {"resume": "ctrl+r", "journal": "l,J"}
+
+
+def test_a_retired_key_is_one_warning_line_not_an_error(tmp_path: Path, capsys):
+    path = tmp_path / "config.toml"
+    path.write_text("poll_interval = 5\nbell = false\n")
+    config = load_config(str(path))
+    assert config.path == str(path) and not config.bell
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith(f"{path}: poll_interval is no longer used")
 
 
 @pytest.mark.parametrize(
