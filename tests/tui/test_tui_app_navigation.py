@@ -168,11 +168,6 @@ async def test_the_palette_offers_every_action_of_the_screen(tui_root, tui_proce
             assert expected in titles
 
 
-def test_no_color_is_honoured(monkeypatch, tui_root, tui_processes):
-    monkeypatch.setenv("NO_COLOR", "1")
-    assert build(tui_root, tui_processes).no_color
-
-
 def test_a_bad_config_stops_wftop_with_one_line(tmp_path, monkeypatch, capsys):
     from wftop.cli.main import main
 
