@@ -17,18 +17,24 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Generic, NamedTuple, TypeVar, cast
 
+from wftop.core.cachefile import settled
 from wftop.core.discovery import RunFolder, run_folders_of
 from wftop.core.fanout import fan_out
 from wftop.core.jsonl import Problem
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
 from wftop.core.procs import ProcessTable, ProcFs
-from wftop.core.reader import LIST_MAX_LINE_BYTES, RunReader, sorted_listing
+from wftop.core.reader import (
+    LIST_MAX_LINE_BYTES,
+    RunContext,
+    RunReader,
+    no_cwd,
+    sorted_listing,
+)
 from wftop.core.rowcache import Kept, NamedScript, RowCache
-from wftop.core.sessions import Liveness, Owner, local_pid_domain, owners_by_session, transcript_cwd
+from wftop.core.sessions import NO_OWNER, Owner, local_pid_domain, owners_by_session, transcript_cwd
 
 Row = TypeVar("Row")
 
-_ABSENT = Owner(Liveness.ABSENT)
 Recency = tuple[float, str, str]
 """Sort key of `newest_first`: newest activity first, then run id and session."""
 
@@ -158,21 +164,22 @@ class ColdPass:
         owners = owners_by_session(roots, processes or ProcFs(), local_pid_domain())
         return cls(owners, find_superseded(folders), now(), stall_window, max_line_bytes)
 
+    def context(self, facts: SessionFacts | None = None) -> RunContext:
+        """The `RunContext` of every run of this pass; working directories come from
+        ``facts``, and are not looked up without them."""
+        cwd = facts.cwd if facts is not None else no_cwd
+        return RunContext(self.owners, self.superseded, self.moment, self.stall_window, cwd)
+
     def read(self, folders: Iterable[RunFolder]) -> Iterator[Run]:
         """Each folder read once and classified, in the order given."""
         facts = SessionFacts()
+        context = self.context(facts)
         with paused_gc():
             for folder in folders:
                 reader = RunReader(folder, max_line_bytes=self.max_line_bytes)
-                owner = self.owners.get(folder.session_id, _ABSENT)
-                reader.refresh(owner_alive=owner.may_be_alive, listing=facts.scripts)
-                yield reader.build(
-                    owner=owner,
-                    cwd=facts.cwd(folder),
-                    now=self.moment,
-                    stall_window=self.stall_window,
-                    superseded_by=self.superseded.get(folder.ident),
-                )
+                alive = context.owner(folder).may_be_alive
+                reader.refresh(owner_alive=alive, listing=facts.scripts)
+                yield reader.run(context)
 
 
 def scan_roots(
@@ -234,7 +241,7 @@ def scan_rows(
     unread: list[RunFolder] = []
     for folder in folders:
         if cache is not None:
-            owner = cold.owners.get(folder.session_id, _ABSENT)
+            owner = cold.owners.get(folder.session_id, NO_OWNER)
             key = cache.key(folder, owner, cold.superseded.get(folder.ident))
             kept = cache.get(folder.journal, key)
             if kept is not None:
@@ -253,6 +260,7 @@ def scan_rows(
                 run.last_activity,
                 run.folder.journal,
                 NamedScript.of(run.snapshot.script_path if run.snapshot is not None else None),
+                settled(run),
             )
             for run in cold.read(part)
         ]
@@ -260,7 +268,9 @@ def scan_rows(
     with paused_gc():
         for fresh in fan_out(unread, hand, workers=workers):
             made.append((fresh.recency, fresh.row, fresh.problems))
-            if cache is not None and not fresh.problems and isinstance(fresh.row, bytes):
+            if cache is None or not fresh.settled or fresh.problems:
+                continue  # only rows of settled runs read without trouble are kept
+            if isinstance(fresh.row, bytes):
                 kept = Kept(fresh.last_activity, fresh.row)
                 cache.put(fresh.journal, keys.get(fresh.journal), kept, fresh.named)
     made.sort(key=lambda entry: entry[0])
@@ -281,3 +291,5 @@ class Made(NamedTuple, Generic[Row]):
     last_activity: float | None
     journal: str
     named: NamedScript
+    settled: bool
+    """The run can change only when its files do (``wftop.core.cachefile.settled``)."""

@@ -1,13 +1,15 @@
 """The live index's follow loop: file events, stat sweeps, owner checks, stall timers.
 
 `changes` is what `wftop.core.index.LiveIndex.changes` returns. It keeps a
-`wftop.core.watcher.Watcher` on the folders ``wftop.core.touch.watch_paths`` names and turns each
-batch of changed paths into touches (``wftop.core.touch.classify``). Every ``sweep_interval``
-it starts a stat-only sweep in a worker thread (after the watch is up, so nothing
-changed in between goes unseen), every few seconds it has owners re-checked, and it
-wakes when a running run's stall window ends. The index applies the touches, re-reading
-only what they name; each non-empty result is yielded as one `ChangeSet`. This is the
-index's own loop, kept in a module of its own: it works on the index's state directly.
+`wftop.core.watcher.Watcher` on the folders the index names and hands each batch of
+changed paths to the index to classify. Every ``sweep_interval`` it runs a stat-only sweep
+the index planned in a worker thread (after the watch is up, so nothing changed in between
+goes unseen), every few seconds it has owners re-checked, and it wakes when a running
+run's stall window ends. The index applies the touches, re-reading only what they name;
+each non-empty result is yielded as one `ChangeSet`.
+
+The loop knows the index only as a `Followed`: the few public methods below, so this
+module does not import the index and reads none of its state.
 Nothing here imports UI code.
 """
 
@@ -16,27 +18,65 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import AsyncIterator, Iterable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from wftop.core import touch as sense
 from wftop.core.changeset import ChangeSet
-from wftop.core.touch import Observation, Touch
+from wftop.core.touch import Observation, Sweep, Touch
 from wftop.core.watcher import Watcher
-
-if TYPE_CHECKING:
-    from wftop.core.index import LiveIndex
 
 LIVENESS_INTERVAL = 5.0
 """Seconds between checks that registered owners are still alive."""
-RECENT_SECONDS = 3600.0
-"""Runs active this recently are stat'ed by every sweep, like runs with a live owner."""
+
+
+class Followed(Protocol):
+    """What the follow loop needs of the index it follows."""
+
+    @property
+    def sweep_interval(self) -> float:
+        """Seconds between stat sweeps."""
+
+    @property
+    def debounce_ms(self) -> int:
+        """How long the watcher gathers a burst of events into one batch."""
+
+    @property
+    def step_ms(self) -> int:
+        """How often the watcher looks for the end of a burst."""
+
+    @property
+    def started(self) -> bool:
+        """The cold start has been done."""
+
+    def cold_start(self) -> ChangeSet:
+        """Read every run once; every run comes out as added."""
+
+    def take_rewatch(self) -> bool:
+        """Whether the folders to watch may have changed since last asked (clears it)."""
+
+    def watch_targets(self) -> tuple[str, ...]:
+        """The folders to watch now."""
+
+    def classify(self, paths: Iterable[str]) -> list[Touch]:
+        """What changed paths mean to the index."""
+
+    def sweep_plan(self, *, full: bool) -> Sweep:
+        """The next stat sweep (``full``: every run)."""
+
+    def sweep_touches(self, seen: Observation) -> list[Touch]:
+        """Touches for what a finished sweep saw that the index does not hold."""
+
+    def seconds_to_deadline(self) -> float:
+        """Seconds until a running run may turn stalled (inf when none runs)."""
+
+    def apply(self, touches: list[Touch], *, recheck_owners: bool = False) -> ChangeSet | None:
+        """Re-read what the touches name; None when nothing changed."""
 
 
 async def changes(
-    index: LiveIndex, stop_event: asyncio.Event | None = None
+    index: Followed, stop_event: asyncio.Event | None = None
 ) -> AsyncIterator[ChangeSet]:
     """The loop behind `wftop.core.index.LiveIndex.changes` (its docstring says what comes out)."""
-    if not index._started:
+    if not index.started:
         yield index.cold_start()
     stop = stop_event if stop_event is not None else asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -46,63 +86,30 @@ async def changes(
     next_sweep, next_owners = loop.time(), loop.time() + owner_interval
     try:
         while not stop.is_set():
-            if index._rewatch and sweep is None:
-                index._rewatch, next_sweep = False, loop.time()
+            if sweep is None and index.take_rewatch():
+                next_sweep = loop.time()
             if sweep is None and loop.time() >= next_sweep:
                 # Watch first, then sweep: nothing changed in between goes unseen.
                 # A new watch is followed by a full sweep, later ones by a share.
-                full = await watcher.ensure(sense.watch_paths(index.roots, index._readers))
-                sweep = asyncio.create_task(_observe(index, full))
+                full = await watcher.ensure(index.watch_targets())
+                sweep = asyncio.create_task(asyncio.to_thread(index.sweep_plan(full=full).observe))
             wake = min(
                 next_sweep if sweep is None else math.inf,
                 next_owners,
-                _next_deadline(index, loop.time()),
+                loop.time() + index.seconds_to_deadline(),
             )
             paths = await watcher.next_paths(stop, wake - loop.time(), sweep)
-            touches = _classify(index, paths)
+            touches = index.classify(paths)
             if sweep is not None and sweep.done():
-                touches += sense.touches_from(sweep.result(), index._readers, index._registry_seen)
+                touches += index.sweep_touches(sweep.result())
                 sweep, next_sweep = None, loop.time() + index.sweep_interval
-                index._swept += 1
             recheck = loop.time() >= next_owners
             if recheck:
                 next_owners = loop.time() + owner_interval
-            result = index._apply(touches, recheck_owners=recheck)
+            result = index.apply(touches, recheck_owners=recheck)
             if result is not None:
                 yield result
     finally:
         if sweep is not None:
             sweep.cancel()
         await watcher.close()
-
-
-async def _observe(index: LiveIndex, full: bool) -> Observation:
-    """Stat (in a worker thread) every run, or those that may be live and a share."""
-    live = {session for session, owner in index._owners.items() if owner.may_be_alive}
-    part = index._swept % sense.SWEEP_PARTS if not full else -1
-    since = index._now() - RECENT_SECONDS
-    chosen, hot = sense.plan_sweep(index._readers, index._runs.values(), live, part, since)
-    return await asyncio.to_thread(
-        sense.observe,
-        list(index.roots),
-        chosen,
-        part=part,
-        parts=sense.SWEEP_PARTS,
-        hot_sessions=hot,
-    )
-
-
-def _classify(index: LiveIndex, paths: Iterable[str]) -> list[Touch]:
-    touches = []
-    for path in paths:
-        touch = sense.classify(path, index.roots, index._run_dirs)
-        if touch is not None:
-            touches.append(touch)
-    return touches
-
-
-def _next_deadline(index: LiveIndex, loop_now: float) -> float:
-    """When (event-loop time) the next running run may turn stalled."""
-    if not index._deadlines:
-        return math.inf
-    return loop_now + max(0.0, index._deadlines[0][0] - index._now())

@@ -10,8 +10,13 @@ bytes from the last offset, a snapshot whose size, time or inode changed, a run'
 transcript sizes (stat only), one session's run folders, one root's registry. Only the
 runs touched are rebuilt, and they come out as one `ChangeSet`. No event says that a
 SIGKILLed owner died or that time passed, so owners are re-checked every few seconds,
-a timer ends each running run's stall window, and a stat-only sweep (in a worker thread)
-every ``sweep_interval`` survives missed events. Nothing is rescanned whole again.
+a timer ends each running run's stall window (`wftop.core.stalltimers`), and a stat-only
+sweep (in a worker thread) every ``sweep_interval`` survives missed events. Nothing is
+rescanned whole again.
+
+The loop that waits for events, sweeps and timers is `wftop.core.follow.changes`; it
+reaches the index only through the methods under "what the follow loop uses" (the
+`wftop.core.follow.Followed` protocol), never its private state.
 
 A `Run` is immutable except its ``fold``, the reader's live journal fold (copying it per
 change would cost more than the change): read it in the turn its change set arrives.
@@ -20,34 +25,38 @@ change would cost more than the change): read it in the turn its change set arri
 from __future__ import annotations
 
 import asyncio
-import heapq
+import math
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 
 from wftop.core import follow
+from wftop.core import touch as sense
 from wftop.core.changeset import Batch, ChangeSet
-from wftop.core.coldpass import SessionFacts, find_superseded, newest_first, paused_gc
+from wftop.core.coldpass import ColdPass, SessionFacts, find_superseded, newest_first, paused_gc
 from wftop.core.discovery import (
     RunFolder,
     newest_sessions_first,
     run_folders_of,
     session_run_folders,
 )
-from wftop.core.model import DEFAULT_STALL_WINDOW, Run, Status
+from wftop.core.model import DEFAULT_STALL_WINDOW, Run
 from wftop.core.procs import ProcessTable, ProcFs
-from wftop.core.reader import RunReader
+from wftop.core.reader import RunContext
+from wftop.core.runtable import RunTable
 from wftop.core.sessions import (
-    Liveness,
+    NO_OWNER,
     Owner,
     RegistryEntry,
     local_pid_domain,
     owners_from_entries,
     read_registry,
 )
-from wftop.core.touch import Kind, Touch, registry_stamps
+from wftop.core.stalltimers import StallTimers
+from wftop.core.touch import Kind, Observation, Sweep, Touch, registry_stamps
 
-_ABSENT = Owner(Liveness.ABSENT)
+RECENT_SECONDS = 3600.0
+"""Runs active this recently are stat'ed by every sweep, like runs with a live owner."""
 
 
 class LiveIndex:
@@ -79,23 +88,14 @@ class LiveIndex:
         self._reset()
 
     def _reset(self) -> None:
-        self._readers: dict[str, RunReader] = {}
+        self._table = RunTable()
         self._runs: dict[str, Run] = {}
         self._order: list[Run] | None = None
-        self._by_real: dict[str, str] = {}
-        self._run_dirs: dict[str, str] = {}
-        """Run folder path and real path → ident (where file events point)."""
-        self._by_session: dict[tuple[str, str, str], set[str]] = {}
-        self._by_run_id: dict[str, set[str]] = {}
-        self._superseded: dict[str, str] = {}
         self._registry: dict[str, list[RegistryEntry]] = {}
         self._registry_seen: dict[str, tuple[tuple[str, tuple[int, float, int]], ...]] = {}
         self._owners: dict[str, Owner] = {}
         self._facts = SessionFacts()
-        self._deadlines: list[tuple[float, str]] = []
-        self._scheduled: set[str] = set()
-        self._rewatch = False
-        """A linked run folder came or went: the set of watched folders may change."""
+        self._timers = StallTimers(self.stall_window)
 
     # -- queries ---------------------------------------------------------------------------
 
@@ -108,6 +108,21 @@ class LiveIndex:
     def get(self, ident: str) -> Run | None:
         """The run ``<session>/<runId>``, or None."""
         return self._runs.get(ident)
+
+    def read_ahead(self, folders: Sequence[RunFolder]) -> list[Run]:
+        """These run folders read now, as the cold start reads them, leaving the index alone.
+
+        Same process table, clock and stall window as the index: a screen can paint them
+        while the cold start (which hands out nothing until it has read every run) works.
+        """
+        cold = ColdPass.of(
+            self.roots,
+            list(folders),
+            processes=self._processes,
+            now=self._now,
+            stall_window=self.stall_window,
+        )
+        return list(cold.read(folders))
 
     # -- cold start ------------------------------------------------------------------------
 
@@ -123,83 +138,26 @@ class LiveIndex:
             self._read_registries(self.roots)
             self._owners = self._compute_owners()
             for folder in folders:
-                self._track(folder)
-            self._superseded = find_superseded(folders)
+                self._table.track(folder)
+            self._table.superseded = find_superseded(folders)
             total = len(folders)
             every = max(1, total // 100)
             if progress is not None:
                 progress(0, total)
             for done, folder in enumerate(folders, 1):
-                reader = self._readers[folder.ident]
+                reader = self._table.readers[folder.ident]
                 reader.refresh(owner_alive=self._alive(folder))
                 if progress is not None and (done % every == 0 or done == total):
                     progress(done, total)
-            moment = self._now()
+            context = self._context(self._now())
             for folder in folders:
-                self._runs[folder.ident] = self._build(folder.ident, moment)
+                self._runs[folder.ident] = self._build(folder.ident, context)
         self._started = True
         self._order = None
         self._seq += 1
         return ChangeSet(self._seq, added=tuple(self.runs()))
 
     # -- bookkeeping -----------------------------------------------------------------------
-
-    def _track(self, folder: RunFolder) -> RunReader:
-        ident = folder.ident
-        if folder.real_path != folder.path:
-            self._rewatch = True
-        reader = RunReader(folder)
-        self._readers[ident] = reader
-        self._by_real[folder.real_path] = ident
-        self._run_dirs[folder.path] = ident
-        self._run_dirs[folder.real_path] = ident
-        key = (folder.root, folder.project, folder.session_id)
-        self._by_session.setdefault(key, set()).add(ident)
-        self._by_run_id.setdefault(folder.run_id, set()).add(ident)
-        return reader
-
-    def _untrack(self, ident: str, batch: Batch) -> None:
-        reader = self._readers.pop(ident, None)
-        if reader is None:
-            return
-        folder = reader.folder
-        if folder.real_path != folder.path:
-            self._rewatch = True
-        self._by_real.pop(folder.real_path, None)
-        self._run_dirs.pop(folder.path, None)
-        self._run_dirs.pop(folder.real_path, None)
-        self._by_session.get((folder.root, folder.project, folder.session_id), set()).discard(ident)
-        self._by_run_id.get(folder.run_id, set()).discard(ident)
-        self._superseded.pop(ident, None)
-        batch.run_ids.add(folder.run_id)
-        batch.dirty.discard(ident)
-        if ident in batch.added:
-            batch.added.discard(ident)
-        else:
-            batch.removed.add(ident)
-
-    def _admit(self, folder: RunFolder, batch: Batch) -> None:
-        """Track a folder found on disk, keeping each real folder once."""
-        known = self._readers.get(folder.ident)
-        if known is not None:
-            if (known.folder.path, known.folder.real_path) == (folder.path, folder.real_path):
-                return
-            if known.folder.root != folder.root or known.folder.project != folder.project:
-                return  # the same session and run id under another root: the first one wins
-            self._untrack(folder.ident, batch)
-        other = self._by_real.get(folder.real_path)
-        if other is not None:
-            kept = self._readers[other].folder
-            if not (kept.path != kept.real_path and folder.path == folder.real_path):
-                return
-            self._untrack(other, batch)
-        self._track(folder).refresh(owner_alive=self._alive(folder))
-        batch.run_ids.add(folder.run_id)
-        if folder.ident in batch.removed:
-            batch.removed.discard(folder.ident)
-            batch.dirty.add(folder.ident)
-        else:
-            batch.added.add(folder.ident)
 
     def _read_registries(self, roots: Iterable[str]) -> None:
         for root in roots:
@@ -210,30 +168,69 @@ class LiveIndex:
         entries = (entry for root in self.roots for entry in self._registry.get(root, []))
         return owners_from_entries(entries, self._processes, self._pid_domain)
 
-    def _build(self, ident: str, moment: float) -> Run:
-        reader = self._readers[ident]
-        folder = reader.folder
-        run = reader.build(
-            owner=self._owners.get(folder.session_id, _ABSENT),
-            cwd=self._facts.cwd(folder),
-            now=moment,
-            stall_window=self.stall_window,
-            superseded_by=self._superseded.get(ident),
-        )
-        if run.status is Status.RUNNING and ident not in self._scheduled:
-            # One timer per running run; it is moved on, not duplicated, as the run grows.
-            self._scheduled.add(ident)
-            deadline = (run.last_activity or moment) + self.stall_window
-            heapq.heappush(self._deadlines, (deadline, ident))
+    def _context(self, moment: float) -> RunContext:
+        """Runs classified at ``moment`` against the index's own (current) tables."""
+        superseded = self._table.superseded
+        return RunContext(self._owners, superseded, moment, self.stall_window, self._facts.cwd)
+
+    def _build(self, ident: str, context: RunContext) -> Run:
+        run = self._table.readers[ident].run(context)
+        self._timers.watch(run, context.now)
         return run
 
     def _session_idents(self, touch: Touch) -> set[str]:
-        return set(self._by_session.get((touch.root, touch.project, touch.session), ()))
+        return self._table.session_idents(touch.root, touch.project, touch.session)
 
-    # -- applying touches ------------------------------------------------------------------
+    # -- what the follow loop uses (wftop.core.follow.Followed) ----------------------------
 
-    def _apply(self, touches: list[Touch], *, recheck_owners: bool = False) -> ChangeSet | None:
-        """Re-read what the touches name, rebuild the runs they concern."""
+    @property
+    def started(self) -> bool:
+        """The cold start has been done."""
+        return self._started
+
+    @property
+    def sweeps(self) -> int:
+        """Sweeps applied so far (the first one means the watch is up and caught up)."""
+        return self._swept
+
+    def take_rewatch(self) -> bool:
+        """Whether a linked run folder came or went since last asked: the folders to watch
+        may have changed. Asking clears it."""
+        rewatch, self._table.rewatch = self._table.rewatch, False
+        return rewatch
+
+    def watch_targets(self) -> tuple[str, ...]:
+        """The folders to watch now (``wftop.core.touch.watch_paths``)."""
+        return sense.watch_paths(self.roots, self._table.readers)
+
+    def classify(self, paths: Iterable[str]) -> list[Touch]:
+        """What the changed paths mean for this index; paths it does not care about drop."""
+        touches = (sense.classify(path, self.roots, self._table.run_dirs) for path in paths)
+        return [touch for touch in touches if touch is not None]
+
+    def sweep_plan(self, *, full: bool) -> Sweep:
+        """The next stat sweep: every run when ``full``, else the runs that may be live,
+        those active in the last `RECENT_SECONDS`, and the next share of the others."""
+        live = {session for session, owner in self._owners.items() if owner.may_be_alive}
+        part = -1 if full else self._swept % sense.SWEEP_PARTS
+        since = self._now() - RECENT_SECONDS
+        runs = self._runs.values()
+        return sense.plan_sweep(self.roots, self._table.readers, runs, live, part, since)
+
+    def sweep_touches(self, seen: Observation) -> list[Touch]:
+        """Touches for whatever a finished sweep saw that differs from what the index holds
+        (the sweep counts as applied once they are passed to `apply`)."""
+        self._swept += 1
+        return sense.touches_from(seen, self._table.readers, self._registry_seen)
+
+    def seconds_to_deadline(self) -> float:
+        """Seconds until the next running run may turn stalled (inf when none runs)."""
+        due = self._timers.next_due()
+        return math.inf if due is None else max(0.0, due - self._now())
+
+    def apply(self, touches: list[Touch], *, recheck_owners: bool = False) -> ChangeSet | None:
+        """Re-read what the touches name and rebuild the runs they concern; with
+        ``recheck_owners`` look at every registered owner again. None: nothing changed."""
         batch = Batch()
         kinds: dict[Kind, list[Touch]] = {}
         for touch in touches:
@@ -244,8 +241,8 @@ class LiveIndex:
             self._read_registries(registry_roots)
             self._update_owners(batch)
         self._refresh_runs(kinds, batch)
-        self._update_superseded(batch)
-        self._expire_deadlines(batch)
+        self._table.update_superseded(batch)
+        batch.dirty.update(self._timers.due(self._now(), self._runs))
         return self._commit(batch)
 
     def _rescan(self, kinds: dict[Kind, list[Touch]], batch: Batch) -> None:
@@ -257,20 +254,23 @@ class LiveIndex:
                     names = {entry.name for entry in entries if entry.is_dir()}
             except OSError:
                 names = set()
-            known = {key[2] for key in self._by_session if key[:2] == (touch.root, touch.project)}
+            place = (touch.root, touch.project)
+            known = {key[2] for key in self._table.by_session if key[:2] == place}
             sessions.update((touch.root, touch.project, name) for name in names | known)
         for kind in (Kind.SESSION, Kind.RUN_FOLDER):
             sessions.update((t.root, t.project, t.session) for t in kinds.get(kind, []))
         for root, project, session in sorted(sessions):
             found = session_run_folders(root, project, session, [])
             present = {folder.ident for folder in found}
-            for ident in self._by_session.get((root, project, session), set()) - present:
-                self._untrack(ident, batch)
+            for ident in self._table.session_idents(root, project, session) - present:
+                self._table.untrack(ident, batch)
             for folder in found:
-                self._admit(folder, batch)
+                reader = self._table.admit(folder, batch)
+                if reader is not None:
+                    reader.refresh(owner_alive=self._alive(folder))
 
     def _alive(self, folder: RunFolder) -> bool:
-        return self._owners.get(folder.session_id, _ABSENT).may_be_alive
+        return self._owners.get(folder.session_id, NO_OWNER).may_be_alive
 
     def _update_owners(self, batch: Batch) -> None:
         owners = self._compute_owners()
@@ -278,11 +278,11 @@ class LiveIndex:
             s for s in set(owners) | set(self._owners) if owners.get(s) != self._owners.get(s)
         }
         self._owners = owners
-        for key, idents in self._by_session.items():
+        for key, idents in self._table.by_session.items():
             if key[2] in changed:
                 batch.dirty.update(idents)
                 for ident in idents:
-                    reader = self._readers[ident]
+                    reader = self._table.readers[ident]
                     reader.refresh_transcripts(self._alive(reader.folder))
 
     def _refresh_runs(self, kinds: dict[Kind, list[Touch]], batch: Batch) -> None:
@@ -297,7 +297,7 @@ class LiveIndex:
                 snapshots.update(self._session_idents(touch))
         transcripts = {t.ident for t in kinds.get(Kind.TRANSCRIPT, [])}
         for ident in sorted(journals | snapshots | transcripts):
-            reader = self._readers.get(ident)
+            reader = self._table.readers.get(ident)
             if reader is None or ident in batch.added:
                 continue
             changed = False
@@ -314,7 +314,7 @@ class LiveIndex:
                 batch.dirty.add(ident)
         for touch in kinds.get(Kind.SCRIPT, []):
             for ident in self._session_idents(touch):
-                reader = self._readers[ident]
+                reader = self._table.readers[ident]
                 before = (reader.script_path, reader.script_name)
                 reader.find_script()
                 if (reader.script_path, reader.script_name) != before:
@@ -322,7 +322,7 @@ class LiveIndex:
         for touch in kinds.get(Kind.SESSION_TRANSCRIPT, []):
             idents = self._session_idents(touch)
             if idents:
-                folder = self._readers[min(idents)].folder
+                folder = self._table.readers[min(idents)].folder
                 if not self._facts.known(folder):
                     self._facts.forget(folder)
                     batch.dirty.update(idents)
@@ -334,44 +334,14 @@ class LiveIndex:
         self._facts.forget(folder)
         return True
 
-    def _update_superseded(self, batch: Batch) -> None:
-        for run_id in batch.run_ids:
-            group = self._by_run_id.get(run_id, set())
-            before = {ident: self._superseded.get(ident) for ident in group}
-            if len(group) < 2 and not any(before.values()):
-                continue
-            found = find_superseded(self._readers[ident].folder for ident in group)
-            for ident in group:
-                if found.get(ident) != before[ident]:
-                    batch.dirty.add(ident)
-                if ident in found:
-                    self._superseded[ident] = found[ident]
-                else:
-                    self._superseded.pop(ident, None)
-
-    def _expire_deadlines(self, batch: Batch) -> None:
-        moment = self._now()
-        while self._deadlines and self._deadlines[0][0] <= moment:
-            _deadline, ident = heapq.heappop(self._deadlines)
-            self._scheduled.discard(ident)
-            run = self._runs.get(ident)
-            if run is None or run.status is not Status.RUNNING:
-                continue
-            deadline = (run.last_activity or moment) + self.stall_window
-            if deadline <= moment:
-                batch.dirty.add(ident)
-            else:
-                self._scheduled.add(ident)
-                heapq.heappush(self._deadlines, (deadline, ident))
-
     def _commit(self, batch: Batch) -> ChangeSet | None:
-        moment = self._now()
+        context = self._context(self._now())
         added: list[Run] = []
         changed: list[Run] = []
         for ident in sorted(batch.added | batch.dirty):
-            if ident not in self._readers:
+            if ident not in self._table.readers:
                 continue
-            run = self._build(ident, moment)
+            run = self._build(ident, context)
             self._runs[ident] = run
             (added if ident in batch.added else changed).append(run)
         for ident in batch.removed:

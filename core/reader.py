@@ -1,15 +1,17 @@
 """One run folder read into a `wftop.core.model.Run`, and kept up to date as its files change.
 
-`RunReader` is shared by the cold scan (`wftop.core.coldpass`), the live index
-(`wftop.core.index`) and the app's incremental source, so every surface classifies a run
-the same way.
+`RunReader.run` is the one way a `Run` is made: the cold pass (`wftop.core.coldpass`),
+the live index (`wftop.core.index`) and the status counts (`wftop.core.statuscount`) all
+read a folder with a `RunReader` and hand it a `RunContext` (what the run's status depends
+on besides its own files), so every surface classifies a run the same way.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from wftop.core.discovery import RunFolder
 from wftop.core.journal import JournalFold
@@ -21,7 +23,7 @@ from wftop.core.model import (
     classify,
     failed_labels,
 )
-from wftop.core.sessions import Liveness, Owner
+from wftop.core.sessions import NO_OWNER, Owner
 from wftop.core.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
 
 _META_NAME = re.compile(r"""\bname\s*:\s*(['"`])((?:(?!\1).){1,200})\1""")
@@ -35,6 +37,33 @@ Such a line keeps the fields that open it (``type``, ``key``, ``agentId``, ``lab
 grow with the size of the results; a view that needs a whole result reads the
 journal itself (``wftop.core.jsonl.read_all``).
 """
+
+
+def no_cwd(_folder: RunFolder) -> str | None:
+    """A `RunContext` cwd lookup for callers that do not show the working directory."""
+    return None
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What a run's status depends on besides its own folder, shared by the runs read together.
+
+    The owners and supersessions are looked up by session and run ident, so one context
+    serves every run of a pass (the live index hands its own tables, which it keeps current).
+    """
+
+    owners: Mapping[str, Owner]
+    """Owner per session id; a session without an entry has `NO_OWNER`."""
+    superseded: Mapping[str, str]
+    """Run ident → the session that continued the run (``find_superseded``)."""
+    now: float
+    """The moment the runs are classified at (running or stalled depends on it)."""
+    stall_window: float = DEFAULT_STALL_WINDOW
+    cwd: Callable[[RunFolder], str | None] = no_cwd
+    """The working directory of a run's session (``SessionFacts.cwd``), or `no_cwd`."""
+
+    def owner(self, folder: RunFolder) -> Owner:
+        return self.owners.get(folder.session_id, NO_OWNER)
 
 
 def transcript_stats(folder: str) -> TranscriptStats:
@@ -213,15 +242,10 @@ class RunReader:
         self.find_script(listing)
         return changed
 
-    def build(
-        self,
-        *,
-        owner: Owner,
-        cwd: str | None,
-        now: float,
-        stall_window: float = DEFAULT_STALL_WINDOW,
-        superseded_by: str | None = None,
-    ) -> Run:
+    def run(self, context: RunContext) -> Run:
+        """The run as last read, classified in ``context``: the one way a `Run` is made."""
+        owner = context.owner(self.folder)
+        superseded_by = context.superseded.get(self.folder.ident)
         snapshot = self.snapshot
         current = self.snapshot_current
         if current:
@@ -236,8 +260,8 @@ class RunReader:
             snapshot_status=(snapshot.status or "completed") if current and snapshot else None,
             owner_may_be_alive=owner.may_be_alive,
             last_growth=last_growth,
-            now=now,
-            stall_window=stall_window,
+            now=context.now,
+            stall_window=context.stall_window,
         )
         problems = list(self.problems)
         if self.snapshot_problem is not None:
@@ -249,7 +273,7 @@ class RunReader:
             snapshot_current=current,
             owner=owner,
             status=status,
-            cwd=cwd,
+            cwd=context.cwd(self.folder),
             name=(snapshot.name if snapshot else None) or self.script_name,
             script_path=self.script_path,
             journal_size=self.journal_size,
@@ -263,7 +287,6 @@ class RunReader:
 
 
 _NONE = TranscriptStats()
-_ABSENT = Owner(Liveness.ABSENT)
 
 
 def _stamp(info: os.stat_result) -> tuple[int, float, int]:

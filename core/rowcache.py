@@ -1,23 +1,18 @@
 """Rows of ``wftop ls --json`` kept between runs, for runs that cannot change on their own.
 
-A run whose owner is not alive is a function of its files: its status is its current
-snapshot's, or dead, or superseded, never a matter of the clock. So its row is kept,
-under a key made of everything the row is read from, and reused while the key holds:
+The policy is `wftop.core.cachefile`'s: a row is kept only for a `settled` run (ended, or
+no owner may be alive), under its `run_key`, and reused while the key holds. Besides
+what the status is read from (journal, snapshot, owner, supersession), a row is read from
 
-* the journal's inode, size and modification time (nanoseconds);
-* the snapshot's, or its absence;
 * the session transcript's inode (the working directory comes from its first lines)
   and the session's ``workflows/scripts`` folder's inode and modification time (the
-  run's script, and its name when the snapshot has none);
-* the owner's liveness and pid, and the session that superseded the run, if any;
+  run's script, and its name when the snapshot has none), which join the key;
 * whether the script path the snapshot names exists (checked on every use).
 
-Runs whose owner may be alive, runs whose session transcript is gone, runs with
-unreadable lines and runs whose paths are not valid UTF-8 are never kept: they are read
-in full each time. Rows are stored as printed (secrets already masked), so the cache
-holds nothing the output does not. A key is taken before the files are read, so a file
-that changes while it is read leaves a key that no longer matches: the row is read
-again next time.
+Runs that are not settled, runs whose session transcript is gone, runs with unreadable
+lines and runs whose paths are not valid UTF-8 are never kept: they are read in full each
+time. Rows are stored as printed (secrets already masked), so the cache holds nothing the
+output does not.
 """
 
 from __future__ import annotations
@@ -27,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wftop.core.cachefile import cache_dir, load_cache, save_cache
+from wftop.core.cachefile import cache_dir, file_stamp, load_cache, run_key, save_cache
 from wftop.core.discovery import RunFolder
 from wftop.core.sessions import Owner
 
@@ -37,17 +32,6 @@ CACHE_VERSION = 1
 
 def rows_cache_path() -> Path:
     return cache_dir() / "ls-rows.json"
-
-
-def _stamp(path: str, *, size: bool = True) -> str:
-    """``inode:size:mtime_ns`` of a file (``inode:mtime_ns`` without ``size``); ``-`` if absent."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return "-"
-    if size:
-        return f"{info.st_ino}:{info.st_size}:{info.st_mtime_ns}"
-    return f"{info.st_ino}:{info.st_mtime_ns}"
 
 
 class NamedScript(NamedTuple):
@@ -97,22 +81,18 @@ class RowCache:
                 self._sessions[folder.session_dir] = None
             else:
                 # A folder's size says nothing: its inode and time say what changed in it.
-                scripts = _stamp(folder.scripts_dir, size=False)
+                scripts = file_stamp(folder.scripts_dir, size=False)
                 self._sessions[folder.session_dir] = f"{transcript}|{scripts}"
         return self._sessions[folder.session_dir]
 
     def key(self, folder: RunFolder, owner: Owner, superseded_by: str | None) -> str | None:
-        """The run's key now, or None when its row must not be kept."""
-        if self.path is None or owner.may_be_alive or not _utf8(folder.journal):
+        """The run's key now, or None when its row must not be kept whatever it says."""
+        if self.path is None or not _utf8(folder.journal):
             return None
         session = self._session_stamp(folder)
         if session is None:
             return None
-        pid = owner.entry.pid if owner.entry is not None else ""
-        return (
-            f"{_stamp(folder.journal)}|{_stamp(folder.snapshot)}|{session}"
-            f"|{owner.liveness.value}:{pid}|{superseded_by or ''}"
-        )
+        return run_key(folder, owner, superseded_by, session)
 
     def get(self, journal: str, key: str | None) -> Kept | None:
         if key is None:
@@ -128,6 +108,7 @@ class RowCache:
         return Kept(entry[1], entry[2].encode())
 
     def put(self, journal: str, key: str | None, kept: Kept, named: NamedScript) -> None:
+        """Keep the row of a `settled` run read under ``key``."""
         if key is None or (named.path is not None and not _utf8(named.path)):
             return
         self._new[journal] = [key, kept.last_activity, kept.row.decode(), named.path, named.exists]

@@ -55,6 +55,10 @@ class Owner:
         return self.liveness in (Liveness.ALIVE, Liveness.UNKNOWN)
 
 
+NO_OWNER = Owner(Liveness.ABSENT)
+"""The owner of a session that no registry file names."""
+
+
 def read_registry(root: str) -> list[RegistryEntry]:
     """Every readable ``<root>/sessions/<pid>.json``; unreadable files are skipped."""
     folder = os.path.join(root, "sessions")

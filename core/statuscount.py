@@ -1,11 +1,12 @@
 """Run counts per status for ``wftop status``, fast enough for a status bar.
 
-A run that has ended (its snapshot is current: completed, failed, killed) keeps its status
-until its journal or snapshot changes, so its status is cached by the size and mtime of both
-files in the user cache dir. A run without a snapshot whose session has no
-live owner is dead without reading anything (that is all `wftop.core.model.classify` looks at).
-Every other run (running or stalled: the ones that depend on the clock) is read in full each
-time, as ``wftop ls`` reads it. Superseded runs are found from the folder layout every time.
+The status of a run is kept in the user cache dir by the policy of `wftop.core.cachefile`:
+under its `run_key` (journal, snapshot, owner, supersession), and only for a `settled` run
+(ended, or no owner may be alive), so a cached status is always the one a fresh read would
+give. Two kinds of run are decided without reading anything: superseded runs (found from the
+folder layout every time) and runs without a snapshot whose session has no live owner
+(dead, whatever their files say: that is all `wftop.core.model.classify` looks at). Every
+other run is read as ``wftop ls`` reads it.
 """
 
 from __future__ import annotations
@@ -13,29 +14,20 @@ from __future__ import annotations
 import os
 from collections import Counter
 from pathlib import Path
+from typing import TypeGuard
 
-from wftop.core.cachefile import cache_dir, load_cache, save_cache
-from wftop.core.coldpass import find_superseded
-from wftop.core.discovery import RunFolder, find_run_folders
+from wftop.core.cachefile import cache_dir, load_cache, run_key, save_cache, settled
+from wftop.core.coldpass import ColdPass
+from wftop.core.discovery import run_folders_of
+from wftop.core.procs import ProcessTable
 from wftop.core.reader import RunReader
-from wftop.core.sessions import Liveness, Owner, local_pid_domain, owners_by_session
 
-ENDED = ("completed", "failed", "killed")
-CACHE_VERSION = 1
+CACHE_VERSION = 2
+"""Bump whenever the key or the meaning of a cached status changes."""
 
 
 def cache_path() -> Path:
     return cache_dir() / "status.json"
-
-
-def signature(folder: RunFolder) -> str | None:
-    """Size and mtime of the journal and the snapshot; None when either is missing."""
-    try:
-        journal = os.stat(folder.journal)
-        snapshot = os.stat(folder.snapshot)
-    except OSError:
-        return None
-    return f"{journal.st_size}:{journal.st_mtime_ns}:{snapshot.st_size}:{snapshot.st_mtime_ns}"
 
 
 def count_statuses(
@@ -44,49 +36,47 @@ def count_statuses(
     now: float,
     stall_window: float,
     cache: Path | None,
+    processes: ProcessTable | None = None,
 ) -> Counter[str]:
     """Runs per status value under ``roots``; ``cache`` None reads every run in full."""
-    from wftop.core.procs import ProcFs
-
-    folders: list[RunFolder] = []
-    seen: set[str] = set()
-    for root in roots:
-        found, _problems = find_run_folders(root)
-        for folder in found:
-            if folder.real_path not in seen:
-                seen.add(folder.real_path)
-                folders.append(folder)
-    superseded = find_superseded(folders)
-    owners = owners_by_session(roots, ProcFs(), local_pid_domain())
+    folders, _problems = run_folders_of(roots)
+    cold = ColdPass.of(
+        roots, folders, processes=processes, now=lambda: now, stall_window=stall_window
+    )
+    context = cold.context()
     cached = load_cache(cache, CACHE_VERSION) if cache is not None else {}
     fresh: dict[str, list[str]] = {}
     counts: Counter[str] = Counter()
     for folder in folders:
-        if folder.ident in superseded:
+        if folder.ident in cold.superseded:
             counts["superseded"] += 1
             continue
-        owner = owners.get(folder.session_id, Owner(Liveness.ABSENT))
+        owner = context.owner(folder)
         if not owner.may_be_alive and not os.path.lexists(folder.snapshot):
             counts["dead"] += 1  # no snapshot, no live owner: dead, whatever the files say
             continue
-        sig = signature(folder)
+        key = run_key(folder, owner, None)
         hit = cached.get(folder.real_path)
-        if sig is not None and hit is not None and hit[0] == sig:
+        if _valid(hit) and hit[0] == key:
             counts[hit[1]] += 1
             fresh[folder.real_path] = hit
             continue
         reader = RunReader(folder)
-        reader.refresh()
-        run = reader.build(
-            owner=owner,
-            cwd=None,
-            now=now,
-            stall_window=stall_window,
-        )
-        status = run.status.value
-        counts[status] += 1
-        if sig is not None and status in ENDED:
-            fresh[folder.real_path] = [sig, status]
+        reader.refresh(owner_alive=owner.may_be_alive)
+        run = reader.run(context)
+        counts[run.status.value] += 1
+        if settled(run):
+            fresh[folder.real_path] = [key, run.status.value]
     if cache is not None and fresh != cached:
         save_cache(cache, CACHE_VERSION, fresh)
     return counts
+
+
+def _valid(entry: object) -> TypeGuard[list[str]]:
+    """A cache entry as `count_statuses` writes it: ``[key, status]``."""
+    return (
+        isinstance(entry, list)
+        and len(entry) == 2
+        and isinstance(entry[0], str)
+        and isinstance(entry[1], str)
+    )

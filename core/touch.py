@@ -2,8 +2,9 @@
 
 `classify` turns one changed path into a `Touch`: which run, session, project or
 registry it concerns and what has to be looked at again (no I/O). `observe` is the
-consistency sweep: it only lists folders and stats files (never reads one) and
-returns what it saw, so the index can re-read only what differs. `watch_paths` names
+consistency sweep (`plan_sweep` says what one `Sweep` looks at): it only lists folders
+and stats files (never reads one) and returns what it saw, so the index can re-read only
+what differs (`touches_from`). `watch_paths` names
 the folders the watcher (``wftop.core.watcher``) follows. Nothing here imports UI code.
 """
 
@@ -226,11 +227,38 @@ def registry_stamps(folder: str) -> tuple[tuple[str, Stamp], ...]:
     return tuple(found)
 
 
+@dataclass(frozen=True)
+class Sweep:
+    """What one stat sweep looks at, planned from the index's state and run elsewhere."""
+
+    roots: tuple[str, ...]
+    probes: tuple[Probe, ...]
+    part: int
+    """The share of sessions whose run folders are listed (-1: every session)."""
+    hot_sessions: frozenset[str]
+    """Sessions listed whatever the share: those that may be live or were active lately."""
+
+    def observe(self) -> Observation:
+        """Run the sweep: listings and stats only, so safe in a worker thread."""
+        return observe(
+            self.roots,
+            self.probes,
+            part=self.part,
+            parts=SWEEP_PARTS,
+            hot_sessions=self.hot_sessions,
+        )
+
+
 def plan_sweep(
-    readers: Mapping[str, RunReader], runs: Iterable[Run], live: set[str], part: int, since: float
-) -> tuple[list[Probe], set[str]]:
+    roots: Iterable[str],
+    readers: Mapping[str, RunReader],
+    runs: Iterable[Run],
+    live: set[str],
+    part: int,
+    since: float,
+) -> Sweep:
     """What one sweep stats: runs of sessions that may be live or were active ``since``
-    (the hot sessions, also returned) and the runs of sweep share ``part``."""
+    (the hot sessions) and the runs of sweep share ``part``."""
     hot = set(live)
     for run in runs:
         if run.last_activity is not None and run.last_activity >= since:
@@ -240,7 +268,7 @@ def plan_sweep(
         for ident, reader in readers.items()
         if reader.folder.session_id in hot or in_part(reader.folder.session_id, part)
     }
-    return probes(chosen, live), hot
+    return Sweep(tuple(roots), tuple(probes(chosen, live)), part, frozenset(hot))
 
 
 def probes(readers: Mapping[str, RunReader], live_sessions: set[str]) -> list[Probe]:

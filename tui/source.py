@@ -14,13 +14,10 @@ import time
 from collections.abc import Callable
 
 from wftop.core.changeset import ChangeSet
-from wftop.core.coldpass import SessionFacts, find_superseded
 from wftop.core.discovery import RunFolder, session_run_folders
 from wftop.core.index import LiveIndex
 from wftop.core.model import DEFAULT_STALL_WINDOW
 from wftop.core.procs import ProcessTable
-from wftop.core.reader import RunReader
-from wftop.core.sessions import Liveness, Owner, local_pid_domain, owners_by_session
 
 PREVIEW_RUNS = 100
 
@@ -75,29 +72,11 @@ def preview_runs(index: LiveIndex, count: int = PREVIEW_RUNS) -> ChangeSet:
     """About ``count`` of the newest runs of the index's roots, read ahead of its cold start.
 
     The cold start hands out nothing until it has read every run: the screen can
-    paint these while it works. They are read with the index's own process table,
-    clock and stall window, so they agree with what the cold start then hands out.
+    paint these while it works. The index reads them as its cold start will
+    (``LiveIndex.read_ahead``), so they agree with what the cold start then hands out.
     Costs one listing per project and ``count`` runs read twice.
     """
-    roots = list(index.roots)
-    folders = newest_folders(roots, count)
-    owners = owners_by_session(roots, index._processes, local_pid_domain())
-    superseded = find_superseded(folders)
-    facts = SessionFacts()
-    moment = index._now()
-    runs = []
-    for folder in folders:
-        reader = RunReader(folder)
-        reader.refresh()
-        runs.append(
-            reader.build(
-                owner=owners.get(folder.session_id, Owner(Liveness.ABSENT)),
-                cwd=facts.cwd(folder),
-                now=moment,
-                stall_window=index.stall_window,
-                superseded_by=superseded.get(folder.ident),
-            )
-        )
+    runs = index.read_ahead(newest_folders(list(index.roots), count))
     return ChangeSet(0, tuple(runs), (), ())
 
 

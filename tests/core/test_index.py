@@ -79,7 +79,7 @@ class Follower:
 
     async def watching(self) -> None:
         """Wait until the watch is up and the first sweep has caught up."""
-        await self.until(lambda: self.index._swept >= 1)
+        await self.until(lambda: self.index.sweeps >= 1)
 
     async def settled(self) -> None:
         """Wait until the index equals a fresh cold scan of the tree."""
