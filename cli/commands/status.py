@@ -2,8 +2,8 @@
 
 ``⚠ 2 dead · 1 stalled · 1 running``. Dead, stalled and failed runs need attention; running
 ones are counted alongside them. ``--format tmux`` colours the line with tmux style tags,
-``json`` always prints the counts. It reads the runs once (no watcher, no TUI import); ended
-runs come from a cache keyed by file size and mtime (``wftop.core.statuscount``).
+``json`` always prints the counts. It reads the runs once (no watcher, no TUI import); runs
+that cannot change on their own come from a cache (``wftop.core.statuscount``).
 """
 
 from __future__ import annotations
