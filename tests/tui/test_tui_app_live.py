@@ -10,9 +10,7 @@ import pytest
 from tests.conftest import TUI_NOW
 from tests.tui_kit import SIZE, build, ident_of, settle, table
 from wftop.core.changeset import ChangeSet
-from wftop.core.index import LiveIndex
 from wftop.core.model import Status
-from wftop.tui.app import WftopApp
 from wftop.tui.config import Config
 from wftop.tui.screens.agent import AgentScreen
 from wftop.tui.start import make_app
@@ -153,22 +151,20 @@ def _one_run(name: str):  # type: ignore[no-untyped-def]
 async def test_an_owner_that_dies_on_disk_raises_the_death_alert(tui_root, tui_processes):
     """SIGKILL leaves the owner's registry file: the live index's owner re-check finds it gone.
 
-    The re-check runs every ``min(LIVENESS_INTERVAL, sweep_interval)`` seconds of the
-    follow loop, so an index with a short sweep interval re-checks within a moment.
+    The follow loop asks the index for that re-check every few seconds; here it is asked
+    once, right after the owner leaves the process table, so nothing waits on a clock.
     """
-    index = LiveIndex(
-        [str(tui_root)], processes=tui_processes, now=lambda: TUI_NOW, sweep_interval=0.2
-    )
-    app = WftopApp(index, config=Config(bell=False), now=lambda: TUI_NOW, live=True)
+    app = build(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         ident = ident_of(app, "wf_1a8e2cea-7df")
         assert app.runs[ident].status is Status.RUNNING
         del tui_processes.processes[4242]  # the owner is SIGKILLed: its registry file stays
-        for _ in range(600):
-            if app.alerts:
-                break
-            await pilot.pause(0.05)
+        assert app.index.apply([], recheck_owners=False) is None
+        changes = app.index.apply([], recheck_owners=True)
+        assert changes is not None
+        app.apply_changes(changes)
+        await pilot.pause()
         (alert,) = app.alerts
         assert (alert.ident, alert.after) == (ident, "dead")
         assert app.runs[ident].status is Status.DEAD
