@@ -8,14 +8,9 @@ attempts, agent ids and the state of the latest attempt.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
-
-KNOWN_TYPES = frozenset(
-    {"launched", "started", "result", "failed", "resumed", "restoring", "restored"}
-)
 
 
 class CallState(StrEnum):
@@ -48,18 +43,12 @@ class Call:
     demoted: bool = False
     replaced: bool = False
     keyless: bool = False
-    first_line: int = 0
-    last_line: int = 0
     results_seen: int = 0
     failures_seen: int = 0
 
     @property
     def attempts(self) -> int:
         return len(self.agent_ids)
-
-    @property
-    def ever_returned(self) -> bool:
-        return self.results_seen > 0
 
 
 @dataclass
@@ -70,16 +59,9 @@ class JournalFold:
     started_lines: int = 0
     result_lines: int = 0
     failed_lines: int = 0
-    launched_lines: int = 0
-    resumed_markers: int = 0
-    hidden_script_sha256: str | None = None
     restore_state: str | None = None
     """``None``, ``"partial"`` (``restoring`` without ``restored``) or ``"restored"``."""
-    unknown_types: Counter[str] = field(default_factory=Counter)
-    other_records: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-    """Records of unknown types, kept as they were (the newest 100)."""
     keyless_lines: int = 0
-    last_line: int = 0
     last_agent_id: str | None = None
     open_keys: dict[str, None] = field(default_factory=dict)
     """Keys of the calls whose latest attempt is in flight (kept as lines come, so a live
@@ -87,39 +69,28 @@ class JournalFold:
     failed_keys: dict[str, None] = field(default_factory=dict)
     """Keys of the calls whose latest attempt failed."""
 
-    def feed(self, line: int, record: dict[str, Any]) -> None:
+    def feed(self, record: dict[str, Any]) -> None:
+        """Fold one record; kinds a fold has no use for (``launched``, ``resumed``, any
+        other) pass by."""
         kind = record.get("type")
-        self.last_line = line
         if kind in ("started", "result", "failed"):
-            self._feed_call(line, kind, record)
-        elif kind == "launched":
-            self.launched_lines += 1
-            sha = record.get("hiddenScriptSha256")
-            if self.hidden_script_sha256 is None and isinstance(sha, str):
-                self.hidden_script_sha256 = sha
-        elif kind == "resumed":
-            self.resumed_markers += 1
+            self._feed_call(kind, record)
         elif kind == "restoring":
             self.restore_state = "partial"
         elif kind == "restored":
             self.restore_state = "restored"
-        else:
-            self.unknown_types[str(kind)] += 1
-            self.other_records.append((line, record))
-            del self.other_records[:-100]
 
     def feed_all(self, records: list[tuple[int, dict[str, Any]]]) -> JournalFold:
         feed_call, feed = self._feed_call, self.feed
-        for line, record in records:
+        for _line, record in records:
             kind = record.get("type")
             if kind == "started" or kind == "result" or kind == "failed":
-                self.last_line = line
-                feed_call(line, kind, record)
+                feed_call(kind, record)
             else:
-                feed(line, record)
+                feed(record)
         return self
 
-    def _call_for(self, line: int, record: dict[str, Any]) -> Call:
+    def _call_for(self, record: dict[str, Any]) -> Call:
         key = record.get("key")
         if type(key) is not str or not key:
             self.keyless_lines += 1
@@ -129,19 +100,16 @@ class JournalFold:
             keyless = False
         call = self.calls.get(key)
         if call is None:
-            call = Call(key, len(self.calls), keyless=keyless, first_line=line)
+            call = Call(key, len(self.calls), keyless=keyless)
             self.calls[key] = call
-        call.last_line = line
         return call
 
-    def _feed_call(self, line: int, kind: str, record: dict[str, Any]) -> None:
+    def _feed_call(self, kind: str, record: dict[str, Any]) -> None:
         get = record.get
         key = get("key")
         call = self.calls.get(key) if type(key) is str and key else None
         if call is None:
-            call = self._call_for(line, record)
-        else:
-            call.last_line = line
+            call = self._call_for(record)
         agent_id = get("agentId")
         if type(agent_id) is not str:
             agent_id = None

@@ -84,14 +84,6 @@ class Snapshot:
         return _int(self.data.get("agentCount"))
 
     @property
-    def total_tokens(self) -> int | None:
-        return _int(self.data.get("totalTokens"))
-
-    @property
-    def total_tool_calls(self) -> int | None:
-        return _int(self.data.get("totalToolCalls"))
-
-    @property
     def duration_ms(self) -> int | None:
         return _int(self.data.get("durationMs"))
 

@@ -19,7 +19,6 @@ from typing import TypeGuard
 from wftop.core.cachefile import cache_dir, load_cache, run_key, save_cache, settled
 from wftop.core.coldpass import ColdPass
 from wftop.core.discovery import run_folders_of
-from wftop.core.procs import ProcessTable
 from wftop.core.reader import RunReader
 
 CACHE_VERSION = 2
@@ -36,13 +35,10 @@ def count_statuses(
     now: float,
     stall_window: float,
     cache: Path | None,
-    processes: ProcessTable | None = None,
 ) -> Counter[str]:
     """Runs per status value under ``roots``; ``cache`` None reads every run in full."""
     folders, _problems = run_folders_of(roots)
-    cold = ColdPass.of(
-        roots, folders, processes=processes, now=lambda: now, stall_window=stall_window
-    )
+    cold = ColdPass.of(roots, folders, now=lambda: now, stall_window=stall_window)
     context = cold.context()
     cached = load_cache(cache, CACHE_VERSION) if cache is not None else {}
     fresh: dict[str, list[str]] = {}

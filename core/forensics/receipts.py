@@ -16,7 +16,6 @@ from typing import Any
 AGENT_RECEIPT = "Async agent launched successfully"
 SHELL_RECEIPT = "Command running in background with ID:"
 WORKFLOW_RECEIPT = "Workflow launched in background. Task ID:"
-TASKSTOP_RECEIPT = "Successfully stopped task:"
 NOTIFICATION_OPEN = "<task-notification>"
 
 _AGENT_ID = re.compile(r"^agentId: ([\w-]+)", re.M)
@@ -39,9 +38,6 @@ _TAGS = {
     name: re.compile(rf"<{name}>(.*?)</{name}>", re.S)
     for name in ("task-id", "tool-use-id", "status", "summary", "output-file")
 }
-
-STATUSES = ("completed", "failed", "killed", "stopped")
-"""Completion statuses the CLI writes; only ``completed`` means it succeeded."""
 
 
 class WorkerKind(StrEnum):
