@@ -215,11 +215,11 @@ METHOD = """### How wftop gets there
   a forked worker process (`wftop.core.fanout`; Linux, at least 250 runs per extra worker),
   which sends back its rows as printed bytes; the parent sorts them (the CPU column
   counts the workers too).
-* **Every later run** (`wftop.core.rowcache`): a run that has ended or whose owner is not alive cannot
-  change unless its files do, so `ls` keeps its printed row in the user cache dir under a key
-  of the journal's and snapshot's inode, size and mtime, the session transcript's inode and
-  scripts folder, the owner and the superseding session. Such a run costs two `stat`s
-  instead of a read; running and stalled runs are always read.
+* **Every later run** (`wftop.core.rowcache`): a run that has ended or whose owner is not
+  alive cannot change unless its files do, so `ls` keeps its printed row in the user cache
+  dir under a key of the journal's and snapshot's inode, size and mtime, the session
+  transcript's inode and scripts folder, the owner and the superseding session. Such a run
+  costs two `stat`s instead of a read; running and stalled runs are always read.
 * **Where a first run's gap to the floor is**: per run it does what the floor does and
   then opens and parses the snapshot (one per ended run), finds the session's working
   directory and the script, folds the lines by call key, classifies, and prints a masked
