@@ -43,6 +43,10 @@ class Call:
     demoted: bool = False
     replaced: bool = False
     keyless: bool = False
+    first_line: int = 0
+    """Journal line of the call's first record."""
+    last_line: int = 0
+    """Journal line of the call's latest record."""
     results_seen: int = 0
     failures_seen: int = 0
 
@@ -69,12 +73,12 @@ class JournalFold:
     failed_keys: dict[str, None] = field(default_factory=dict)
     """Keys of the calls whose latest attempt failed."""
 
-    def feed(self, record: dict[str, Any]) -> None:
+    def feed(self, line: int, record: dict[str, Any]) -> None:
         """Fold one record; kinds a fold has no use for (``launched``, ``resumed``, any
         other) pass by."""
         kind = record.get("type")
         if kind in ("started", "result", "failed"):
-            self._feed_call(kind, record)
+            self._feed_call(line, kind, record)
         elif kind == "restoring":
             self.restore_state = "partial"
         elif kind == "restored":
@@ -82,15 +86,15 @@ class JournalFold:
 
     def feed_all(self, records: list[tuple[int, dict[str, Any]]]) -> JournalFold:
         feed_call, feed = self._feed_call, self.feed
-        for _line, record in records:
+        for line, record in records:
             kind = record.get("type")
             if kind == "started" or kind == "result" or kind == "failed":
-                feed_call(kind, record)
+                feed_call(line, kind, record)
             else:
-                feed(record)
+                feed(line, record)
         return self
 
-    def _call_for(self, record: dict[str, Any]) -> Call:
+    def _call_for(self, line: int, record: dict[str, Any]) -> Call:
         key = record.get("key")
         if type(key) is not str or not key:
             self.keyless_lines += 1
@@ -100,16 +104,19 @@ class JournalFold:
             keyless = False
         call = self.calls.get(key)
         if call is None:
-            call = Call(key, len(self.calls), keyless=keyless)
+            call = Call(key, len(self.calls), keyless=keyless, first_line=line)
             self.calls[key] = call
+        call.last_line = line
         return call
 
-    def _feed_call(self, kind: str, record: dict[str, Any]) -> None:
+    def _feed_call(self, line: int, kind: str, record: dict[str, Any]) -> None:
         get = record.get
         key = get("key")
         call = self.calls.get(key) if type(key) is str and key else None
         if call is None:
-            call = self._call_for(record)
+            call = self._call_for(line, record)
+        else:
+            call.last_line = line
         agent_id = get("agentId")
         if type(agent_id) is not str:
             agent_id = None

@@ -202,7 +202,7 @@ def fold_lines(path: Path) -> tuple[JournalFold, dict[int, dict[str, Any]]]:
             records[len(raw_lines)] = value
     fold = JournalFold()
     for number in sorted(records):
-        fold.feed(records[number])
+        fold.feed(number, records[number])
     return fold, records
 
 
