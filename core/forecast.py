@@ -6,19 +6,34 @@ from cache until the first miss; a call that was merely in flight when the run
 stopped (started, neither failed nor demoted) re-runs without ending reuse; any
 other miss (failed, demoted, keyless, re-keyed) ends reuse, and every later call
 runs live even when it had a result.
+
+The instant forecast (`predict`) walks the journal's calls that way, then says *at risk*
+wherever the journal cannot be sure: the resume keys hits without waiting, so around a
+miss among concurrent calls its order is not the journal's (`wftop.core.keyorder`), and a
+call keyed after a failure that the resume re-runs without ending reuse may embed that
+failure's new result, or follow calls the failure had skipped. It never says ``cached``
+for a call it is not sure of; a rehearsal (`wftop.core.exact`) settles the rest.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
 from wftop.core.agent_transcript import agent_prompt, agent_tokens
-from wftop.core.journal import Call, JournalFold
-from wftop.core.launchinfo import chain_family, first_parallel_call, writer_version
+from wftop.core.journal import Call, CallState, JournalFold
+from wftop.core.keyorder import (
+    Span,
+    chain_differs,
+    doubts,
+    journal_spans,
+    keying_order,
+    snapshot_spans,
+)
+from wftop.core.launchinfo import first_parallel_call, writer_version
 from wftop.core.model import Run
 
 
@@ -35,6 +50,9 @@ class Fate(StrEnum):
     AT_RISK = "at_risk"
     """Has a result, but the forecast cannot be sure the CLI will serve it from cache."""
 
+
+REKEYED = "its prompt reads results of"
+"""How the reason of a call re-keyed by a re-run result begins."""
 
 LIVE_FATES = frozenset({Fate.LIVE_IN_FLIGHT, Fate.LIVE_ENDS_REUSE, Fate.RERUN, Fate.LIVE})
 """The fates of calls that will run (and be paid for) again."""
@@ -55,7 +73,8 @@ class Forecast:
     strategy: str
     calls: tuple[CallFate, ...]
     more_live: bool
-    """Calls the journal has never seen will also run (the script had not returned)."""
+    """Calls the journal has never seen may also run (the script had not returned, or a
+    failed call re-runs and the calls its failure skipped run after it)."""
     first_miss: str | None
     rerun_tokens: int | None
     """Tokens the earlier attempts of the wasted re-runs cost (None when unknown)."""
@@ -143,28 +162,12 @@ class ForecastInput:
     """Raw prompt per call key, where known."""
     tokens: dict[str, int] = field(default_factory=dict)
     """Tokens of earlier attempts per call key, where known."""
-
-
-def keying_order(run: Run) -> tuple[list[Call], str]:
-    """Calls in the order the resumed script will key them.
-
-    The snapshot's ``index`` is the call number in invocation order; without one the
-    order of first appearance in the journal stands in (exact for sequential and
-    ``parallel()`` shapes, approximate for pipelines).
-    """
-    calls = run.fold.ordered_calls()
-    if run.snapshot is None or not run.snapshot.rows:
-        return calls, "journal"
-    index_of = {row.agent_id: row.index for row in run.snapshot.rows if row.agent_id}
-    positions = {}
-    for call in calls:
-        known = [index_of[agent] for agent in call.agent_ids if agent in index_of]
-        if call.result_agent_id in index_of:
-            known.append(index_of[call.result_agent_id])
-        positions[call.key] = min(known) if known else None
-    if any(position is None for position in positions.values()):
-        return calls, "journal"
-    return sorted(calls, key=lambda call: (positions[call.key] or 0, call.order)), "snapshot"
+    damaged: JournalFold | None = None
+    """The journal as the damaged run left it, when the resume reads another (a healed copy)."""
+    spans: dict[str, Span] = field(default_factory=dict)
+    """When each call was keyed and ended in the damaged run (journal lines when empty)."""
+    errored: set[str] = field(default_factory=set)
+    """Keys of calls the snapshot says failed although the journal has no ``failed`` line."""
 
 
 def _string_leaves(value: Any, found: set[str]) -> None:
@@ -196,41 +199,33 @@ def _miss_reason(call: Call, rerunning: list[Call], facts: ForecastInput) -> str
         return "written by a CLI whose key chain differs from here on"
     rekeyed = _rekeyed_by(call, rerunning, facts)
     if rekeyed:
-        return f"its prompt reads results of {rekeyed}'s group, which re-runs"
+        return f"{REKEYED} {rekeyed}'s group, which re-runs"
     return None
 
 
 def predict(facts: ForecastInput, strategy: str) -> Forecast:
-    """Walk the calls in keying order the way the CLI's cache does."""
-    sticky = False
-    first_miss: str | None = None
-    fates: list[CallFate] = []
-    rerunning: list[Call] = []
-    for call in facts.order:
-        reason = _miss_reason(call, rerunning, facts)
-        had = call.has_result
-        if had and reason is None and not sticky:
-            fates.append(CallFate(call.label, call.key, Fate.CACHED, "result in the journal", had))
-            continue
-        rerunning.append(call)
-        in_flight = reason is None and not had and not call.failed and not call.demoted
-        if sticky:
-            fate = Fate.RERUN if had else Fate.LIVE
-            fates.append(CallFate(call.label, call.key, fate, f"after {first_miss}", had))
-        elif in_flight and call.agent_ids:
-            why = "in flight when it stopped"
-            fates.append(CallFate(call.label, call.key, Fate.LIVE_IN_FLIGHT, why, had))
-        else:
-            sticky, first_miss = True, call.label
-            why = reason or ("failed" if call.failed else "demoted by a newer attempt")
-            fates.append(CallFate(call.label, call.key, Fate.LIVE_ENDS_REUSE, why, had))
-    more_live = not facts.script_returned or (
-        facts.agent_count is not None and facts.agent_count > len(facts.order)
+    """Walk the calls in keying order the way the CLI's cache does, then put every call the
+    journal cannot be sure of at risk (never ``cached``)."""
+    fates, misses, late, first_miss = _walk(facts)
+    quiet = _quiet_failures(facts)
+    fates = _doubt(fates, misses, late, quiet, facts)
+    failed = any(call.state is CallState.FAILED for call in facts.order)
+    more_live = (
+        not facts.script_returned
+        or (facts.agent_count is not None and facts.agent_count > len(facts.order))
+        or failed
+        or bool(quiet)
     )
     notes = []
-    if facts.order_source == "journal" and len(facts.order) > 1:
-        notes.append("call order taken from the journal: exact for sequential and parallel shapes")
-    wasted = [fate.key for fate in fates if fate.had_result and fate.fate is not Fate.CACHED]
+    risky = sum(1 for fate in fates if fate.fate is Fate.AT_RISK)
+    if risky:
+        notes.append(
+            f"{risky} calls at risk: the journal cannot tell whether the resume serves them "
+            "from cache; a rehearsal of the resume says for sure"
+        )
+    if facts.script_returned and (failed or quiet):
+        notes.append("a failed call re-runs: calls its failure skipped may run after it")
+    wasted = [fate.key for fate in fates if fate.had_result and fate.fate in LIVE_FATES]
     known = [facts.tokens[key] for key in wasted if key in facts.tokens]
     rerun_tokens = sum(known) if wasted and len(known) == len(wasted) else None
     return Forecast(
@@ -242,6 +237,79 @@ def predict(facts: ForecastInput, strategy: str) -> Forecast:
         order=facts.order_source,
         notes=tuple(notes),
     )
+
+
+def _walk(facts: ForecastInput) -> tuple[list[CallFate], list[str], set[str], str | None]:
+    """The CLI's walk in the given order: fates, the calls that end reuse themselves (in
+    order), those of them re-keyed by a re-run result, and the first of them."""
+    sticky = False
+    first_miss: str | None = None
+    fates: list[CallFate] = []
+    misses: list[str] = []
+    late: set[str] = set()
+    rerunning: list[Call] = []
+    for call in facts.order:
+        reason = _miss_reason(call, rerunning, facts)
+        had = call.has_result
+        if had and reason is None and not sticky:
+            fates.append(CallFate(call.label, call.key, Fate.CACHED, "result in the journal", had))
+            continue
+        rerunning.append(call)
+        in_flight = reason is None and not had and not call.failed and not call.demoted
+        in_flight = in_flight and bool(call.agent_ids)
+        if not in_flight and not (had and reason is None):
+            misses.append(call.key)
+        if reason and reason.startswith(REKEYED):
+            late.add(call.key)
+        if sticky:
+            fate = Fate.RERUN if had else Fate.LIVE
+            fates.append(CallFate(call.label, call.key, fate, f"after {first_miss}", had))
+        elif in_flight:
+            why = "in flight when it stopped"
+            fates.append(CallFate(call.label, call.key, Fate.LIVE_IN_FLIGHT, why, had))
+        else:
+            sticky, first_miss = True, call.label
+            why = reason or ("failed" if call.failed else "demoted by a newer attempt")
+            fates.append(CallFate(call.label, call.key, Fate.LIVE_ENDS_REUSE, why, had))
+    return fates, misses, late, first_miss
+
+
+def _quiet_failures(facts: ForecastInput) -> list[str]:
+    """Calls that failed in the damaged run but that the resume reads as in flight (a healed
+    ``failed`` line, or none written): they re-run without ending reuse."""
+    damaged = facts.damaged or facts.fold
+    found = []
+    for call in facts.order:
+        before = damaged.calls.get(call.key)
+        failed = before is not None and before.state is CallState.FAILED
+        if call.state is CallState.IN_FLIGHT and (failed or call.key in facts.errored):
+            found.append(call.key)
+    return found
+
+
+def _doubt(
+    fates: list[CallFate],
+    misses: list[str],
+    late: set[str],
+    quiet: list[str],
+    facts: ForecastInput,
+) -> list[CallFate]:
+    """Put at risk each walked fate of a call with a result that the timeline cannot back."""
+    sure = [fate for fate in fates if fate.had_result and fate.key not in misses]
+    reasons = doubts(
+        facts.spans or journal_spans(facts.damaged or facts.fold),
+        {call.key: call.label for call in facts.order},
+        cached=[fate.key for fate in sure if fate.fate is Fate.CACHED],
+        rerun=[fate.key for fate in sure if fate.fate is Fate.RERUN],
+        misses=misses,
+        late=late,
+        quiet=quiet,
+        live=[fate.key for fate in fates if fate.fate is not Fate.CACHED],
+    )
+    return [
+        replace(fate, fate=Fate.AT_RISK, reason=reasons[fate.key]) if fate.key in reasons else fate
+        for fate in fates
+    ]
 
 
 def _rekeyed_by(call: Call, rerunning: list[Call], facts: ForecastInput) -> str | None:
@@ -267,14 +335,6 @@ def _rekeyed_by(call: Call, rerunning: list[Call], facts: ForecastInput) -> str 
     return None
 
 
-def chain_differs(writer: tuple[int, int, int] | None, runner: tuple[int, int, int] | None) -> bool:
-    """Whether the resuming CLI keys parallel calls differently from the journal's writer."""
-    if writer is None or runner is None or writer == runner:
-        return False
-    families = {chain_family(writer), chain_family(runner)}
-    return families != {"linear"} and families != {"slots"}
-
-
 def gather(
     run: Run,
     fold: JournalFold | None = None,
@@ -294,12 +354,16 @@ def gather(
     by_key = {call.key: call for call in fold.ordered_calls()}
     order = [by_key[call.key] for call in order if call.key in by_key]
     snapshot = run.snapshot if run.snapshot_current else None
+    errored = snapshot.errored_agent_ids() if snapshot else set()
     facts = ForecastInput(
         fold=fold,
         order=order,
         order_source=source,
         script_returned=snapshot is not None,
         agent_count=snapshot.agent_count if snapshot else None,
+        damaged=None if fold is run.fold else run.fold,
+        spans=snapshot_spans(run.fold, snapshot.raw_rows) if snapshot else {},
+        errored={call.key for call in order if set(call.agent_ids[-1:]) & errored},
     )
     if cli_version is not None and chain_differs(writer_version(run), cli_version):
         first = first_parallel_call(run)

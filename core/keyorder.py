@@ -1,0 +1,269 @@
+"""The order in which a resume keys a run's calls, as far as the damaged run can tell.
+
+`keying_order` is the damaged run's own order (the snapshot's call index, else the journal's).
+A resume serves cache hits without waiting, so it keys calls in an order of its own: a later
+stage of one pipeline item can come before an earlier stage of another. `Timeline` knows the
+orderings that survive that (`Timeline.before`):
+
+* calls keyed in one burst keep their order: before any call ended, or after a call that ran
+  alone and before the next call ended. (A result reaches the script a little after its call
+  ends, so after concurrent calls the keyings of one gap may follow different results.)
+* a call that ran alone (every call keyed before it had ended, every call keyed after it came
+  after its end) comes before every later call;
+* a call keyed before any call the resume may run live had ended waited on hits alone, so it
+  comes before a call that waits on a live call's result.
+
+`Timeline.after` is looser, for re-runs only: a call keyed after a miss (or its burst-mates)
+ended counts as keyed after it. Times are the snapshot's ``queuedAt`` and end (``startedAt +
+durationMs``, milliseconds) when it has them for every call, else journal line numbers (the
+first ``started`` line, and the line of the last ``result`` or ``failed``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from wftop.core.journal import Call, CallState, JournalFold
+from wftop.core.launchinfo import chain_family
+from wftop.core.model import Run
+
+
+def keying_order(run: Run) -> tuple[list[Call], str]:
+    """Calls in the order the resumed script will key them.
+
+    The snapshot's ``index`` is the call number in invocation order; without one the
+    order of first appearance in the journal stands in. Either is the damaged run's order,
+    not the resume's: `predict` doubts what it cannot settle.
+    """
+    calls = run.fold.ordered_calls()
+    if run.snapshot is None or not run.snapshot.rows:
+        return calls, "journal"
+    index_of = {row.agent_id: row.index for row in run.snapshot.rows if row.agent_id}
+    positions = {}
+    for call in calls:
+        known = [index_of[agent] for agent in call.agent_ids if agent in index_of]
+        if call.result_agent_id in index_of:
+            known.append(index_of[call.result_agent_id])
+        positions[call.key] = min(known) if known else None
+    if any(position is None for position in positions.values()):
+        return calls, "journal"
+    return sorted(calls, key=lambda call: (positions[call.key] or 0, call.order)), "snapshot"
+
+
+def chain_differs(writer: tuple[int, int, int] | None, runner: tuple[int, int, int] | None) -> bool:
+    """Whether the resuming CLI keys parallel calls differently from the journal's writer."""
+    if writer is None or runner is None or writer == runner:
+        return False
+    families = {chain_family(writer), chain_family(runner)}
+    return families != {"linear"} and families != {"slots"}
+
+
+@dataclass(frozen=True)
+class Span:
+    """When one call was keyed and when its last attempt ended in the damaged run."""
+
+    keyed: float
+    ended: float | None
+    """None: still in flight when the run stopped."""
+    seq: int = 0
+    """Breaks ties of ``keyed`` (the snapshot's call index: its times are in milliseconds)."""
+    ends_from: float | None = None
+    """Set when the end is only known to lie between this and ``ended``: a ``failed`` line is
+    written late, sometimes after later calls have started."""
+
+    @property
+    def earliest_end(self) -> float | None:
+        return self.ended if self.ends_from is None else self.ends_from
+
+    @property
+    def rank(self) -> tuple[float, int]:
+        return self.keyed, self.seq
+
+
+def journal_spans(fold: JournalFold) -> dict[str, Span]:
+    """Spans in journal line numbers, per call key."""
+    spans = {}
+    for key, call in fold.calls.items():
+        ended = None if call.state is CallState.IN_FLIGHT else call.last_line
+        late = call.first_line + 0.5 if call.state is CallState.FAILED else None
+        spans[key] = Span(call.first_line, ended, ends_from=late)
+    return spans
+
+
+def snapshot_spans(fold: JournalFold, rows: Collection[Mapping[str, Any]]) -> dict[str, Span]:
+    """Spans in snapshot milliseconds, or ``{}`` when a call has no row with its times."""
+    by_agent = {row.get("agentId"): row for row in rows}
+    spans = {}
+    for key, call in fold.calls.items():
+        agent = call.result_agent_id or (call.agent_ids[-1] if call.agent_ids else None)
+        row = by_agent.get(agent) or {}
+        queued, started, duration = (_number(row.get(name)) for name in TIMES)
+        if row.get("cached") or queued is None or started is None:
+            return {}
+        ended = None
+        if row.get("state") in ("done", "error"):
+            if duration is None:
+                return {}
+            ended = started + duration
+        index = row.get("index")
+        spans[key] = Span(queued, ended, index if isinstance(index, int) else 0)
+    return spans
+
+
+TIMES = ("queuedAt", "startedAt", "durationMs")
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+class Timeline:
+    """Orderings of a resume's keying that the damaged run's spans make sure (`before`), or
+    likely enough to count a call as re-run (`after`)."""
+
+    def __init__(
+        self,
+        spans: Mapping[str, Span],
+        maybe_live: Collection[str] = (),
+        late: Collection[str] = (),
+    ) -> None:
+        """``maybe_live``: the calls the resume may run live; ``late``: calls keyed only once
+        a live call returns (a prompt that embeds a re-run result)."""
+        self.spans = dict(spans)
+        self._ends = sorted(s.ended for s in self.spans.values() if s.ended is not None)
+        self._unsure_ends = [
+            (s.ends_from, s.ended)
+            for s in self.spans.values()
+            if s.ends_from is not None and s.ended is not None
+        ]
+        self.cuts = self._find_cuts()
+        self._cut_ends = {self.spans[key].ended for key in self.cuts}
+        ends = [self.spans[key].earliest_end for key in maybe_live if key in self.spans]
+        self._instant_until = min((end for end in ends if end is not None), default=math.inf)
+        """A call keyed before then waited on nothing the resume runs live."""
+        self._late = set(late)
+        self._settled_at: dict[str, float] = {}
+
+    def _find_cuts(self) -> set[str]:
+        """Calls that ran alone: every call keyed before ended before they were keyed, every
+        call keyed after was keyed after they ended."""
+        order = sorted(self.spans, key=lambda key: self.spans[key].rank)
+        ends = [math.inf if (e := self.spans[key].ended) is None else e for key in order]
+        keyed = [self.spans[key].keyed for key in order]
+        latest, earliest = -math.inf, [math.inf] * (len(order) + 1)
+        for place in range(len(order) - 1, -1, -1):
+            earliest[place] = min(keyed[place], earliest[place + 1])
+        found = set()
+        for place, key in enumerate(order):
+            if latest < keyed[place] and ends[place] < earliest[place + 1]:
+                found.add(key)
+            latest = max(latest, ends[place])
+        return found
+
+    def same_burst(self, a: str, b: str, *, sure: bool = True) -> bool:
+        """No call ended between the keying of ``a`` and of ``b``; when ``sure``, also no
+        result but one could reach the script then: they came before any call ended, or just
+        after a call that ran alone. (A result reaches the script a little after its call
+        ends, so after concurrent calls the keyings of one gap may follow different results.)
+        """
+        low, high = sorted((self.spans[a].keyed, self.spans[b].keyed))
+        count = bisect.bisect_left(self._ends, low)
+        if count != bisect.bisect_right(self._ends, high):
+            return False
+        if any(first <= high and last >= low for first, last in self._unsure_ends):
+            return False
+        return not sure or count == 0 or self._ends[count - 1] in self._cut_ends
+
+    def before(self, a: str, b: str) -> bool:
+        """Whether the resume surely keys ``a`` before ``b``: in one burst, ``a`` first; ``a``
+        ran alone and ``b`` came later; or ``a`` waited on hits alone and ``b`` is late."""
+        if a not in self.spans or b not in self.spans or a == b:
+            return False
+        earlier = self.spans[a].rank < self.spans[b].rank
+        if earlier and (a in self.cuts or self.same_burst(a, b)):
+            return True
+        return b in self._late and self.spans[a].keyed < self._instant_until
+
+    def after(self, a: str, b: str) -> bool:
+        """Whether ``b`` is keyed after ``a``, near enough to count it as a re-run: surely, or
+        keyed after ``a`` (or a call keyed after it in its burst) had ended."""
+        if self.before(a, b):
+            return True
+        if a not in self.spans or b not in self.spans:
+            return False
+        return self._settled(a) < self.spans[b].keyed
+
+    def _loose(self, a: str, b: str) -> bool:
+        return self.same_burst(a, b, sure=False)
+
+    def _settled(self, a: str) -> float:
+        """The first end of ``a`` or of a call keyed after it in its burst."""
+        if a not in self._settled_at:
+            self._settled_at[a] = min(
+                (
+                    span.ended
+                    for key, span in self.spans.items()
+                    if span.ended is not None
+                    and (key == a or (span.rank > self.spans[a].rank and self._loose(a, key)))
+                ),
+                default=math.inf,
+            )
+        return self._settled_at[a]
+
+
+def doubts(
+    spans: Mapping[str, Span],
+    labels: Mapping[str, str],
+    *,
+    cached: Sequence[str],
+    rerun: Sequence[str],
+    misses: Sequence[str],
+    late: Collection[str],
+    quiet: Collection[str],
+    live: Collection[str],
+) -> dict[str, str]:
+    """Why the timeline cannot back each walked fate it cannot back (call key → reason).
+
+    Args:
+        cached: calls the walk serves from cache; rerun: calls with a result it re-runs
+            after the first miss; misses: calls that end reuse themselves; late: misses
+            keyed only once a live call returns; quiet: failures the resume re-runs without
+            ending reuse; live: every call the walk runs live.
+    """
+    failures = sorted((_end_of(spans.get(key)), labels[key]) for key in quiet)
+
+    def judge(timeline: Timeline) -> dict[str, str]:
+        found = {}
+        for key in cached:
+            span = spans.get(key)
+            failed = [label for end, label in failures if span is None or span.keyed > end]
+            unsure = [miss for miss in misses if not timeline.before(key, miss)]
+            if failed:
+                found[key] = (
+                    f"keyed after {failed[0]} failed: its prompt may embed {failed[0]}'s new "
+                    "result, or a call the failure skipped may end reuse before it"
+                )
+            elif unsure:
+                found[key] = f"the resume may key it after {labels[unsure[0]]}, which ends reuse"
+        for key in rerun:
+            if not any(timeline.after(miss, key) for miss in misses):
+                found[key] = f"the resume may key it before {labels[misses[0]]}, which ends reuse"
+        return found
+
+    # A call at risk may run live too: only then is it known which calls waited on hits alone.
+    first = judge(Timeline(spans))
+    return judge(Timeline(spans, [*live, *first], late))
+
+
+def _end_of(span: Span | None) -> float:
+    """When a failure ended (its keying when the timeline has no end for it)."""
+    if span is None:
+        return -math.inf
+    end = span.earliest_end
+    return span.keyed if end is None else end
