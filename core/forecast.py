@@ -191,13 +191,15 @@ def reads_results_of(prompt: str, calls: Iterable[Call]) -> bool:
     return any(leaf in prompt for leaf in leaves)
 
 
-def _miss_reason(call: Call, rerunning: list[Call], facts: ForecastInput) -> str | None:
+def _miss_reason(
+    call: Call, rerunning: list[Call], facts: ForecastInput, spans: dict[str, Span]
+) -> str | None:
     """Why a call's journal key will not match the key the resume computes, if it will not."""
     if call.keyless:
         return "an old line without a key never matches"
     if facts.chain_differs_from is not None and call.order >= facts.chain_differs_from_order:
         return "written by a CLI whose key chain differs from here on"
-    rekeyed = _rekeyed_by(call, rerunning, facts)
+    rekeyed = _rekeyed_by(call, rerunning, facts, spans)
     if rekeyed:
         return f"{REKEYED} {rekeyed}'s group, which re-runs"
     return None
@@ -206,9 +208,10 @@ def _miss_reason(call: Call, rerunning: list[Call], facts: ForecastInput) -> str
 def predict(facts: ForecastInput, strategy: str) -> Forecast:
     """Walk the calls in keying order the way the CLI's cache does, then put every call the
     journal cannot be sure of at risk (never ``cached``)."""
-    fates, misses, late, first_miss = _walk(facts)
+    spans = facts.spans or journal_spans(facts.damaged or facts.fold)
+    fates, misses, late, first_miss = _walk(facts, spans)
     quiet = _quiet_failures(facts)
-    fates = _doubt(fates, misses, late, quiet, facts)
+    fates = _doubt(fates, misses, late, quiet, facts, spans)
     failed = any(call.state is CallState.FAILED for call in facts.order)
     more_live = (
         not facts.script_returned
@@ -239,7 +242,9 @@ def predict(facts: ForecastInput, strategy: str) -> Forecast:
     )
 
 
-def _walk(facts: ForecastInput) -> tuple[list[CallFate], list[str], set[str], str | None]:
+def _walk(
+    facts: ForecastInput, spans: dict[str, Span]
+) -> tuple[list[CallFate], list[str], set[str], str | None]:
     """The CLI's walk in the given order: fates, the calls that end reuse themselves (in
     order), those of them re-keyed by a re-run result, and the first of them."""
     sticky = False
@@ -249,7 +254,7 @@ def _walk(facts: ForecastInput) -> tuple[list[CallFate], list[str], set[str], st
     late: set[str] = set()
     rerunning: list[Call] = []
     for call in facts.order:
-        reason = _miss_reason(call, rerunning, facts)
+        reason = _miss_reason(call, rerunning, facts, spans)
         had = call.has_result
         if had and reason is None and not sticky:
             fates.append(CallFate(call.label, call.key, Fate.CACHED, "result in the journal", had))
@@ -293,11 +298,12 @@ def _doubt(
     late: set[str],
     quiet: list[str],
     facts: ForecastInput,
+    spans: dict[str, Span],
 ) -> list[CallFate]:
     """Put at risk each walked fate of a call with a result that the timeline cannot back."""
     sure = [fate for fate in fates if fate.had_result and fate.key not in misses]
     reasons = doubts(
-        facts.spans or journal_spans(facts.damaged or facts.fold),
+        spans,
         {call.key: call.label for call in facts.order},
         cached=[fate.key for fate in sure if fate.fate is Fate.CACHED],
         rerun=[fate.key for fate in sure if fate.fate is Fate.RERUN],
@@ -312,19 +318,25 @@ def _doubt(
     ]
 
 
-def _rekeyed_by(call: Call, rerunning: list[Call], facts: ForecastInput) -> str | None:
+def _rekeyed_by(
+    call: Call, rerunning: list[Call], facts: ForecastInput, spans: dict[str, Span]
+) -> str | None:
     """The re-running call whose new result this call's prompt likely embeds.
 
-    A call that re-runs may return something new; a later call whose prompt embeds
-    the results of that call's group (its phase) then gets a new key. The prompt is
-    compared with the string values the group's other calls returned.
+    A call that re-runs may return something new; a later call keyed after it ended whose
+    prompt embeds the results of that call's group (its phase) then gets a new key. The
+    prompt is compared with the string values the group's other calls returned.
     """
     prompt = facts.prompts.get(call.key)
-    if not prompt:
+    span = spans.get(call.key)
+    if not prompt or span is None:
         return None
     for earlier in rerunning:
         if earlier.phase is not None and earlier.phase == call.phase:
             continue
+        ended = spans[earlier.key].earliest_end if earlier.key in spans else None
+        if ended is None or span.keyed < ended:
+            continue  # keyed before that result could reach the script
         group = [
             other
             for other in facts.fold.ordered_calls()

@@ -242,7 +242,7 @@ def doubts(
         found = {}
         for key in cached:
             span = spans.get(key)
-            failed = [label for end, label in failures if span is None or span.keyed > end]
+            failed = [label for end, label in failures if span is None or span.keyed >= end]
             unsure = [miss for miss in misses if not timeline.before(key, miss)]
             if failed:
                 found[key] = (
