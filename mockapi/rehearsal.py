@@ -21,6 +21,7 @@ import shutil
 import tempfile
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +37,9 @@ from wftop.mockapi.server import MockAPI
 DEFAULT_TIMEOUT_S = 120.0
 REHEARSAL_CONFIG = {"any_agent": True, "final_text": "Rehearsal finished."}
 """The mock answers every sub-agent, whatever its prompt (`wftop.mockapi.flow`)."""
+KEYING_ENV = ("CLAUDE_CODE_WORKFLOW_SUBAGENT_MODEL", "CLAUDE_CODE_SUBAGENT_MODEL_FORCE")
+"""Variables of the user's environment that change the CLI's cache keys (a call's ``model``
+is left out of its key when either is set, spec C.1): the rehearsing CLI gets them too."""
 
 
 class RehearsalError(RuntimeError):
@@ -51,9 +55,17 @@ class Rehearsal:
 
 
 def rehearse(
-    plan: Plan, claude: str, *, timeout: float = DEFAULT_TIMEOUT_S, workdir: str | None = None
+    plan: Plan,
+    claude: str,
+    *,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    workdir: str | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> Rehearsal:
     """Rehearse ``plan`` (any strategy but ``fresh``) with the ``claude`` binary.
+
+    ``environ`` is the environment the real resume will run in (this process's by default);
+    only its `KEYING_ENV` variables reach the rehearsing CLI.
 
     Raises:
         RehearsalError: no script to run, the copy failed, the CLI failed or timed out.
@@ -65,6 +77,7 @@ def rehearse(
     if not plan.script_path or not os.path.isfile(plan.script_path):
         msg = f"cannot rehearse: the run's script {plan.script_path or '(unknown)'} is not on disk"
         raise RehearsalError(msg)
+    environ = os.environ if environ is None else environ
     began = time.monotonic()
     version = cli_version(claude)
     with tempfile.TemporaryDirectory(prefix="wftop-rehearsal-", dir=workdir) as temp:
@@ -83,7 +96,8 @@ def rehearse(
         argv = build_argv(plan.strategy, claude, session, prompt, plan.extra_flags)
         with MockAPI(config=REHEARSAL_CONFIG, log_path=base / "requests.jsonl") as mock:
             try:
-                env = cli_env(home, mock.url, {"TMPDIR": str(home.tmp_dir)})
+                keying = {name: environ[name] for name in KEYING_ENV if name in environ}
+                env = cli_env(home, mock.url, {"TMPDIR": str(home.tmp_dir), **keying})
                 with CliProcess(argv, env, home.cwd, base / "rehearsal") as proc:
                     code = proc.wait(timeout)
                     tail = proc.tail(400)

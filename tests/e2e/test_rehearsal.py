@@ -98,17 +98,24 @@ def wftop(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def rehearse_then_resume(
-    claude: str, mock: MockAPI, home: CliHome, work: Path, strategy: str
+    claude: str,
+    mock: MockAPI,
+    home: CliHome,
+    work: Path,
+    strategy: str,
+    env_extra: dict[str, str] | None = None,
 ) -> Proof:
-    """Rehearse the resume of the one run under ``home``, then run the real one."""
+    """Rehearse the resume of the one run under ``home``, then run the real one (both in an
+    environment with ``env_extra`` set)."""
     (run,) = scan_roots([str(home.config_dir)], processes=ProcFs()).runs
     plan = make_plan(run, processes=ProcFs(), now=time.time(), strategy=strategy, claude_bin=claude)
     assert plan.verdict.ok, plan.verdict.reason
     before = digest(home.root)
     work.mkdir(exist_ok=True)
-    rehearsal = rehearse(plan, claude, workdir=str(work))
+    environ = {**os.environ, **(env_extra or {})}
+    rehearsal = rehearse(plan, claude, workdir=str(work), environ=environ)
     assert digest(home.root) == before, "the rehearsal wrote in the user's tree"
-    env = {**cli_env(home, mock.url), "WFTOP_STATE_DIR": str(work / "state")}
+    env = {**cli_env(home, mock.url, env_extra), "WFTOP_STATE_DIR": str(work / "state")}
     root = str(home.config_dir)
     args = ["--yes", "--json", "--no-default-root", "--root", root, "--strategy", strategy]
     done = wftop(env, "resume", run.run_id, *args, "--claude", claude)
