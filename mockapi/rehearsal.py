@@ -4,14 +4,14 @@ The run is copied into a throwaway config dir: the session transcript and the jo
 ``resume-owner``; for ``relocate`` and ``surgical`` the journal alone (healed for surgical,
 by the very function a real surgical resume uses) into a new session. The run's script is
 copied there too, and the CLI runs in a stand-in working dir inside the throwaway dir, with
-exactly the argv the real resume would use, pointed at this package's mock Messages API on
-loopback. The mock answers the resume turn with the ``Workflow`` call and every live
-sub-agent call at once with a fresh answer that fits its output schema: no tokens, no tool
-run by any agent, nothing written outside the throwaway dir (the user's journal, transcript
-and script are only read). What the CLI appended to the copied journal and wrote in the
-rehearsed run's snapshot says which calls ran and which came from cache
-(`wftop.core.exact`). Answer timing does not change which calls the CLI serves from cache,
-so instant answers predict the real resume.
+exactly the argv the real resume would use and the user's variables that change cache keys
+(`KEYING_ENV`), pointed at this package's mock Messages API on loopback. The mock answers
+the resume turn with the ``Workflow`` call and every live sub-agent call at once with a fresh
+answer that fits its output schema: no tokens, no tool run by any agent, nothing written
+outside the throwaway dir (the user's journal, transcript and script are only read). What
+the CLI appended to the copied journal and wrote in the rehearsed run's snapshot says which
+calls ran and which came from cache (`wftop.core.exact`). Answer timing does not change
+which calls the CLI serves from cache, so instant answers predict the real resume.
 """
 
 from __future__ import annotations
