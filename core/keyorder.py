@@ -242,15 +242,15 @@ def doubts(
         found = {}
         for key in cached:
             span = spans.get(key)
-            failed = [label for end, label in failures if span is None or span.keyed >= end]
-            unsure = [miss for miss in misses if not timeline.before(key, miss)]
+            failed = next((n for end, n in failures if span is None or span.keyed >= end), None)
+            unsure = next((miss for miss in misses if not timeline.before(key, miss)), None)
             if failed:
                 found[key] = (
-                    f"keyed after {failed[0]} failed: its prompt may embed {failed[0]}'s new "
-                    "result, or a call the failure skipped may end reuse before it"
+                    f"keyed after {failed} failed: its prompt may embed {failed}'s new result, "
+                    "or a call the failure skipped may end reuse before it"
                 )
             elif unsure:
-                found[key] = f"the resume may key it after {labels[unsure[0]]}, which ends reuse"
+                found[key] = f"the resume may key it after {labels[unsure]}, which ends reuse"
         for key in rerun:
             if not any(timeline.after(miss, key) for miss in misses):
                 found[key] = f"the resume may key it before {labels[misses[0]]}, which ends reuse"
