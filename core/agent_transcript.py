@@ -2,14 +2,22 @@
 
 Transcripts can be tens of megabytes; the run list never reads them. These
 helpers read one when a view or a forecast asks, line by line.
+
+An agent id comes from a journal or a session transcript, that is from disk: it becomes
+part of a path only through `transcript_path`, which accepts the ids the CLI writes
+(`AGENT_ID`) and nothing else, so a NUL or a ``/`` in one never reaches the file system.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from typing import Any
+from typing import Any, Final
 
 from wftop.core.jsonl import JsonlTail
+
+AGENT_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,128}")
+"""The agent ids the CLI writes (its journal's own validation: ASCII word characters)."""
 
 FRAME_PREFIX = "[Workflow harness"
 FRAME_END = "The computed task text follows:"
@@ -20,6 +28,22 @@ USAGE_FIELDS = (
     "cache_creation_input_tokens",
     "cache_read_input_tokens",
 )
+
+
+def agent_id_problem(agent_id: object) -> str | None:
+    """Why an agent id read from disk cannot name a transcript; None when it can."""
+    if not isinstance(agent_id, str) or not agent_id:
+        return "no agent id"
+    if AGENT_ID.fullmatch(agent_id) is None:
+        return f"agent id {agent_id!r} is not one the CLI writes ([A-Za-z0-9_-]+)"
+    return None
+
+
+def transcript_path(folder: str, agent_id: object) -> str | None:
+    """``<folder>/agent-<id>.jsonl`` for a valid agent id; None for any other value."""
+    if agent_id_problem(agent_id) is not None:
+        return None
+    return os.path.join(folder, f"agent-{agent_id}.jsonl")
 
 
 def unframe(text: str) -> str:

@@ -17,13 +17,12 @@ for a call it is not sure of; a rehearsal (`wftop.core.exact`) settles the rest.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from wftop.core.agent_transcript import agent_prompt, agent_tokens
+from wftop.core.agent_transcript import agent_prompt, agent_tokens, transcript_path
 from wftop.core.journal import Call, CallState, JournalFold
 from wftop.core.keyorder import (
     Span,
@@ -387,8 +386,8 @@ def gather(
             agent = call.result_agent_id or (call.agent_ids[-1] if call.agent_ids else None)
             if not agent:
                 continue
-            path = os.path.join(run.folder.path, f"agent-{agent}.jsonl")
-            prompt = agent_prompt(path)
+            path = transcript_path(run.folder.path, agent)
+            prompt = agent_prompt(path) if path else None
             row = rows.get(agent)
             if prompt is None and row is not None and row.prompt_preview:
                 prompt = row.prompt_preview
@@ -396,7 +395,8 @@ def gather(
                 facts.prompts[call.key] = prompt
             spent = 0
             for attempt in call.agent_ids:
-                used = agent_tokens(os.path.join(run.folder.path, f"agent-{attempt}.jsonl"))
+                found = transcript_path(run.folder.path, attempt)
+                used = agent_tokens(found) if found else None
                 spent += used or 0
             facts.tokens[call.key] = spent
     return facts
