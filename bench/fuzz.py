@@ -13,7 +13,8 @@ Invariants:
 
 * no read raises, and each case finishes within ``CASE_SECONDS``;
 * the file written in chunks and read between chunks gives the same records, the
-  same problems and the same fold as the whole file read at once (torn writes);
+  same problems and the same fold as the whole file read at once (torn writes); the
+  only reset on the way is a provisional last line continued into another line;
 * a truncation is noticed, and what follows equals a fresh read of the final file;
 * no call is ``done`` (or served from cache) without a ``result`` line for its key,
   and the fold's line counts equal the records of each type.
@@ -205,8 +206,10 @@ def check_case(
             handle.flush()
             previous = cut
             batch = tail.read()
-            if batch.reset:
+            if batch.reset and not batch.retracted:
                 raise CaseFailure("an append was taken for a truncation")
+            if batch.reset:
+                records, problems = [], []
             records.extend(batch.records)
             problems.extend(problems_of(batch.problems))
     if records != whole_records:
@@ -216,6 +219,8 @@ def check_case(
     if check_fold(records) != whole_fold:
         raise CaseFailure("the fold of the chunks differs from the fold of the whole file")
     expected_offset = content.rfind(b"\n") + 1
+    if whole_records and whole_records[-1][0] > content.count(b"\n"):
+        expected_offset = len(content)  # a last line that parses is read without its newline
     if tail.offset != expected_offset:
         raise CaseFailure(f"offset {tail.offset} != {expected_offset}: a torn line was consumed")
 

@@ -24,7 +24,7 @@ from wftop.core.jsonl import Problem
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
 from wftop.core.procs import ProcessTable, ProcFs
 from wftop.core.reader import (
-    LIST_MAX_LINE_BYTES,
+    LIST_KEEP_BYTES,
     RunContext,
     RunReader,
     no_cwd,
@@ -148,7 +148,7 @@ class ColdPass:
     superseded: dict[str, str]
     moment: float
     stall_window: float = DEFAULT_STALL_WINDOW
-    max_line_bytes: int = LIST_MAX_LINE_BYTES
+    keep_bytes: int = LIST_KEEP_BYTES
 
     @classmethod
     def of(
@@ -159,10 +159,10 @@ class ColdPass:
         processes: ProcessTable | None = None,
         now: Callable[[], float] = time.time,
         stall_window: float = DEFAULT_STALL_WINDOW,
-        max_line_bytes: int = LIST_MAX_LINE_BYTES,
+        keep_bytes: int = LIST_KEEP_BYTES,
     ) -> ColdPass:
         owners = owners_by_session(roots, processes or ProcFs(), local_pid_domain())
-        return cls(owners, find_superseded(folders), now(), stall_window, max_line_bytes)
+        return cls(owners, find_superseded(folders), now(), stall_window, keep_bytes)
 
     def context(self, facts: SessionFacts | None = None) -> RunContext:
         """The `RunContext` of every run of this pass; working directories come from
@@ -176,7 +176,7 @@ class ColdPass:
         context = self.context(facts)
         with paused_gc():
             for folder in folders:
-                reader = RunReader(folder, max_line_bytes=self.max_line_bytes)
+                reader = RunReader(folder, keep_bytes=self.keep_bytes)
                 alive = context.owner(folder).may_be_alive
                 reader.refresh(owner_alive=alive, listing=facts.scripts)
                 yield reader.run(context)
@@ -188,7 +188,7 @@ def scan_roots(
     processes: ProcessTable | None = None,
     now: Callable[[], float] = time.time,
     stall_window: float = DEFAULT_STALL_WINDOW,
-    max_line_bytes: int = LIST_MAX_LINE_BYTES,
+    keep_bytes: int = LIST_KEEP_BYTES,
 ) -> ScanResult:
     """A cold index of every run under the roots, newest activity first."""
     result = ScanResult()
@@ -200,7 +200,7 @@ def scan_roots(
         processes=processes,
         now=now,
         stall_window=stall_window,
-        max_line_bytes=max_line_bytes,
+        keep_bytes=keep_bytes,
     )
     for run in cold.read(folders):
         result.runs.append(run)

@@ -1,9 +1,13 @@
-"""Fold of a workflow ``journal.jsonl``, with the CLI's own reader semantics.
+"""The one fold of a workflow ``journal.jsonl``, with the CLI's own reader semantics.
 
-Per call key the fold keeps what Claude Code's journal reader keeps (results,
-started attempts, failed, demoted, replaced), so a forecast can predict what the
-CLI will serve from cache, plus what a person wants to see: label, phase,
-attempts, agent ids and the state of the latest attempt.
+Records come from `wftop.core.jsonl` (the one reader); every view of a journal folds them
+here. Per call key the fold keeps what Claude Code's journal reader keeps (results,
+started attempts, failed, demoted, replaced), so a forecast can predict what the CLI will
+serve from cache, plus what a person wants to see: label, phase, attempts, agent ids and
+the state of the latest attempt. Old lines without a ``key`` are folded per agent id
+(``agent:<agentId>``); no computed key ever matches them. A line repeated folds as the
+CLI folds it: a second ``result`` replaces the first (``replaced``), a second
+``started`` is another attempt.
 """
 
 from __future__ import annotations
@@ -33,6 +37,12 @@ class Call:
     phase: str | None = None
     agent_ids: list[str] = field(default_factory=list)
     """Agent id of every ``started`` attempt, oldest first."""
+    attempt_lines: list[int] = field(default_factory=list)
+    """Journal line of every ``started`` attempt, oldest first."""
+    returned_agent_ids: list[str] = field(default_factory=list)
+    """Agent id of every ``result`` line, oldest first."""
+    started_after_result: bool = False
+    """A ``started`` line came after a ``result`` of this call (a resume re-ran it)."""
     state: CallState = CallState.IN_FLIGHT
     result: Any = None
     result_agent_id: str | None = None
@@ -132,7 +142,10 @@ class JournalFold:
             if call.has_result:
                 call.has_result = False
                 call.demoted = True
+            if call.results_seen:
+                call.started_after_result = True
             call.agent_ids.append(agent_id or "")
+            call.attempt_lines.append(line)
             call.state = CallState.IN_FLIGHT
             self.open_keys[call.key] = None
             self.failed_keys.pop(call.key, None)
@@ -144,6 +157,7 @@ class JournalFold:
             call.demoted = False
             call.result = get("result")
             call.result_agent_id = agent_id
+            call.returned_agent_ids.append(agent_id or "")
             call.results_seen += 1
             call.state = CallState.DONE
             self.open_keys.pop(call.key, None)

@@ -1,33 +1,151 @@
-"""Tailing reader for JSON Lines files that another process is still writing.
+"""The one reader of JSON Lines files, journals first: bytes in, (line number, record) out.
 
-The reader never consumes a last line that has no ``\\n`` yet, notices when the file
-was truncated or replaced (and starts over), and never holds more than
-``max_line_bytes`` of one line in memory: an oversized line is reduced to the fields
-that open it (``type``, ``key``, ``agentId``, ...), which is all a journal fold needs.
+Every view of a journal (the run list and the live index, the plan and its forecast, the
+heal and relocation, the journal screen, forensics, the drill, the watch and the tripwire)
+reads it through this module, so they all see the lines the CLI's own reader sees:
+
+* **Parsing.** A line is parsed with orjson; a line orjson refuses is parsed again the way
+  the CLI's ``JSON.parse`` reads it (`parse_line`): invalid UTF-8 decodes to U+FFFD (the
+  CLI reads the file as UTF-8 text), an escaped lone surrogate (``"\\ud83d"``, left by
+  ``JSON.stringify`` when a string was cut between the halves of a pair) is accepted and
+  reads as U+FFFD (what the CLI's own UTF-8 encoding makes of it when it writes or hashes
+  that string, and a string every output can print), and a number too large for a double
+  (``1e999``) is infinite. ``NaN`` and ``Infinity`` are not JSON to the CLI either and
+  stay unreadable. A line that is not a JSON object is a
+  `Problem`, never a record. An empty line is skipped (the CLI skips it too); a line of
+  only whitespace is a problem (the CLI cannot parse it).
+* **The last line.** A last line without its ``\\n`` is a record as soon as it parses (the
+  CLI splits the file on newlines and parses every piece). A writer may still be
+  mid-line, so such a record is provisional: when the bytes that follow it are anything
+  but whitespace and the newline, the line no longer reads the same and the reader starts
+  over (`Batch.reset`, `Batch.retracted`). A last line that does not parse is waited for,
+  not reported.
+* **One line limit** (`DEFAULT_MAX_LINE_BYTES`, 16 MiB). A longer line is never held in
+  memory: it is reduced to the small string fields that open it (``type``, ``key``,
+  ``agentId``, ``label``, ``phase``), which is all a journal fold needs, and its
+  ``result`` reads `ELIDED`. Those fields are found only in compact JSON (no space around
+  ``:``, as the CLI writes): a longer line written otherwise is a problem.
+* **Keeping.** A reader may keep less than it parses (``keep_bytes``): a line longer than
+  that is parsed whole like any other, then its ``result`` is replaced by `ELIDED`, so a
+  run list's memory does not grow with the size of results while its fold stays the
+  fold of the whole journal.
+
+The tail also never consumes bytes of a line that does not parse yet, and notices when
+the file was truncated or replaced (and starts over).
 """
 
 from __future__ import annotations
 
 import errno
+import json
 import os
 import re
 import stat
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
 DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
-"""Lines longer than this are not parsed whole (see `ELIDED`)."""
+"""The line limit: a longer line is not parsed whole (see `ELIDED`)."""
 
 CHUNK_BYTES = 1024 * 1024
 PREFIX_BYTES = 64 * 1024
 """How much of an oversized line is kept to recover its leading fields."""
 
 ELIDED = "<elided>"
-"""Value put in place of the fields of an oversized line that were not read."""
+"""Value put in place of a ``result`` that was not read or not kept."""
+
+ELIDED_BYTES: Final = "_elided_bytes"
+"""Field added to a record whose ``result`` was elided: the length of its line."""
+
+JSON_SPACE: Final = b" \t\r"
+"""JSON whitespace besides the newline that ends a line."""
 
 _LEADING_FIELD = re.compile(rb'"(type|key|agentId|label|phase)":"((?:[^"\\]|\\.){0,512})"')
+
+
+class UnreadableLine(ValueError):
+    """A line the CLI's reader cannot parse either; ``reason`` says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _number(text: str) -> Any:
+    """An integer literal as orjson reads it: an int within 64 bits, else a double."""
+    value = int(text)
+    return value if -(2**63) <= value < 2**64 else float(text)
+
+
+_LENIENT = json.JSONDecoder(parse_constant=_reject_constant, parse_int=_number)
+
+
+def parse_line(raw: bytes) -> Any:
+    """Parse one line as the CLI does: any JSON value, or `UnreadableLine`.
+
+    orjson first; only a line it refuses is decoded as the CLI decodes the file (invalid
+    UTF-8 replaced) and parsed by a decoder that keeps lone surrogates and reads
+    ``1e999`` as infinity, but refuses ``NaN`` and ``Infinity``.
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        pass
+    return _parse_lenient(raw)
+
+
+def _parse_lenient(raw: bytes) -> Any:
+    try:
+        text = raw.decode("utf-8")
+        reason = "not valid JSON"
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8", errors="replace")
+        reason = "invalid UTF-8"
+    try:
+        value = _LENIENT.decode(text)
+    except (ValueError, RecursionError):
+        raise UnreadableLine(reason) from None
+    return _without_lone_surrogates(value)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A surrogate left in a decoded string: decoding joined every escaped pair already."""
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    """``value`` with every lone surrogate, in strings and keys, read as U+FFFD."""
+    if type(value) is str:
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if type(value) is dict:
+        return {
+            _without_lone_surrogates(key): _without_lone_surrogates(item)
+            for key, item in value.items()
+        }
+    if type(value) is list:
+        return [_without_lone_surrogates(item) for item in value]
+    return value
+
+
+def read_record(raw: bytes) -> dict[str, Any]:
+    """One line as a record (a JSON object), or `UnreadableLine` with the reason."""
+    value = parse_line(raw)
+    if type(value) is not dict:
+        raise UnreadableLine(f"expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def elide_result(record: dict[str, Any], size: int) -> dict[str, Any]:
+    """The record of a line of ``size`` bytes with its ``result`` not kept."""
+    if "result" in record:
+        record["result"] = ELIDED
+        record[ELIDED_BYTES] = size
+    return record
 
 
 @dataclass(frozen=True)
@@ -48,29 +166,45 @@ class Batch:
     """What one `JsonlTail.read` produced."""
 
     records: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-    """(line number, parsed object) for every complete, readable line."""
+    """(line number, parsed object) for every readable line, in order."""
     problems: list[Problem] = field(default_factory=list)
     reset: bool = False
-    """True when the file was truncated or replaced: earlier records no longer hold."""
+    """True when earlier records no longer hold and these start from the first line: the
+    file was truncated or replaced, or its provisional last line was continued."""
+    retracted: bool = False
+    """The reset is because a last line read before its newline was continued into a
+    line that reads differently (set together with `reset`)."""
+    open_tail: bool = False
+    """The last record is a last line without its newline yet (provisional)."""
 
 
 class JsonlTail:
     """Incremental reader of one JSONL file, remembering its byte offset."""
 
     def __init__(
-        self, path: str | os.PathLike[str], *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+        self,
+        path: str | os.PathLike[str],
+        *,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        keep_bytes: int | None = None,
     ):
         self.path = os.fspath(path)
         self.max_line_bytes = max_line_bytes
+        self.keep_bytes = max_line_bytes if keep_bytes is None else min(keep_bytes, max_line_bytes)
+        """Lines longer than this are parsed, then their ``result`` is elided."""
         self.offset = 0
         """Byte offset of the first byte not yet consumed (start of any partial line)."""
         self.line_no = 0
-        """Number of complete lines consumed so far."""
+        """Number of lines consumed so far (a provisional last line included)."""
         self._identity: tuple[int, int] | None = None
         self._big_prefix: bytes | None = None
         """Prefix of an oversized line whose end has not been seen yet."""
         self._big_scanned = 0
         """Offset up to which the oversized line has been scanned."""
+        self._open = False
+        """The line that ends at `offset` has no newline yet; its record was given."""
+        self._pending = b""
+        """Bytes after the last newline read, up to where the last read stopped."""
         self.stat: os.stat_result | None = None
         """The file's status as of the last `read` (None when it could not be opened)."""
 
@@ -79,16 +213,21 @@ class JsonlTail:
         self.line_no = 0
         self._big_prefix = None
         self._big_scanned = 0
+        self._open = False
+        self._pending = b""
 
     def read(self) -> Batch:
-        """Read every complete line appended since the last call."""
+        """Read every line appended since the last call."""
         batch = Batch()
         try:
             fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         except OSError as error:
             self.stat = None
-            reason = _describe_os_error(error)
-            batch.problems.append(Problem(self.path, 0, reason))
+            batch.problems.append(Problem(self.path, 0, _describe_os_error(error)))
+            return batch
+        except ValueError:  # a NUL byte in the path: no such file can exist
+            self.stat = None
+            batch.problems.append(Problem(self.path, 0, "not readable: the path holds a NUL"))
             return batch
         try:
             info = self.stat = os.fstat(fd)
@@ -107,12 +246,34 @@ class JsonlTail:
                 self._big_prefix = None
                 self._big_scanned = 0
             self._identity = identity
+            if self._open and not self._continue_open_line(fd, info.st_size):
+                self._restart()
+                batch.reset = batch.retracted = True
+            self._pending = b""
             self._read_lines(fd, info.st_size, batch)
+            self._take_tail(info.st_size, batch)
         except OSError as error:
             batch.problems.append(Problem(self.path, self.line_no + 1, _describe_os_error(error)))
         finally:
             os.close(fd)
         return batch
+
+    def _continue_open_line(self, fd: int, size: int) -> bool:
+        """Consume what follows a provisional last line; False when it changes the line."""
+        while self.offset < size:
+            chunk = os.pread(fd, min(CHUNK_BYTES, size - self.offset), self.offset)
+            if not chunk:
+                break
+            newline = chunk.find(b"\n")
+            piece = chunk if newline < 0 else chunk[:newline]
+            if piece.strip(JSON_SPACE):
+                return False
+            if newline >= 0:
+                self.offset += newline + 1
+                self._open = False
+                return True
+            self.offset += len(chunk)
+        return True
 
     def _read_lines(self, fd: int, size: int, batch: Batch) -> None:
         position = self._big_scanned if self._big_prefix is not None else self.offset
@@ -139,6 +300,24 @@ class JsonlTail:
                 self._big_prefix = pending[:PREFIX_BYTES]
                 self._big_scanned = position
                 pending = b""
+        self._pending = pending
+
+    def _take_tail(self, size: int, batch: Batch) -> None:
+        """A last line without its newline is a record once it parses (provisionally)."""
+        pending = self._pending
+        if not pending or self._big_prefix is not None or self.offset + len(pending) != size:
+            return
+        try:
+            record = read_record(pending)
+        except UnreadableLine:
+            return  # mid-write, or never completed: nothing to report yet
+        self.line_no += 1
+        if len(pending) > self.keep_bytes:
+            record = elide_result(record, len(pending))
+        batch.records.append((self.line_no, record))
+        batch.open_tail = self._open = True
+        self.offset = size
+        self._pending = b""
 
     def _finish_big_line(self, batch: Batch, end: int) -> None:
         prefix = self._big_prefix or b""
@@ -153,38 +332,49 @@ class JsonlTail:
         self.line_no += 1
         record = recover_leading_fields(prefix)
         if record is None:
-            batch.problems.append(
-                Problem(self.path, self.line_no, f"line of {size} bytes is too long to read")
-            )
+            reason = f"line of {size} bytes is too long to read (and not compact JSON)"
+            batch.problems.append(Problem(self.path, self.line_no, reason))
             return
-        record["_elided_bytes"] = size
+        record[ELIDED_BYTES] = size
         batch.records.append((self.line_no, record))
 
     def _take_lines(self, lines: list[bytes], batch: Batch) -> None:
         """Parse complete lines (the hot loop of a cold scan: locals only)."""
         records, problems, path = batch.records, batch.problems, self.path
-        limit, loads, decode_error = self.max_line_bytes, orjson.loads, orjson.JSONDecodeError
+        limit, keep, loads, decode_error = (
+            self.max_line_bytes,
+            self.keep_bytes,
+            orjson.loads,
+            orjson.JSONDecodeError,
+        )
         line_no = self.line_no
         for raw in lines:
             line_no += 1
-            if len(raw) > limit:
+            size = len(raw)
+            if size > limit:
                 self.line_no = line_no - 1
-                self._take_big_line(raw[:PREFIX_BYTES], len(raw), batch)
+                self._take_big_line(raw[:PREFIX_BYTES], size, batch)
                 continue
-            if not raw or raw.isspace():
+            if not raw:
                 continue
             try:
                 value = loads(raw)
-            except decode_error as error:
-                reason = "invalid UTF-8" if "utf-8" in str(error).lower() else "not valid JSON"
-                problems.append(Problem(path, line_no, reason))
-                continue
+            except decode_error:
+                try:
+                    value = _parse_lenient(raw)
+                except UnreadableLine as error:
+                    problems.append(Problem(path, line_no, _blank_or(raw, error.reason)))
+                    continue
             if type(value) is dict:
-                records.append((line_no, value))
+                records.append((line_no, value if size <= keep else elide_result(value, size)))
             else:
                 kind = type(value).__name__
                 problems.append(Problem(path, line_no, f"expected a JSON object, got {kind}"))
         self.line_no = line_no
+
+
+def _blank_or(raw: bytes, reason: str) -> str:
+    return "a line of only whitespace" if not raw.strip(JSON_SPACE) else reason
 
 
 def recover_leading_fields(prefix: bytes) -> dict[str, Any] | None:
@@ -201,8 +391,8 @@ def recover_leading_fields(prefix: bytes) -> dict[str, Any] | None:
         if name in record:
             continue
         try:
-            record[name] = orjson.loads(b'"' + match.group(2) + b'"')
-        except orjson.JSONDecodeError:
+            record[name] = parse_line(b'"' + match.group(2) + b'"')
+        except UnreadableLine:
             continue
     if "type" not in record:
         return None
@@ -224,7 +414,10 @@ def _describe_os_error(error: OSError) -> str:
 
 
 def read_all(
-    path: str | os.PathLike[str], *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    path: str | os.PathLike[str],
+    *,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    keep_bytes: int | None = None,
 ) -> Batch:
-    """Read a whole file once (complete lines only)."""
-    return JsonlTail(path, max_line_bytes=max_line_bytes).read()
+    """Read a whole file once, as it stands (a last line that parses included)."""
+    return JsonlTail(path, max_line_bytes=max_line_bytes, keep_bytes=keep_bytes).read()

@@ -29,13 +29,13 @@ from wftop.core.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_c
 _META_NAME = re.compile(r"""\bname\s*:\s*(['"`])((?:(?!\1).){1,200})\1""")
 
 
-LIST_MAX_LINE_BYTES = 256 * 1024
-"""Journal lines longer than this are not parsed whole for the run list.
+LIST_KEEP_BYTES = 256 * 1024
+"""Journal lines longer than this keep no ``result`` in the run list.
 
-Such a line keeps the fields that open it (``type``, ``key``, ``agentId``, ``label``,
-``phase``) and its ``result`` reads ``<elided>``, so the memory of an index does not
-grow with the size of the results; a view that needs a whole result reads the
-journal itself (``wftop.core.jsonl.read_all``).
+Such a line is still read (up to the reader's one line limit, `wftop.core.jsonl`), so the
+run list folds exactly the records every other view folds; only its ``result`` reads
+``<elided>``, so the memory of an index does not grow with the size of the results. A
+view that needs a whole result reads the journal itself (``wftop.core.jsonl.read_all``).
 """
 
 
@@ -107,9 +107,10 @@ class RunReader:
     a run list does not pay for the others (`transcript_stats` gives them on demand).
     """
 
-    def __init__(self, folder: RunFolder, *, max_line_bytes: int = LIST_MAX_LINE_BYTES):
+    def __init__(self, folder: RunFolder, *, keep_bytes: int = LIST_KEEP_BYTES):
         self.folder = folder
-        self.tail = JsonlTail(folder.journal, max_line_bytes=max_line_bytes)
+        self.keep_bytes = keep_bytes
+        self.tail = JsonlTail(folder.journal, keep_bytes=keep_bytes)
         self.fold = JournalFold()
         self.problems: list[Problem] = []
         self.journal_size = 0
@@ -129,7 +130,7 @@ class RunReader:
         if batch.reset or (self.tail.stat is None and self.tail.line_no):
             # Truncated, replaced, or gone (a vanished journal holds no lines): start over.
             if not batch.reset:
-                self.tail = JsonlTail(self.folder.journal, max_line_bytes=self.tail.max_line_bytes)
+                self.tail = JsonlTail(self.folder.journal, keep_bytes=self.keep_bytes)
                 self.tail.stat = None
             self.fold = JournalFold()
             self.problems = []
@@ -228,7 +229,7 @@ class RunReader:
                     head = os.read(fd, 4096).decode("utf-8", errors="replace")
                 finally:
                     os.close(fd)
-            except OSError:
+            except (OSError, ValueError):  # ValueError: a NUL in a path read from a snapshot
                 return
             match = _META_NAME.search(head)
             self.script_name = match.group(2) if match else None

@@ -63,7 +63,18 @@ def non_object_line(root: Path) -> None:
 
 
 def invalid_utf8(root: Path) -> None:
-    append(only_journal(root), b'{"type":"started","label":"\xff\xfe"}\n')
+    append(only_journal(root), b'{"type":"started",\xff"label":"x"}\n')
+
+
+A5_RESULT = (
+    b'{"type":"result","key":"v2:c2f927b8082cd0b98a3372409d3eac0db9659198e55de591e3d8bc7e99fdfffa",'
+    b'"agentId":"abb884cc08bd3d085","result":"'
+)
+
+
+def invalid_utf8_in_a_result(root: Path) -> None:
+    """The CLI reads the file as UTF-8 text (bad bytes become U+FFFD): the call returned."""
+    append(only_journal(root), A5_RESULT + b'\xff\xfe done"}\n')
 
 
 def empty_journal(root: Path) -> None:
@@ -182,12 +193,14 @@ def expect_nothing(text: str) -> Callable[[list[dict[str, Any]], str], None]:
 
 
 KILLED = {"status": "dead", "started": 5, "returned": 4, "failed": 0, "in_flight": ["a5"]}
+RETURNED = {**KILLED, "returned": 5, "in_flight": []}
 
 STATIC_ROWS: list[tuple[str, Callable[[Path], None], Callable[..., None], bool]] = [
     ("torn last line", torn_last_line, expect_run(**KILLED), False),
     ("garbage lines", garbage_lines, expect_problem("not valid JSON", **KILLED), False),
     ("non-object JSON lines", non_object_line, expect_problem("got int", **KILLED), False),
     ("invalid UTF-8", invalid_utf8, expect_problem("invalid UTF-8", **KILLED), False),
+    ("invalid UTF-8 in a result", invalid_utf8_in_a_result, expect_run(**RETURNED), False),
     ("empty journal", empty_journal, expect_run(started=0, returned=0, in_flight=[]), False),
     ("50 MB line", fifty_mb_line, expect_run(status="dead", started=5, returned=5), False),
     ("FIFO named journal.jsonl", fifo_journal, expect_problem("not a regular file"), False),
