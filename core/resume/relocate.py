@@ -28,29 +28,31 @@ makes the CLI chain past that call with the ``replaced`` rule, so removing it wo
 change the keys of every later call. Every other line is copied byte for byte,
 unparseable lines included. ``agentId`` plays no part (it may be ``""``).
 
+One reader. The heal decides from the records of `wftop.core.jsonl.read_all` (the reader
+every view uses), and `healed_fold` predicts the fold of the copy from the same records,
+numbered as the copy numbers them: the fold of the copy, read back, equals it.
+
 Torn last line (no newline). The CLI splits the file on newlines and parses every piece,
-so a tail that is complete JSON is a record: it is copied with its newline added. A tail
-that does not parse is skipped by the CLI and is dropped from the copy: left as is, the
-CLI's next append would add a ``resumed`` marker, and completed with a newline it would
-become an unreadable line in mid-file, which makes the CLI refuse the next resume. A tail
-that may be a ``launched`` record is refused, as the CLI refuses to resume such a journal.
+so a tail that is complete JSON is a record (the reader reads it too): it is copied with
+its newline added. A tail that does not parse is skipped by the CLI and is dropped from
+the copy: left as is, the CLI's next append would add a ``resumed`` marker, and completed
+with a newline it would become an unreadable line in mid-file, which makes the CLI refuse
+the next resume. A tail that may be a ``launched`` record is refused, as the CLI refuses
+to resume such a journal.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
-import orjson
-
 from wftop.core.journal import Call, JournalFold
-from wftop.core.jsonl import read_all
+from wftop.core.jsonl import UnreadableLine, parse_line, read_all
 from wftop.core.resume.errors import RelocationConflict, RelocationError
 from wftop.core.resume.ids import validate_run_id, validate_session_id
 
@@ -127,14 +129,29 @@ def _dropped_by(record: dict[str, Any], plan: HealPlan) -> bool:
 
 
 def healed_fold(records: list[tuple[int, dict[str, Any]]]) -> tuple[JournalFold, set[int]]:
-    """The fold a healed copy will read, and the numbers of the lines the heal drops.
+    """The fold of the healed copy, and the source line numbers the heal drops.
 
-    For forecasts: the same rules as `relocate_journal` applies, on parsed records.
+    ``records`` are the source journal's records as `wftop.core.jsonl.read_all` gives them;
+    the rules are `relocate_journal`'s, and the kept records are numbered as they will be
+    in the copy (each dropped line moves the lines after it up by one).
     """
     plan = heal_plan(JournalFold().feed_all(records))
     drop = {number for number, record in records if _dropped_by(record, plan)}
-    kept = [(number, record) for number, record in records if number not in drop]
-    return JournalFold().feed_all(kept), drop
+    return JournalFold().feed_all(renumbered(records, drop)), drop
+
+
+def renumbered(
+    records: list[tuple[int, dict[str, Any]]], drop: set[int]
+) -> list[tuple[int, dict[str, Any]]]:
+    """The records not dropped, numbered as in a copy without the dropped lines."""
+    kept: list[tuple[int, dict[str, Any]]] = []
+    gone = 0
+    for number, record in records:
+        if number in drop:
+            gone += 1
+        else:
+            kept.append((number - gone, record))
+    return kept
 
 
 def _keep_reason(call: Call) -> str | None:
@@ -151,23 +168,6 @@ def _keep_reason(call: Call) -> str | None:
     return None
 
 
-def parse_like_cli(raw: bytes) -> Any:
-    """Parse one line as the CLI does (invalid UTF-8 replaced); None if it does not parse."""
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        pass
-    try:  # JSON.parse accepts lone surrogate escapes; NaN and Infinity it rejects
-        return json.loads(raw.decode("utf-8", errors="replace"), parse_constant=_reject_constant)
-    except ValueError:
-        return None
-
-
-def _reject_constant(name: str) -> Any:
-    msg = f"{name} is not JSON"
-    raise ValueError(msg)
-
-
 def may_be_launched(fragment: bytes) -> bool:
     """The CLI's test for a torn tail that may hold (the start of) a ``launched`` record."""
     start = fragment.find(b"{")
@@ -180,30 +180,12 @@ def may_be_launched(fragment: bytes) -> bool:
 
 
 def fold_lines(path: Path) -> tuple[JournalFold, dict[int, dict[str, Any]]]:
-    """Fold a journal as the CLI reads it; also return the parsed record of each line.
+    """Fold a journal as the CLI reads it; also return the record of each line.
 
-    Lines ``wftop.core.jsonl`` cannot read are parsed again the CLI's way (invalid UTF-8 is
-    replaced), and a torn last line that parses is a record too (the CLI splits on
-    newlines and parses every piece), numbered as the line after the last full one.
+    The records are `wftop.core.jsonl.read_all`'s: the reader every view uses.
     """
-    batch = read_all(path)
-    records = dict(batch.records)
-    with open(path, "rb") as handle:
-        raw_lines = handle.read().split(b"\n")
-    for problem in batch.problems:
-        if 0 < problem.line <= len(raw_lines):
-            value = parse_like_cli(raw_lines[problem.line - 1])
-            if isinstance(value, dict):
-                records[problem.line] = value
-    tail = raw_lines[-1]
-    if tail:
-        value = parse_like_cli(tail)
-        if isinstance(value, dict):
-            records[len(raw_lines)] = value
-    fold = JournalFold()
-    for number in sorted(records):
-        fold.feed(number, records[number])
-    return fold, records
+    records = read_all(path).records
+    return JournalFold().feed_all(records), dict(records)
 
 
 def relocate_journal(
@@ -336,7 +318,7 @@ def _write_copy(
                 number += 1
                 if not raw.endswith(b"\n"):
                     tail = raw
-                    if parse_like_cli(tail) is None:
+                    if not _parses(tail):
                         if may_be_launched(tail):
                             msg = (
                                 "the journal's torn last line may be a 'launched' record; "
@@ -360,6 +342,15 @@ def _write_copy(
     finally:
         os.close(fd)
     return tuple(dropped), torn, len(tail), digest.hexdigest()
+
+
+def _parses(line: bytes) -> bool:
+    """The CLI parses this line (any JSON value, as `wftop.core.jsonl.parse_line` reads it)."""
+    try:
+        parse_line(line)
+    except UnreadableLine:
+        return False
+    return True
 
 
 def _file_sha256(path: Path) -> str:
