@@ -8,6 +8,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
+from wftop.core.agent_transcript import transcript_path
 from wftop.core.jsonl import JsonlTail, read_all
 from wftop.core.model import Run
 
@@ -83,8 +84,8 @@ def writer_version(run: Run) -> tuple[int, int, int] | None:
     """The CLI build that wrote the run's journal, from its first agent transcript."""
     for call in run.fold.ordered_calls():
         for agent in call.agent_ids[:1]:
-            path = os.path.join(run.folder.path, f"agent-{agent}.jsonl")
-            for _, record in JsonlTail(path).read().records[:5]:
+            path = transcript_path(run.folder.path, agent)
+            for _, record in JsonlTail(path).read().records[:5] if path else ():
                 version = parse_version(str(record.get("version", "")))
                 if version:
                     return version

@@ -8,6 +8,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from wftop.core.agent_transcript import agent_id_problem, transcript_path
 from wftop.core.discovery import RunFolder, find_run_folders
 from wftop.core.forensics.limits import LAST_TEXT_CHARS, MAX_WORKER_TRANSCRIPT_BYTES
 from wftop.core.journal import CallState, JournalFold
@@ -160,8 +161,12 @@ def salvage(folder: RunFolder, others: list[RunFolder] | None = None) -> Salvage
                 )
             )
             continue
-        path = os.path.join(folder.path, f"agent-{agent_id}.jsonl") if agent_id else None
+        path = transcript_path(folder.path, agent_id)
         text = last_assistant_text(path) if path and os.path.isfile(path) else None
+        why = agent_id_problem(agent_id) if agent_id else None
+        if why is not None:
+            reason = f"the transcript of {call.label!r} is not readable: {why}"
+            result.problems.append(Problem(folder.journal, call.last_line, reason))
         result.calls.append(
             SalvagedCall(
                 call.label,

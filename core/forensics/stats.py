@@ -10,8 +10,8 @@ from typing import Any
 
 from wftop.core.coldpass import scan_roots
 from wftop.core.forensics.report import build_report
-from wftop.core.journal import CallState
-from wftop.core.jsonl import Problem, read_all
+from wftop.core.journal import CallState, JournalFold
+from wftop.core.jsonl import Problem
 from wftop.core.model import Run
 from wftop.core.procs import ProcessTable, ProcFs
 
@@ -84,37 +84,20 @@ class Stats:
         }
 
 
-def journal_attempts(path: str) -> tuple[list[Attempt], int]:
+def journal_attempts(fold: JournalFold) -> tuple[list[Attempt], int]:
     """Every attempt in journal order, and how many calls ran again after returning."""
-    records = read_all(path).records
-    returned_ids = {
-        str(record.get("agentId"))
-        for _, record in records
-        if record.get("type") == "result" and record.get("agentId")
-    }
-    had_result: set[str] = set()
-    reran: set[str] = set()
-    labels: dict[str, str] = {}
-    attempts = []
-    for _, record in records:
-        kind = record.get("type")
-        key = record.get("key")
-        key = key if isinstance(key, str) and key else f"agent:{record.get('agentId')}"
-        if kind == "result":
-            had_result.add(key)
-        elif kind == "started":
-            if key in had_result:
-                reran.add(key)
-            agent_id = str(record.get("agentId") or "")
-            label = record.get("label")
-            if isinstance(label, str) and label:
-                labels[key] = label
-            attempts.append(Attempt(labels.get(key, agent_id), agent_id, agent_id in returned_ids))
-    return attempts, len(reran)
+    lines: list[tuple[int, Attempt]] = []
+    for call in fold.ordered_calls():
+        returned = set(call.returned_agent_ids)
+        for agent_id, line in zip(call.agent_ids, call.attempt_lines, strict=True):
+            lines.append((line, Attempt(call.label, agent_id, agent_id in returned)))
+    lines.sort(key=lambda pair: pair[0])
+    reran = sum(1 for call in fold.ordered_calls() if call.started_after_result)
+    return [attempt for _, attempt in lines], reran
 
 
 def run_stats(run: Run) -> RunStats:
-    attempts, reran = journal_attempts(run.folder.journal)
+    attempts, reran = journal_attempts(run.fold)
     calls = run.fold.ordered_calls()
     return RunStats(
         run_id=run.run_id,

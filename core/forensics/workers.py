@@ -4,16 +4,22 @@ Liveness depends on the kind. An agent runs inside its session's process and die
 with it. A background shell is a process of its own and may outlive the session:
 it is looked for in the process table, and its output file is checked for writes
 after the session's last one. A workflow runs inside its session's process too.
+
+Every id and path here was read from a transcript or a journal: an agent id names a
+file only through `wftop.core.agent_transcript.transcript_path`, a run id only when it is
+one the CLI writes, and a path with a NUL in it is not a file (never an error).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from wftop.core.agent_transcript import transcript_path
 from wftop.core.forensics.limits import MAX_WORKER_TRANSCRIPT_BYTES, MIN_COMMAND_MATCH_CHARS
 from wftop.core.forensics.limits import OUTPUT_GROWTH_GRACE_S as GRACE
 from wftop.core.forensics.receipts import Launch, WorkerKind
@@ -22,6 +28,9 @@ from wftop.core.jsonl import read_all
 from wftop.core.procs import ProcessTable
 from wftop.core.sessions import Liveness, Owner
 from wftop.core.snapshot import read_snapshot, snapshot_is_current
+
+RUN_ID = re.compile(r"wf_[a-z0-9-]{6,}")
+"""The run ids the CLI writes: only these name a run folder or a snapshot."""
 
 
 class WorkerLiveness(StrEnum):
@@ -96,13 +105,13 @@ def _regular(path: str | None) -> os.stat_result | None:
         return None
     try:
         info = os.stat(path)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in a path read from disk
         return None
     return info if stat.S_ISREG(info.st_mode) else None
 
 
 def run_dir(launch: Launch, session_dir: str) -> str | None:
-    if launch.run_id:
+    if launch.run_id and RUN_ID.fullmatch(launch.run_id):
         return os.path.join(session_dir, "subagents", "workflows", launch.run_id)
     return launch.transcript_dir
 
@@ -110,8 +119,8 @@ def run_dir(launch: Launch, session_dir: str) -> str | None:
 def output_place(launch: Launch, session_dir: str) -> OutputPlace:
     """The durable copy under the session folder when there is one, else the temp path."""
     if launch.kind is WorkerKind.AGENT:
-        durable = os.path.join(session_dir, "subagents", f"agent-{launch.worker_id}.jsonl")
-        if _regular(durable):
+        durable = transcript_path(os.path.join(session_dir, "subagents"), launch.worker_id)
+        if durable and _regular(durable):
             return OutputPlace(durable, True, True)
     elif launch.kind is WorkerKind.WORKFLOW:
         folder = run_dir(launch, session_dir)
@@ -185,7 +194,7 @@ def _workflow_digest(folder: str, session_dir: str, run_id: str | None) -> tuple
     calls = fold.ordered_calls()
     done = sum(1 for call in calls if call.state is CallState.DONE)
     detail = f"{done} of {len(calls)} calls returned"
-    if run_id:
+    if run_id and RUN_ID.fullmatch(run_id):
         snapshot, _ = read_snapshot(os.path.join(session_dir, "workflows", f"{run_id}.json"))
         if (
             snapshot is not None
@@ -240,10 +249,9 @@ def error_transcripts(launch: Launch, output: OutputPlace) -> tuple[str, ...]:
     fold = JournalFold().feed_all(read_all(journal).records)
     found = []
     for call in fold.calls_in(CallState.IN_FLIGHT) + fold.calls_in(CallState.FAILED):
-        if call.agent_ids and call.agent_ids[-1]:
-            path = os.path.join(output.path, f"agent-{call.agent_ids[-1]}.jsonl")
-            if _regular(path):
-                found.append(path)
+        path = transcript_path(output.path, call.agent_ids[-1]) if call.agent_ids else None
+        if path and _regular(path):
+            found.append(path)
     return tuple(found)
 
 

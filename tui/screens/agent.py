@@ -67,7 +67,7 @@ class ChunkedTail(JsonlTail):
     def caught_up(self) -> bool:
         try:
             return self.offset >= os.stat(self.path).st_size
-        except OSError:
+        except (OSError, ValueError):  # ValueError: a NUL in an agent id read from disk
             return True
 
 
