@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wftop.core.jsonl import read_all
 from wftop.mockapi.cliproc import CliHome, CliProcess, RealCliError, claude_argv, cli_env
 from wftop.mockapi.server import MockAPI
 
@@ -85,13 +86,8 @@ def find_run(session_dir: Path) -> tuple[str, Path, Path | None] | None:
 
 
 def read_journal(path: Path) -> list[dict[str, Any]]:
-    lines = []
-    for raw in Path(path).read_text().splitlines():
-        try:
-            lines.append(json.loads(raw))
-        except ValueError:
-            continue
-    return lines
+    """The journal's records, as `wftop.core.jsonl` (the one reader) reads them."""
+    return [record for _, record in read_all(path).records]
 
 
 def journal_counts(path: Path) -> dict[str, int]:

@@ -1,8 +1,13 @@
-"""The raw journal of a run, one pretty-printed line after another; bad lines marked."""
+"""The raw journal of a run, one pretty-printed line after another; bad lines marked.
+
+What each line is (a record, or unreadable and why) is what `wftop.core.jsonl` reads:
+the reader every other view uses, so a line the run list folds is never shown here as
+unreadable, and the other way round.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import orjson
 from rich.text import Text
@@ -12,6 +17,7 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import RichLog, Static
 
+from wftop.core.jsonl import ELIDED_BYTES, read_all
 from wftop.core.model import Run
 from wftop.core.redact import Redactor
 from wftop.tui.format import display_path, size
@@ -26,6 +32,9 @@ MAX_LINE_BYTES = 64 * 1024
 """Bytes of one journal line that are read and shown; the rest is counted."""
 
 CHUNK = 1024 * 1024
+
+Verdict = dict[str, Any] | str | None
+"""What the reader made of a line: its record, why it is unreadable, or nothing."""
 
 
 def journal_lines(path: str) -> list[tuple[int, bytes, int]]:
@@ -51,38 +60,48 @@ def journal_lines(path: str) -> list[tuple[int, bytes, int]]:
     return lines
 
 
-def render_line(number: int, raw: bytes, length: int, mask: Redactor, palette: Palette) -> Text:
+def line_verdicts(path: str) -> dict[int, Verdict]:
+    """The reader's record or problem of every line, by line number (results kept short)."""
+    batch = read_all(path, keep_bytes=MAX_LINE_BYTES)
+    verdicts: dict[int, Verdict] = {line: record for line, record in batch.records}
+    verdicts.update((problem.line, problem.reason) for problem in batch.problems if problem.line)
+    return verdicts
+
+
+def render_line(
+    number: int,
+    raw: bytes,
+    length: int,
+    mask: Redactor,
+    palette: Palette,
+    verdict: Verdict = None,
+) -> Text:
     out = Text()
     out.append(f"{number:>4} ", style=palette["muted"])
-    if length < 0:
-        out.append(
-            "… partial line (no newline yet; the writer may be mid-line)", style=palette["warning"]
-        )
+    if isinstance(verdict, str):
+        out.append(f"✗ unreadable: {verdict}  ", style=palette["error"])
+        out.append(mask(raw.decode("utf-8", errors="replace")[:400]))
         return out
-    if length > len(raw):
-        out.append(
-            f"line of {size(length)}, first {size(len(raw))} shown\n", style=palette["warning"]
-        )
+    if verdict is None:
+        if length < 0:
+            note = "… partial line (no newline yet; the writer may be mid-line)"
+            return out.append(note, style=palette["warning"])
+        if not raw:
+            return out.append("(empty line)", style=palette["muted"])
+        shown = f"line of {size(length)}, first {size(len(raw))} shown\n"
+        out.append(shown, style=palette["warning"])
         out.append(mask(raw.decode("utf-8", errors="replace")))
         return out
-    if not raw.strip():
-        return out.append("(empty line)", style=palette["muted"])
-    try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        out.append("✗ unreadable: not valid JSON  ", style=palette["error"])
-        out.append(mask(raw.decode("utf-8", errors="replace")[:400]))
-        return out
-    if not isinstance(value, dict):
-        out.append(
-            f"✗ unreadable: expected an object, got {type(value).__name__}  ",
-            style=palette["error"],
-        )
-        out.append(mask(raw.decode("utf-8", errors="replace")[:400]))
-        return out
-    kind = str(value.get("type", "?"))
+    record = dict(verdict)
+    elided = record.pop(ELIDED_BYTES, None)
+    kind = str(record.get("type", "?"))
     out.append(f"{kind:<9}", style=palette["primary"])
-    body = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    if length < 0:
+        out.append(" (no newline yet)", style=palette["warning"])
+    if elided is not None:
+        note = f" (line of {size(abs(length))}, its result not shown)"
+        out.append(note, style=palette["warning"])
+    body = orjson.dumps(record, option=orjson.OPT_INDENT_2).decode()
     out.append(" " + mask(body).replace("\n", "\n     "))
     return out
 
@@ -110,6 +129,7 @@ class JournalScreen(Screen[None]):
     def load(self) -> None:
         try:
             lines = journal_lines(self.run.folder.journal)
+            verdicts = line_verdicts(self.run.folder.journal)
         except OSError as error:
             self.app.call_from_thread(
                 self.notify, str(error), title="Couldn't read journal", severity="error"
@@ -117,7 +137,8 @@ class JournalScreen(Screen[None]):
             return
         palette = cast("WftopApp", self.app).styles_palette
         texts = [
-            render_line(number, raw, length, self.mask, palette) for number, raw, length in lines
+            render_line(number, raw, length, self.mask, palette, verdicts.get(number))
+            for number, raw, length in lines
         ]
         self.app.call_from_thread(self._show, texts)
 
