@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,17 +18,38 @@ from wftop.core.model import json_safe
 
 PATTERNS: dict[str, re.Pattern[str]] = {
     "anthropic_key": re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"),
+    "openai_key": re.compile(
+        r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{16,}|\bsk-[A-Za-z0-9]{32,}(?![\w-])"
+    ),
     "github_pat": re.compile(r"github_pat_[A-Za-z0-9_]{20,}"),
     "github_token": re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
+    "aws_secret_key": re.compile(
+        r"(?:(?i:aws[_\-\s.]?secret(?:[_\-\s.]?access)?[_\-\s.]?key|secret[_\-\s.]?access[_\-\s.]?key)"
+        r"|\b(?:AKIA|ASIA)[A-Z0-9]{16})"
+        r"[\s\"'\\:=,;|]{1,8}(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+    ),
     "aws_access_key": re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"),
     "slack_token": re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
     "bearer_token": re.compile(r"\bBearer\s+[A-Za-z0-9._~+/=\-]{12,}"),
+    "url_password": re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s/?#@:]*:(?P<secret>[^\s/?#@]+)@"),
+    "private_key": re.compile(
+        r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----"
+        r"(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY-----|[A-Za-z0-9+/=\s\\]*)"
+    ),
 }
-"""Kinds of secret and their shapes, checked in this order."""
+"""Kinds of secret and their shapes, checked in this order. A shape with a ``secret`` group
+masks that group only (the name of an AWS secret key, the user of a URL stay readable);
+the others mask the whole match. A PEM private key is masked from its ``BEGIN`` line to
+its ``END`` line, or to the end of its base64 when the text was cut before it. An AWS
+secret access key has no shape of its own (40 base64 characters): it is found after its
+name (``aws_secret_access_key``, ``SecretAccessKey``, ...) or after an access key id."""
 
-PREFILTER = re.compile(r"sk-ant-|github_pat_|gh[pousr]_|AKIA|ASIA|xox[abposr]-|Bearer")
-"""The literal each shape starts with. Text without any of them is returned as it is: one
-cheap search instead of every pattern, so every field of every listed run can be masked."""
+PREFILTER = re.compile(
+    r"sk-|github_pat_|gh[pousr]_|AKIA|ASIA|(?i:secret)|xox[abposr]-|Bearer|://|-----BEGIN"
+)
+"""The literal each shape starts with (or, for an AWS secret key, holds). Text without any
+of them is returned as it is: one cheap search instead of every pattern, so every field of
+every listed run can be masked."""
 PREFILTER_BYTES = re.compile(PREFILTER.pattern.encode())
 
 
@@ -45,7 +67,8 @@ class Redactor:
         if PREFILTER.search(text) is None:
             return text
         for kind, pattern in PATTERNS.items():
-            text, count = pattern.subn(mask_one(kind), text)
+            replace = _masker(kind, pattern)
+            text, count = pattern.subn(replace, text)
             if count:
                 self.masked[kind] += count
         return text
@@ -60,6 +83,19 @@ class Redactor:
             return ""
         kinds = ", ".join(f"{kind} ×{count}" for kind, count in sorted(self.masked.items()))
         return f"{self.total} masked ({kinds})"
+
+
+def _masker(kind: str, pattern: re.Pattern[str]) -> str | Callable[[re.Match[str]], str]:
+    """The replacement of a match: the whole of it, or its ``secret`` group only."""
+    mask = mask_one(kind)
+    if "secret" not in pattern.groupindex:
+        return mask
+
+    def keep_context(match: re.Match[str]) -> str:
+        whole, start = match.group(0), match.start()
+        return whole[: match.start("secret") - start] + mask + whole[match.end("secret") - start :]
+
+    return keep_context
 
 
 def redact(text: str) -> str:

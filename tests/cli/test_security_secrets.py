@@ -1,13 +1,15 @@
 """Secrets never reach an output unmasked.
 
 A private copy of the real ``killed`` tree gets every secret shape ``wftop.core.redact``
-knows (an Anthropic key, a GitHub token and fine-grained PAT, an AWS access key id, a
-Slack token, a bearer token) in every place a user's text can be: call labels, results,
-agent prompts and transcripts, the session transcript, the agent metadata and the
-workflow script (its name and a comment). Then every output is read whole and searched
-for a recognisable piece of each secret: ``ls`` (table and ``--json``), ``ls --watch
---json``, ``resume --dry-run`` (text and ``--json``), a confirmed resume (its output,
-and every file it leaves in the state dir), ``scan``, ``export`` (md and json),
+knows (an Anthropic key, an OpenAI key, a GitHub token and fine-grained PAT, an AWS access
+key id and secret access key, a Slack token, a bearer token, a password in a URL, a PEM
+private key) in every place a user's text can be: call labels, results, agent prompts and
+transcripts, the session transcript, the agent metadata and the workflow script (its name
+and a comment), and the paths wftop prints (the session's working directory and the
+script's file name carry the shapes a path can hold). Then every output is read whole and
+searched for a recognisable piece of each secret: ``ls`` (table and ``--json``), ``ls
+--watch --json``, ``resume --dry-run`` (text and ``--json``), a confirmed resume (its
+output, and every file it leaves in the state dir), ``scan``, ``export`` (md and json),
 ``stats``, ``status``, and the TUI's runs, run, agent, journal and resume-plan screens
 (their rendered text, from a screenshot).
 """
@@ -40,21 +42,50 @@ SESSION = "e5c99c64-96da-45a1-841d-2b381f965487"
 
 SECRETS = {
     "anthropic_key": "sk-ant-api03-Zq7SECRETanthropic0123456789",
+    "openai_key": "sk-proj-Zq7SECRETopenai0123456789_abcdefXYZ",
     "github_token": "ghp_Zq7SECRETgithub0123456789abcdefXYZ",
     "github_pat": "github_pat_11Zq7SECRETpat0123456789_abcdefghijk",
+    "aws_secret_key": "aws_secret_access_key = Zq7SECRETawsSecretKey0123456789/abcdefg+",
     "aws_access_key": "AKIAZQ7SECRETAWS0123",
     "slack_token": "xoxb-12345-Zq7SECRETslack-0123",
     "bearer_token": "Bearer Zq7SECRETbearer.0123456789abc",
+    "url_password": "https://deploy:Zq7SECRETurlpass@db.example.com/app",
+    "private_key": (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpQIBAAKCAQEAZq7SECRETpem0123456789+/abc\n"
+        "-----END RSA PRIVATE KEY-----"
+    ),
 }
 ALL = " ".join(SECRETS.values())
-MARKERS = ["Zq7SECRET", "ZQ7SECRET", "sk-ant-", "ghp_Zq7", "github_pat_1", "xoxb-1", "Bearer Zq7"]
+ALL_JSON = json.dumps(ALL)[1:-1]
+"""`ALL` as it is written inside a JSON or JavaScript string (its newlines escaped)."""
+IN_A_PATH = " ".join(
+    SECRETS[kind] for kind in ("anthropic_key", "openai_key", "github_token", "aws_access_key")
+)
+"""The shapes a file name can hold (no ``/``, no newline)."""
+MARKERS = [
+    "Zq7SECRET",
+    "ZQ7SECRET",
+    "sk-ant-",
+    "sk-proj-",
+    "ghp_Zq7",
+    "github_pat_1",
+    "xoxb-1",
+    "Bearer Zq7",
+    "/abcdefg+",
+    "MIIEpQIBAAKCAQEA",
+]
 """Pieces of the secrets that must not be seen: a cut-off secret is still a leak."""
 
 
 def test_every_secret_shape_is_planted():
+    from wftop.core.redact import Redactor
+
     assert set(SECRETS) == set(PATTERNS)
     for kind, secret in SECRETS.items():
-        assert PATTERNS[kind].fullmatch(secret), kind
+        assert PATTERNS[kind].search(secret), kind
+        redactor = Redactor()
+        assert leaks(redactor(secret)) == [], kind
+        assert set(redactor.masked) == {kind}, kind
 
 
 def plant(root: Path) -> None:
@@ -64,23 +95,39 @@ def plant(root: Path) -> None:
         if not path.is_file() or path.is_symlink():
             continue
         text = path.read_text()
-        new = label.sub(lambda m: f'"label":"{m.group(1)} {ALL}"', text)
-        new = re.sub(r"label: '(a\d)'", lambda m: f"label: '{m.group(1)} {ALL}'", new)
-        new = re.sub(r'"description":"(a\d)"', lambda m: f'"description":"{m.group(1)} {ALL}"', new)
+        new = label.sub(lambda m: f'"label":"{m.group(1)} {ALL_JSON}"', text)
+        new = re.sub(r"label: '(a\d)'", lambda m: f"label: '{m.group(1)} {ALL_JSON}'", new)
+        new = re.sub(
+            r'"description":"(a\d)"', lambda m: f'"description":"{m.group(1)} {ALL_JSON}"', new
+        )
         new = re.sub(
             r'"result":\{"agent":"(a\d)"',
-            lambda m: f'"result":{{"secret":"{ALL}","agent":"{m.group(1)}"',
+            lambda m: f'"result":{{"secret":"{ALL_JSON}","agent":"{m.group(1)}"',
             new,
         )
-        new = re.sub(r"(Part \w+\.|Plan the work\.)", lambda m: f"{m.group(1)} {ALL}", new)
-        new = new.replace("run the six mock agents.", f"run the six mock agents. {ALL}")
-        new = new.replace("name: 'mock-six'", f"name: 'mock-six {ALL}'")
+        new = re.sub(r"(Part \w+\.|Plan the work\.)", lambda m: f"{m.group(1)} {ALL_JSON}", new)
+        new = new.replace("run the six mock agents.", f"run the six mock agents. {ALL_JSON}")
+        new = new.replace("name: 'mock-six'", f"name: 'mock-six {ALL_JSON}'")
         if path.suffix == ".js":
-            new = f"// {ALL}\n{new}"
+            new = f"// {ALL_JSON}\n{new}"
         if new != text:
             info = path.stat()
             path.write_text(new)
             os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+
+
+def plant_paths(root: Path, home: Path) -> None:
+    """Secrets in the paths wftop prints: the session's working directory (which exists)
+    and the script's file name; the old file times are kept."""
+    cwd = home / f"work {IN_A_PATH}"
+    cwd.mkdir(parents=True)
+    transcript = next(root.glob(f"projects/*/{SESSION}.jsonl"))
+    info = transcript.stat()
+    text = transcript.read_text()
+    transcript.write_text(re.sub(r'"cwd":"[^"]*"', lambda _: f'"cwd":{json.dumps(str(cwd))}', text))
+    os.utime(transcript, ns=(info.st_atime_ns, info.st_mtime_ns))
+    (script,) = root.glob(f"projects/*/{SESSION}/workflows/scripts/*-{RUN}.js")
+    script.rename(script.with_name(f"{IN_A_PATH}-{RUN}.js"))
 
 
 def leaks(text: str) -> list[str]:
@@ -103,6 +150,7 @@ def planted_everywhere(root: Path) -> None:
 def secret_root(tmp_path: Path) -> Path:
     root = copy_tree("killed", tmp_path)
     plant(root)
+    plant_paths(root, tmp_path / "elsewhere")
     planted_everywhere(root)
     return root
 
@@ -185,7 +233,7 @@ def secret_world(base: Path) -> World:
     plant(world.root)
     # The fake claude's own call gets a secret label too: it comes back in the done event.
     world.claude.write_text(
-        f"#!{sys.executable}\n" + FAKE_CLAUDE.replace('"label": "a5"', f'"label": "a5 {ALL}"')
+        f"#!{sys.executable}\n" + FAKE_CLAUDE.replace('"label": "a5"', f'"label": "a5 {ALL_JSON}"')
     )
     past = time.time() - 600
     for path in world.root.rglob("*"):

@@ -8,6 +8,7 @@ from typing import ClassVar
 from rich.text import Text
 
 from wftop.core.model import Run
+from wftop.core.redact import redact
 from wftop.tui.format import STATUS_STYLES, age, parity_segments, status_label, tally
 from wftop.tui.runlist import GroupRow, row_key
 from wftop.tui.styles import Palette
@@ -63,11 +64,11 @@ class RunTable(FittedTable):
         if key == "status":
             return p.styled(clip(status_label(status), width), STATUS_STYLES.get(status, ""))
         if key == "name":
-            return Text(clip(run.name or "(unnamed)", width), no_wrap=True)
+            return Text(clip(redact(run.name or "(unnamed)"), width), no_wrap=True)
         if key == "run":
             return Text(clip(run.run_id, width), no_wrap=True)
         if key == "project":
-            return p.styled(clip(run.project_short, width), "muted")
+            return p.styled(clip(redact(run.project_short), width), "muted")
         if key == "age":
             return Text(f"{age(run.last_activity, self.now()):>{width}}", no_wrap=True)
         if key == "parity":
