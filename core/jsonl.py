@@ -291,11 +291,12 @@ class JsonlTail:
                 self._finish_big_line(batch, end=position - len(chunk) + newline + 1)
                 chunk = chunk[newline + 1 :]
             pending += chunk
-            end = pending.rfind(b"\n")
-            if end >= 0:
-                self._take_lines(pending[:end].split(b"\n"), batch)
-                self.offset += end + 1
-                pending = pending[end + 1 :]
+            if b"\n" in chunk:  # only a chunk with a newline ends lines
+                lines = _split_lines(pending)
+                rest = lines.pop()
+                self._take_lines(lines, batch)
+                self.offset += len(pending) - len(rest)
+                pending = rest
             if len(pending) > self.max_line_bytes:
                 self._big_prefix = pending[:PREFIX_BYTES]
                 self._big_scanned = position
@@ -371,6 +372,24 @@ class JsonlTail:
                 kind = type(value).__name__
                 problems.append(Problem(path, line_no, f"expected a JSON object, got {kind}"))
         self.line_no = line_no
+
+
+SPLIT_BYTES = 64 * 1024
+"""Up to this size a buffer is cut into lines by ``bytes.split``; a larger one (a long line)
+by searching for each newline, which skips over a long line much faster."""
+
+
+def _split_lines(buffer: bytes) -> list[bytes]:
+    """``buffer.split(b"\\n")``, fast for a buffer holding a long line too."""
+    if len(buffer) <= SPLIT_BYTES:
+        return buffer.split(b"\n")
+    lines: list[bytes] = []
+    find, start = buffer.find, 0
+    while (newline := find(b"\n", start)) >= 0:
+        lines.append(buffer[start:newline])
+        start = newline + 1
+    lines.append(buffer[start:])
+    return lines
 
 
 def _blank_or(raw: bytes, reason: str) -> str:
