@@ -1,37 +1,25 @@
 """The one reader of JSON Lines files, journals first: bytes in, (line number, record) out.
 
-Every view of a journal (the run list and the live index, the plan and its forecast, the
-heal and relocation, the journal screen, forensics, the drill, the watch and the tripwire)
-reads it through this module, so they all see the lines the CLI's own reader sees:
+Every view of a journal (run list and live index, plan and forecast, heal and relocation,
+journal screen, forensics, drill, tripwire) reads it here, and sees what the CLI's own
+reader sees (the rules, for people: ``docs/on-disk-format.md``, *How the lines are read*):
 
-* **Parsing.** A line is parsed with orjson; a line orjson refuses is parsed again the way
-  the CLI's ``JSON.parse`` reads it (`parse_line`): invalid UTF-8 decodes to U+FFFD (the
-  CLI reads the file as UTF-8 text), an escaped lone surrogate (``"\\ud83d"``, left by
-  ``JSON.stringify`` when a string was cut between the halves of a pair) is accepted and
-  reads as U+FFFD (what the CLI's own UTF-8 encoding makes of it when it writes or hashes
-  that string, and a string every output can print), and a number too large for a double
-  (``1e999``) is infinite. ``NaN`` and ``Infinity`` are not JSON to the CLI either and
-  stay unreadable. A line that is not a JSON object is a
-  `Problem`, never a record. An empty line is skipped (the CLI skips it too); a line of
-  only whitespace is a problem (the CLI cannot parse it).
-* **The last line.** A last line without its ``\\n`` is a record as soon as it parses (the
-  CLI splits the file on newlines and parses every piece). A writer may still be
-  mid-line, so such a record is provisional: when the bytes that follow it are anything
-  but whitespace and the newline, the line no longer reads the same and the reader starts
-  over (`Batch.reset`, `Batch.retracted`). A last line that does not parse is waited for,
-  not reported.
-* **One line limit** (`DEFAULT_MAX_LINE_BYTES`, 16 MiB). A longer line is never held in
-  memory: it is reduced to the small string fields that open it (``type``, ``key``,
-  ``agentId``, ``label``, ``phase``), which is all a journal fold needs, and its
-  ``result`` reads `ELIDED`. Those fields are found only in compact JSON (no space around
-  ``:``, as the CLI writes): a longer line written otherwise is a problem.
-* **Keeping.** A reader may keep less than it parses (``keep_bytes``): a line longer than
-  that is parsed whole like any other, then its ``result`` is replaced by `ELIDED`, so a
-  run list's memory does not grow with the size of results while its fold stays the
-  fold of the whole journal.
+* a line orjson refuses is parsed again as ``JSON.parse`` reads the CLI's UTF-8 text
+  (`parse_line`): invalid UTF-8 and lone surrogate escapes read as U+FFFD, ``1e999`` is
+  infinite, ``NaN`` and ``Infinity`` stay unreadable; a line that is not a JSON object, or
+  is only whitespace, is a `Problem`; an empty line is skipped;
+* a last line without its newline is a record once it parses, provisionally: continued
+  into another line, it is taken back (`Batch.reset`, `Batch.retracted`); one that does
+  not parse yet is waited for, not reported;
+* one line limit (`DEFAULT_MAX_LINE_BYTES`): a longer line is never held; it keeps the
+  small fields that open it when written compactly (`recover_leading_fields`), and is a
+  problem otherwise;
+* a reader may keep less than it parses (``keep_bytes``): a longer line is parsed whole,
+  then its ``result`` reads `ELIDED`, so a run list's memory does not grow with results
+  while its fold stays the fold of the whole journal.
 
-The tail also never consumes bytes of a line that does not parse yet, and notices when
-the file was truncated or replaced (and starts over).
+The tail never consumes a line that does not parse yet, and notices when the file was
+truncated or replaced (and starts over).
 """
 
 from __future__ import annotations
@@ -90,8 +78,8 @@ def parse_line(raw: bytes) -> Any:
     """Parse one line as the CLI does: any JSON value, or `UnreadableLine`.
 
     orjson first; only a line it refuses is decoded as the CLI decodes the file (invalid
-    UTF-8 replaced) and parsed by a decoder that keeps lone surrogates and reads
-    ``1e999`` as infinity, but refuses ``NaN`` and ``Infinity``.
+    UTF-8 replaced) and parsed by a decoder that accepts lone surrogates (read as U+FFFD)
+    and ``1e999`` (infinity), but refuses ``NaN`` and ``Infinity``.
     """
     try:
         return orjson.loads(raw)
@@ -221,13 +209,9 @@ class JsonlTail:
         batch = Batch()
         try:
             fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-        except OSError as error:
+        except (OSError, ValueError) as error:
             self.stat = None
             batch.problems.append(Problem(self.path, 0, _describe_os_error(error)))
-            return batch
-        except ValueError:  # a NUL byte in the path: no such file can exist
-            self.stat = None
-            batch.problems.append(Problem(self.path, 0, "not readable: the path holds a NUL"))
             return batch
         try:
             info = self.stat = os.fstat(fd)
@@ -342,12 +326,8 @@ class JsonlTail:
     def _take_lines(self, lines: list[bytes], batch: Batch) -> None:
         """Parse complete lines (the hot loop of a cold scan: locals only)."""
         records, problems, path = batch.records, batch.problems, self.path
-        limit, keep, loads, decode_error = (
-            self.max_line_bytes,
-            self.keep_bytes,
-            orjson.loads,
-            orjson.JSONDecodeError,
-        )
+        limit, keep = self.max_line_bytes, self.keep_bytes
+        loads, decode_error = orjson.loads, orjson.JSONDecodeError
         line_no = self.line_no
         for raw in lines:
             line_no += 1
@@ -364,7 +344,8 @@ class JsonlTail:
                 try:
                     value = _parse_lenient(raw)
                 except UnreadableLine as error:
-                    problems.append(Problem(path, line_no, _blank_or(raw, error.reason)))
+                    reason = error.reason if raw.strip(JSON_SPACE) else "a line of only whitespace"
+                    problems.append(Problem(path, line_no, reason))
                     continue
             if type(value) is dict:
                 records.append((line_no, value if size <= keep else elide_result(value, size)))
@@ -392,10 +373,6 @@ def _split_lines(buffer: bytes) -> list[bytes]:
     return lines
 
 
-def _blank_or(raw: bytes, reason: str) -> str:
-    return "a line of only whitespace" if not raw.strip(JSON_SPACE) else reason
-
-
 def recover_leading_fields(prefix: bytes) -> dict[str, Any] | None:
     """Rebuild the small string fields that open a compact JSON object line.
 
@@ -420,16 +397,18 @@ def recover_leading_fields(prefix: bytes) -> dict[str, Any] | None:
     return record
 
 
-def _describe_os_error(error: OSError) -> str:
-    if error.errno == errno.ELOOP:
-        return "symbolic link loop"
-    if error.errno == errno.EACCES:
-        return "permission denied"
-    if error.errno == errno.ENOENT:
-        return "file vanished"
-    if error.errno == errno.EISDIR:
-        return "a directory, expected a JSONL file"
-    return error.strerror or str(error)
+_OS_REASONS: Final = {
+    errno.ELOOP: "symbolic link loop",
+    errno.EACCES: "permission denied",
+    errno.ENOENT: "file vanished",
+    errno.EISDIR: "a directory, expected a JSONL file",
+}
+
+
+def _describe_os_error(error: OSError | ValueError) -> str:
+    if not isinstance(error, OSError):  # a NUL in a path read from disk: no such file
+        return "not readable: the path holds a NUL"
+    return _OS_REASONS.get(error.errno or 0) or error.strerror or str(error)
 
 
 def read_all(
