@@ -1,18 +1,61 @@
-"""The process table, behind one small interface so tests can replace it."""
+"""The process table, behind one small interface so tests can replace it.
+
+`default_table` is the machine's table, read through psutil on every platform wftop runs on
+(Linux, macOS, WSL). `ProcFs` reads ``/proc`` directly; it stays as the reference a test holds
+the psutil table to on Linux. `FakeProcessTable` is plain data for tests, including a table that
+cannot tell (``blind``), as the psutil table is when it cannot read the processes at all.
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from enum import StrEnum
+from typing import Any, Protocol
+
+from wftop.core.platforms import can_probe_pids, reproduces_proc_start
+
+
+class Seen(StrEnum):
+    """What a process table can say about one pid."""
+
+    RUNNING = "running"
+    GONE = "gone"
+    """No process has the pid (the table has shown it can see processes)."""
+    HIDDEN = "hidden"
+    """The table cannot tell: access denied, no ``/proc``, or a pid it cannot read."""
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """One look at a pid, with what the table knows of the start of the process holding it."""
+
+    seen: Seen
+    proc_start: str | None = None
+    """Field 22 of ``/proc/<pid>/stat`` (Claude Code's ``procStart`` on Linux); None elsewhere."""
+    created: float | None = None
+    """When the process was created, in seconds since the epoch, if the table knows."""
+
+
+GONE = Sighting(Seen.GONE)
+HIDDEN = Sighting(Seen.HIDDEN)
 
 
 class ProcessTable(Protocol):
     """What wftop needs to know about processes."""
 
     def start_time(self, pid: int) -> str | None:
-        """Field 22 of ``/proc/<pid>/stat`` (clock ticks since boot), or None if no such pid."""
+        """A process's start, to tell it from a later one with a recycled pid; None if gone.
+
+        On Linux it is field 22 of ``/proc/<pid>/stat`` (clock ticks from boot to the start),
+        the number Claude Code writes as ``procStart``; a table elsewhere may give another
+        stable text, comparable only with its own answers.
+        """
+        ...
+
+    def sighting(self, pid: int) -> Sighting:
+        """Whether ``pid`` runs, is gone, or cannot be seen; and when its process started."""
         ...
 
     def cmdline(self, pid: int) -> list[str] | None:
@@ -24,8 +67,109 @@ class ProcessTable(Protocol):
         ...
 
 
+def default_table() -> ProcessTable:
+    """This machine's process table."""
+    return PsutilTable()
+
+
+class PsutilTable:
+    """The real process table of this machine, read through psutil.
+
+    Where Claude Code's ``procStart`` is field 22 of ``/proc/<pid>/stat`` (Linux), the same
+    number is derived from psutil's creation time, boot time and the clock tick rate. A pid
+    psutil does not find reads as gone only if the table can see this very process and, on
+    POSIX, ``kill(pid, 0)`` agrees that no process has it; otherwise it reads as hidden.
+    """
+
+    def __init__(self, psutil_module: Any = None) -> None:
+        if psutil_module is None:
+            import psutil  # type: ignore[import-untyped,unused-ignore]  # untyped, and slow to load
+
+            psutil_module = psutil
+        self._ps: Any = psutil_module
+        self._ticks = reproduces_proc_start()
+        self._tick_rate = os.sysconf("SC_CLK_TCK") if self._ticks else 0
+
+    def sighting(self, pid: int) -> Sighting:
+        ps = self._ps
+        if pid <= 0:
+            return GONE
+        try:
+            created, boot = self._created(pid)
+        except ps.NoSuchProcess:
+            return self._gone_or_hidden(pid)
+        except (ps.Error, OSError, ValueError, RuntimeError):
+            return HIDDEN
+        if not self._ticks:
+            return Sighting(Seen.RUNNING, created=created)
+        if boot is None:
+            return HIDDEN
+        start = str(round((created - boot) * self._tick_rate))
+        return Sighting(Seen.RUNNING, proc_start=start, created=created)
+
+    def start_time(self, pid: int) -> str | None:
+        seen = self.sighting(pid)
+        if seen.seen is not Seen.RUNNING:
+            return None
+        if self._ticks:
+            return seen.proc_start
+        return None if seen.created is None else str(round(seen.created * 1_000_000))
+
+    def cmdline(self, pid: int) -> list[str] | None:
+        ps = self._ps
+        try:
+            argv = ps.Process(pid).cmdline()
+        except (ps.Error, OSError, ValueError):
+            return None
+        return [str(part) for part in argv if part]
+
+    def pids(self) -> Iterator[int]:
+        try:
+            found = self._ps.pids()
+        except (self._ps.Error, OSError):
+            return iter(())
+        return iter([int(pid) for pid in found])
+
+    def _created(self, pid: int) -> tuple[float, float | None]:
+        """The creation time of ``pid`` and, where start ticks are wanted, the boot time under it.
+
+        psutil's creation time is the ticks from boot to the start plus the boot time it reads
+        then; reading the boot time on both sides and keeping an answer only when the two agree
+        gives back the ticks exactly (None when the boot time kept moving).
+        """
+        ps = self._ps
+        for _ in range(3):
+            before = float(ps.boot_time()) if self._ticks else None
+            created = float(ps.Process(pid).create_time())
+            if before is None or float(ps.boot_time()) == before:
+                return created, before
+        return created, None
+
+    def _sees_itself(self) -> bool:
+        try:
+            self._ps.Process(os.getpid()).create_time()
+        except (self._ps.Error, OSError, ValueError):
+            return False
+        return True
+
+    def _gone_or_hidden(self, pid: int) -> Sighting:
+        if not self._sees_itself():
+            return HIDDEN
+        if not can_probe_pids():
+            return GONE
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return GONE
+        except (OverflowError, ValueError):
+            return GONE
+        except OSError:
+            return HIDDEN
+        return HIDDEN  # the pid exists, yet psutil cannot read it (another user's, hidepid)
+
+
 class ProcFs:
-    """The real process table of this machine, read from ``/proc``."""
+    """The real process table of this machine, read from ``/proc`` (Linux only)."""
 
     def __init__(self, proc: str = "/proc"):
         self.proc = proc
@@ -40,6 +184,14 @@ class ProcFs:
         tail = raw[raw.rfind(b")") + 2 :].split()
         # tail[0] is field 3 (state), so field 22 is tail[19].
         return tail[19].decode() if len(tail) > 19 else None
+
+    def sighting(self, pid: int) -> Sighting:
+        start = self.start_time(pid)
+        if start is not None:
+            return Sighting(Seen.RUNNING, proc_start=start)
+        if not os.path.isdir(f"{self.proc}/self"):
+            return HIDDEN
+        return GONE if not os.path.lexists(f"{self.proc}/{int(pid)}") else HIDDEN
 
     def cmdline(self, pid: int) -> list[str] | None:
         try:
@@ -63,21 +215,43 @@ class ProcFs:
 class FakeProcess:
     start_time: str
     cmdline: list[str] = field(default_factory=list)
+    created: float | None = None
+    """Seconds since the epoch; what a table without Linux start times compares."""
 
 
 @dataclass
 class FakeProcessTable:
-    """A process table made of plain data, for tests."""
+    """A process table made of plain data, for tests.
+
+    ``proc_starts=False`` plays a platform without Linux start times (sightings carry only
+    ``created``); ``blind=True`` plays a table that cannot read processes at all, and
+    ``hidden`` lists pids it cannot read.
+    """
 
     processes: dict[int, FakeProcess] = field(default_factory=dict)
+    proc_starts: bool = True
+    blind: bool = False
+    hidden: frozenset[int] = frozenset()
 
     def start_time(self, pid: int) -> str | None:
-        process = self.processes.get(pid)
+        process = None if self._cannot_see(pid) else self.processes.get(pid)
         return process.start_time if process else None
 
-    def cmdline(self, pid: int) -> list[str] | None:
+    def sighting(self, pid: int) -> Sighting:
+        if self._cannot_see(pid):
+            return HIDDEN
         process = self.processes.get(pid)
+        if process is None:
+            return GONE
+        start = process.start_time if self.proc_starts else None
+        return Sighting(Seen.RUNNING, proc_start=start, created=process.created)
+
+    def cmdline(self, pid: int) -> list[str] | None:
+        process = None if self._cannot_see(pid) else self.processes.get(pid)
         return list(process.cmdline) if process else None
 
     def pids(self) -> Iterator[int]:
-        return iter(list(self.processes))
+        return iter([] if self.blind else [p for p in self.processes if p not in self.hidden])
+
+    def _cannot_see(self, pid: int) -> bool:
+        return self.blind or pid in self.hidden

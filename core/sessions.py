@@ -1,8 +1,11 @@
 """Sessions: the live-process registry and the facts a session transcript holds.
 
 ``<root>/sessions/<pid>.json`` is written by every running Claude Code process and
-left behind by SIGKILL, so a file alone proves nothing: the owner is alive only if
-the pid exists and its start time equals the file's ``procStart``.
+left behind by SIGKILL, so a file alone proves nothing: the owner is alive only if the pid
+runs in this pid domain and its process is the one that wrote the file. Where the process
+table reproduces ``procStart`` (Linux) the two must be equal; elsewhere the process must have
+been created no later than the file's ``startedAt`` (see `START_SLACK`). Whatever cannot be
+checked reads as unknown, never as dead: a dead owner is what lets a resume start.
 """
 
 from __future__ import annotations
@@ -10,16 +13,28 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
 import orjson
 
-from wftop.core.procs import ProcessTable
+from wftop.core.platforms import pid_domain_kind
+from wftop.core.procs import ProcessTable, Seen
 
 HEAD_BYTES = 1024 * 1024
 """How much of a session transcript is read to find its working directory."""
+
+START_SLACK = 2.0
+"""Seconds a process's creation time may follow a registry file's ``startedAt`` and still be
+the process that wrote it.
+
+Claude Code writes ``startedAt`` (``Date.now()``) itself, after it was created. A process that
+holds the pid now and was created no later than that held the pid when the file was written
+(pids are unique among live processes), so it is the writer; one created later has a recycled
+pid. The slack covers the two clocks being read apart (psutil's creation time on Linux rests on
+a boot time in whole seconds); it errs towards alive.
+"""
 
 
 class Liveness(StrEnum):
@@ -27,7 +42,8 @@ class Liveness(StrEnum):
     DEAD = "dead"
     """A registry file exists but its process is gone (or the pid was recycled)."""
     UNKNOWN = "unknown"
-    """Written on another machine or pid namespace: the local process table cannot tell."""
+    """The local process table cannot tell: the file was written on another machine or pid
+    namespace, the table cannot read the pid, or no start can be compared."""
     ABSENT = "absent"
     """No registry file names the session."""
 
@@ -41,6 +57,8 @@ class RegistryEntry:
     cwd: str | None
     pid_domain: str | None
     version: str | None
+    started_at: float | None = None
+    """``startedAt``: when the writer registered, in milliseconds since the epoch."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +67,8 @@ class Owner:
 
     liveness: Liveness
     entry: RegistryEntry | None = None
+    why: str = field(default="", compare=False)
+    """How the liveness was decided, in words a refusal can quote."""
 
     @property
     def may_be_alive(self) -> bool:
@@ -81,6 +101,7 @@ def read_registry(root: str) -> list[RegistryEntry]:
         if not isinstance(pid, int):
             pid = int(name[:-5])
         start = data.get("procStart")
+        started = data.get("startedAt")
         entries.append(
             RegistryEntry(
                 path=path,
@@ -92,6 +113,9 @@ def read_registry(root: str) -> list[RegistryEntry]:
                 if isinstance(data.get("pidDomain"), str)
                 else None,
                 version=data.get("version") if isinstance(data.get("version"), str) else None,
+                started_at=float(started)
+                if isinstance(started, (int, float)) and not isinstance(started, bool)
+                else None,
             )
         )
     return entries
@@ -109,26 +133,59 @@ def _read_regular(path: str, limit: int) -> bytes:
 
 
 def local_pid_domain() -> str | None:
-    """``linux:<machine id>:pid:[<namespace inode>]``, as Claude Code writes it."""
+    """This machine's ``pidDomain`` as Claude Code writes it, or None where wftop cannot name it.
+
+    On Linux ``linux:<machine id>:<pid namespace link>``, a part that cannot be read left empty
+    as Claude Code leaves it; on macOS ``darwin``. An entry naming another domain (or any
+    domain, when this is None) belongs to processes the local table cannot see.
+    """
+    kind = pid_domain_kind()
+    if kind != "linux":
+        return kind
     try:
         machine = Path("/etc/machine-id").read_text().strip()
+    except OSError:
+        machine = ""
+    try:
         namespace = os.readlink("/proc/self/ns/pid")
     except OSError:
-        return None
+        namespace = ""
     return f"linux:{machine}:{namespace}"
+
+
+def judge_owner(entry: RegistryEntry, processes: ProcessTable, pid_domain: str | None) -> Owner:
+    """Whether the process that wrote ``entry`` still runs, and why wftop says so."""
+    if entry.pid_domain and entry.pid_domain != pid_domain:
+        where = "another machine or pid namespace" if pid_domain else "an unnamed pid domain"
+        return _unknown(entry, f"it was registered on {where} ({entry.pid_domain})")
+    seen = processes.sighting(entry.pid)
+    if seen.seen is Seen.GONE:
+        return Owner(Liveness.DEAD, entry, f"no process has pid {entry.pid}")
+    if seen.seen is Seen.HIDDEN:
+        why = f"the process table cannot read pid {entry.pid} (no /proc, or access denied)"
+        return _unknown(entry, why)
+    if entry.proc_start is not None and seen.proc_start is not None:
+        if seen.proc_start == entry.proc_start:
+            return Owner(Liveness.ALIVE, entry, "its pid runs with the registered procStart")
+        return Owner(Liveness.DEAD, entry, f"pid {entry.pid} now names a later process")
+    if entry.started_at is not None and seen.created is not None:
+        if seen.created <= entry.started_at / 1000 + START_SLACK:
+            return Owner(Liveness.ALIVE, entry, "its pid runs a process created before it wrote")
+        return Owner(Liveness.DEAD, entry, f"pid {entry.pid} now names a process created later")
+    return _unknown(
+        entry,
+        f"pid {entry.pid} runs, but the registry file has no start to compare with its process's",
+    )
+
+
+def _unknown(entry: RegistryEntry, why: str) -> Owner:
+    return Owner(Liveness.UNKNOWN, entry, f"{why}, so wftop cannot tell whether it is alive")
 
 
 def owner_liveness(
     entry: RegistryEntry, processes: ProcessTable, pid_domain: str | None
 ) -> Liveness:
-    if entry.pid_domain and pid_domain and entry.pid_domain != pid_domain:
-        return Liveness.UNKNOWN
-    start = processes.start_time(entry.pid)
-    if start is None:
-        return Liveness.DEAD
-    if entry.proc_start is not None and start != entry.proc_start:
-        return Liveness.DEAD
-    return Liveness.ALIVE
+    return judge_owner(entry, processes, pid_domain).liveness
 
 
 def owners_by_session(
@@ -149,7 +206,7 @@ def owners_from_entries(
     """`owners_by_session` over registry entries already read (in root order)."""
     owners: dict[str, Owner] = {}
     for entry in entries:
-        owner = Owner(owner_liveness(entry, processes, pid_domain), entry)
+        owner = judge_owner(entry, processes, pid_domain)
         current = owners.get(entry.session_id)
         if current is None or _RANK[owner.liveness] > _RANK[current.liveness]:
             owners[entry.session_id] = owner

@@ -67,11 +67,8 @@ def check(
             False, f"live owner: pid {owner.entry.pid} still runs session {run.session_id}"
         )
     if owner.liveness is Liveness.UNKNOWN and owner.entry is not None:
-        return Verdict(
-            False,
-            f"owner pid {owner.entry.pid} was registered on another machine or pid namespace "
-            f"({owner.entry.pid_domain}); wftop cannot tell whether it is alive",
-        )
+        why = owner.why or "wftop cannot tell whether it is alive"
+        return Verdict(False, f"owner pid {owner.entry.pid} may still run the session: {why}")
     resuming = processes_resuming(run.session_id, processes)
     if resuming:
         return Verdict(False, f"process {resuming[0]} is already resuming session {run.session_id}")

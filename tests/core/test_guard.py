@@ -1,17 +1,25 @@
-"""The guard's reasons, one case each, with a fake process table and a fixed clock."""
+"""The guard's reasons, one case each, with fake process tables and a fixed clock.
+
+No test here reads this machine's processes: the tables are plain data, or the psutil table
+over a stand-in psutil module.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
+from types import SimpleNamespace
 
+import psutil
 import pytest
 
+import wftop.core.procs
 from tests.corpus import copy_tree, only_journal
 from wftop.core.coldpass import scan_roots
-from wftop.core.procs import FakeProcess, FakeProcessTable
+from wftop.core.procs import FakeProcess, FakeProcessTable, ProcFs, PsutilTable
 from wftop.core.resume.guard import QUIET_SECONDS, check
+from wftop.core.sessions import Liveness
 
 SESSION = "e5c99c64-96da-45a1-841d-2b381f965487"
 NOW = 4e9
@@ -42,13 +50,14 @@ def verdict(run, killed, table=None, now=NOW, **overrides):
     return check(run, processes=table or FakeProcessTable(), now=now, **args)
 
 
-def register(root, pid, start, domain=None):
+def register(root, pid, start, domain=None, started_at=None):
     (root / "sessions").mkdir(exist_ok=True)
     entry = {
         "pid": pid,
         "sessionId": SESSION,
         "procStart": start,
         **({"pidDomain": domain} if domain else {}),
+        **({"startedAt": started_at} if started_at is not None else {}),
     }
     (root / "sessions" / f"{pid}.json").write_text(json.dumps(entry))
 
@@ -81,7 +90,11 @@ def test_owner_in_another_pid_namespace_cannot_be_checked(killed, monkeypatch):
     root = killed[0]
     register(root, 4242, "777", domain="linux:elsewhere:pid:[2]")
     result = verdict(the_run(root), killed)
-    assert "another machine or pid namespace" in result.reason
+    assert not result.ok
+    assert result.reason == (
+        "owner pid 4242 may still run the session: it was registered on another machine or "
+        "pid namespace (linux:elsewhere:pid:[2]), so wftop cannot tell whether it is alive"
+    )
 
 
 def test_a_process_resuming_the_session_is_refused(killed):
@@ -146,3 +159,127 @@ def test_fresh_relaunch_may_follow_a_completed_run(tmp_path, killed):
     root = copy_tree("clean", tmp_path)
     run = the_run(root)
     assert verdict(run, killed, fresh=True).ok
+
+
+# --- A process table that cannot tell -------------------------------------------------------
+
+
+def stand_in_psutil(process):  # type: ignore[no-untyped-def]
+    """A psutil module whose ``Process(pid)`` is ``process(pid)``; its errors are psutil's own."""
+    return SimpleNamespace(
+        Error=psutil.Error,
+        NoSuchProcess=psutil.NoSuchProcess,
+        AccessDenied=psutil.AccessDenied,
+        Process=process,
+        pids=lambda: [],
+        boot_time=lambda: 1000.0,
+    )
+
+
+def denied(pid):  # type: ignore[no-untyped-def]
+    raise psutil.AccessDenied(pid)
+
+
+def no_such(pid):  # type: ignore[no-untyped-def]
+    raise psutil.NoSuchProcess(pid)
+
+
+def only_me(pid):  # type: ignore[no-untyped-def]
+    if pid != os.getpid():
+        raise psutil.NoSuchProcess(pid)
+    return SimpleNamespace(pid=pid, create_time=lambda: 1001.0)
+
+
+def no_kill_probe(pid, signal):  # type: ignore[no-untyped-def]
+    raise AssertionError("a table that cannot see itself must not probe pids")
+
+
+def hidden_by_proc_mount(pid, signal):  # type: ignore[no-untyped-def]
+    raise PermissionError(1, "Operation not permitted")  # the pid exists; /proc hides it
+
+
+BLIND_TABLES = {
+    "cannot-tell": lambda tmp_path: FakeProcessTable({4242: FakeProcess("777")}, blind=True),
+    "psutil-access-denied": lambda tmp_path: PsutilTable(stand_in_psutil(denied)),
+    "psutil-sees-no-process-not-even-itself": lambda tmp_path: PsutilTable(
+        stand_in_psutil(no_such)
+    ),
+    "psutil-sees-itself-but-the-pid-is-hidden": lambda tmp_path: PsutilTable(
+        stand_in_psutil(only_me)
+    ),
+    "no-proc-mounted": lambda tmp_path: ProcFs(str(tmp_path / "no-proc")),
+}
+
+
+@pytest.fixture(params=sorted(BLIND_TABLES))
+def blind_table(request, tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    """A process table whose view of the processes is missing, one way or another."""
+    probe = hidden_by_proc_mount if request.param.endswith("hidden") else no_kill_probe
+    monkeypatch.setattr(wftop.core.procs.os, "kill", probe)
+    return BLIND_TABLES[request.param](tmp_path)
+
+
+def test_an_owner_the_table_cannot_see_is_unknown_and_refused_never_resumed(killed, blind_table):
+    root = killed[0]
+    register(root, 4242, "777", started_at=1_700_000_000_000)
+    run = the_run(root, blind_table)
+    assert run.owner.liveness is Liveness.UNKNOWN
+    result = verdict(run, killed, blind_table)
+    assert not result.ok
+    assert result.reason == (
+        "owner pid 4242 may still run the session: the process table cannot read pid 4242 "
+        "(no /proc, or access denied), so wftop cannot tell whether it is alive"
+    )
+
+
+# --- Where procStart cannot be reproduced: the creation time against startedAt ---------------
+
+STARTED_AT_MS = 1_700_000_000_000
+
+
+def created_at(seconds):  # type: ignore[no-untyped-def]
+    """A table without Linux start times whose pid 4242 was created at ``seconds``."""
+    return FakeProcessTable({4242: FakeProcess("", created=seconds)}, proc_starts=False)
+
+
+def test_a_process_created_before_the_owner_registered_is_the_live_owner(killed):
+    root = killed[0]
+    register(root, 4242, "Thu Sep 10 08:31:58 2026", started_at=STARTED_AT_MS)
+    table = created_at(STARTED_AT_MS / 1000 - 1.7)
+    result = verdict(the_run(root, table), killed, table)
+    assert result.reason == f"live owner: pid 4242 still runs session {SESSION}"
+
+
+def test_a_process_created_after_the_owner_registered_has_a_recycled_pid(killed):
+    root = killed[0]
+    register(root, 4242, "Thu Sep 10 08:31:58 2026", started_at=STARTED_AT_MS)
+    table = created_at(STARTED_AT_MS / 1000 + 30)
+    run = the_run(root, table)
+    assert run.owner.liveness is Liveness.DEAD
+    assert verdict(run, killed, table).ok
+
+
+def test_a_running_pid_with_no_start_to_compare_is_unknown_and_refused(killed):
+    root = killed[0]
+    register(root, 4242, "Thu Sep 10 08:31:58 2026")  # no startedAt
+    table = created_at(STARTED_AT_MS / 1000)
+    result = verdict(the_run(root, table), killed, table)
+    assert not result.ok
+    assert result.reason == (
+        "owner pid 4242 may still run the session: pid 4242 runs, but the registry file has no "
+        "start to compare with its process's, so wftop cannot tell whether it is alive"
+    )
+
+
+def test_the_psutil_table_without_linux_start_times_compares_creation_times(killed, monkeypatch):
+    monkeypatch.setattr(wftop.core.procs, "reproduces_proc_start", lambda: False)
+
+    def process(created):  # type: ignore[no-untyped-def]
+        return lambda pid: SimpleNamespace(pid=pid, create_time=lambda: created)
+
+    root = killed[0]
+    register(root, 4242, "Thu Sep 10 08:31:58 2026", started_at=STARTED_AT_MS)
+    before = PsutilTable(stand_in_psutil(process(STARTED_AT_MS / 1000 - 1)))
+    assert the_run(root, before).owner.liveness is Liveness.ALIVE
+    after = PsutilTable(stand_in_psutil(process(STARTED_AT_MS / 1000 + 60)))
+    assert the_run(root, after).owner.liveness is Liveness.DEAD
