@@ -9,19 +9,21 @@ what it closes over (owners, the clock, redaction) need no pickling; only result
 travel, so they should be small (bytes, tuples), never `wftop.core.model.Run` objects, which
 cost more to pickle than to rebuild.
 
-Fork is used only where it is safe and cheap: Linux, no other threads running, enough
-items to be worth it. Anything else, or a child that fails for any reason, falls back to
-doing that hand in the parent, so the answer never depends on how it was computed.
+Fork is used only where it is safe and cheap: where `can_fork_workers` says so (Linux), no
+other threads running, enough items to be worth it. Anything else, or a child that fails for
+any reason, falls back to doing that hand in the parent, so the answer never depends on how it
+was computed.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
-import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
+
+from wftop.core.platforms import can_fork_workers
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -42,7 +44,7 @@ def usable_cpus() -> int:
 def worker_count(items: int, cpus: int | None = None) -> int:
     """How many processes (the parent included) should share ``items`` items."""
     cpus = usable_cpus() if cpus is None else cpus
-    if sys.platform != "linux" or threading.active_count() > 1:
+    if not can_fork_workers() or threading.active_count() > 1:
         return 1
     return max(1, min(cpus, MAX_WORKERS, items // MIN_ITEMS_PER_WORKER))
 
@@ -55,13 +57,15 @@ def fan_out(
 ) -> list[Result]:
     """``work(items)``, computed in up to ``workers`` processes; results in hand order.
 
+    Where this platform cannot fork workers, every hand is computed here, whatever ``workers``.
+
     Hands are contiguous slices of nearly equal length, so items that sit together
     (the runs of one session) mostly land in one process and share what it reads once.
     The results of hand 0 come first, then hand 1's, and so on; callers that care about
     order sort afterwards.
     """
     count = worker_count(len(items)) if workers is None else workers
-    if count <= 1:
+    if count <= 1 or not can_fork_workers():
         return work(items)
     cuts = [len(items) * k // count for k in range(count + 1)]
     hands = [items[cuts[k] : cuts[k + 1]] for k in range(count)]

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import pytest
 
+import wftop.core.fanout
 from tests.corpus import CORPUS, VERSIONS
 from wftop.core.coldpass import scan_roots, scan_rows
 from wftop.core.fanout import fan_out, worker_count
@@ -74,6 +75,20 @@ def test_small_inputs_and_other_threads_stay_in_one_process() -> None:
     finally:
         release.set()
         other.join()
+
+
+def test_where_workers_cannot_be_forked_every_hand_is_computed_here(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    def no_fork() -> int:
+        raise AssertionError("forked")
+
+    monkeypatch.setattr(wftop.core.fanout, "can_fork_workers", lambda: False)
+    monkeypatch.setattr(os, "fork", no_fork, raising=False)
+    assert worker_count(100_000, cpus=4) == 1
+
+    def pids(items: Sequence[int]) -> list[int]:
+        return [os.getpid() for _ in items]
+
+    assert fan_out(list(range(1000)), pids, workers=4) == [os.getpid()] * 1000
 
 
 @linux_only
