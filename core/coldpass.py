@@ -22,7 +22,7 @@ from wftop.core.discovery import RunFolder, run_folders_of
 from wftop.core.fanout import fan_out
 from wftop.core.jsonl import Problem
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
-from wftop.core.procs import ProcessTable, ProcFs
+from wftop.core.procs import ProcessTable, default_table
 from wftop.core.reader import (
     LIST_KEEP_BYTES,
     RunContext,
@@ -161,7 +161,7 @@ class ColdPass:
         stall_window: float = DEFAULT_STALL_WINDOW,
         keep_bytes: int = LIST_KEEP_BYTES,
     ) -> ColdPass:
-        owners = owners_by_session(roots, processes or ProcFs(), local_pid_domain())
+        owners = owners_by_session(roots, processes or default_table(), local_pid_domain())
         return cls(owners, find_superseded(folders), now(), stall_window, keep_bytes)
 
     def context(self, facts: SessionFacts | None = None) -> RunContext:

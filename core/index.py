@@ -41,7 +41,7 @@ from wftop.core.discovery import (
     session_run_folders,
 )
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
-from wftop.core.procs import ProcessTable, ProcFs
+from wftop.core.procs import ProcessTable, default_table
 from wftop.core.reader import RunContext
 from wftop.core.runtable import RunTable
 from wftop.core.sessions import (
@@ -78,7 +78,7 @@ class LiveIndex:
         self.sweep_interval = sweep_interval
         self.debounce_ms = debounce_ms
         self.step_ms = step_ms
-        self._processes: ProcessTable = processes if processes is not None else ProcFs()
+        self._processes: ProcessTable = processes if processes is not None else default_table()
         self._now = now
         self._pid_domain = local_pid_domain()
         self._seq = 0

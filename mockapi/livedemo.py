@@ -136,7 +136,7 @@ def environment(env: dict[str, str]) -> Iterator[None]:
 
 def stop_leftover_resume(demo: LiveDemo) -> None:
     """A resume launched from the TUI runs detached; stop it before its dir is removed."""
-    from wftop.core.procs import ProcFs
+    from wftop.core.procs import default_table
     from wftop.core.resume.driver import ResumeDriver
     from wftop.core.resume.launcher import SubprocessLauncher
     from wftop.core.resume.store import ResumeStore
@@ -145,7 +145,7 @@ def stop_leftover_resume(demo: LiveDemo) -> None:
     run_id = demo.killed.run_id
     if not state.is_dir() or run_id is None:
         return
-    processes = ProcFs()
+    processes = default_table()
     driver = ResumeDriver(ResumeStore(state), SubprocessLauncher(processes), processes)
     with contextlib.suppress(Exception):
         active = driver.active(run_id)
@@ -160,11 +160,12 @@ def stop_leftover_resume(demo: LiveDemo) -> None:
 def headless_plan(demo: LiveDemo):  # type: ignore[no-untyped-def]
     """The resume plan for the killed run, as ``wftop resume --dry-run`` would print it."""
     from wftop.core.coldpass import scan_roots
-    from wftop.core.procs import ProcFs
+    from wftop.core.procs import default_table
     from wftop.core.resume.plan import make_plan
 
     runs = [run for run in scan_roots([demo.root]).runs if run.run_id == demo.killed.run_id]
     if not runs:
         return None
     with environment(demo.env):
-        return make_plan(runs[0], processes=ProcFs(), now=time.time(), claude_bin=demo.claude)
+        processes = default_table()
+        return make_plan(runs[0], processes=processes, now=time.time(), claude_bin=demo.claude)

@@ -13,7 +13,7 @@ import orjson
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
 from wftop.core.coldpass import scan_roots
 from wftop.core.model import Run
-from wftop.core.procs import ProcFs
+from wftop.core.procs import default_table
 from wftop.core.redact import redact, redact_value
 from wftop.core.resume.driver import NO_CONVERSATION, Attempt, ResumeDriver, relocated_plan
 from wftop.core.resume.errors import ResumeError, ResumeInProgress
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as error:
         print(f"wftop: {error}", file=sys.stderr)
         return EXIT_USAGE
-    processes = ProcFs()
+    processes = default_table()
     plan = make_plan(
         found,
         processes=processes,

@@ -26,7 +26,7 @@ from wftop.core.forensics.sessionlist import (
     pick_session,
 )
 from wftop.core.forensics.summary import owners, recent_rows, report_text
-from wftop.core.procs import ProcFs
+from wftop.core.procs import default_table
 from wftop.core.redact import Redactor, redact_tree
 from wftop.core.sessions import Liveness, Owner
 
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     except SessionNotFound as error:
         print(f"wftop: {redactor(str(error))}", file=sys.stderr)
         return EXIT_USAGE
-    processes = ProcFs()
+    processes = default_table()
     session_id = os.path.basename(transcript)[: -len(".jsonl")]
     owner_roots = list(dict.fromkeys([*roots, root_of(transcript)]))
     owner = owners(owner_roots, processes).get(session_id, Owner(Liveness.ABSENT))

@@ -13,7 +13,7 @@ from wftop.core.forensics.session_transcript import ErrorEvent, read_transcript,
 from wftop.core.forensics.workers import DeadWorker, examine
 from wftop.core.jsonl import Problem
 from wftop.core.model import iso_utc
-from wftop.core.procs import ProcessTable, ProcFs
+from wftop.core.procs import ProcessTable, default_table
 from wftop.core.sessions import Liveness, Owner, local_pid_domain, owners_by_session
 
 
@@ -92,7 +92,7 @@ def build_report(
     tail_records: int = TAIL_RECORDS,
 ) -> SessionReport:
     """Read one session transcript and its session folder into a report."""
-    processes = processes or ProcFs()
+    processes = processes or default_table()
     facts = read_transcript(transcript, tail_records=tail_records)
     if owner is None:
         owner = owner_for(facts.session_id, [root_of(transcript)], processes)

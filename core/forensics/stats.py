@@ -13,7 +13,7 @@ from wftop.core.forensics.report import build_report
 from wftop.core.journal import CallState, JournalFold
 from wftop.core.jsonl import Problem
 from wftop.core.model import Run
-from wftop.core.procs import ProcessTable, ProcFs
+from wftop.core.procs import ProcessTable, default_table
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ def compute_stats(
     roots: list[str], *, processes: ProcessTable | None = None, with_causes: bool = True
 ) -> Stats:
     """Stats over every run of every root, oldest activity first."""
-    processes = processes or ProcFs()
+    processes = processes or default_table()
     scanned = scan_roots(roots, processes=processes)
     stats = Stats(problems=list(scanned.problems))
     causes: dict[str, str] = {}

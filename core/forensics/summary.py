@@ -13,7 +13,7 @@ from wftop.core.forensics.limits import SUMMARY_CHARS, cut
 from wftop.core.forensics.report import SessionReport, build_report
 from wftop.core.forensics.sessionlist import SessionFile, list_sessions
 from wftop.core.model import iso_utc
-from wftop.core.procs import ProcessTable, ProcFs
+from wftop.core.procs import ProcessTable, default_table
 from wftop.core.sessions import Liveness, Owner, local_pid_domain, owners_by_session
 
 
@@ -42,7 +42,7 @@ def recent_rows(
     roots: list[str], limit: int, processes: ProcessTable | None = None
 ) -> list[dict[str, Any]]:
     """The newest sessions under the roots with their dead-worker counts and cause."""
-    processes = processes or ProcFs()
+    processes = processes or default_table()
     sessions, _ = list_sessions(roots)
     known = owners(roots, processes)
     rows = []

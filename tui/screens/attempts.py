@@ -19,7 +19,7 @@ from textual.widgets import Footer, Static
 
 from wftop.core.forensics.masking import redaction_line
 from wftop.core.forensics.stats import compute_stats
-from wftop.core.procs import ProcessTable, ProcFs
+from wftop.core.procs import ProcessTable, default_table
 from wftop.core.redact import Redactor, redact_tree
 
 RETURNED, NOT_RETURNED = "●", "○"
@@ -78,7 +78,7 @@ class AttemptsScreen(Screen[None]):
     def __init__(self, roots: list[str], *, processes: ProcessTable | None = None) -> None:
         super().__init__()
         self.roots = roots
-        self.processes = processes or ProcFs()
+        self.processes = processes or default_table()
 
     def compose(self) -> ComposeResult:
         yield Static("reading runs…", id="attempts-header")

@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from wftop.core.model import Run
-from wftop.core.procs import ProcFs
+from wftop.core.procs import default_table
 from wftop.core.redact import redact
 from wftop.core.resume.driver import Attempt, ResumeDriver
 from wftop.core.resume.errors import ResumeError, ResumeInProgress
@@ -108,7 +108,7 @@ class ResumePlanScreen(ModalScreen[None]):
         self.plan: Plan | None = None
         self.attempt: Attempt | None = None
         self.driver: ResumeDriver | None = None
-        self.processes = ProcFs()
+        self.processes = default_table()
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():

@@ -24,7 +24,7 @@ from wftop.core.forensics.limits import RECENT_SESSIONS
 from wftop.core.forensics.masking import redaction_line
 from wftop.core.forensics.report import build_report
 from wftop.core.forensics.summary import recent_rows, report_text
-from wftop.core.procs import ProcessTable, ProcFs
+from wftop.core.procs import ProcessTable, default_table
 from wftop.core.redact import Redactor, redact_tree
 from wftop.tui.screens import plan
 
@@ -67,7 +67,7 @@ class SessionsScreen(Screen[None]):
     ) -> None:
         super().__init__()
         self.roots = roots
-        self.processes = processes or ProcFs()
+        self.processes = processes or default_table()
         self.limit = limit
         self.rows: list[dict[str, Any]] = []
         self.redactor = Redactor()
@@ -161,7 +161,7 @@ class SessionReportScreen(Screen[None]):
     def __init__(self, transcript: str, *, processes: ProcessTable | None = None) -> None:
         super().__init__()
         self.transcript = transcript
-        self.processes = processes or ProcFs()
+        self.processes = processes or default_table()
         self.data: dict[str, Any] | None = None
 
     def compose(self) -> ComposeResult:
