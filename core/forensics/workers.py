@@ -38,7 +38,7 @@ class WorkerLiveness(StrEnum):
     POSSIBLY_LIVE = "possibly-live"
     DEAD = "dead"
     UNKNOWN = "unknown"
-    """The session's owner ran on another machine: the local process table cannot tell."""
+    """The session's owner cannot be checked: the local process table cannot tell."""
     UNKNOWN_NO_OUTPUT = "unknown-no-output-file"
 
 
@@ -151,7 +151,7 @@ def worker_liveness(
         which = f" (pid {owner.entry.pid})" if owner.entry else ""
         return WorkerLiveness.LIVE, f"its session's process{which} is running"
     if owner.liveness is Liveness.UNKNOWN:
-        return WorkerLiveness.UNKNOWN, "its session ran on another machine or pid namespace"
+        return WorkerLiveness.UNKNOWN, owner.why or "its session's owner cannot be checked here"
     if launch.kind is WorkerKind.AGENT:
         return WorkerLiveness.DEAD, "an agent dies with its session's process, which is gone"
     if launch.kind is WorkerKind.WORKFLOW:
