@@ -46,7 +46,7 @@ class ProcessTable(Protocol):
     """What wftop needs to know about processes."""
 
     def start_time(self, pid: int) -> str | None:
-        """A process's start, to tell it from a later one with a recycled pid; None if gone.
+        """A process's start, to tell it from a later one with a recycled pid; None if unseen.
 
         On Linux it is field 22 of ``/proc/<pid>/stat`` (clock ticks from boot to the start),
         the number Claude Code writes as ``procStart``; a table elsewhere may give another
