@@ -11,6 +11,8 @@ import pytest
 from tests.realcli import CliHome, find_claude
 from wftop.mockapi.server import MockAPI
 
+pytest_plugins = ("tests.launch_kit",)
+
 CLEARED_PREFIXES = ("WFTOP_", "CLAUDE_", "ANTHROPIC_", "XDG_", "TMUX")
 """The machine's variables that could reach wftop or the CLI; a test starts without them."""
 CLEARED = ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES", "TZ")

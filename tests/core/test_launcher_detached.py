@@ -5,7 +5,6 @@ The real CLI taking the same argv: ``tests/e2e/test_realcli_launcher_argv.py``.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
@@ -70,31 +69,6 @@ def work(tmp_path: Path) -> Path:
     folder = tmp_path / "proj dir; $(x)"
     folder.mkdir()
     return folder
-
-
-@pytest.fixture
-def paths(tmp_path: Path) -> tuple[Path, Path]:
-    folder = tmp_path / "launches"
-    folder.mkdir(mode=0o700)
-    return folder / "r-1.log", folder / "r-1.status.json"
-
-
-@pytest.fixture(autouse=True)
-def _no_leftover_processes(paths):
-    """Kill whatever a failing test left running (found through its status file)."""
-    yield
-    launch = Launch.attach(paths[1], paths[0])
-    status = launch.runner_status()
-    table = ProcFs()
-    if status is None:
-        return
-    for pid, start_time, group in (
-        (status.child_pid, status.child_start, True),
-        (status.runner_pid, status.runner_start, False),
-    ):
-        if pid and table.start_time(pid) == start_time:
-            with contextlib.suppress(ProcessLookupError):
-                (os.killpg if group else os.kill)(pid, signal.SIGKILL)
 
 
 def start(fake_claude, work, paths, mode, *, prompt="Resume it", out=None):
@@ -305,4 +279,3 @@ def test_attach_without_a_status_file_uses_the_recorded_pid(paths):
         "running"
     )
     assert Launch.attach(paths[1], paths[0]).poll(table).state == "lost"
-

@@ -3,44 +3,15 @@ fails with its own message, and a prompt that looks like options stays one promp
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import signal
-from pathlib import Path
 
 import pytest
 
 from tests.core.test_launcher_argv import RUN, SCRIPT, SID
 from wftop.core.procs import ProcFs
-from wftop.core.resume.launcher import Launch, SubprocessLauncher, build_argv, build_prompt
+from wftop.core.resume.launcher import SubprocessLauncher, build_argv, build_prompt
 
 pytestmark = pytest.mark.realcli
-
-
-@pytest.fixture
-def paths(tmp_path: Path) -> tuple[Path, Path]:
-    folder = tmp_path / "launches"
-    folder.mkdir(mode=0o700)
-    return folder / "r-1.log", folder / "r-1.status.json"
-
-
-@pytest.fixture(autouse=True)
-def _no_leftover_processes(paths):
-    """Kill whatever a failing test left running (found through its status file)."""
-    yield
-    launch = Launch.attach(paths[1], paths[0])
-    status = launch.runner_status()
-    table = ProcFs()
-    if status is None:
-        return
-    for pid, start_time, group in (
-        (status.child_pid, status.child_start, True),
-        (status.runner_pid, status.runner_start, False),
-    ):
-        if pid and table.start_time(pid) == start_time:
-            with contextlib.suppress(ProcessLookupError):
-                (os.killpg if group else os.kill)(pid, signal.SIGKILL)
 
 
 def test_the_real_cli_takes_our_argv_and_reports_a_missing_session(
