@@ -5,7 +5,7 @@ journal screen, forensics, drill, tripwire) reads it here, and sees what the CLI
 reader sees (the rules, for people: ``docs/on-disk-format.md``, *How the lines are read*):
 
 * a line orjson refuses is parsed again as ``JSON.parse`` reads the CLI's UTF-8 text
-  (`parse_line`): invalid UTF-8 and lone surrogate escapes read as U+FFFD, ``1e999`` is
+  (`wftop.core.jsonline`): invalid UTF-8 and lone surrogate escapes read as U+FFFD, ``1e999`` is
   infinite, ``NaN`` and ``Infinity`` stay unreadable; a line that is not a JSON object, or
   is only whitespace, is a `Problem`; an empty line is skipped;
 * a last line without its newline is a record once it parses, provisionally: continued
@@ -25,7 +25,6 @@ truncated or replaced (and starts over).
 from __future__ import annotations
 
 import errno
-import json
 import os
 import re
 import stat
@@ -33,6 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import orjson
+
+from wftop.core.jsonline import UnreadableLine, parse_lenient, parse_line, read_record
 
 DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 """The line limit: a longer line is not parsed whole (see `ELIDED`)."""
@@ -51,81 +52,6 @@ JSON_SPACE: Final = b" \t\r"
 """JSON whitespace besides the newline that ends a line."""
 
 _LEADING_FIELD = re.compile(rb'"(type|key|agentId|label|phase)":"((?:[^"\\]|\\.){0,512})"')
-
-
-class UnreadableLine(ValueError):
-    """A line the CLI's reader cannot parse either; ``reason`` says why."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _number(text: str) -> Any:
-    """An integer literal as orjson reads it: an int within 64 bits, else a double."""
-    value = int(text)
-    return value if -(2**63) <= value < 2**64 else float(text)
-
-
-_LENIENT = json.JSONDecoder(parse_constant=_reject_constant, parse_int=_number)
-
-
-def parse_line(raw: bytes) -> Any:
-    """Parse one line as the CLI does: any JSON value, or `UnreadableLine`.
-
-    orjson first; only a line it refuses is decoded as the CLI decodes the file (invalid
-    UTF-8 replaced) and parsed by a decoder that accepts lone surrogates (read as U+FFFD)
-    and ``1e999`` (infinity), but refuses ``NaN`` and ``Infinity``.
-    """
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        pass
-    return _parse_lenient(raw)
-
-
-def _parse_lenient(raw: bytes) -> Any:
-    try:
-        text = raw.decode("utf-8")
-        reason = "not valid JSON"
-    except UnicodeDecodeError:
-        text = raw.decode("utf-8", errors="replace")
-        reason = "invalid UTF-8"
-    try:
-        value = _LENIENT.decode(text)
-    except (ValueError, RecursionError):
-        raise UnreadableLine(reason) from None
-    return _without_lone_surrogates(value)
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-"""A surrogate left in a decoded string: decoding joined every escaped pair already."""
-
-
-def _without_lone_surrogates(value: Any) -> Any:
-    """``value`` with every lone surrogate, in strings and keys, read as U+FFFD."""
-    if type(value) is str:
-        return _LONE_SURROGATE.sub("\ufffd", value)
-    if type(value) is dict:
-        return {
-            _without_lone_surrogates(key): _without_lone_surrogates(item)
-            for key, item in value.items()
-        }
-    if type(value) is list:
-        return [_without_lone_surrogates(item) for item in value]
-    return value
-
-
-def read_record(raw: bytes) -> dict[str, Any]:
-    """One line as a record (a JSON object), or `UnreadableLine` with the reason."""
-    value = parse_line(raw)
-    if type(value) is not dict:
-        raise UnreadableLine(f"expected a JSON object, got {type(value).__name__}")
-    return value
 
 
 def elide_result(record: dict[str, Any], size: int) -> dict[str, Any]:
@@ -342,7 +268,7 @@ class JsonlTail:
                 value = loads(raw)
             except decode_error:
                 try:
-                    value = _parse_lenient(raw)
+                    value = parse_lenient(raw)
                 except UnreadableLine as error:
                     reason = error.reason if raw.strip(JSON_SPACE) else "a line of only whitespace"
                     problems.append(Problem(path, line_no, reason))

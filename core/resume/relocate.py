@@ -52,7 +52,8 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from wftop.core.journal import Call, JournalFold
-from wftop.core.jsonl import UnreadableLine, parse_line, read_all
+from wftop.core.jsonl import read_all
+from wftop.core.jsonline import UnreadableLine, parse_line
 from wftop.core.resume.errors import RelocationConflict, RelocationError
 from wftop.core.resume.ids import validate_run_id, validate_session_id
 
@@ -345,7 +346,7 @@ def _write_copy(
 
 
 def _parses(line: bytes) -> bool:
-    """The CLI parses this line (any JSON value, as `wftop.core.jsonl.parse_line` reads it)."""
+    """The CLI parses this line (any JSON value, as `wftop.core.jsonline.parse_line` reads it)."""
     try:
         parse_line(line)
     except UnreadableLine:
