@@ -206,12 +206,7 @@ class ResumeDriver:
         if poll.state == "running":
             return None, misses
         if poll.state == "lost":
-            return self._record(
-                attempt.plan,
-                attempt.request,
-                ResumeEvent.PROCESS_VANISHED,
-                "the process vanished without an exit status",
-            ), misses
+            return self._lost(attempt), misses
         attempt.watch.poll()
         if current.state is ResumeState.LAUNCHING:
             log = self._log_text(attempt)
@@ -231,6 +226,31 @@ class ResumeDriver:
         return self._record(
             attempt.plan, attempt.request, event, reason, exit_code=poll.exit_code
         ), misses
+
+    def _lost(self, attempt: Attempt) -> RequestStatus | None:
+        """Record that the process vanished, unless it is still being launched.
+
+        A wftop that follows another's request may look before that launch logged its
+        process: the launching wftop holds the run's lock until it has, so the verdict is
+        taken again under the lock, with the process the log names by then.
+        """
+        run_id = attempt.plan.run.run_id
+        with self.store.lock(run_id, wait=2.0) as lock:
+            current = self.store.status(run_id, attempt.request)
+            if current is not None and not current.active:
+                return current  # another wftop recorded how it ended
+            launch = attempt.launch
+            if current is not None and launch.pid is None and current.fact("pid") is not None:
+                launch.pid, launch.proc_start = current.fact("pid"), current.fact("proc_start")
+            if launch.poll(self.processes).state != "lost":
+                return None
+            return self.store.record(
+                run_id,
+                attempt.request,
+                ResumeEvent.PROCESS_VANISHED,
+                reason="the process vanished without an exit status",
+                lock=lock,
+            )
 
     def outcome(
         self, attempt: Attempt, exit_code: int | None, signal: int | None

@@ -20,11 +20,12 @@ import pytest
 
 from tests.faults_kit import RUN, WAIT, World, world_at
 from wftop.core.coldpass import scan_roots
-from wftop.core.procs import ProcFs
+from wftop.core.procs import FakeProcess, FakeProcessTable, ProcFs
 from wftop.core.resume.driver import ResumeDriver
 from wftop.core.resume.launcher import SubprocessLauncher
-from wftop.core.resume.machine import ResumeState
+from wftop.core.resume.machine import ResumeEvent, ResumeState
 from wftop.core.resume.plan import make_plan
+from wftop.core.resume.records import TransitionDetails
 from wftop.core.resume.store import ResumeStore
 
 
@@ -155,3 +156,35 @@ def test_two_wftops_resuming_at_the_same_moment_launch_once(world):
     assert len(requests) == 1
     codes = sorted(code for code, _events, _err in results)
     assert codes[0] == 0, results
+
+
+def test_a_follower_that_looks_before_the_launch_is_logged_does_not_call_it_lost(world):
+    """Two wftops at once: the second follows the first's request before the first has
+    logged its process; by the time the follower's verdict is taken under the run's lock,
+    the launch is logged and running, so it is followed, not recorded lost."""
+    (run,) = scan_roots([str(world.root)]).runs
+    table = FakeProcessTable({4000: FakeProcess("100")})
+    plan = make_plan(run, processes=table, now=time.time(), claude_bin=str(world.claude))
+    store = ResumeStore(world.state)
+    request = store.begin_request(RUN, reason="user asked").request
+    for event in (ResumeEvent.BEGIN_PREFLIGHT, ResumeEvent.USER_CONFIRMED, ResumeEvent.LAUNCH):
+        store.record(RUN, request, event, reason="the first wftop")
+    follower = ResumeDriver(store, SubprocessLauncher(table), table)
+    active = follower.active(RUN)
+    assert active is not None
+    attempt = follower.attach(plan, active)
+    assert attempt is not None and attempt.launch.pid is None
+    store.record(
+        RUN,
+        request,
+        ResumeEvent.SPAWNED,
+        reason="process started",
+        details=TransitionDetails(pid=4000, proc_start="100"),
+    )
+    status, _misses = follower.step(attempt)
+    assert status is None
+    latest = store.status(RUN, request)
+    assert latest is not None and latest.state is ResumeState.LAUNCHING
+    del table.processes[4000]
+    status, _misses = follower.step(attempt)
+    assert status is not None and status.state is ResumeState.LOST
