@@ -13,10 +13,14 @@ Runs that are not settled, runs whose session transcript is gone, runs with unre
 lines and runs whose paths are not valid UTF-8 are never kept: they are read in full each
 time. Rows are stored as printed (secrets already masked), so the cache holds nothing the
 output does not.
+
+Each root has a file of its own (named by a digest of the root's path), so a listing of one
+root loads, and writes, only the rows of that root.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +35,14 @@ CACHE_VERSION = 1
 
 
 def rows_cache_path() -> Path:
-    return cache_dir() / "ls-rows.json"
+    """The folder of the rows caches: one file per root in it."""
+    return cache_dir() / "ls-rows"
+
+
+def root_file(folder: Path, root: str) -> Path:
+    """The file in ``folder`` that holds the rows of ``root``."""
+    digest = hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return folder / f"{digest}.json"
 
 
 class NamedScript(NamedTuple):
@@ -55,12 +66,13 @@ class Kept:
 
 @dataclass
 class RowCache:
-    """Cached rows by journal path, loaded from and saved to one private file."""
+    """Cached rows by journal path, loaded from and saved to one private file per root."""
 
     path: Path | None
-    """None: nothing is loaded or saved (every row is read)."""
+    """The folder of the per-root files; None: nothing is loaded or saved (every row is read)."""
     roots: list[str]
     _old: dict[str, Any] = field(default_factory=dict)
+    _loaded: dict[str, dict[str, Any]] = field(default_factory=dict)
     _new: dict[str, Any] = field(default_factory=dict)
     _sessions: dict[str, str | None] = field(default_factory=dict)
     hits: int = 0
@@ -69,8 +81,18 @@ class RowCache:
     def open(cls, roots: list[str], path: Path | None) -> RowCache:
         cache = cls(path, roots)
         if path is not None:
-            cache._old = load_cache(path, CACHE_VERSION)
+            for root in roots:
+                prefix = _prefix(root)
+                entries = load_cache(root_file(path, root), CACHE_VERSION)
+                mine = {j: e for j, e in entries.items() if j.startswith(prefix) and _valid(e)}
+                cache._loaded[root] = mine
+                cache._old.update(mine)
         return cache
+
+    @property
+    def held(self) -> int:
+        """Rows loaded from the files of the roots asked for."""
+        return len(self._old)
 
     def _session_stamp(self, folder: RunFolder) -> str | None:
         """The session's part of a key; None when its transcript is gone (never kept)."""
@@ -114,18 +136,24 @@ class RowCache:
         self._new[journal] = [key, kept.last_activity, kept.row.decode(), named.path, named.exists]
 
     def save(self) -> None:
-        """Write the rows used or read this time; rows of other roots stay as they were."""
+        """Write each root's file with the rows used or read this time under it (a root
+        nested in another keeps its own rows); other roots' files are not touched."""
         if self.path is None:
             return
-        mine = tuple(root.rstrip(os.sep) + os.sep for root in self.roots)
-        entries = {
-            journal: entry
-            for journal, entry in self._old.items()
-            if not journal.startswith(mine) and _valid(entry)
-        }
-        entries.update(self._new)
-        if entries != self._old:
-            save_cache(self.path, CACHE_VERSION, entries)
+        longest_first = sorted(self.roots, key=len, reverse=True)
+        by_root: dict[str, dict[str, Any]] = {root: {} for root in self.roots}
+        for journal, entry in self._new.items():
+            for root in longest_first:
+                if journal.startswith(_prefix(root)):
+                    by_root[root][journal] = entry
+                    break
+        for root, entries in by_root.items():
+            if entries != self._loaded.get(root, {}):
+                save_cache(root_file(self.path, root), CACHE_VERSION, entries)
+
+
+def _prefix(root: str) -> str:
+    return root.rstrip(os.sep) + os.sep
 
 
 def _utf8(path: str) -> bool:

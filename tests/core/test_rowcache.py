@@ -17,7 +17,7 @@ from wftop.cli.commands.ls import json_item
 from wftop.core.coldpass import scan_rows
 from wftop.core.procs import FakeProcess, FakeProcessTable
 from wftop.core.redact import Redactor
-from wftop.core.rowcache import RowCache
+from wftop.core.rowcache import RowCache, root_file
 
 NOW = 1_800_000_000.0
 
@@ -45,7 +45,7 @@ def corpus_roots() -> list[Path]:
 
 
 def test_a_second_listing_reads_no_run_and_says_the_same(tmp_path: Path) -> None:
-    cache = tmp_path / "cache" / "rows.json"
+    cache = tmp_path / "cache" / "rows"
     uncached, _, _ = listing(corpus_roots(), None)
     first, first_hits, _ = listing(corpus_roots(), cache)
     second, second_hits, _ = listing(corpus_roots(), cache)
@@ -56,7 +56,7 @@ def test_a_second_listing_reads_no_run_and_says_the_same(tmp_path: Path) -> None
 
 def test_an_appended_line_is_read(tmp_path: Path) -> None:
     root = copy_tree("killed", tmp_path)
-    cache = tmp_path / "rows.json"
+    cache = tmp_path / "rows"
     (before,), _, _ = listing([root], cache)
     with only_journal(root).open("a") as journal:
         line = {"type": "started", "key": "k-new", "agentId": "n1", "label": "a9"}
@@ -72,7 +72,7 @@ def test_a_snapshot_written_later_makes_the_run_completed(tmp_path: Path) -> Non
     (snapshot,) = root.glob("projects/*/*/workflows/wf_*.json")
     kept = snapshot.read_bytes()
     snapshot.unlink()
-    cache = tmp_path / "rows.json"
+    cache = tmp_path / "rows"
     (dead,), _, _ = listing([root], cache)
     snapshot.write_bytes(kept)
     (done,), hits, _ = listing([root], cache)
@@ -81,7 +81,7 @@ def test_a_snapshot_written_later_makes_the_run_completed(tmp_path: Path) -> Non
 
 def test_a_run_whose_owner_comes_alive_is_read_not_kept(tmp_path: Path) -> None:
     root = copy_tree("killed", tmp_path)
-    cache = tmp_path / "rows.json"
+    cache = tmp_path / "rows"
     (dead,), _, _ = listing([root], cache)
     (session,) = {path.parent.name for path in root.glob("projects/*/*/subagents")}
     (root / "sessions").mkdir(exist_ok=True)
@@ -99,7 +99,7 @@ def test_runs_with_unreadable_lines_are_read_and_reported_every_time(tmp_path: P
     root = copy_tree("killed", tmp_path)
     with only_journal(root).open("a") as journal:
         journal.write("this is not json\n")
-    cache = tmp_path / "rows.json"
+    cache = tmp_path / "rows"
     _, _, first_problems = listing([root], cache)
     _, hits, second_problems = listing([root], cache)
     assert first_problems == second_problems == 1 and hits == 0
@@ -109,7 +109,7 @@ def test_a_missing_session_transcript_is_never_kept(tmp_path: Path) -> None:
     root = copy_tree("killed", tmp_path)
     (transcript,) = root.glob("projects/*/*.jsonl")
     transcript.unlink()
-    cache = tmp_path / "rows.json"
+    cache = tmp_path / "rows"
     first, _, _ = listing([root], cache)
     second, hits, _ = listing([root], cache)
     assert first == second and hits == 0
@@ -117,25 +117,39 @@ def test_a_missing_session_transcript_is_never_kept(tmp_path: Path) -> None:
 
 def test_a_damaged_cache_is_ignored_and_replaced_privately(tmp_path: Path) -> None:
     root = copy_tree("killed", tmp_path)
-    cache = tmp_path / "cache" / "rows.json"
-    cache.parent.mkdir()
-    cache.write_text('{"version": 1, "runs": {"x": [1, 2]}')
+    cache = tmp_path / "cache" / "rows"
+    cache.mkdir(parents=True)
+    kept = root_file(cache, str(root))
+    kept.write_text('{"version": 1, "runs": {"x": [1, 2]}')
     truth, _, _ = listing([root], None)
     rows, hits, _ = listing([root], cache)
     assert rows == truth and hits == 0
-    assert stat.S_IMODE(cache.stat().st_mode) == 0o600
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
     assert listing([root], cache)[1] == 1
-    cache.write_text(json.dumps({"version": 1, "runs": {str(only_journal(root)): ["wrong"]}}))
+    kept.write_text(json.dumps({"version": 1, "runs": {str(only_journal(root)): ["wrong"]}}))
     assert listing([root], cache)[:2] == (truth, 0)
 
 
 def test_a_cache_kept_for_another_root_survives_listing_this_one(tmp_path: Path) -> None:
     one, two = copy_tree("killed", tmp_path), copy_tree("clean", tmp_path)
-    cache = tmp_path / "rows.json"
+    cache = tmp_path / "rows"
     listing([one], cache)
     listing([two], cache)
     assert listing([one], cache)[1] == 1
     assert listing([two], cache)[1] == 1
+
+
+def test_a_listing_loads_the_rows_of_its_own_roots_and_no_others(tmp_path: Path) -> None:
+    roots = corpus_roots()
+    copies = [copy_tree(root.name, tmp_path) for root in roots[:3]]
+    cache = tmp_path / "rows"
+    rows, _, _ = listing(copies, cache)
+    each = [len(listing([root], cache)[0]) for root in copies]
+    assert sum(each) == len(rows)
+    for root, count in zip(copies, each, strict=True):
+        assert RowCache.open([str(root)], cache).held == count
+    assert RowCache.open([str(copies[0]), str(copies[2])], cache).held == each[0] + each[2]
+    assert RowCache.open([str(tmp_path / "elsewhere")], cache).held == 0
 
 
 def test_a_script_the_snapshot_names_appearing_is_seen(tmp_path: Path) -> None:
@@ -145,7 +159,7 @@ def test_a_script_the_snapshot_names_appearing_is_seen(tmp_path: Path) -> None:
     data = json.loads(snapshot.read_text())
     data["scriptPath"] = str(named)
     snapshot.write_text(json.dumps(data))
-    cache = tmp_path / "rows.json"
+    cache = tmp_path / "rows"
     (before,), _, _ = listing([root], cache)
     named.parent.mkdir()
     named.write_text("export const meta = { name: 'x' }\n")
@@ -176,7 +190,7 @@ def test_ls_keeps_rows_in_the_cache_dir_and_no_cache_reads_everything(
     assert ls("--json", top=("--read-only",)) == uncached
     assert not (tmp_path / "cache").exists()
     assert ls("--json") == uncached
-    assert (tmp_path / "cache" / "ls-rows.json").is_file()
+    assert len(list((tmp_path / "cache" / "ls-rows").glob("*.json"))) == len(corpus_roots())
     assert ls("--json") == uncached
     table = ls("--no-cache")
     assert ls() == table and len(table.splitlines()) == len(json.loads(uncached)) + 1
