@@ -31,11 +31,26 @@ class Status(StrEnum):
 
 
 ENDED = frozenset({Status.COMPLETED, Status.FAILED, Status.KILLED, Status.SUPERSEDED})
+PARTIAL = "partial"
+"""The word shown for a run that completed with failed calls: it needs attention (it is
+resumable, and ``--strategy surgical`` re-runs only the failed calls). It is a word of the
+views (rows, counts, ``wftop status``), not a `Status`: ``ls --json`` keeps
+``status: completed`` and lists the calls in ``failed_calls``."""
+
+NEEDS_YOU = ("dead", "stalled", "failed", PARTIAL)
+"""The shown statuses that need a person, in the order a status line names them."""
+
 SNAPSHOT_STATUSES = {
     "completed": Status.COMPLETED,
     "failed": Status.FAILED,
     "killed": Status.KILLED,
 }
+
+
+def status_word(status: str, failed_calls: int) -> str:
+    """The word a view shows for a run: its status, or `PARTIAL` for a run that completed
+    with ``failed_calls`` > 0."""
+    return PARTIAL if failed_calls and status == Status.COMPLETED.value else status
 
 
 def classify(
@@ -113,6 +128,11 @@ class Run:
     def project_short(self) -> str:
         """The project as a person names it: the cwd's last folder, else the slug."""
         return short_project(self.cwd, self.folder.project)
+
+    @property
+    def shown_status(self) -> str:
+        """`status_word`: the status, or ``partial`` when it completed with failed calls."""
+        return status_word(self.status.value, len(self.failed_labels))
 
     @property
     def ended(self) -> bool:

@@ -1,4 +1,7 @@
-"""Run counts per status for ``wftop status``, fast enough for a status bar.
+"""Run counts per shown status for ``wftop status``, fast enough for a status bar.
+
+A run that completed with failed calls counts as ``partial``, not as ``completed``
+(`wftop.core.model.status_word`).
 
 The status of a run is kept in the user cache dir by the policy of `wftop.core.cachefile`:
 under its `run_key` (journal, snapshot, owner, supersession), and only for a `settled` run
@@ -21,7 +24,7 @@ from wftop.core.coldpass import ColdPass
 from wftop.core.discovery import run_folders_of
 from wftop.core.reader import RunReader
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 """Bump whenever the key or the meaning of a cached status changes."""
 
 
@@ -36,7 +39,7 @@ def count_statuses(
     stall_window: float,
     cache: Path | None,
 ) -> Counter[str]:
-    """Runs per status value under ``roots``; ``cache`` None reads every run in full."""
+    """Runs per shown status under ``roots``; ``cache`` None reads every run in full."""
     folders, _problems = run_folders_of(roots)
     cold = ColdPass.of(roots, folders, now=lambda: now, stall_window=stall_window)
     context = cold.context()
@@ -60,9 +63,9 @@ def count_statuses(
         reader = RunReader(folder)
         reader.refresh(owner_alive=owner.may_be_alive)
         run = reader.run(context)
-        counts[run.status.value] += 1
+        counts[run.shown_status] += 1
         if settled(run):
-            fresh[folder.real_path] = [key, run.status.value]
+            fresh[folder.real_path] = [key, run.shown_status]
     if cache is not None and fresh != cached:
         save_cache(cache, CACHE_VERSION, fresh)
     return counts

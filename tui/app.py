@@ -28,7 +28,7 @@ from textual.worker import Worker, WorkerState
 
 from wftop.core.changeset import ChangeSet
 from wftop.core.index import LiveIndex
-from wftop.core.model import Run, Status
+from wftop.core.model import PARTIAL, Run, Status
 from wftop.tui.config import Config
 from wftop.tui.format import status_label
 from wftop.tui.keys import APP_IDS, KEYS, binding
@@ -99,9 +99,13 @@ def alert_for(before: Run, after: Run) -> Alert | None:
         message = f"{name} ({after.run_id}) stalled: no growth in the stall window"
         return Alert(after.ident, old.value, new.value, message, "warning")
     if new in (Status.COMPLETED, Status.FAILED, Status.KILLED) and old in LIVE | {Status.DEAD}:
-        severity: SeverityLevel = "information" if new is Status.COMPLETED else "error"
-        message = f"{name} ({after.run_id}) finished: {status_label(new.value)}"
-        return Alert(after.ident, old.value, new.value, message, severity)
+        shown = after.shown_status
+        severities: dict[str, SeverityLevel] = {"completed": "information", PARTIAL: "warning"}
+        severity = severities.get(shown, "error")
+        message = f"{name} ({after.run_id}) finished: {status_label(shown)}"
+        if shown == PARTIAL:
+            message += f", {len(after.failed_labels)} failed: resumable (surgical)"
+        return Alert(after.ident, old.value, shown, message, severity)
     return None
 
 
@@ -244,11 +248,12 @@ class WftopApp(App[int]):
         if self.config.notify:
             title = {"dead": "Run died", "stalled": "Run stalled"}.get(alert.after, "Run finished")
             self.notify(alert.message, title=title, severity=alert.severity, timeout=8)
-        if self.config.bell and alert.after in ("dead", "stalled", "failed", "killed"):
+        if self.config.bell and alert.after in ("dead", "stalled", "failed", "killed", PARTIAL):
             self.bell()
 
     def attention(self) -> int:
-        """Runs that need a person: stalled ones, and dead ones within the attention window."""
+        """Runs that need a person: stalled ones, and dead or partial ones (completed with
+        failed calls) within the attention window."""
         moment = self.now()
         window = self.config.attention_window
         return sum(
@@ -256,7 +261,7 @@ class WftopApp(App[int]):
             for run in self.runs.values()
             if run.status is Status.STALLED
             or (
-                run.status is Status.DEAD
+                run.shown_status in (Status.DEAD, PARTIAL)
                 and run.last_activity is not None
                 and moment - run.last_activity <= window
             )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import orjson
 
 from wftop.core.journal import Call, CallState
-from wftop.core.model import Run, Status
+from wftop.core.model import PARTIAL, Run, Status
 from wftop.core.redact import redact
 from wftop.core.snapshot import AgentRow
 from wftop.tui.format import one_line
@@ -183,3 +183,14 @@ def parity_lines(run: Run) -> list[str]:
     if gap:
         lines.append("gap      " + " · ".join(gap))
     return lines
+
+
+def partial_line(run: Run) -> list[str]:
+    """For a run that completed with failed calls (``partial``): which, and what resumes them."""
+    if run.shown_status != PARTIAL:
+        return []
+    failed = run.failed_labels
+    return [
+        f"partial  completed with {len(failed)} failed call{'s' * (len(failed) != 1)}: "
+        f"{', '.join(failed)} · r resumes; surgical re-runs only these"
+    ]

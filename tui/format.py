@@ -15,13 +15,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from wftop.core.journal import CallState
-from wftop.core.model import Run, Status
+from wftop.core.model import NEEDS_YOU, Run
 
 STATUS_ICONS: dict[str, str] = {
     "running": "▶",
     "stalled": "‖",
     "dead": "✖",
     "completed": "✔",
+    "partial": "⚠",
     "failed": "!",
     "killed": "■",
     "superseded": "↷",
@@ -33,6 +34,7 @@ STATUS_STYLES: dict[str, str] = {
     "stalled": "status-stalled",
     "dead": "status-dead",
     "completed": "status-completed",
+    "partial": "status-partial",
     "failed": "status-failed",
     "killed": "status-killed",
     "superseded": "status-superseded",
@@ -42,10 +44,11 @@ ATTENTION_ORDER: dict[str, int] = {
     "dead": 0,
     "stalled": 1,
     "failed": 2,
-    "running": 3,
-    "killed": 4,
-    "completed": 5,
-    "superseded": 6,
+    "partial": 3,
+    "running": 4,
+    "killed": 5,
+    "completed": 6,
+    "superseded": 7,
 }
 """Order of statuses when sorting or grouping by status: what needs you first."""
 
@@ -209,34 +212,45 @@ def parity_text(started: int, returned: int, calls: CallTally, width: int = 6) -
 
 
 def status_counts(runs: Iterable[Run]) -> dict[str, int]:
-    tally = Counter(run.status for run in runs)
-    return {status.value: tally.get(status, 0) for status in Status}
+    """Runs per shown status (`Run.shown_status`: ``partial`` is not ``completed``)."""
+    tally = Counter(run.shown_status for run in runs)
+    return {word: tally.get(word, 0) for word in COUNT_WORDS}
 
 
 COUNT_WORDS = (
-    ("running", "running", "run"),
-    ("stalled", "stalled", "stall"),
-    ("dead", "dead", "dead"),
-    ("completed", "done", "done"),
-    ("failed", "failed", "fail"),
-    ("killed", "killed", "kill"),
-    ("superseded", "superseded", "sup"),
+    "running",
+    "stalled",
+    "dead",
+    "completed",
+    "failed",
+    "partial",
+    "killed",
+    "superseded",
 )
-"""Status, its word in the counts line, and the short word for a narrow pane."""
+"""The counts line in order: the first five always, the others when there are any."""
 
 
 def counts_line(counts: dict[str, int], width: int | None = None) -> str:
-    """``2 running · 1 stalled · 3 dead · 5 done · 1 failed`` (+ killed, superseded if any).
+    """``2 running · 1 stalled · 3 dead · 5 completed · 1 failed`` (+ partial, killed,
+    superseded when there are any).
 
-    When ``width`` is given and the line is longer, short words are used
-    (``run 2 · stall 1 · dead 3 …``), and then only the icons (``▶2 ‖1 ✖3 …``).
+    When ``width`` is given and the line is longer, the zero counts are left out
+    (``3 dead · 5 completed``), then only what needs you keeps its word (``▶2 · 3 dead ·
+    ✔5``), and then only the icons are kept (``▶2 ‖1 ✖3 …``): the words are the words the
+    rows show, never other ones.
     """
-    shown = [row for row in COUNT_WORDS[:5]]
-    shown += [row for row in COUNT_WORDS[5:] if counts.get(row[0])]
-    full = " · ".join(f"{counts.get(status, 0)} {word}" for status, word, _ in shown)
+    shown = [*COUNT_WORDS[:5], *(word for word in COUNT_WORDS[5:] if counts.get(word))]
+    full = " · ".join(f"{counts.get(word, 0)} {word}" for word in shown)
     if width is None or len(full) <= width:
         return full
-    short = " · ".join(f"{short} {counts.get(status, 0)}" for status, _, short in shown)
-    if len(short) <= width:
-        return short
-    return " ".join(f"{STATUS_ICONS[status]}{counts.get(status, 0)}" for status, _, _ in shown)
+    some = [word for word in shown if counts.get(word)]
+    for line in (
+        " · ".join(f"{counts[word]} {word}" for word in some),
+        " · ".join(
+            f"{counts[word]} {word}" if word in NEEDS_YOU else f"{STATUS_ICONS[word]}{counts[word]}"
+            for word in some
+        ),
+    ):
+        if line and len(line) <= width:
+            return line
+    return " ".join(f"{STATUS_ICONS[word]}{counts.get(word, 0)}" for word in shown)

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from wftop.core.model import Run, Status
+from wftop.core.model import NEEDS_YOU, Run
 from wftop.tui.format import ATTENTION_ORDER
 
 SORTS = ("activity", "status", "name", "project")
@@ -22,13 +22,13 @@ STATUS_FILTERS: tuple[str | None, ...] = (
     "running",
     "stalled",
     "dead",
+    "partial",
     "completed",
     "failed",
     "killed",
     "superseded",
 )
-ATTENTION = frozenset({"dead", "stalled", "failed"})
-STATUS_RANK = {Status(name): rank for name, rank in ATTENTION_ORDER.items()}
+ATTENTION = frozenset(NEEDS_YOU)
 
 
 @dataclass(frozen=True)
@@ -68,18 +68,18 @@ class RunListView:
         self._hay[ident] = (run, text)
         return text
 
-    def allowed(self) -> frozenset[Status] | None:
-        """Statuses the status filter lets through (None: all)."""
+    def allowed(self) -> frozenset[str] | None:
+        """Shown statuses (`Run.shown_status`) the status filter lets through (None: all)."""
         if self.status is None:
             return None
         if self.status == "attention":
-            return frozenset(Status(name) for name in ATTENTION)
-        return frozenset({Status(self.status)})
+            return ATTENTION
+        return frozenset({self.status})
 
-    def matches(self, run: Run, allowed: frozenset[Status] | None = None) -> bool:
+    def matches(self, run: Run, allowed: frozenset[str] | None = None) -> bool:
         if allowed is None and self.status is not None:
             allowed = self.allowed()
-        if allowed is not None and run.status not in allowed:
+        if allowed is not None and run.shown_status not in allowed:
             return False
         if self.project is not None and run.project_short != self.project:
             return False
@@ -101,7 +101,7 @@ class RunListView:
         newest = -(run.last_activity or 0.0)
         tie = (run.folder.run_id, run.folder.session_id)
         if self.sort == "status":
-            return (STATUS_RANK.get(run.status, 9), newest, *tie)
+            return (ATTENTION_ORDER.get(run.shown_status, 9), newest, *tie)
         if self.sort == "name":
             return ((run.name or "~").lower(), newest, *tie)
         if self.sort == "project":
@@ -109,7 +109,7 @@ class RunListView:
         return (newest, *tie)
 
     def group_of(self, run: Run) -> str:
-        return run.status.value if self.group == "status" else run.project_short
+        return run.shown_status if self.group == "status" else run.project_short
 
     def rows(self, runs: Iterable[Run]) -> list[Run | GroupRow]:
         allowed = self.allowed()

@@ -23,6 +23,7 @@ ROLES: dict[str, tuple[str, bool, bool]] = {
     "status-dead": ("text-error", True, False),
     "status-completed": ("text-success", False, False),
     "status-failed": ("text-error", False, False),
+    "status-partial": ("text-warning", True, False),
     "status-killed": ("text-warning", False, False),
     "status-superseded": ("foreground-muted", False, False),
     "parity-frame": ("foreground-muted", False, False),

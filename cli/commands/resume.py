@@ -77,7 +77,7 @@ def find_run(args: argparse.Namespace, roots: list[str]) -> Run | str:
 
 def describe(plan: Plan) -> str:
     lines = [
-        f"run        {plan.run.run_id} ({plan.run.name or 'unnamed'}) — {plan.run.status.value}",
+        f"run        {plan.run.run_id} ({plan.run.name or 'unnamed'}) — {plan.run.shown_status}",
         f"strategy   {plan.strategy.value} (recommended: {plan.recommended.value})",
         f"session    {plan.session_id}"
         + (

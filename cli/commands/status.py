@@ -1,9 +1,10 @@
 """``wftop status``: one line for a status bar, empty when nothing needs attention.
 
-``⚠ 2 dead · 1 stalled · 1 running``. Dead, stalled and failed runs need attention; running
-ones are counted alongside them. ``--format tmux`` colours the line with tmux style tags,
-``json`` always prints the counts. It reads the runs once (no watcher, no TUI import); runs
-that cannot change on their own come from a cache (``wftop.core.statuscount``).
+``⚠ 2 dead · 1 stalled · 1 partial · 1 running``. Dead, stalled, failed and partial runs
+(completed with failed calls) need attention; running ones are counted alongside them.
+``--format tmux`` colours the line with tmux style tags, ``json`` always prints the counts.
+It reads the runs once (no watcher, no TUI import); runs that cannot change on their own
+come from a cache (``wftop.core.statuscount``).
 """
 
 from __future__ import annotations
@@ -16,10 +17,16 @@ from typing import Any
 import orjson
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
+from wftop.core.model import NEEDS_YOU, PARTIAL
 
-ATTENTION = ("dead", "stalled", "failed")
-"""Statuses that need someone, in the order the line shows them."""
-TMUX_STYLE = {"dead": "#[fg=red,bold]", "stalled": "#[fg=yellow]", "failed": "#[fg=magenta]"}
+ATTENTION = NEEDS_YOU
+"""Shown statuses that need someone, in the order the line shows them."""
+TMUX_STYLE = {
+    "dead": "#[fg=red,bold]",
+    "stalled": "#[fg=yellow]",
+    "failed": "#[fg=magenta]",
+    PARTIAL: "#[fg=yellow]",
+}
 
 
 def add_parser(subparsers: Any) -> None:

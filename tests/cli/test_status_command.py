@@ -44,6 +44,25 @@ def test_status_counts_what_needs_attention(cache):
     assert done.stdout == "⚠ 2 dead\n"
 
 
+def test_a_run_completed_with_failed_calls_needs_you(cache):
+    """mid-failure completed with a3 failed: partial, in every format; not completed."""
+    plain = wftop("status", *roots("mid-failure", "clean"), env=cache)
+    assert (plain.returncode, plain.stdout) == (0, "⚠ 1 partial\n")
+    tmux = wftop("status", "--format", "tmux", *roots("mid-failure", "killed"), env=cache)
+    assert tmux.stdout == "⚠ #[fg=red,bold]1 dead#[default] · #[fg=yellow]1 partial#[default]\n"
+    for _ in range(2):  # read, then from the cache of ended runs
+        done = wftop("status", "--format", "json", *roots("mid-failure"), env=cache)
+        data = json.loads(done.stdout)
+        assert data == {"attention": 1, "counts": {"partial": 1}, "line": "⚠ 1 partial"}
+
+
+def test_ls_says_partial_and_its_json_keeps_completed(cache):
+    table = wftop("ls", *roots("mid-failure"), env=cache)
+    assert table.stdout.splitlines()[1].startswith("⚠ partial  ")
+    (row,) = json.loads(wftop("ls", "--json", *roots("mid-failure"), env=cache).stdout)
+    assert (row["status"], row["failed_calls"]) == ("completed", ["a3"])
+
+
 def test_status_is_empty_when_all_is_well(cache):
     done = wftop("status", *roots("clean"), env=cache)
     assert (done.returncode, done.stdout) == (0, "")

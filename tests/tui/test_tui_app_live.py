@@ -45,7 +45,7 @@ async def test_death_raises_a_toast_and_the_title(tui_root, tui_processes):
         assert (alert.before, alert.after, alert.severity) == ("running", "dead", "error")
         assert "died with 1 worker in flight" in alert.message
         assert any("died" in note.message for note in app._notifications)
-        assert app.terminal_title == "wftop · 3 need attention"
+        assert app.terminal_title == "wftop · 4 need attention"  # + the partial run
 
 
 async def test_agent_screen_follows_a_growing_transcript(tui_root, tui_processes):

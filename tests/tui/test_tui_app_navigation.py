@@ -23,9 +23,14 @@ async def test_home_lists_every_run_with_counts(tui_root, tui_processes):
         assert isinstance(app.screen, RunsScreen)
         assert len(table(app).item_keys) == 9
         header = str(app.screen.query_one("#runs-header").render())
-        counts = "1 running · 1 stalled · 1 dead · 3 done · 1 failed · 1 killed · 1 superseded"
+        counts = (
+            "1 running · 1 stalled · 1 dead · 2 completed · 1 failed · 1 partial · 1 killed · "
+            "1 superseded"
+        )
         assert counts in header
-        assert app.terminal_title == "wftop · 2 need attention"
+        assert app.terminal_title == "wftop · 3 need attention"  # stalled, dead, partial
+        partial = ident_of(app, "wf_6838482f-c9a")
+        assert table(app).cell_text(partial, "status") == "⚠ partial"
 
 
 async def test_enter_drills_in_and_esc_comes_back(tui_root, tui_processes):
@@ -65,13 +70,19 @@ async def test_status_filter_and_grouping(tui_root, tui_processes):
     app = build(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press("s")  # attention: dead, stalled, failed
-        statuses = {app.runs[key].status.value for key in table(app).item_keys}
-        assert statuses == {"dead", "stalled", "failed"}
+        await pilot.press("s")  # attention: dead, stalled, failed, partial
+        statuses = {app.runs[key].shown_status for key in table(app).item_keys}
+        assert statuses == {"dead", "stalled", "failed", "partial"}
         await pilot.press("escape", "g")
         keys = table(app).item_keys
         assert keys[0] == "group:dead"
-        assert sum(key.startswith("group:") for key in keys) == 7
+        assert [key for key in keys if key.startswith("group:")] == [
+            f"group:{word}"
+            for word in (
+                "dead", "stalled", "failed", "partial", "running", "killed", "completed",
+                "superseded",
+            )
+        ]
         table(app).move_to_key("group:dead")
         await pilot.press("enter")  # folds the dead group
         assert table(app).item_keys[1] == "group:stalled"

@@ -38,16 +38,17 @@ async def loaded(pilot) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_runs_every_status(snap_compare, tui_root, tui_processes):
-    """Nine runs, newest first: running, dead, stalled, three completed, failed, killed,
-    superseded; counts line reads 1 running · 1 stalled · 1 dead · 3 done · 1 failed ·
-    1 killed · 1 superseded; parity bars show ░ for in flight and ✗ for failed calls; the
-    dead run has 1 in the DEAD column."""
+    """Nine runs, newest first: running, dead, stalled, two completed, one partial
+    (completed with a3 failed: ⚠), failed, killed, superseded; counts line reads 1 running ·
+    1 stalled · 1 dead · 2 completed · 1 failed · 1 partial · 1 killed · 1 superseded; parity
+    bars show ░ for in flight and ✗ for failed calls; the dead run has 1 in the DEAD column."""
     assert snap_compare(app_for(tui_root, tui_processes), run_before=loaded, terminal_size=SIZE)
 
 
 def test_runs_at_80_by_24(snap_compare, tui_root, tui_processes):
     """At 80 columns the DEAD column is dropped; status, name, run, project, age, parity
-    stay; nothing wraps."""
+    stay; nothing wraps. The counts line keeps the words of what needs you (stalled, dead,
+    failed, partial) and shows the others as icons."""
     assert snap_compare(app_for(tui_root, tui_processes), run_before=loaded, terminal_size=SMALL)
 
 
@@ -58,7 +59,8 @@ def test_runs_narrow_pane(snap_compare, tui_root, tui_processes):
 
 
 def test_runs_grouped_by_status(snap_compare, tui_root, tui_processes):
-    """g groups by status, what needs attention first: dead, stalled, failed, running …"""
+    """g groups by status, what needs attention first: dead, stalled, failed, partial,
+    running …"""
     app = app_for(tui_root, tui_processes)
     assert snap_compare(app, run_before=loaded, press=["g"], terminal_size=SIZE)
 

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from tests.corpus import tree
 from wftop.core.coldpass import scan_roots
+from wftop.core.model import Status
 from wftop.core.procs import FakeProcessTable
 from wftop.core.redact import Redactor
-from wftop.tui.calls import call_rows, parity_lines
+from wftop.tui.app import alert_for
+from wftop.tui.calls import call_rows, parity_lines, partial_line
 from wftop.tui.config import ConfigError, check_keymap, config_path, load_config, parse_config
 from wftop.tui.conversation import (
     KIND_API_ERROR,
@@ -19,8 +22,8 @@ from wftop.tui.conversation import (
     conversation,
     strip_framing,
 )
-from wftop.tui.format import CallTally, age, counts_line, parity_text, tally
-from wftop.tui.runlist import RunListView
+from wftop.tui.format import CallTally, age, counts_line, parity_text, status_counts, tally
+from wftop.tui.runlist import GroupRow, RunListView
 from wftop.tui.screens.journal import journal_lines
 
 FRAMED = (
@@ -127,9 +130,37 @@ def test_ages_and_counts():
     assert [age(100 - d, 100) for d in (5, 90, 7200, 3 * 86400)] == ["5s", "1m", "2h", "3d"]
     assert age(None, 0) == "-"
     counts = {"running": 2, "stalled": 1, "dead": 3, "completed": 5, "failed": 1, "killed": 0}
-    assert counts_line(counts) == "2 running · 1 stalled · 3 dead · 5 done · 1 failed"
-    assert counts_line(counts, 45) == "run 2 · stall 1 · dead 3 · done 5 · fail 1"
+    assert counts_line(counts) == "2 running · 1 stalled · 3 dead · 5 completed · 1 failed"
     assert counts_line(counts, 30) == "▶2 ‖1 ✖3 ✔5 !1"
+    counts.update(running=0, stalled=0, partial=2)
+    # Narrow: the zero counts go first, the words stay the words the rows show.
+    assert counts_line(counts) == (
+        "0 running · 0 stalled · 3 dead · 5 completed · 1 failed · 2 partial"
+    )
+    assert counts_line(counts, 45) == "3 dead · 5 completed · 1 failed · 2 partial"
+    assert counts_line(counts, 40) == "3 dead · ✔5 · 1 failed · 2 partial"
+    assert counts_line(counts, 30) == "▶0 ‖0 ✖3 ✔5 !1 ⚠2"
+
+
+def test_a_run_completed_with_failed_calls_is_partial_not_completed():
+    partial, clean = only_run("mid-failure"), only_run("clean")
+    assert (partial.status.value, partial.failed_labels) == ("completed", ("a3",))
+    assert (partial.shown_status, clean.shown_status) == ("partial", "completed")
+    counts = status_counts([partial, clean])
+    assert (counts["partial"], counts["completed"]) == (1, 1)
+    view = RunListView(status="attention")
+    assert [view.matches(run) for run in (partial, clean)] == [True, False]
+    assert [RunListView(status="completed").matches(run) for run in (partial, clean)] == [
+        False,
+        True,
+    ]
+    assert partial_line(partial) == [
+        "partial  completed with 1 failed call: a3 · r resumes; surgical re-runs only these"
+    ]
+    assert partial_line(clean) == []
+    ended = alert_for(replace(partial, status=Status.RUNNING), partial)
+    assert ended is not None and (ended.after, ended.severity) == ("partial", "warning")
+    assert ended.message.endswith("finished: ⚠ partial, 1 failed: resumable (surgical)")
 
 
 # -- transcripts -----------------------------------------------------------------------------
@@ -199,9 +230,11 @@ def test_run_list_filters_by_label_and_status():
     view = RunListView(text="A6")
     assert len(view.rows(runs)) == 2  # the killed run died before it reached a6
     view = RunListView(status="attention")
-    assert [run.status.value for run in view.rows(runs)] == ["dead"]
+    # api-errors-429 completed with a6 failed (no failed line): partial needs attention too
+    assert [run.shown_status for run in view.rows(runs)] == ["dead", "partial"]
     view = RunListView(group="status")
-    assert [getattr(row, "title", None) for row in view.rows(runs)][0] == "dead"
+    titles = [row.title for row in view.rows(runs) if isinstance(row, GroupRow)]
+    assert titles == ["dead", "partial", "completed"]
 
 
 # -- journal lines ---------------------------------------------------------------------------

@@ -51,7 +51,7 @@ def plan_text(plan: Plan) -> str:
         else f"recommended: {plan.recommended.value}   (1 resume-owner · 2 relocate · 3 surgical)"
     )
     lines = [
-        f"[b]{what}[/b] {_shown(run.name or '(unnamed)')}  {run.run_id}  ({run.status.value})",
+        f"[b]{what}[/b] {_shown(run.name or '(unnamed)')}  {run.run_id}  ({run.shown_status})",
         f"strategy  [b]{plan.strategy.value}[/b]   {choice}",
         f"session   {plan.session_id}"
         + ("" if plan.session_id == run.session_id else f"  (new; owner {run.session_id})"),

@@ -16,7 +16,7 @@ from wftop.core.changeset import ChangeSet
 from wftop.core.launchinfo import LaunchInfo, find_launch
 from wftop.core.model import Run
 from wftop.core.redact import Redactor
-from wftop.tui.calls import CallRow, call_rows, parity_lines
+from wftop.tui.calls import CallRow, call_rows, parity_lines, partial_line
 from wftop.tui.format import display_path, one_line, status_label
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
 from wftop.tui.widgets.call_table import CallTable
@@ -59,12 +59,13 @@ def args_text(run: Run, launch: LaunchInfo | None = None) -> str:
 def summary(run: Run, launch: LaunchInfo | None = None) -> str:
     """The block above the calls, one fact per line."""
     mask = Redactor()
-    head = f"{status_label(run.status.value)}  {run.name or '(unnamed)'}  {run.run_id}"
+    head = f"{status_label(run.shown_status)}  {run.name or '(unnamed)'}  {run.run_id}"
     if run.superseded_by:
         head += f"  → continued in session {run.superseded_by}"
     lines = [
         head,
         *parity_lines(run),
+        *partial_line(run),
         f"script   {display_path(run.script_path)}",
         f"args     {args_text(run, launch)}",
         f"session  {run.session_id}   owner: {owner_text(run)}",

@@ -60,7 +60,7 @@ class RunTable(FittedTable):
 
     def _cell(self, run: Run, key: str, width: int) -> Text:
         p = self.palette
-        status = run.status.value
+        status = run.shown_status
         if key == "status":
             return p.styled(clip(status_label(status), width), STATUS_STYLES.get(status, ""))
         if key == "name":
