@@ -14,12 +14,30 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from wftop.core.forecast import CallFate, Fate, Forecast
 from wftop.core.journal import JournalFold
 
+if TYPE_CHECKING:
+    from wftop.core.resume.plan import Plan
+
 FIRST_MISS = re.compile(r"Call (\d+) and every call after it run fresh")
 """The CLI's own log line in the new snapshot naming where reuse ended."""
+
+
+class RehearsalFailed(RuntimeError):
+    """The rehearsal could not say what the CLI would do: no ``claude`` to rehearse with, no
+    script, the CLI failed or ran out of time (the message is one line, for the user)."""
+
+
+class Rehearse(Protocol):
+    """Rehearses the resume of a plan and returns its exact forecast (for the plan's
+    strategy), or raises `RehearsalFailed`. The command line builds one
+    (``wftop.mockapi.rehearsal.rehearser``) and hands it to the TUI, which cannot import the
+    mock."""
+
+    def __call__(self, plan: Plan, /) -> Forecast: ...
 
 
 @dataclass(frozen=True)

@@ -127,6 +127,14 @@ class Forecast:
             ],
         }
 
+    @property
+    def provenance(self) -> str:
+        """Which forecast this is, as the plan marks it: ``estimate`` (from the journal), or
+        ``exact, rehearsed with claude 2.1.332``."""
+        if not self.exact:
+            return "estimate"
+        return f"exact, rehearsed with claude {self.cli_version or '(unknown version)'}"
+
     def summary(self) -> str:
         """``8 live (7 re-runs of finished work, ≈ 1,234 tokens)``; a range where calls are at
         risk: ``2–5 live …``."""

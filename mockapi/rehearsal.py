@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 import time
 import uuid
@@ -25,10 +26,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from wftop.core.exact import Seen, exact_forecast, first_miss_index
+from wftop.core.exact import RehearsalFailed, Rehearse, Seen, exact_forecast, first_miss_index
 from wftop.core.forecast import Forecast
 from wftop.core.resume.command import Strategy, build_argv, build_prompt
-from wftop.core.resume.plan import Plan, project_slug
+from wftop.core.resume.plan import Plan, find_claude, project_slug
 from wftop.core.resume.relocate import fold_lines, relocate_journal
 from wftop.core.snapshot import read_snapshot
 from wftop.mockapi.cliproc import CliHome, CliProcess, RealCliError, cli_env, cli_version
@@ -42,7 +43,13 @@ KEYING_ENV = ("CLAUDE_CODE_WORKFLOW_SUBAGENT_MODEL", "CLAUDE_CODE_SUBAGENT_MODEL
 is left out of its key when either is set, spec C.1): the rehearsing CLI gets them too."""
 
 
-class RehearsalError(RuntimeError):
+NO_CLAUDE = (
+    "no claude CLI to rehearse with (--claude, the config's claude, $WFTOP_CLAUDE, "
+    "then claude on PATH)"
+)
+
+
+class RehearsalError(RehearsalFailed):
     """The rehearsal could not say what the CLI would do (one line, for the user)."""
 
 
@@ -79,18 +86,29 @@ def rehearse(
         raise RehearsalError(msg)
     environ = os.environ if environ is None else environ
     began = time.monotonic()
-    version = cli_version(claude)
+    try:
+        version = cli_version(claude, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        msg = f"{claude} --version did not answer within {timeout:.0f} s"
+        raise RehearsalError(msg) from None
+    except OSError as error:
+        msg = f"cannot run {claude}: {error.strerror or error}"
+        raise RehearsalError(msg) from None
     with tempfile.TemporaryDirectory(prefix="wftop-rehearsal-", dir=workdir) as temp:
         base = Path(temp)
         stand_in = os.path.basename((plan.cwd or run.folder.project).rstrip("/")) or "project"
         home = CliHome.create(base / "cli", cwd=base / "cli" / "work" / stand_in)
         project = home.projects / project_slug(str(home.cwd))
-        session, journal = _lay_out(plan, project)
-        # Where the CLI keeps a session's scripts: it reads a script there without asking.
-        script = project / run.session_id / "workflows" / "scripts"
-        script.mkdir(parents=True, exist_ok=True)
-        script = script / os.path.basename(plan.script_path)
-        shutil.copyfile(plan.script_path, script)
+        try:
+            session, journal = _lay_out(plan, project)
+            # Where the CLI keeps a session's scripts: it reads a script there without asking.
+            script = project / run.session_id / "workflows" / "scripts"
+            script.mkdir(parents=True, exist_ok=True)
+            script = script / os.path.basename(plan.script_path)
+            shutil.copyfile(plan.script_path, script)
+        except OSError as error:  # a RelocationError too
+            msg = f"cannot copy the run for the rehearsal: {error}"
+            raise RehearsalError(msg) from None
         fold, _ = fold_lines(journal)
         prompt = build_prompt(run.run_id, str(script), plan.args)
         argv = build_argv(plan.strategy, claude, session, prompt, plan.extra_flags)
@@ -99,7 +117,7 @@ def rehearse(
                 keying = {name: environ[name] for name in KEYING_ENV if name in environ}
                 env = cli_env(home, mock.url, {"TMPDIR": str(home.tmp_dir), **keying})
                 with CliProcess(argv, env, home.cwd, base / "rehearsal") as proc:
-                    code = proc.wait(timeout)
+                    code = proc.wait(max(0.1, timeout - (time.monotonic() - began)))
                     tail = proc.tail(400)
             except RealCliError:
                 msg = f"the rehearsal did not finish within {timeout:.0f} s (claude {version})"
@@ -116,6 +134,29 @@ def rehearse(
     ]
     forecast = exact_forecast(fold, plan.strategy.value, seen, notes)
     return Rehearsal(forecast, time.monotonic() - began, requests)
+
+
+def rehearsal_cli(configured: str | None = None) -> str | None:
+    """The ``claude`` a rehearsal runs: the one a resume would run (`find_claude`), when it
+    is an executable file; None when there is none."""
+    return shutil.which(find_claude(configured))
+
+
+def rehearser(
+    claude: str | None,
+    *,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    environ: Mapping[str, str] | None = None,
+) -> Rehearse:
+    """`rehearse` as the command line and the TUI call it: a plan in, its exact forecast out.
+    Without a ``claude`` (None) every call raises `RehearsalError` saying so."""
+
+    def run(plan: Plan, /) -> Forecast:
+        if claude is None:
+            raise RehearsalError(NO_CLAUDE)
+        return rehearse(plan, claude, timeout=timeout, environ=environ).forecast
+
+    return run
 
 
 def _lay_out(plan: Plan, project: Path) -> tuple[str, Path]:

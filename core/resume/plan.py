@@ -10,13 +10,14 @@ import os
 import shutil
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from wftop.core.cachewarm import COLD, read_cache_warmth
 from wftop.core.forecast import CallFate, Fate, Forecast, gather, predict
 from wftop.core.jsonl import read_all
 from wftop.core.launchinfo import find_launch, installed_version, writer_version
-from wftop.core.model import Run, json_safe_dict
+from wftop.core.model import Run, iso_utc, json_safe_dict
 from wftop.core.procs import ProcessTable
 from wftop.core.resume.command import build_fresh_prompt
 from wftop.core.resume.errors import InvalidIdentifier
@@ -53,6 +54,9 @@ class Plan:
     """Where relocate/surgical copy the journal (None for resume-owner)."""
     healed_lines: list[int] = field(default_factory=list)
     extra_flags: tuple[str, ...] = ()
+    cache_warm_until: float | None = None
+    """Until when the owner session's prompt cache probably stays warm (an estimate,
+    `wftop.core.cachewarm`); None when it is cold or nothing of the session was cached."""
 
     @property
     def session_dir(self) -> str:
@@ -65,6 +69,11 @@ class Plan:
     @property
     def forecast(self) -> Forecast:
         return self.forecasts[self.strategy.value]
+
+    def with_forecast(self, forecast: Forecast) -> Plan:
+        """This plan with ``forecast`` (a rehearsal's) for its strategy: the plan shows it and
+        the tripwire of a launch follows it."""
+        return replace(self, forecasts={**self.forecasts, forecast.strategy: forecast})
 
     def to_json(self) -> dict[str, Any]:
         """The ``wftop resume --dry-run --json`` shape."""
@@ -86,6 +95,7 @@ class Plan:
                 "guard": self.verdict.reason,
                 "target_journal": self.target_journal,
                 "healed_lines": self.healed_lines,
+                "cache_warm_until": iso_utc(self.cache_warm_until),
             }
         )
 
@@ -190,6 +200,20 @@ def fresh_forecast(run: Run) -> Forecast:
     return Forecast(Strategy.FRESH.value, calls, True, None, None, "journal")
 
 
+def recommend(
+    default: Forecast, surgical: Forecast, *, owner_clear: bool, transcript_gone: bool
+) -> Strategy:
+    """The strategy the plan recommends: ``surgical`` where it runs fewer calls and no owner
+    may still be writing; else ``relocate`` where the owner's transcript is gone; else
+    ``resume-owner``. On a tie the owner session wins: it sends the owner's conversation again,
+    so it reads the prompt cache while that is warm (`wftop.core.cachewarm`; relocate and
+    surgical start a new conversation, which nothing has cached), and the owner's conversation
+    receives the result."""
+    if len(surgical.live) < len(default.live) and owner_clear:
+        return Strategy.SURGICAL
+    return Strategy.RELOCATE if transcript_gone else Strategy.RESUME_OWNER
+
+
 def make_plan(
     run: Run,
     *,
@@ -226,12 +250,10 @@ def make_plan(
     hazards = _hazards(run, launch.has_args, launch.source, script_path, version)
     transcript_gone = any(h.code == "transcript_missing" for h in hazards)
     owner_clear = run.owner.liveness not in (Liveness.ALIVE, Liveness.UNKNOWN)
-    saves_work = len(surgical.live) < len(default.live)
-    recommended = (
-        Strategy.SURGICAL
-        if saves_work and owner_clear
-        else (Strategy.RELOCATE if transcript_gone else Strategy.RESUME_OWNER)
+    recommended = recommend(
+        default, surgical, owner_clear=owner_clear, transcript_gone=transcript_gone
     )
+    warmth = COLD if transcript_gone else read_cache_warmth(run.folder.transcript)
     chosen = (
         Strategy(strategy)
         if strategy
@@ -284,4 +306,5 @@ def make_plan(
         target_journal=target,
         healed_lines=sorted(dropped) if chosen is Strategy.SURGICAL else [],
         extra_flags=tuple(extra_flags),
+        cache_warm_until=warmth.until if warmth.warm_at(now) else None,
     )
