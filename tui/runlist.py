@@ -13,6 +13,7 @@ from typing import TypeVar
 
 from wftop.core.model import NEEDS_YOU, Run
 from wftop.tui.format import ATTENTION_ORDER
+from wftop.tui.query import Hay, Term, hay, matches, parse
 
 SORTS = ("activity", "status", "name", "project")
 GROUPS = ("none", "status", "project")
@@ -54,19 +55,26 @@ class RunListView:
     sort: str = "activity"
     group: str = "none"
     collapsed: set[str] = field(default_factory=set)
-    _hay: dict[str, tuple[Run, str]] = field(default_factory=dict, repr=False)
+    _hay: dict[str, tuple[Run, Hay]] = field(default_factory=dict, repr=False)
     """What ``/`` searches, per ident, kept while the run object is the same."""
     _order: dict[str, tuple[Run, str, tuple[object, ...]]] = field(default_factory=dict, repr=False)
     """Each run's sort key under a sort mode, kept likewise."""
+    _terms: tuple[str, tuple[Term, ...]] = ("", ())
+    """The filter text and its terms, parsed once per text."""
 
-    def haystack(self, run: Run) -> str:
+    def haystack(self, run: Run) -> Hay:
         ident = run.folder.ident
         kept = self._hay.get(ident)
         if kept is not None and kept[0] is run:
             return kept[1]
-        text = haystack(run)
-        self._hay[ident] = (run, text)
-        return text
+        found = hay(run)
+        self._hay[ident] = (run, found)
+        return found
+
+    def terms(self) -> tuple[Term, ...]:
+        if self._terms[0] != self.text:
+            self._terms = (self.text, parse(self.text))
+        return self._terms[1]
 
     def allowed(self) -> frozenset[str] | None:
         """Shown statuses (`Run.shown_status`) the status filter lets through (None: all)."""
@@ -84,7 +92,7 @@ class RunListView:
         if self.project is not None and run.project_short != self.project:
             return False
         if self.text:
-            return self.text.lower() in self.haystack(run)
+            return matches(self.terms(), self.haystack(run))
         return True
 
     def sort_key(self, run: Run) -> tuple[object, ...]:
@@ -149,14 +157,6 @@ class RunListView:
         if self.group != "none":
             parts.append(f"group {self.group}")
         return " · ".join(parts)
-
-
-def haystack(run: Run) -> str:
-    """What ``/`` searches: name, run id, session, project, call labels."""
-    labels = " ".join(call.label for call in run.fold.calls.values())
-    return " ".join(
-        (run.name or "", run.run_id, run.session_id, run.project_short, run.folder.project, labels)
-    ).lower()
 
 
 def row_key(row: Run | GroupRow) -> str:

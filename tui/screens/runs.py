@@ -54,7 +54,10 @@ class RunsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="runs-header")
-        yield Input(placeholder="filter: name, run id, project, label", id="runs-filter")
+        yield Input(
+            placeholder="filter: words, status:dead, project:web, session:…, run:…",
+            id="runs-filter",
+        )
         yield RunTable(self.wftop.styles_palette, self.wftop.now, id="runs-table")
         yield Static("", id="runs-empty")
         yield KeyBar()

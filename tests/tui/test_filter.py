@@ -1,0 +1,49 @@
+"""What ``/`` understands: fields (``status:dead``) and free words that never match a hex id
+by accident."""
+
+from __future__ import annotations
+
+from tests.tui_kit import build, ident_of, settle, table
+from wftop.tui.query import Hay, matches, parse
+from wftop.tui.screens.runs import RunsScreen
+
+DEAD_RUN = "wf_cd4c7489-d27"
+
+
+def a_hay(**fields: str) -> Hay:
+    base = dict(
+        status="completed",
+        project="proj -home-dev-proj",
+        session="cb526ab9-dead-4e65",
+        run="wf_deadbe01-d27",
+        name="mock-six",
+        labels="a1 a2",
+    )
+    base.update(fields)
+    words = " ".join((base["name"], base["project"], base["labels"], base["status"]))
+    return Hay(words=words, **base)
+
+
+def test_a_free_word_does_not_match_a_hex_id_that_spells_it():
+    assert not matches(parse("dead"), a_hay())
+    assert matches(parse("dead"), a_hay(status="dead"))
+    assert matches(parse("d27"), a_hay())  # id-shaped: searches the ids too
+
+
+def test_field_terms_match_only_their_field():
+    hay = a_hay(status="dead")
+    assert matches(parse("status:dead project:proj"), hay)
+    assert matches(parse("status:de session:cb52"), hay)
+    assert not matches(parse("status:completed"), hay)
+    assert not matches(parse("project:mock"), hay)
+    assert matches(parse("run:d27 label:a2"), hay)
+    assert parse("colour:red Status:Dead") == (("", "colour:red"), ("status", "dead"))
+
+
+async def test_slash_status_dead_keeps_the_dead_run_only(tui_root, tui_processes):
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"status:dead")
+        assert isinstance(app.screen, RunsScreen)
+        assert table(app).item_keys == [ident_of(app, DEAD_RUN)]

@@ -1,0 +1,85 @@
+"""What ``/`` understands: ``field:value`` terms and free words, every term must match.
+
+Pure. Fields: ``status:dead`` (a status, or the start of one), ``project:web`` (part of
+the project's short name or slug), ``session:cb52`` and ``run:d27`` (part of the id),
+``name:`` and ``label:`` (part of the run's name, of a call's label). A free word
+matches the run's name, project, call labels and status word; it matches the run and
+session ids only when it holds a digit, ``-`` or ``_``, so ``dead`` finds dead runs and
+runs named so, never a hex id that happens to spell it. Case is ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wftop.core.model import Run
+
+FIELDS = ("status", "project", "session", "run", "name", "label")
+"""The fields a term may name (``status:dead``)."""
+
+Term = tuple[str, str]
+"""(field, value), lowercased; the field is ``""`` for a free word."""
+
+
+def parse(text: str) -> tuple[Term, ...]:
+    """The terms of a filter text; ``foo:bar`` with an unknown field is a free word."""
+    terms: list[Term] = []
+    for word in text.lower().split():
+        field, colon, value = word.partition(":")
+        if colon and field in FIELDS:
+            if value:
+                terms.append((field, value))
+        else:
+            terms.append(("", word))
+    return tuple(terms)
+
+
+@dataclass(frozen=True)
+class Hay:
+    """What the terms of one run are matched against, lowercased."""
+
+    status: str
+    project: str
+    session: str
+    run: str
+    name: str
+    labels: str
+    words: str
+    """Name, project, call labels and status: what a free word searches."""
+
+
+def hay(run: Run) -> Hay:
+    labels = " ".join(call.label for call in run.fold.calls.values()).lower()
+    project = f"{run.project_short} {run.folder.project}".lower()
+    name = (run.name or "").lower()
+    status = run.status.value
+    return Hay(
+        status=status,
+        project=project,
+        session=run.session_id.lower(),
+        run=run.run_id.lower(),
+        name=name,
+        labels=labels,
+        words=" ".join((name, project, labels, status)),
+    )
+
+
+def id_shaped(word: str) -> bool:
+    return any(char.isdigit() or char in "-_" for char in word)
+
+
+def term_matches(term: Term, found: Hay) -> bool:
+    field, value = term
+    if field == "status":
+        return found.status.startswith(value)
+    if field in ("project", "session", "run", "name"):
+        return value in getattr(found, field)
+    if field == "label":
+        return value in found.labels
+    if value in found.words:
+        return True
+    return id_shaped(value) and (value in found.run or value in found.session)
+
+
+def matches(terms: tuple[Term, ...], found: Hay) -> bool:
+    return all(term_matches(term, found) for term in terms)
