@@ -99,6 +99,11 @@ class LiveIndex:
 
     # -- queries ---------------------------------------------------------------------------
 
+    @property
+    def processes(self) -> ProcessTable:
+        """The process table owners are judged by (screens that judge again use it too)."""
+        return self._processes
+
     def runs(self) -> list[Run]:
         """Every run, newest activity first."""
         if self._order is None:

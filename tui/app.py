@@ -21,8 +21,8 @@ from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.message import Message
-from textual.notifications import SeverityLevel
-from textual.screen import Screen
+from textual.notifications import Notify, SeverityLevel
+from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
 from textual.worker import Worker, WorkerState
 
@@ -251,6 +251,13 @@ class WftopApp(App[int]):
         if self.config.bell and alert.after in ("dead", "stalled", "failed", "killed", PARTIAL):
             self.bell()
 
+    def _on_notify(self, event: Notify) -> None:
+        """A toast arrives; over a modal window (the plan, help, copy) only the newest one
+        shows, so toasts never pile up over what the window says."""
+        if isinstance(self.screen, ModalScreen):
+            self._notifications.clear()
+        super()._on_notify(event)
+
     def attention(self) -> int:
         """Runs that need a person: stalled ones, and dead or partial ones (completed with
         failed calls) within the attention window."""
@@ -310,7 +317,7 @@ class WftopApp(App[int]):
         if isinstance(self.screen, SessionsScreen):
             self.pop_screen()
         else:
-            self.push_screen(SessionsScreen())
+            self.push_screen(SessionsScreen(processes=self.index.processes))
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

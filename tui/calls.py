@@ -33,6 +33,7 @@ STATE_GLYPHS = {
 class PhaseRow:
     title: str
     calls: int
+    folded: bool = False
 
     @property
     def key(self) -> str:
@@ -194,3 +195,19 @@ def partial_line(run: Run) -> list[str]:
         f"partial  completed with {len(failed)} failed call{'s' * (len(failed) != 1)}: "
         f"{', '.join(failed)} · r resumes; surgical re-runs only these"
     ]
+
+
+def fold_phases(rows: list[PhaseRow | CallRow], folded: set[str]) -> list[PhaseRow | CallRow]:
+    """``rows`` without the calls of the phases whose key is in ``folded`` (``enter`` on a
+    phase row folds it); a folded phase's row says so."""
+    if not folded:
+        return rows
+    out: list[PhaseRow | CallRow] = []
+    hiding = False
+    for row in rows:
+        if isinstance(row, PhaseRow):
+            hiding = row.key in folded
+            out.append(PhaseRow(row.title, row.calls, folded=True) if hiding else row)
+        elif not hiding:
+            out.append(row)
+    return out

@@ -73,11 +73,29 @@ KEYS: Final[dict[str, KeySpec]] = {
     "page-up": KeySpec(
         "pageup", "page_up", "page up", LISTS, show=False, general=True, palette=False
     ),
+    "half-page-down": KeySpec(
+        "ctrl+d",
+        "half_page_down",
+        "half a page down",
+        LISTS,
+        show=False,
+        general=True,
+        palette=False,
+    ),
+    "half-page-up": KeySpec(
+        "ctrl+u",
+        "half_page_up",
+        "half a page up",
+        LISTS,
+        show=False,
+        general=True,
+        palette=False,
+    ),
     "first": KeySpec(
-        "home,ctrl+home", "first", "first row", LISTS, show=False, general=True, palette=False
+        "g,home,ctrl+home", "first", "first row", LISTS, show=False, general=True, palette=False
     ),
     "last": KeySpec(
-        "end,ctrl+end", "last", "last row", LISTS, show=False, general=True, palette=False
+        "G,end,ctrl+end", "last", "last row", LISTS, show=False, general=True, palette=False
     ),
     "top": KeySpec("g", "top", "top", VIEWS, show=False, long="go to the top"),
     "bottom": KeySpec("G", "bottom", "bottom", VIEWS, show=False, long="go to the end"),
@@ -123,7 +141,7 @@ KEYS: Final[dict[str, KeySpec]] = {
         long="cycle the project filter",
     ),
     "group": KeySpec(
-        "g",
+        "v",
         "cycle_group",
         "group",
         frozenset({"runs"}),
@@ -179,7 +197,16 @@ APP_IDS: Final = frozenset({"quit", "help", "command-palette", "sessions"})
 """Bindings that live on the App rather than on a screen."""
 
 LIST_WIDGET_IDS: Final = frozenset(
-    {"cursor-down", "cursor-up", "page-down", "page-up", "first", "last"}
+    {
+        "cursor-down",
+        "cursor-up",
+        "page-down",
+        "page-up",
+        "half-page-down",
+        "half-page-up",
+        "first",
+        "last",
+    }
 )
 """Bindings that live on the focused list or view widget."""
 

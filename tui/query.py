@@ -52,7 +52,7 @@ def hay(run: Run) -> Hay:
     labels = " ".join(call.label for call in run.fold.calls.values()).lower()
     project = f"{run.project_short} {run.folder.project}".lower()
     name = (run.name or "").lower()
-    status = run.status.value
+    status = run.shown_status  # the word the row shows: partial, not completed
     return Hay(
         status=status,
         project=project,

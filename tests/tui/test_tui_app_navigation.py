@@ -73,13 +73,19 @@ async def test_status_filter_and_grouping(tui_root, tui_processes):
         await pilot.press("s")  # attention: dead, stalled, failed, partial
         statuses = {app.runs[key].shown_status for key in table(app).item_keys}
         assert statuses == {"dead", "stalled", "failed", "partial"}
-        await pilot.press("escape", "g")
+        await pilot.press("escape", "v")
         keys = table(app).item_keys
         assert keys[0] == "group:dead"
         assert [key for key in keys if key.startswith("group:")] == [
             f"group:{word}"
             for word in (
-                "dead", "stalled", "failed", "partial", "running", "killed", "completed",
+                "dead",
+                "stalled",
+                "failed",
+                "partial",
+                "running",
+                "killed",
+                "completed",
                 "superseded",
             )
         ]
@@ -88,15 +94,15 @@ async def test_status_filter_and_grouping(tui_root, tui_processes):
         assert table(app).item_keys[1] == "group:stalled"
 
 
-async def test_sixty_columns_keep_status_name_age_parity(tui_root, tui_processes):
+async def test_sixty_columns_keep_status_name_parity_and_dead(tui_root, tui_processes):
     app = build(tui_root, tui_processes)
     async with app.run_test(size=(60, 20)) as pilot:
         await settle(pilot)
-        assert table(app).visible_columns == ["status", "name", "age", "parity"]
+        assert table(app).visible_columns == ["status", "name", "age", "parity", "dead"]
     app = build(tui_root, tui_processes)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        assert "run" in table(app).visible_columns
+        assert table(app).visible_columns == ["status", "name", "run", "age", "parity", "dead"]
 
 
 async def test_resume_keys_reach_the_plan_hook_and_read_only_refuses(tui_root, tui_processes):

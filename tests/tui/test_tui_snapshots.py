@@ -46,23 +46,23 @@ def test_runs_every_status(snap_compare, tui_root, tui_processes):
 
 
 def test_runs_at_80_by_24(snap_compare, tui_root, tui_processes):
-    """At 80 columns the DEAD column is dropped; status, name, run, project, age, parity
+    """At 80 columns the PROJECT column is dropped; status, name, run, age, parity and dead
     stay; nothing wraps. The counts line keeps the words of what needs you (stalled, dead,
     failed, partial) and shows the others as icons."""
     assert snap_compare(app_for(tui_root, tui_processes), run_before=loaded, terminal_size=SMALL)
 
 
 def test_runs_narrow_pane(snap_compare, tui_root, tui_processes):
-    """A 60-column pane keeps status, name, age and the parity cell; the counts line is cut
-    with an ellipsis, not wrapped."""
+    """A 60-column pane keeps status, name, age, the parity cell and the dead count; the
+    counts line is cut with an ellipsis, not wrapped; the key line ends with q quit ? help."""
     assert snap_compare(app_for(tui_root, tui_processes), run_before=loaded, terminal_size=NARROW)
 
 
 def test_runs_grouped_by_status(snap_compare, tui_root, tui_processes):
-    """g groups by status, what needs attention first: dead, stalled, failed, partial,
+    """v groups by status, what needs attention first: dead, stalled, failed, partial,
     running …"""
     app = app_for(tui_root, tui_processes)
-    assert snap_compare(app, run_before=loaded, press=["g"], terminal_size=SIZE)
+    assert snap_compare(app, run_before=loaded, press=["v"], terminal_size=SIZE)
 
 
 def test_run_killed_in_parallel(snap_compare, tui_root, tui_processes):

@@ -124,7 +124,7 @@ class AgentScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="agent-header")
-        log = ConversationLog(id="agent-log", wrap=True, highlight=False, markup=False)
+        log = ConversationLog(id="agent-log", wrap=True, highlight=False, markup=False, min_width=1)
         log.auto_scroll = False
         yield log
         yield KeyBar()

@@ -15,12 +15,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from wftop.core.forensics.masking import redaction_line
 from wftop.core.forensics.stats import compute_stats
 from wftop.core.procs import ProcessTable, default_table
 from wftop.core.redact import Redactor, redact_tree
+from wftop.tui.widgets.key_bar import KeyBar
 
 RETURNED, NOT_RETURNED = "●", "○"
 LABEL_WIDTH = 34
@@ -84,7 +85,7 @@ class AttemptsScreen(Screen[None]):
         yield Static("reading runs…", id="attempts-header")
         with VerticalScroll(id="attempts-body"):
             yield AttemptPlot(id="attempts-plot")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.load()

@@ -45,6 +45,11 @@ def run_choices(run: Run, agent_id: str | None = None) -> list[tuple[str, str]]:
     return choices
 
 
+def tail(text: str, width: int) -> str:
+    """``text`` cut to its last ``width`` cells behind an ellipsis."""
+    return text if len(text) <= width else "…" + text[len(text) - width + 1 :]
+
+
 class CopyScreen(ModalScreen[None]):
     SCREEN_NAME = "copy"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -64,16 +69,14 @@ class CopyScreen(ModalScreen[None]):
         self.choices = choices
 
     def compose(self) -> ComposeResult:
+        # The window takes at most 90% of the pane; a value longer than its room keeps its
+        # end (where a path names the run) after an ellipsis.
+        room = max(12, int(self.app.size.width * 0.9) - 4 - 6 - 17)
         with Vertical():
-            yield Static("Copy to the clipboard (OSC 52)")
+            yield Static("Copy to the clipboard")
             yield OptionList(
                 *(
-                    Option(
-                        Text(
-                            f"{label:<16} {display_path(value)}", no_wrap=True, overflow="ellipsis"
-                        ),
-                        id=str(at),
-                    )
+                    Option(Text(f"{label:<16} {tail(display_path(value), room)}"), id=str(at))
                     for at, (label, value) in enumerate(self.choices)
                 )
             )

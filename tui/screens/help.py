@@ -9,23 +9,30 @@ from rich.style import StyleType
 from rich.table import Table
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from wftop.tui.keys import KEYS, binding
+from wftop.tui.keys import APP_IDS, KEYS, binding
 
 TITLES = {
     "runs": "Runs",
     "run": "Run",
     "agent": "Agent transcript",
     "journal": "Journal",
+    "plan": "Resume plan",
+    "sessions": "Sessions",
+    "session-report": "Session report",
+    "attempts": "Attempts plot",
 }
 
 EXTRA = {
     "runs": [("⏎ on a group", "fold or unfold the group")],
-    "run": [("⏎ on a try", "open that attempt's transcript")],
+    "run": [
+        ("⏎ on a phase", "fold or unfold the phase"),
+        ("⏎ on a try", "open that attempt's transcript"),
+    ],
     "agent": [],
     "journal": [],
 }
@@ -60,17 +67,32 @@ class _PlainTable(Table):
         super().add_row(*cells, style=style, end_section=end_section)
 
 
-def help_table(app: App[Any], screen_name: str) -> Table:
+def own_rows(bindings: list[Binding]) -> list[tuple[str, str, str]]:
+    """(keys, description, id) of a screen's own bindings that `KEYS` does not hold."""
+    rows = []
+    for bound in bindings:
+        if bound.id in KEYS or not bound.description:
+            continue
+        keys = key_text(bound.key, bound.key_display)
+        rows.append((keys, bound.description, bound.id or ""))
+    return rows
+
+
+def help_table(
+    app: App[Any], screen_name: str, own: list[tuple[str, str, str]] | None = None
+) -> Table:
+    """The keys of a screen, then the general ones; in a narrow pane the descriptions wrap
+    and the key and binding id columns stay whole."""
     table = _PlainTable.grid(padding=(0, 2))
-    table.add_column(style="bold", no_wrap=True, min_width=14)
-    table.add_column(no_wrap=True, min_width=30)
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
     table.add_column(style="dim", no_wrap=True)
     keymap = app._keymap  # the user's [keys] table, already applied by Textual
     general = []
     title = Text(f"{TITLES.get(screen_name, screen_name)} screen", style="underline")
     table.add_row(title, "", "")
     for binding_id, spec in KEYS.items():
-        if screen_name not in spec.screens:
+        if screen_name not in spec.screens and binding_id not in APP_IDS:
             continue
         remapped = keymap.get(binding_id)
         keys = key_text(remapped or spec.keys, None if remapped else spec.key_display)
@@ -79,6 +101,8 @@ def help_table(app: App[Any], screen_name: str) -> Table:
             general.append(row)
         else:
             table.add_row(*row)
+    for row in own or []:
+        table.add_row(*row)
     for keys, description in EXTRA.get(screen_name, []):
         table.add_row(keys, description, "")
     table.add_row(Text("General", style="underline"), "", "")
@@ -106,11 +130,12 @@ class HelpScreen(ModalScreen[None]):
     def __init__(self, under: Screen[object]) -> None:
         super().__init__()
         self.under_name = getattr(under, "SCREEN_NAME", "runs")
+        self.own = own_rows([bound for bound in under.BINDINGS if isinstance(bound, Binding)])
 
     def compose(self) -> ComposeResult:
         with VerticalScroll() as scroll:
             scroll.border_title = "keys"
-            yield Static(help_table(self.app, self.under_name))
+            yield Static(help_table(self.app, self.under_name, self.own))
             yield Static(Text(FOOTNOTE, style="dim"))
 
     def action_close(self) -> None:

@@ -117,7 +117,7 @@ class JournalScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"journal  {display_path(self.run.folder.journal)}"), id="journal-header")
-        log = JournalLog(id="journal-log", wrap=True, highlight=False, markup=False)
+        log = JournalLog(id="journal-log", wrap=True, highlight=False, markup=False, min_width=1)
         log.auto_scroll = False
         yield log
         yield KeyBar()

@@ -8,14 +8,13 @@ raising an alert when a call the forecast served from cache starts live.
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.markup import escape
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -28,6 +27,7 @@ from wftop.core.resume.launcher import Strategy, SubprocessLauncher
 from wftop.core.resume.machine import ResumeState
 from wftop.core.resume.plan import Plan, make_plan
 from wftop.core.resume.store import ResumeStore
+from wftop.tui.keys import binding
 
 if TYPE_CHECKING:
     from wftop.tui.app import WftopApp
@@ -70,15 +70,18 @@ def plan_text(plan: Plan) -> str:
         )
     for hazard in plan.hazards:
         lines.append(f"[yellow]hazard[/] {hazard.code}: {_shown(hazard.message)}")
+    return "\n".join(lines)
+
+
+def verdict_text(plan: Plan) -> str:
+    """The guard's verdict and the keys that act on it (docked under the scrolling plan)."""
     verdict = plan.verdict
     colour = "green" if verdict.ok else "red"
-    lines.append(f"[{colour}]guard  {_shown(verdict.reason)}[/]")
-    lines.append("")
-    if fresh:
-        lines.append("enter relaunch · esc close" if verdict.ok else "esc close")
+    if plan.strategy is Strategy.FRESH:
+        keys = "enter relaunch · esc close" if verdict.ok else "esc close"
     else:
-        lines.append("enter resume · 1/2/3 strategy · esc close" if verdict.ok else "esc close")
-    return "\n".join(lines)
+        keys = "enter resume · 1/2/3 strategy · esc close" if verdict.ok else "esc close"
+    return f"[{colour}]guard  {_shown(verdict.reason)}[/]\n{keys} · ? keys"
 
 
 class ResumePlanScreen(ModalScreen[None]):
@@ -91,14 +94,18 @@ class ResumePlanScreen(ModalScreen[None]):
         Binding("2", "strategy('2')", "relocate", id="plan-relocate", show=False),
         Binding("3", "strategy('3')", "surgical", id="plan-surgical", show=False),
         Binding("s", "stop", "stop the relaunch", id="plan-stop"),
+        binding("help"),
     ]
+    SCREEN_NAME = "plan"
     DEFAULT_CSS = """
     ResumePlanScreen { align: center middle; }
-    ResumePlanScreen > VerticalScroll {
+    ResumePlanScreen > Vertical {
         width: 95%; max-width: 110; height: auto; max-height: 90%;
         border: round $primary; background: $surface; padding: 0 1;
     }
+    ResumePlanScreen VerticalScroll { height: auto; max-height: 1fr; }
     ResumePlanScreen #progress { color: $text-accent; }
+    ResumePlanScreen #verdict { dock: bottom; height: auto; border-top: solid $primary; }
     """
 
     def __init__(self, run: Run, *, strategy: Strategy | None = None) -> None:
@@ -111,29 +118,36 @@ class ResumePlanScreen(ModalScreen[None]):
         self.processes = default_table()
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll():
-            yield Static("planning…", id="plan")
-            yield Static("", id="progress")
+        with Vertical():
+            yield Static("", id="verdict")
+            with VerticalScroll():
+                yield Static("planning…", id="plan")
+                yield Static("", id="progress")
 
     def on_mount(self) -> None:
+        index = getattr(self.app, "index", None)
+        if index is not None:
+            self.processes = index.processes  # owners judged as the run list judged them
+        self.app.clear_notifications()  # toasts raised before the plan would cover it
         self.make_plan()
 
     @work(thread=True, exclusive=True, group="plan")
     def make_plan(self) -> None:
-        config = cast("WftopApp", self.app).config
+        app = cast("WftopApp", self.app)
         plan = make_plan(
             self.run_view,
             processes=self.processes,
-            now=time.time(),
+            now=app.now(),
             strategy=self.strategy,
-            claude_bin=config.claude,
-            extra_flags=config.resume_flags,
+            claude_bin=app.config.claude,
+            extra_flags=app.config.resume_flags,
         )
         self.app.call_from_thread(self.show_plan, plan)
 
     def show_plan(self, plan: Plan) -> None:
         self.plan = plan
         self.query_one("#plan", Static).update(plan_text(plan))
+        self.query_one("#verdict", Static).update(verdict_text(plan))
 
     def action_strategy(self, key: str) -> None:
         if self.attempt is None and self.strategy is not Strategy.FRESH:

@@ -16,7 +16,14 @@ from wftop.core.changeset import ChangeSet
 from wftop.core.launchinfo import LaunchInfo, find_launch
 from wftop.core.model import Run
 from wftop.core.redact import Redactor
-from wftop.tui.calls import CallRow, call_rows, parity_lines, partial_line
+from wftop.tui.calls import (
+    CallRow,
+    PhaseRow,
+    call_rows,
+    fold_phases,
+    parity_lines,
+    partial_line,
+)
 from wftop.tui.format import display_path, one_line, status_label
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
 from wftop.tui.widgets.call_table import CallTable
@@ -87,6 +94,8 @@ class RunScreen(Screen[None]):
         self.ident = ident
         self._launch: dict[str, LaunchInfo] = {}
         """The launching ``Workflow`` call of runs without a snapshot, once read."""
+        self.folded: set[str] = set()
+        """Keys of the phases folded with ``enter`` (kept while the screen shows one run)."""
 
     @property
     def wftop(self) -> WftopApp:
@@ -110,6 +119,7 @@ class RunScreen(Screen[None]):
         """Point this (reused) screen at another run."""
         if ident != self.ident:
             self.ident = ident
+            self.folded.clear()
             if self.is_mounted:
                 self.query_one(CallTable).show([])
                 self.refresh_run()
@@ -136,7 +146,7 @@ class RunScreen(Screen[None]):
         self.query_one("#run-summary", Static).update(Text(summary(run, launch)))
         table = self.query_one(CallTable)
         fresh = not table.item_keys
-        rows = call_rows(run)
+        rows = fold_phases(call_rows(run), self.folded)
         table.show(list(rows))
         if fresh:
             first = next((row.key for row in rows if isinstance(row, CallRow)), None)
@@ -161,6 +171,10 @@ class RunScreen(Screen[None]):
 
     def action_open(self) -> None:
         run, row = self.run, self.query_one(CallTable).cursor_item()
+        if isinstance(row, PhaseRow):
+            self.folded ^= {row.key}
+            self.refresh_run()
+            return
         if run is None or not isinstance(row, CallRow) or not row.agent_id:
             return
         from wftop.tui.screens.agent import AgentScreen

@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from wftop.core.discovery import default_roots
 from wftop.core.forensics.limits import RECENT_SESSIONS
@@ -27,10 +27,11 @@ from wftop.core.forensics.summary import recent_rows, report_text
 from wftop.core.procs import ProcessTable, default_table
 from wftop.core.redact import Redactor, redact_tree
 from wftop.tui.screens import plan
+from wftop.tui.widgets.key_bar import KeyBar
 
 CSS = """
 SessionsScreen #sessions-header, SessionReportScreen #report-header {
-    height: 1; padding: 0 1; background: $panel; text-wrap: nowrap;
+    height: 1; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis;
 }
 SessionsScreen #sessions-table { height: 1fr; }
 SessionsScreen #sessions-evidence { height: auto; max-height: 4; padding: 0 1; color: $text-muted; }
@@ -78,7 +79,7 @@ class SessionsScreen(Screen[None]):
         table.add_columns("last write", "session", "dead/all", "cause", "cwd")
         yield table
         yield Static("", id="sessions-evidence")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         if self.roots is None:
@@ -136,7 +137,7 @@ class SessionsScreen(Screen[None]):
     def action_plot(self) -> None:
         from wftop.tui.screens.attempts import AttemptsScreen
 
-        self.app.push_screen(AttemptsScreen(self.roots or []))
+        self.app.push_screen(AttemptsScreen(self.roots or [], processes=self.processes))
 
     def action_reload(self) -> None:
         self.load()
@@ -171,7 +172,7 @@ class SessionReportScreen(Screen[None]):
         yield table
         with VerticalScroll(id="report-body"):
             yield Static("", id="report-text")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.load()
@@ -223,7 +224,7 @@ class SessionReportScreen(Screen[None]):
     def action_plot(self) -> None:
         from wftop.tui.screens.attempts import AttemptsScreen
 
-        self.app.push_screen(AttemptsScreen(app_roots(self.app)))
+        self.app.push_screen(AttemptsScreen(app_roots(self.app), processes=self.processes))
 
     def action_back(self) -> None:
         self.app.pop_screen()

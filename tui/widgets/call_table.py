@@ -51,7 +51,8 @@ class CallTable(FittedTable):
         for spec, width in layout:
             if isinstance(item, PhaseRow):
                 calls = f"{item.calls} call" + ("s" if item.calls != 1 else "")
-                value = {"label": f"▾ {item.title}", "state": calls}.get(spec.key, "")
+                arrow = "▸" if item.folded else "▾"
+                value = {"label": f"{arrow} {item.title}", "state": calls}.get(spec.key, "")
                 out.append(p.styled(clip(value, width), "group"))
                 continue
             assert isinstance(item, CallRow)

@@ -3,13 +3,44 @@
 Textual's `Footer` makes a widget per key and rebuilds them whenever the
 bindings change, which is most of the cost of switching screens. This bar
 draws the same facts (the active screen's shown bindings, remapped keys
-included) as a single `Static`.
+included) as a single `Static`, each action once.
+
+The screen's own keys come first and the app's after them. When the line does
+not fit, ``q quit`` and ``? help`` stay on it: the screen's keys that do not fit
+are dropped from the end (an ``…`` says so) and ``^p palette`` goes first.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.widgets import Static
+
+GAP = "  "
+KEPT = ("quit", "help")
+"""App actions that stay on the line however narrow the pane (without ``app.``)."""
+
+
+def fit_keys(
+    screen_keys: list[tuple[str, str]], app_keys: list[tuple[str, str, str]], width: int
+) -> tuple[list[tuple[str, str]], bool, list[tuple[str, str]]]:
+    """Which (key, description) pairs fit in ``width`` cells.
+
+    ``app_keys`` are (action, key, description). Returns the screen keys kept, whether
+    some were dropped (an ``…`` is drawn) and the app keys kept.
+    """
+
+    def cells(pairs: list[tuple[str, str]], ellipsis: bool = False) -> int:
+        parts = [len(key) + 1 + len(words) for key, words in pairs] + [1] * ellipsis
+        return sum(parts) + len(GAP) * max(0, len(parts) - 1)
+
+    app_all = [(key, words) for _action, key, words in app_keys]
+    if cells(screen_keys + app_all) <= width:
+        return screen_keys, False, app_all
+    kept_app = [(key, words) for action, key, words in app_keys if action in KEPT]
+    shown = list(screen_keys)
+    while shown and cells(shown + kept_app, ellipsis=True) > width:
+        shown.pop()
+    return shown, True, kept_app
 
 
 class KeyBar(Static):
@@ -32,6 +63,9 @@ class KeyBar(Static):
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
 
+    def on_resize(self) -> None:
+        self._draw()
+
     def _bindings_changed(self, _screen: object) -> None:
         self._draw()
 
@@ -39,17 +73,34 @@ class KeyBar(Static):
         variables = self.app.get_css_variables()
         key_colour = variables.get("footer-key-foreground", "")
         key_style = f"bold {key_colour[:7]}" if key_colour.startswith("#") else "bold"
-        line = Text(no_wrap=True, overflow="ellipsis")
         seen: set[str] = set()
-        active = list(self.screen.active_bindings.values())
-        # The screen's own keys first, the app's (quit, help, palette) after them.
-        active.sort(key=lambda item: item[0] is self.app or item[1].action.startswith("app."))
-        for _node, binding, enabled, _tooltip in active:
-            if not binding.show or not enabled or binding.action in seen:
+        screen_keys: list[tuple[str, str]] = []
+        app_keys: list[tuple[str, str, str]] = []
+        for node, binding, enabled, _tooltip in self.screen.active_bindings.values():
+            action = binding.action.removeprefix("app.")
+            if not binding.show or not enabled or action in seen:
                 continue
-            seen.add(binding.action)
+            seen.add(action)
+            key = self.app.get_key_display(binding)
+            if node is self.app or binding.action.startswith("app."):
+                app_keys.append((action, key, binding.description))
+            else:
+                screen_keys.append((key, binding.description))
+        app_keys.sort(key=lambda item: KEPT.index(item[0]) if item[0] in KEPT else len(KEPT))
+        width = self.content_region.width or self.app.size.width - 2
+        shown, cut, kept_app = fit_keys(screen_keys, app_keys, width)
+        line = Text(no_wrap=True, overflow="ellipsis")
+        for key, words in shown:
             if line:
-                line.append("  ")
-            line.append(self.app.get_key_display(binding), style=key_style)
-            line.append(f" {binding.description}")
+                line.append(GAP)
+            line.append(key, style=key_style)
+            line.append(f" {words}")
+        if cut:
+            line.append(GAP if line else "")
+            line.append("…")
+        for key, words in kept_app:
+            if line:
+                line.append(GAP)
+            line.append(key, style=key_style)
+            line.append(f" {words}")
         self.update(line)

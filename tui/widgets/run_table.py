@@ -18,13 +18,14 @@ from wftop.tui.widgets.table import FittedTable
 RUN_COLUMNS = [
     ColumnSpec("status", "STATUS", 12, 0),
     ColumnSpec("name", "NAME", 12, 1, flex=True),
-    ColumnSpec("run", "RUN", 15, 4),
-    ColumnSpec("project", "PROJECT", 14, 5),
-    ColumnSpec("age", "AGE", 4, 2, right=True),
-    ColumnSpec("parity", "PARITY", 14, 3),
-    ColumnSpec("dead", "DEAD", 4, 6, right=True),
+    ColumnSpec("run", "RUN", 15, 5),
+    ColumnSpec("project", "PROJECT", 14, 6),
+    ColumnSpec("age", "AGE", 4, 4, right=True),
+    ColumnSpec("parity", "PARITY", 14, 2),
+    ColumnSpec("dead", "DEAD", 4, 3, right=True),
 ]
-"""Display order; priority 0 is dropped last (60 columns keep status, name, age, parity)."""
+"""Display order; priority 0 is dropped last: status, name, parity and dead stay longest
+(60 columns keep them and the age; 80 adds the run id; 100 shows every column)."""
 
 
 class RunTable(FittedTable):

@@ -23,7 +23,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from wftop.tui.keys import binding
+from wftop.tui.keys import KEYS, LIST_WIDGET_IDS, binding
 from wftop.tui.widgets.columns import ColumnSpec, fit
 
 HEADER_LINES = 1
@@ -31,8 +31,7 @@ HEADER_LINES = 1
 
 class FittedTable(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
-        binding(binding_id)
-        for binding_id in ("cursor-down", "cursor-up", "page-down", "page-up", "first", "last")
+        binding(binding_id) for binding_id in KEYS if binding_id in LIST_WIDGET_IDS
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -203,6 +202,12 @@ class FittedTable(ScrollView, can_focus=True):
 
     def action_page_up(self) -> None:
         self.move_cursor(self.cursor_row - self._page())
+
+    def action_half_page_down(self) -> None:
+        self.move_cursor(self.cursor_row + max(1, self._page() // 2))
+
+    def action_half_page_up(self) -> None:
+        self.move_cursor(self.cursor_row - max(1, self._page() // 2))
 
     def action_first(self) -> None:
         self.move_cursor(0)

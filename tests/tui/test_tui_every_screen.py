@@ -1,0 +1,91 @@
+"""Every screen at the three pane sizes people keep wftop in: 60×20, 100×30 and 200×50.
+
+Baselines live in ``snapshots/test_tui_every_screen/`` and are the pictures of
+``docs/guide.md`` (``python -m tests.tui.guide_pictures`` copies them there). What a
+reviewer should see in each, at every size:
+
+* runs: status, name, parity and dead always; age, then the run id, then the project as
+  the pane widens; a cut name ends with ``…``; the key line ends with ``q quit  ? help``.
+* run: the summary lines end with ``…`` when cut; the calls keep CALL, STATE and RESULT.
+* agent, journal: the header cut with ``…``; the text wraps.
+* help: the binding ids whole; descriptions wrap in a narrow pane.
+* plan: the guard's verdict and ``enter resume · 1/2/3 strategy · esc close`` docked at the
+  bottom of the window, the plan scrolling above them.
+* copy: the choices, each cut with ``…``.
+* sessions, attempts: their own key line (``? help`` included, the palette once).
+
+(The session report is left out: it prints the transcript's full path, which is a
+temporary folder in a test.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from tests.tui.test_tui_snapshots import app_for, loaded
+from wftop.tui.screens.agent import AgentScreen
+
+SIZES = {"60x20": (60, 20), "100x30": (100, 30), "200x50": (200, 50)}
+DEAD_RUN = "wf_cd4c7489-d27"
+
+pytestmark = pytest.mark.usefixtures("snapshots_at_root")
+
+Steps = Callable[[Any], Awaitable[None]]
+
+
+async def settled(pilot: Any) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def on_dead_run(pilot: Any) -> None:
+    await loaded(pilot)
+    app = pilot.app
+    ident = next(run.ident for run in app.runs.values() if run.run_id == DEAD_RUN)
+    app.screen.query_one("RunTable").move_to_key(ident)
+
+
+def pressing(*keys: str) -> Steps:
+    async def steps(pilot: Any) -> None:
+        await on_dead_run(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settled(pilot)
+
+    return steps
+
+
+async def agent(pilot: Any) -> None:
+    await loaded(pilot)
+    app = pilot.app
+    run = next(run for run in app.runs.values() if run.run_id == DEAD_RUN)
+    screen = AgentScreen(run, "a5eb88c6f1aa356a8", "a3")
+    await app.push_screen(screen)
+    for _ in range(2000):
+        if screen.loaded:
+            break
+        await pilot.pause(0.01)
+    await pilot.pause()
+
+
+SCREENS: dict[str, Steps] = {
+    "runs": pressing(),
+    "run": pressing("enter"),
+    "agent": agent,
+    "journal": pressing("J"),
+    "help": pressing("question_mark"),
+    "plan": pressing("r"),
+    "copy": pressing("y"),
+    "sessions": pressing("S"),
+    "attempts": pressing("S", "p"),
+}
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("screen", SCREENS)
+def test_screen(snap_compare, tui_root, tui_processes, screen, size):
+    app = app_for(tui_root, tui_processes)
+    assert snap_compare(app, run_before=SCREENS[screen], terminal_size=SIZES[size])
