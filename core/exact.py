@@ -30,6 +30,9 @@ class RehearsalFailed(RuntimeError):
     """The rehearsal could not say what the CLI would do: no ``claude`` to rehearse with, no
     script, the CLI failed or ran out of time (the message is one line, for the user)."""
 
+    timed_out = False
+    """It ran out of time (a longer timeout may do)."""
+
 
 class Rehearse(Protocol):
     """Rehearses the resume of a plan and returns its exact forecast (for the plan's

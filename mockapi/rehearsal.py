@@ -53,6 +53,10 @@ class RehearsalError(RehearsalFailed):
     """The rehearsal could not say what the CLI would do (one line, for the user)."""
 
 
+class RehearsalTimedOut(RehearsalError):
+    timed_out = True
+
+
 @dataclass(frozen=True)
 class Rehearsal:
     forecast: Forecast
@@ -89,8 +93,8 @@ def rehearse(
     try:
         version = cli_version(claude, timeout=timeout)
     except subprocess.TimeoutExpired:
-        msg = f"{claude} --version did not answer within {timeout:.0f} s"
-        raise RehearsalError(msg) from None
+        msg = f"{claude} --version did not answer within {timeout:g} s"
+        raise RehearsalTimedOut(msg) from None
     except OSError as error:
         msg = f"cannot run {claude}: {error.strerror or error}"
         raise RehearsalError(msg) from None
@@ -120,8 +124,8 @@ def rehearse(
                     code = proc.wait(max(0.1, timeout - (time.monotonic() - began)))
                     tail = proc.tail(400)
             except RealCliError:
-                msg = f"the rehearsal did not finish within {timeout:.0f} s (claude {version})"
-                raise RehearsalError(msg) from None
+                msg = f"the rehearsal did not finish within {timeout:g} s (claude {version})"
+                raise RehearsalTimedOut(msg) from None
             requests = len(mock.requests)
         seen = _what_was_seen(project / session, run.run_id, version)
         if code != 0 and not seen.completed:

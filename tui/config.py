@@ -57,6 +57,8 @@ class Config:
     """The ``claude`` binary a resume runs (default: ``$WFTOP_CLAUDE``, then PATH)."""
     resume_flags: tuple[str, ...] = ()
     """Extra CLI flags for every resume, shown in the plan (``["--model", "opus"]``)."""
+    exact_forecast: bool = True
+    """The plan rehearses the resume in the background and then shows the exact forecast."""
 
 
 FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
@@ -71,6 +73,7 @@ FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "keys": (dict, "a table of binding id = key"),
     "claude": (str, "a path to the claude binary"),
     "resume_flags": (list, "a list of CLI flags"),
+    "exact_forecast": (bool, "true or false"),
 }
 
 RETIRED: dict[str, str] = {

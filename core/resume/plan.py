@@ -75,6 +75,22 @@ class Plan:
         the tripwire of a launch follows it."""
         return replace(self, forecasts={**self.forecasts, forecast.strategy: forecast})
 
+    @property
+    def rehearsal_key(self) -> tuple[object, ...]:
+        """What a rehearsal of this plan read: the strategy, the journal as it stood, the
+        script, the prompt (run id, script, args) and the flags."""
+        run = self.run
+        journal = (run.folder.journal, run.journal_size, run.journal_mtime)
+        return (self.strategy, journal, self.script_path, self.prompt, self.extra_flags)
+
+    def keeping_exact(self, earlier: Plan) -> Plan:
+        """This plan (made again) with the exact forecast ``earlier`` had for its strategy,
+        while the rehearsal still holds: nothing it read has changed."""
+        forecast = earlier.forecasts.get(self.strategy.value)
+        if forecast is None or not forecast.exact or earlier.rehearsal_key != self.rehearsal_key:
+            return self
+        return self.with_forecast(forecast)
+
     def to_json(self) -> dict[str, Any]:
         """The ``wftop resume --dry-run --json`` shape."""
         return json_safe_dict(

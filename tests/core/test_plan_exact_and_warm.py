@@ -95,3 +95,21 @@ def test_surgical_wins_only_where_it_runs_fewer_calls(tmp_path: Path) -> None:
     assert recommend(default, surgical, owner_clear=False, transcript_gone=False) is (
         Strategy.RESUME_OWNER
     )
+
+
+def test_a_plan_made_again_keeps_the_exact_forecast_until_the_journal_changes(
+    tmp_path: Path,
+) -> None:
+    root = copy_tree("mid-failure", tmp_path)
+    run = the_run(root)
+    plan = plan_of(run, now=0.0)
+    exact = exact_forecast(run.fold, plan.strategy.value, Seen(frozenset(), 7, True, "2.1.332"))
+    rehearsed = plan.with_forecast(exact)
+
+    assert plan_of(the_run(root), now=0.0).keeping_exact(rehearsed).forecast is exact
+    assert plan_of(run, now=0.0, strategy="surgical").keeping_exact(rehearsed).forecast.exact is (
+        False
+    )
+    with open(run.folder.journal, "ab") as journal:
+        journal.write(b'{"type":"started","key":"v2:x","agentId":"ax","label":"a7"}\n')
+    assert plan_of(the_run(root), now=0.0).keeping_exact(rehearsed).forecast.exact is False
