@@ -2,7 +2,8 @@
 
 The first line is the cold index (every run ``added``); each later line is one
 change set, ``{"seq": n, "added": [...], "changed": [...], "removed": [...]}``, with
-runs in the ``ls --json`` shape and removed runs as ``<session>/<runId>`` idents.
+runs in the ``ls --json`` shape and removed runs as their idents, ``<session>/<runId>@<root>``
+(`wftop.core.discovery.run_ident`).
 Each line is flushed as it is written. SIGINT or SIGTERM ends the stream (exit 0).
 """
 

@@ -51,13 +51,13 @@ def journal_lines_without_failed(path: str) -> list[bytes] | None:
 def find_superseded(folders: Iterable[RunFolder]) -> dict[str, str]:
     """Runs continued in another session: ident → the session that continued it.
 
-    A run is superseded when the same run id exists in another session whose journal
+    A run is superseded when the same run id exists in another session of its root whose journal
     begins with this one's lines and is longer. ``failed`` lines are left out of the
     comparison, so a healed copy (failed lines dropped) still counts.
     """
-    by_run: dict[str, list[RunFolder]] = {}
+    by_run: dict[tuple[str, str], list[RunFolder]] = {}
     for folder in folders:
-        by_run.setdefault(folder.run_id, []).append(folder)
+        by_run.setdefault((folder.root, folder.run_id), []).append(folder)
     superseded: dict[str, str] = {}
     for group in by_run.values():
         if len(group) < 2:

@@ -96,8 +96,16 @@ class RunFolder:
 
     @property
     def ident(self) -> str:
-        """Stable identity of the run in an index: session and run id."""
-        return f"{self.session_id}/{self.run_id}"
+        """The run's identity wherever wftop keys runs: `run_ident` of its root, session and id."""
+        return run_ident(self.root, self.session_id, self.run_id)
+
+
+def run_ident(root: str, session_id: str, run_id: str) -> str:
+    """The one identity of a run: the live index, change sets, the TUI's rows and selection
+    and the resume plan all key runs by it. ``<session>/<runId>@<root>``: the same run copied
+    under two roots (a backup, a second ``CLAUDE_CONFIG_DIR``) is two runs. A remote run will
+    add its host in front of the root (``@host:root``), and nothing else changes."""
+    return f"{session_id}/{run_id}@{root}"
 
 
 def _under(base: str, *parts: str) -> str:

@@ -38,6 +38,7 @@ from wftop.core.discovery import (
     RunFolder,
     newest_sessions_first,
     run_folders_of,
+    run_ident,
     session_run_folders,
 )
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
@@ -297,7 +298,7 @@ class LiveIndex:
             if touch.ident:
                 snapshots.add(touch.ident)
             elif touch.name:
-                snapshots.add(f"{touch.session}/{touch.name}")
+                snapshots.add(run_ident(touch.root, touch.session, touch.name))
             else:
                 snapshots.update(self._session_idents(touch))
         transcripts = {t.ident for t in kinds.get(Kind.TRANSCRIPT, [])}

@@ -14,10 +14,11 @@ from wftop.tui.widgets.run_table import RunTable
 SIZE = (100, 30)
 
 
-def build(root: Path, processes, **kwargs) -> WftopApp:  # type: ignore[no-untyped-def]
+def build(root: Path | list[Path], processes, **kwargs) -> WftopApp:  # type: ignore[no-untyped-def]
     config = kwargs.pop("config", Config(bell=False))
+    roots = [str(path) for path in (root if isinstance(root, list) else [root])]
     return make_app(
-        [str(root)], config=config, processes=processes, now=lambda: TUI_NOW, live=False, **kwargs
+        roots, config=config, processes=processes, now=lambda: TUI_NOW, live=False, **kwargs
     )
 
 

@@ -162,8 +162,7 @@ class RunListView:
 def row_key(row: Run | GroupRow) -> str:
     if isinstance(row, GroupRow):
         return row.key
-    folder = row.folder
-    return f"{folder.session_id}/{folder.run_id}"
+    return row.ident
 
 
 T = TypeVar("T")

@@ -96,6 +96,7 @@ class Plan:
         return json_safe_dict(
             {
                 "run_id": self.run.run_id,
+                "root": self.run.folder.root,
                 "strategy": self.strategy.value,
                 "recommended": self.recommended.value,
                 "argv": self.argv,

@@ -46,13 +46,13 @@ def rows(runs: list[Any]) -> list[dict[str, Any]]:
 class Follower:
     """Runs an index's ``changes()`` in a task and keeps every change set it yields."""
 
-    def __init__(self, root: Path, now: Callable[[], float], **options: Any) -> None:
-        self.root = root
+    def __init__(self, root: Path | list[Path], now: Callable[[], float], **options: Any) -> None:
+        self.roots = [str(path) for path in (root if isinstance(root, list) else [root])]
         self.now = now
         self.processes = options.pop("processes", FakeProcessTable())
         options.setdefault("sweep_interval", 3600.0)
         self.index = LiveIndex(
-            [str(root)], processes=self.processes, now=now, debounce_ms=20, step_ms=5, **options
+            self.roots, processes=self.processes, now=now, debounce_ms=20, step_ms=5, **options
         )
         self.cold = self.index.cold_start()
         self.sets: list[ChangeSet] = []
@@ -65,7 +65,7 @@ class Follower:
                 self.sets.append(change)
 
     def cold_rows(self) -> list[dict[str, Any]]:
-        scan = scan_roots([str(self.root)], processes=self.processes, now=self.now)
+        scan = scan_roots(self.roots, processes=self.processes, now=self.now)
         return rows(scan.runs)
 
     async def until(self, predicate: Callable[[], bool]) -> None:
@@ -94,7 +94,7 @@ class Follower:
 
 
 @contextlib.asynccontextmanager
-async def follow(root: Path, **options: Any) -> AsyncIterator[Follower]:
+async def follow(root: Path | list[Path], **options: Any) -> AsyncIterator[Follower]:
     moment = options.pop("moment", time.time())
     follower = Follower(root, options.pop("now", lambda: moment), **options)
     try:

@@ -18,6 +18,7 @@ from bench.soak import added_counts, base_counts, make_runs, writer_argv
 from tests.core.test_index import follow, rows
 from tests.corpus import copy_tree
 from wftop.core.changeset import ChangeSet
+from wftop.core.discovery import run_ident
 
 WRITERS = 16
 LINES = 10_000
@@ -28,7 +29,10 @@ BOUND = 120.0
 async def test_sixteen_writers_every_line_counted_once(tmp_path):
     root = copy_tree("killed", tmp_path)
     folders = make_runs(root, WRITERS, "load")
-    bases = {f"{f.parents[2].name}/{f.name}": base_counts(f / "journal.jsonl") for f in folders}
+    bases = {
+        run_ident(str(root), f.parents[2].name, f.name): base_counts(f / "journal.jsonl")
+        for f in folders
+    }
     started, returned = added_counts(LINES)
     expected = {ident: (s + started, r + returned) for ident, (s, r) in bases.items()}
     async with follow(root, now=time.time) as live:

@@ -131,7 +131,7 @@ async def test_y_copies_the_run_id(tui_root, tui_processes):
         await pilot.press("y")
         assert isinstance(app.screen, CopyScreen)
         await pilot.press("enter")
-        assert app.clipboard == table(app).cursor_key().split("/")[1]
+        assert app.clipboard == app.runs[table(app).cursor_key()].run_id
 
 
 async def test_help_lists_screen_and_general_keys(tui_root, tui_processes):

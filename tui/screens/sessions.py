@@ -9,6 +9,7 @@ takes them from the app's index when it has some.
 
 from __future__ import annotations
 
+import os
 from typing import Any, ClassVar
 
 from rich.markup import escape
@@ -19,7 +20,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from wftop.core.discovery import default_roots
+from wftop.core.discovery import default_roots, run_ident
 from wftop.core.forensics.limits import RECENT_SESSIONS
 from wftop.core.forensics.masking import redaction_line
 from wftop.core.forensics.report import build_report
@@ -219,7 +220,7 @@ class SessionReportScreen(Screen[None]):
         if worker is None or worker["kind"] != "workflow" or not worker["run_id"]:
             self.app.notify("Select a dead workflow to resume.", title="Resume", severity="warning")
             return
-        open_resume(self.app, str(self.data["session_id"] if self.data else ""), worker["run_id"])
+        open_resume(self.app, self.transcript, worker["run_id"])
 
     def action_plot(self) -> None:
         from wftop.tui.screens.attempts import AttemptsScreen
@@ -230,9 +231,13 @@ class SessionReportScreen(Screen[None]):
         self.app.pop_screen()
 
 
-def open_resume(app: Any, session_id: str, run_id: str) -> None:
-    """``r`` on a dead workflow: the resume plan of its run, else a hint when no run is found."""
-    ident = f"{session_id}/{run_id}"
+def open_resume(app: Any, transcript: str, run_id: str) -> None:
+    """``r`` on a dead workflow of the session whose transcript is ``transcript``: the resume
+    plan of that run under that root, else a hint when no run is found."""
+    slug_dir = os.path.dirname(transcript)
+    root = os.path.dirname(os.path.dirname(slug_dir))
+    session_id = os.path.basename(transcript).removesuffix(".jsonl")
+    ident = run_ident(root, session_id, run_id)
     run = None
     index = getattr(app, "index", None)
     if index is not None and hasattr(index, "get"):
