@@ -17,6 +17,8 @@ from wftop.cli.options import (
     EXIT_USAGE,
     VALUED_TOP_OPTIONS,
     Command,
+    add_global_options,
+    merge_global_options,
     run_command,
     top_parser,
 )
@@ -108,17 +110,18 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS if only is None else [only]:
         command(name).add_parser(subparsers)
-        if name in WRITING_COMMANDS:  # `wftop resume --read-only …` reads as it should, too
-            subparsers.choices[name].add_argument(
-                "--read-only", action="store_true", default=argparse.SUPPRESS, help="refuse"
-            )
+        add_global_options(subparsers.choices[name], command=True)
     return parser
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The command line read: global options count the same before or after the command."""
+    return merge_global_options(build_parser(command_in(argv)).parse_args(argv))
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser(command_in(argv))
-    args = parser.parse_args(argv)
+    args = parse(argv)
     if os.environ.get("WFTOP_READ_ONLY", "") not in ("", "0"):
         args.read_only = True
     if args.command is None:

@@ -45,19 +45,84 @@ class VersionAction(argparse.Action):
         parser.exit()
 
 
+def add_global_options(parser: argparse.ArgumentParser, *, command: bool) -> None:
+    """The options wftop takes before or after a command: ``--root``, ``--no-default-root``,
+    ``--no-mouse``, ``--read-only`` and ``--stall-window``.
+
+    On the top parser (``command`` false) they carry their defaults. On a command's parser
+    they default to ``argparse.SUPPRESS``: argparse copies every attribute a command's parser
+    sets over the top parser's, so a default there would wipe out the same option given
+    before the command. ``--root`` after the command is kept apart (``roots_after``) and
+    `merge_global_options` appends it to the roots given before. An option the parser
+    declares already is left as it is.
+    """
+
+    def default(value: Any) -> Any:
+        return argparse.SUPPRESS if command else value
+
+    specs: list[tuple[str, dict[str, Any]]] = [
+        (
+            "--root",
+            {
+                "action": "append",
+                "dest": "roots_after" if command else "root",
+                "default": default([]),
+                "metavar": "DIR",
+                "help": "an extra Claude config dir (holding projects/) to read; repeatable",
+            },
+        ),
+        (
+            "--no-default-root",
+            {
+                "action": "store_true",
+                "default": default(False),
+                "help": "read only the --root dirs, not $CLAUDE_CONFIG_DIR or ~/.claude",
+            },
+        ),
+        (
+            "--no-mouse",
+            {
+                "action": "store_true",
+                "default": default(False),
+                "help": "leave the mouse to the terminal (native text selection)",
+            },
+        ),
+        (
+            "--read-only",
+            {
+                "action": "store_true",
+                "default": default(False),
+                "help": "switch off everything that launches or writes: resume and relaunch in "
+                "the TUI, `wftop resume`, `wftop drill`; `demo` browses bundled trees only",
+            },
+        ),
+        (
+            "--stall-window",
+            {
+                "type": float,
+                "default": default(None),
+                "metavar": "SECONDS",
+                "help": "quiet time before a live run reads as stalled "
+                "(default 600, or the config file)",
+            },
+        ),
+    ]
+    for flag, options in specs:
+        if flag not in parser._option_string_actions:
+            parser.add_argument(flag, **options)
+
+
 def add_root_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--root",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="an extra Claude config dir (holding projects/) to read; repeatable",
-    )
-    parser.add_argument(
-        "--no-default-root",
-        action="store_true",
-        help="read only the --root dirs, not $CLAUDE_CONFIG_DIR or ~/.claude",
-    )
+    """A command's copy of the global options (`add_global_options`), for a command module
+    that declares them itself; `wftop.cli.main` gives every command its copy anyway."""
+    add_global_options(parser, command=True)
+
+
+def merge_global_options(args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` with the roots given after the command appended to those given before."""
+    after = vars(args).pop("roots_after", [])
+    args.root = [*args.root, *after]
+    return args
 
 
 VALUED_TOP_OPTIONS = frozenset({"--root", "--stall-window"})
@@ -69,28 +134,10 @@ def top_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="wftop",
         description="Watch Claude Code Workflow runs, find the dead ones, resume them. "
-        "Without a command, opens the TUI.",
+        "Without a command, opens the TUI. Global options go before or after the command.",
     )
     parser.add_argument("--version", action=VersionAction, nargs=0, help="print the version")
-    add_root_option(parser)
-    parser.add_argument(
-        "--no-mouse",
-        action="store_true",
-        help="leave the mouse to the terminal (native text selection)",
-    )
-    parser.add_argument(
-        "--read-only",
-        action="store_true",
-        help="switch off everything that launches or writes: resume and relaunch in the TUI, "
-        "`wftop resume`, `wftop drill`; `demo` browses bundled trees only",
-    )
-    parser.add_argument(
-        "--stall-window",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="quiet time before a live run reads as stalled (default 600, or the config file)",
-    )
+    add_global_options(parser, command=False)
     return parser
 
 

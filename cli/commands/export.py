@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
+from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
 from wftop.core.forensics.masking import NOTE, redaction_json
 from wftop.core.forensics.salvage import RunNotFound, find_run, salvage, to_markdown
 from wftop.core.redact import Redactor, redact_tree
@@ -24,7 +24,6 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("run_id", metavar="RUN_ID")
     parser.add_argument("--format", choices=["md", "json"], default="md", help="default: md")
-    add_root_option(parser)
     parser.set_defaults(command="export")
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
+from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
 from wftop.core.coldpass import scan_rows
 from wftop.core.jsonl import Problem
 from wftop.core.model import Run, short_project, status_word
@@ -27,15 +27,7 @@ from wftop.tui.format import age, status_label
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("ls", help="list every Workflow run, newest activity first")
-    add_root_option(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON array")
-    parser.add_argument(
-        "--stall-window",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="quiet time before a live run reads as stalled (default 600)",
-    )
     parser.add_argument(
         "--no-cache",
         action="store_true",

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
+from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
 from wftop.core.discovery import resolve_roots
 from wftop.core.forensics.limits import RECENT_SESSIONS, cut
 from wftop.core.forensics.masking import redaction_json, redaction_line
@@ -56,7 +56,6 @@ def add_parser(subparsers: Any) -> None:
         metavar="N",
         help=f"sessions listed by --list-sessions (default {RECENT_SESSIONS})",
     )
-    add_root_option(parser)
     parser.set_defaults(command="scan")
 
 

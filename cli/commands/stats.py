@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
+from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
 from wftop.core.forensics.limits import cut
 from wftop.core.forensics.masking import redaction_json, redaction_line
 from wftop.core.forensics.stats import compute_stats
@@ -24,7 +24,6 @@ def add_parser(subparsers: Any) -> None:
         "stats", help="started vs returned per run, gaps, causes, re-run completed calls"
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
-    add_root_option(parser)
     parser.set_defaults(command="stats")
 
 

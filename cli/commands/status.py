@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
+from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
 from wftop.core.model import NEEDS_YOU, PARTIAL
 
 ATTENTION = NEEDS_YOU
@@ -33,19 +33,11 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "status", help="one-line summary for a status bar (empty when all is well)"
     )
-    add_root_option(parser)
     parser.add_argument(
         "--format",
         choices=["plain", "tmux", "json"],
         default="plain",
         help="plain text, tmux style tags, or a JSON object (default plain)",
-    )
-    parser.add_argument(
-        "--stall-window",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="quiet time before a live run reads as stalled (default 600)",
     )
     parser.add_argument(
         "--no-cache",

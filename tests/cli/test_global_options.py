@@ -1,0 +1,79 @@
+"""Global options count the same before or after the command (``wftop --root DIR ls`` and
+``wftop ls --root DIR``), and roots given on both sides add up."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.corpus import tree
+from wftop.cli.main import COMMANDS, parse
+from wftop.cli.options import top_parser
+
+NEEDS = {"resume": ["wf_x"], "export": ["wf_x"], "completion": ["bash"]}
+"""What a command needs besides options to parse."""
+
+GIVEN = {
+    "--root": ["/some/dir"],
+    "--no-default-root": [],
+    "--no-mouse": [],
+    "--read-only": [],
+    "--stall-window": ["42"],
+}
+"""A value for every global option (test_every_global_option_is_tested keeps it complete)."""
+
+
+def test_every_global_option_is_tested():
+    flags = {
+        flag
+        for action in top_parser()._actions
+        for flag in action.option_strings
+        if not isinstance(action, argparse._HelpAction) and flag != "--version"
+    }
+    assert flags == set(GIVEN)
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+@pytest.mark.parametrize("flag", list(GIVEN))
+def test_a_global_option_reads_the_same_before_and_after_the_command(name, flag):
+    option = [flag, *GIVEN[flag]]
+    plain = vars(parse([name, *NEEDS.get(name, [])]))
+    before = vars(parse([*option, name, *NEEDS.get(name, [])]))
+    after = vars(parse([name, *NEEDS.get(name, []), *option]))
+    assert before == after != plain
+    changed = {key for key in before if before[key] != plain[key]}
+    assert len(changed) == 1
+
+
+def test_roots_before_and_after_the_command_add_up():
+    args = parse(["--root", "/a", "ls", "--root", "/b", "--root", "/c"])
+    assert args.root == ["/a", "/b", "/c"]
+    assert not hasattr(args, "roots_after")
+
+
+def wftop(*args: str) -> list[dict[str, object]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "wftop.cli", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "WFTOP_NOW": "1800000000"},
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    rows: list[dict[str, object]] = json.loads(done.stdout)
+    return rows
+
+
+def test_ls_reads_the_roots_named_before_the_command():
+    clean, killed = str(tree("clean")), str(tree("killed"))
+    before = wftop("--root", clean, "--no-default-root", "ls", "--json")
+    after = wftop("ls", "--root", clean, "--no-default-root", "--json")
+    assert before == after
+    assert [row["root"] for row in before] == [clean]
+    both = wftop("--root", clean, "ls", "--no-default-root", "--root", killed, "--json")
+    assert sorted(row["root"] for row in both) == sorted([clean, killed])
