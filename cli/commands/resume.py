@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
-import uuid
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
 from wftop.core.coldpass import scan_roots
-from wftop.core.model import Run
+from wftop.core.model import Run, Status
 from wftop.core.procs import default_table
 from wftop.core.redact import redact, redact_value
-from wftop.core.resume.driver import NO_CONVERSATION, Attempt, ResumeDriver, relocated_plan
-from wftop.core.resume.errors import ResumeError, ResumeInProgress
-from wftop.core.resume.launcher import Strategy, SubprocessLauncher
-from wftop.core.resume.machine import ACTIVE_STATES, ResumeState
-from wftop.core.resume.plan import Plan, make_plan, project_slug
+from wftop.core.resume.launcher import Strategy
+from wftop.core.resume.machine import ResumeState
+from wftop.core.resume.plan import Plan
+from wftop.core.resume.policy import Event, Request, ResumePolicy, what_is_left
 from wftop.core.resume.store import ResumeStore
 
 EXIT_FAILED, EXIT_REFUSED, EXIT_LAUNCH_FAILED, EXIT_WITH_FAILURES = 1, 3, 4, 5
@@ -58,7 +58,21 @@ def add_parser(subparsers: Any) -> None:
     )
 
 
+def search_roots(args: argparse.Namespace, roots: list[str]) -> list[str]:
+    """``--root DIR`` picks the roots to look for the run in; without it, every root."""
+    if not args.root:
+        return roots
+    picked = {os.path.realpath(os.path.expanduser(root)) for root in args.root}
+    return [root for root in roots if os.path.realpath(root) in picked] or roots
+
+
 def find_run(args: argparse.Namespace, roots: list[str]) -> Run | str:
+    """The one run the user means, or why there is none (or more than one).
+
+    A superseded copy (continued in another session) is not a candidate when its
+    continuation is; any other repeat of the id, across sessions or roots, is ambiguous.
+    """
+    roots = search_roots(args, roots)
     runs = [
         run
         for run in scan_roots(roots).runs
@@ -66,13 +80,14 @@ def find_run(args: argparse.Namespace, roots: list[str]) -> Run | str:
     ]
     if not runs:
         return f"no run {args.run_id} under {', '.join(roots)}"
-    if len(runs) > 1:
-        live = [run for run in runs if run.status.value != "superseded"]
-        if len(live) == 1:
-            return live[0]
-        sessions = ", ".join(run.session_id for run in runs)
-        return f"run {args.run_id} exists in several sessions ({sessions}): pass --session"
-    return runs[0]
+    candidates = [run for run in runs if run.status is not Status.SUPERSEDED] or runs
+    if len(candidates) > 1:
+        listed = "; ".join(f"root {run.folder.root} session {run.session_id}" for run in candidates)
+        return (
+            f"run {args.run_id} is ambiguous, {len(candidates)} candidates ({listed}): "
+            "pick one with --root DIR and --session ID"
+        )
+    return candidates[0]
 
 
 def describe(plan: Plan) -> str:
@@ -102,7 +117,16 @@ def describe(plan: Plan) -> str:
         )
     for hazard in plan.hazards:
         lines.append(f"hazard     {hazard.code}: {hazard.message}")
+    cause = plan.stop_cause
+    if cause is not None:
+        lines.append(f"stopped    {cause.line()}")
+        if cause.warning:
+            lines.append(f"⚠ warning  {cause.warning}")
     lines.append(f"guard      {plan.verdict.reason}")
+    lines.extend(f"           {line}" for line in plan.verdict.advice())
+    left = what_is_left(plan)
+    if left:
+        lines.append(f"left       {left}")
     return redact("\n".join(lines))
 
 
@@ -113,6 +137,17 @@ def emit(args: argparse.Namespace, event: dict[str, Any], text: str) -> None:
         sys.stdout.flush()
     else:
         print(redact(text), flush=True)
+
+
+def make_policy(args: argparse.Namespace, claude: str | None, flags: Sequence[str]) -> ResumePolicy:
+    """The resume policy over this machine: its processes, clock, state dir and claude."""
+    return ResumePolicy(
+        processes=default_table(),
+        clock=time.time,
+        store=ResumeStore(),
+        claude_bin=args.claude or claude,
+        extra_flags=flags,
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -130,15 +165,8 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as error:
         print(f"wftop: {error}", file=sys.stderr)
         return EXIT_USAGE
-    processes = default_table()
-    plan = make_plan(
-        found,
-        processes=processes,
-        now=time.time(),
-        strategy=args.strategy,
-        claude_bin=args.claude or config.claude,
-        extra_flags=config.resume_flags,
-    )
+    policy = make_policy(args, config.claude, config.resume_flags)
+    plan = policy.plan(found, args.strategy)
     if args.dry_run:
         if args.json:
             sys.stdout.buffer.write(
@@ -147,115 +175,43 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(describe(plan))
         return EXIT_OK if plan.verdict.allows(args.force) else EXIT_REFUSED
-    driver = ResumeDriver(ResumeStore(), SubprocessLauncher(processes), processes)
-    active = driver.active(plan.run.run_id)
+    active = policy.in_flight(plan.run.run_id)
     if active is not None:
-        emit(
-            args,
-            {"event": "reattached", "request": active.request},
-            f"a resume of {plan.run.run_id} is already {active.state.value}: following it",
-        )
-        return follow(args, driver, plan, active.state, driver.attach(plan, active))
+        request, events = policy.follow_existing(plan, active)
+        return follow(args, policy, request, events)
     if not args.json:
         print(describe(plan))
-    if not plan.verdict.allows(args.force):
-        emit(
-            args,
-            {"event": "refused", "guard": plan.verdict.reason},
-            f"wftop: refused: {plan.verdict.reason}",
-        )
-        driver.start(plan)
-        return EXIT_REFUSED
-    if not args.yes:
+    if plan.verdict.allows(args.force) and not args.yes:
         if not sys.stdin.isatty():
             print("wftop: not a terminal: pass --yes to resume without asking", file=sys.stderr)
             return EXIT_USAGE
         if input("resume? [y/N] ").strip().lower() not in ("y", "yes"):
             return EXIT_USAGE
-    try:
-        status, attempt = driver.start(plan, force=args.force)
-    except ResumeInProgress as busy:
-        attempt = driver.attach(plan, busy.status)
-        emit(
-            args,
-            {"event": "reattached", "request": busy.status.request},
-            f"a resume of {plan.run.run_id} is already {busy.status.state.value}: following it",
-        )
-        return follow(args, driver, plan, busy.status.state, attempt)
-    except ResumeError as error:
-        print(f"wftop: {error}", file=sys.stderr)
+    request, events = policy.start(plan, force=args.force)
+    if request.state is None or request.state is ResumeState.BLOCKED:
+        for event in events:
+            if event.kind == "error":
+                print(redact(event.text), file=sys.stderr)
+            else:
+                emit(args, event.data, event.text)
         return EXIT_REFUSED
-    return follow(args, driver, plan, status.state, attempt)
+    return follow(args, policy, request, events)
 
 
 def follow(
-    args: argparse.Namespace,
-    driver: ResumeDriver,
-    plan: Plan,
-    state: ResumeState,
-    attempt: Attempt | None,
+    args: argparse.Namespace, policy: ResumePolicy, request: Request, events: list[Event]
 ) -> int:
+    """Print the request's events until it ends (or ``--timeout`` passes: the run goes on)."""
     deadline = None if args.timeout is None else time.monotonic() + args.timeout
-    while attempt is not None:
-        status, misses = driver.step(attempt)
-        for label in misses:
-            emit(
-                args,
-                {"event": "cache_miss", "label": label},
-                f"⚠ cache miss: {label} is re-running although the forecast served it from cache",
-            )
-        if misses and args.stop_on_miss and (status is None or status.state in ACTIVE_STATES):
-            status = driver.stop(attempt)
-        if status is not None:
-            state = status.state
-            reason = status.transitions[-1].reason
-            emit(
-                args,
-                {"event": "state", "state": state.value, "reason": reason},
-                f"{state.value}: {reason}",
-            )
-            if (
-                state is ResumeState.LAUNCH_FAILED
-                and status.attempts < 2
-                and (NO_CONVERSATION in reason or plan.strategy is Strategy.RESUME_OWNER)
-            ):
-                session = str(uuid.uuid4())
-                project = project_slug(plan.cwd) if plan.cwd else plan.run.folder.project
-                target = "/".join(
-                    [
-                        plan.run.folder.root,
-                        "projects",
-                        project,
-                        session,
-                        "subagents",
-                        "workflows",
-                        plan.run.run_id,
-                        "journal.jsonl",
-                    ]
-                )
-                plan = relocated_plan(plan, Strategy.RELOCATE, target, session)
-                status, attempt = driver.fall_back(attempt, plan)
-                state = status.state
-                continue
-            if state not in (ResumeState.LAUNCHING, ResumeState.RUNNING):
-                break
-        if deadline is not None and time.monotonic() > deadline:
-            emit(args, {"event": "timeout"}, "wftop: stopped watching; the run goes on")
-            return EXIT_FAILED
-        time.sleep(0.2)
-    if attempt is not None:
-        progress = attempt.watch.progress
-        emit(
-            args,
-            {
-                "event": "done",
-                "state": state.value,
-                "live": progress.started,
-                "cached": progress.cached,
-                "misses": progress.misses,
-                "run_id": progress.run_id or plan.run.run_id,
-                "session_id": plan.session_id,
-            },
-            f"live calls: {', '.join(progress.started) or '-'}",
-        )
-    return OUTCOME_EXIT.get(state, EXIT_FAILED)
+
+    def late() -> bool:
+        return deadline is not None and time.monotonic() > deadline
+
+    for event in events:
+        emit(args, event.data, event.text)
+    for event in policy.follow(request, stop_on_miss=args.stop_on_miss, give_up=late):
+        emit(args, event.data, event.text)
+    if request.in_flight:
+        emit(args, {"event": "timeout"}, "wftop: stopped watching; the run goes on")
+        return EXIT_FAILED
+    return OUTCOME_EXIT.get(request.state, EXIT_FAILED) if request.state else EXIT_FAILED

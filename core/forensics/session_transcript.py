@@ -46,6 +46,8 @@ class ErrorEvent:
     error_type: str | None = None
     connection: str | None = None
     timestamp: str | None = None
+    resets_at: float | None = None
+    """When a usage limit lifts (``apiErrorParams.rate_limit_info.resetsAt``, epoch seconds)."""
 
     @property
     def where(self) -> str:
@@ -87,6 +89,14 @@ def _str(value: object) -> str | None:
 
 def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _resets_at(params: object) -> float | None:
+    info = params.get("rate_limit_info") if isinstance(params, dict) else None
+    value = info.get("resetsAt") if isinstance(info, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        return None
+    return float(value)
 
 
 class _Walker:
@@ -149,6 +159,7 @@ class _Walker:
                     status=_int(record.get("apiErrorStatus")),
                     error_type=_str(record.get("apiErrorType")),
                     timestamp=_str(record.get("timestamp")),
+                    resets_at=_resets_at(record.get("apiErrorParams")),
                 )
             )
 

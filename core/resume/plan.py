@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -24,6 +24,7 @@ from wftop.core.resume.errors import InvalidIdentifier
 from wftop.core.resume.guard import Verdict, check
 from wftop.core.resume.launcher import Strategy, build_argv, build_prompt
 from wftop.core.resume.relocate import healed_fold
+from wftop.core.resume.stopcause import StopCause, stop_cause
 from wftop.core.sessions import Liveness
 
 
@@ -57,6 +58,8 @@ class Plan:
     cache_warm_until: float | None = None
     """Until when the owner session's prompt cache probably stays warm (an estimate,
     `wftop.core.cachewarm`); None when it is cold or nothing of the session was cached."""
+    stop_cause: StopCause | None = None
+    """Why the run stopped (`wftop scan`'s cause), with a warning if it is probably still there."""
 
     @property
     def session_dir(self) -> str:
@@ -110,9 +113,18 @@ class Plan:
                 "forecasts": {name: f.to_json() for name, f in self.forecasts.items()},
                 "hazards": [{"code": h.code, "message": h.message} for h in self.hazards],
                 "guard": self.verdict.reason,
+                "refusal": None
+                if self.verdict.ok
+                else {
+                    "reason": self.verdict.reason,
+                    "fix": self.verdict.fix,
+                    "forceable": self.verdict.forceable,
+                    "force_risk": self.verdict.risk or None,
+                },
                 "target_journal": self.target_journal,
                 "healed_lines": self.healed_lines,
                 "cache_warm_until": iso_utc(self.cache_warm_until),
+                "stop_cause": None if self.stop_cause is None else self.stop_cause.to_json(),
             }
         )
 
@@ -141,9 +153,10 @@ def _base36(number: int) -> str:
             return text
 
 
-def find_claude(configured: str | None = None) -> str:
+def find_claude(configured: str | None = None, environ: Mapping[str, str] | None = None) -> str:
     """The claude binary: the configured one, ``$WFTOP_CLAUDE``, or ``claude`` on PATH."""
-    for candidate in (configured, os.environ.get("WFTOP_CLAUDE")):
+    environ = os.environ if environ is None else environ
+    for candidate in (configured, environ.get("WFTOP_CLAUDE")):
         if candidate:
             return candidate
     return shutil.which("claude") or "claude"
@@ -208,6 +221,22 @@ def _hazards(
     return found
 
 
+def relocation_target(run: Run, cwd: str | None, session_id: str) -> str:
+    """Where relocate and surgical copy the run's journal: under the new session, in the
+    project the CLI files a session of ``cwd`` under."""
+    project = project_slug(cwd) if cwd else run.folder.project
+    return os.path.join(
+        run.folder.root,
+        "projects",
+        project,
+        session_id,
+        "subagents",
+        "workflows",
+        run.run_id,
+        "journal.jsonl",
+    )
+
+
 def fresh_forecast(run: Run) -> Forecast:
     """A fresh relaunch serves nothing from cache: every call runs again."""
     calls = tuple(
@@ -242,10 +271,15 @@ def make_plan(
     new_session_id: str | None = None,
     cli_version: tuple[int, int, int] | None = None,
     environ: Mapping[str, str] | None = None,
+    version_of: Callable[[str], tuple[int, int, int] | None] = installed_version,
 ) -> Plan:
-    """Everything a resume will do, computed without spending or writing anything."""
-    binary = find_claude(claude_bin)
-    version = cli_version or installed_version(binary)
+    """Everything a resume will do, computed without spending or writing anything.
+
+    ``version_of`` asks the binary its version (``claude --version``) when ``cli_version``
+    is not given; `wftop.core.resume.policy.ResumePolicy` passes its own.
+    """
+    binary = find_claude(claude_bin, environ)
+    version = cli_version or version_of(binary)
     launch = find_launch(run)
     script_path = next(
         (path for path in (launch.script_path, run.script_path) if path and os.path.isfile(path)),
@@ -271,26 +305,10 @@ def make_plan(
         default, surgical, owner_clear=owner_clear, transcript_gone=transcript_gone
     )
     warmth = COLD if transcript_gone else read_cache_warmth(run.folder.transcript)
-    chosen = (
-        Strategy(strategy)
-        if strategy
-        else (Strategy.RELOCATE if transcript_gone else Strategy.RESUME_OWNER)
-    )
+    chosen = Strategy(strategy) if strategy else recommended
     moving = chosen is not Strategy.RESUME_OWNER
     session_id = (new_session_id or str(uuid.uuid4())) if moving else run.session_id
-    target = None
-    if moving and not fresh:
-        project = project_slug(cwd) if cwd else run.folder.project
-        target = os.path.join(
-            run.folder.root,
-            "projects",
-            project,
-            session_id,
-            "subagents",
-            "workflows",
-            run.run_id,
-            "journal.jsonl",
-        )
+    target = relocation_target(run, cwd, session_id) if moving and not fresh else None
     verdict = check(
         run, processes=processes, now=now, script_path=script_path, cwd=cwd, fresh=fresh
     )
@@ -305,7 +323,9 @@ def make_plan(
             )
             argv = build_argv(chosen, binary, session_id, prompt, extra_flags)
     except InvalidIdentifier as error:
-        verdict = Verdict(False, str(error), forceable=False)
+        verdict = Verdict(
+            False, str(error), forceable=False, fix="remove or fix the value named (config file)"
+        )
     return Plan(
         run=run,
         strategy=chosen,
@@ -324,4 +344,5 @@ def make_plan(
         healed_lines=sorted(dropped) if chosen is Strategy.SURGICAL else [],
         extra_flags=tuple(extra_flags),
         cache_warm_until=warmth.until if warmth.warm_at(now) else None,
+        stop_cause=stop_cause(run, processes=processes, now=now),
     )

@@ -77,3 +77,49 @@ def test_conflicting_config_flag_is_refused_even_with_force(tmp_path):
     code, plan = dry_run(root, "wf_c4e8dc39-03f", "--force", env={"WFTOP_CONFIG": str(config)})
     assert code == 3
     assert "conflicts with the resume command" in plan["guard"]
+
+
+def test_a_completed_run_is_refused_even_forced_with_the_reason(tmp_path):
+    root = aged(copy_tree("clean", tmp_path))
+    code, plan = dry_run(root, "wf_6bc9feb7-808", "--force")
+    assert code == 3
+    assert plan["refusal"] == {
+        "reason": "completed with no failed calls: nothing to resume",
+        "fix": "nothing to fix; R (or --strategy fresh) runs the script again from the start",
+        "forceable": False,
+        "force_risk": None,
+    }
+    assert plan["stop_cause"] is None
+
+
+def test_the_plan_says_why_a_killed_run_stopped(tmp_path):
+    root = aged(copy_tree("killed", tmp_path))
+    code, plan = dry_run(root, "wf_c4e8dc39-03f")
+    assert plan["stop_cause"]["cause"] == "killed"
+    assert plan["stop_cause"]["still_there"] is False
+    gone = "/home/dev/work/kill-resume/proj"
+    assert plan["refusal"]["reason"] == f"the session's working directory is gone: {gone}"
+    assert plan["refusal"]["fix"] == f"recreate {gone} (the agents' tools run there)"
+    assert plan["refusal"]["forceable"] is True
+
+
+def test_the_same_run_under_two_roots_is_ambiguous_until_root_picks_one(tmp_path):
+    first = aged(copy_tree("killed", tmp_path / "one"))
+    second = aged(copy_tree("killed", tmp_path / "two"))
+    env = {**os.environ, "WFTOP_STATE_DIR": str(tmp_path / "state")}
+    base = [sys.executable, "-m", "wftop.cli", "resume", "wf_c4e8dc39-03f", "--dry-run", "--json"]
+    both = subprocess.run(
+        [*base, "--no-default-root", "--root", str(first), "--root", str(second)],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert both.returncode == 2 and both.stdout == ""
+    message = both.stderr.strip()
+    assert "ambiguous, 2 candidates" in message and "\n" not in message
+    for root in (first, second):
+        assert f"root {root} session e5c99c64-96da-45a1-841d-2b381f965487" in message
+    picked = subprocess.run(
+        [*base, "--root", str(second)],
+        capture_output=True, text=True, env={**env, "CLAUDE_CONFIG_DIR": str(first)}, timeout=60,
+    )  # fmt: skip
+    assert picked.returncode == 3, picked.stderr  # the cwd of the copied tree is gone
+    assert json.loads(picked.stdout)["env"] == {"CLAUDE_CONFIG_DIR": str(second)}

@@ -159,11 +159,12 @@ def test_mid_run_failure_resumed_as_the_cli_does_reruns_what_the_forecast_says(
     failed = damaged_run(claude_bin, mock_api, cli_home, "six.js", agents, env_extra=RETRIES)
     env, root = resume_env(cli_home, mock_api, tmp_path), str(cli_home.config_dir)
     plan = plan_of(env, claude_bin, failed.run_id, root)
-    assert plan["recommended"] == "surgical"
+    assert plan["recommended"] == plan["strategy"] == "surgical"
+    plan = plan_of(env, claude_bin, failed.run_id, root, "--strategy", "resume-owner")
     assert plan["forecast"]["live"] == ["a3", "a4", "a5", "a6"]
     assert plan["forecast"]["rerun"] == ["a4", "a5", "a6"]
     mark = mock_api.mark()
-    done = resume(env, claude_bin, failed.run_id, root)
+    done = resume(env, claude_bin, failed.run_id, root, "--strategy", "resume-owner")
     assert done.returncode == 0, done.stdout + done.stderr
     assert sorted(mock_api.live_agents(since=mark)) == ["a3", "a4", "a5", "a6"]
 

@@ -1,0 +1,342 @@
+"""One user's resume request, from plan to outcome: the policy ``wftop resume`` and the TUI share.
+
+`ResumePolicy` makes the plan (strategy, forecast, guard, why the run stopped), re-reads
+the run and checks it again at the moment of launch, launches through the driver, falls
+back from ``resume-owner`` to ``relocate`` when the CLI finds no conversation for the
+owner session (at most `MAX_LAUNCH_ATTEMPTS` launches per request), reports the calls the
+forecast served from cache that start live (the tripwire), stops the relaunch at the first
+one when asked, and ends with the outcome. A run with a request in flight (from this
+process or another: the resume log knows) is followed, never launched again.
+
+Every seam is injected: the clock, the process table, the state dir (a `ResumeStore`),
+the claude binary and how its version is asked, the launcher, the sleep between polls.
+The callers (``cli/commands/resume.py``, ``tui/screens/plan.py``) only show what it says.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from wftop.core.coldpass import ColdPass
+from wftop.core.discovery import find_run_folders
+from wftop.core.launchinfo import installed_version
+from wftop.core.model import Run
+from wftop.core.procs import ProcessTable
+from wftop.core.resume.driver import NO_CONVERSATION, Attempt, ResumeDriver, relocated_plan
+from wftop.core.resume.errors import ResumeError, ResumeInProgress
+from wftop.core.resume.guard import NOTHING_TO_RESUME
+from wftop.core.resume.launcher import Launcher, Strategy, SubprocessLauncher
+from wftop.core.resume.machine import MAX_LAUNCH_ATTEMPTS, ResumeState
+from wftop.core.resume.plan import Plan, make_plan, relocation_target
+from wftop.core.resume.records import RequestStatus
+from wftop.core.resume.store import ResumeStore
+
+Version = tuple[int, int, int] | None
+
+FOLLOWED = frozenset({ResumeState.LAUNCHING, ResumeState.RUNNING})
+"""States in which the relaunched process is followed."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something the user hears about: ``data`` for ``--json``, ``text`` for a person."""
+
+    data: dict[str, Any]
+    text: str
+
+    @property
+    def kind(self) -> str:
+        return str(self.data["event"])
+
+
+@dataclass
+class Request:
+    """One request of the user, as the policy carries it out."""
+
+    plan: Plan
+    """The plan being carried out (the relocated one after a fallback)."""
+    state: ResumeState | None
+    """Where the request stands (None: it could not be recorded, see ``reason``)."""
+    reason: str
+    request_id: str | None = None
+    attempt: Attempt | None = None
+    """The launch being followed (the last one, once the request ended)."""
+    reattached: bool = False
+    """Another request of the run was in flight: this one follows it."""
+    misses: list[str] = field(default_factory=list)
+
+    @property
+    def in_flight(self) -> bool:
+        return self.attempt is not None and self.state in FOLLOWED
+
+    @property
+    def ended(self) -> bool:
+        return not self.in_flight
+
+
+def state_event(state: ResumeState, reason: str) -> Event:
+    data = {"event": "state", "state": state.value, "reason": reason}
+    return Event(data, f"{state.value}: {reason}")
+
+
+def what_is_left(plan: Plan) -> str:
+    """What is left to do on the run a plan was made for, in one line.
+
+    ``completed · nothing to resume``; or the failed calls and, per strategy, what it
+    would run again; or empty when the run can simply be resumed (or is not finished).
+    """
+    if plan.verdict.reason == NOTHING_TO_RESUME:
+        return "completed · nothing to resume"
+    failed = plan.run.failed_labels
+    if not failed:
+        return ""
+    reruns = [
+        f"{name} runs {', '.join(forecast.live)}"
+        for name, forecast in plan.forecasts.items()
+        if set(failed) & set(forecast.live)
+    ]
+    what = " · ".join(reruns) or "no strategy re-runs them"
+    return f"failed calls: {', '.join(failed)} · {what}"
+
+
+class ResumePolicy:
+    """Plans, launches, follows and ends a user's resume requests (see the module text).
+
+    Args:
+        processes: The process table (guard, owners, the launched process).
+        clock: Seconds since the epoch (the guard's quiet time, the stop cause's warning).
+        store: The resume log in the state dir.
+        claude_bin: The binary to run (the config's, else ``$WFTOP_CLAUDE``, else PATH).
+        launcher: Starts the CLI detached (default: the real `SubprocessLauncher`).
+        version_of: Asks a binary its version; asked once per binary.
+        extra_flags: The config's ``resume_flags``.
+        environ: The user's environment for the launched CLI (default: this process's).
+        sleep: Waits between polls while following.
+    """
+
+    def __init__(
+        self,
+        *,
+        processes: ProcessTable,
+        clock: Callable[[], float],
+        store: ResumeStore,
+        claude_bin: str | None = None,
+        launcher: Launcher | None = None,
+        version_of: Callable[[str], Version] = installed_version,
+        extra_flags: Sequence[str] = (),
+        environ: Mapping[str, str] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.processes = processes
+        self.clock = clock
+        self.store = store
+        self.claude_bin = claude_bin
+        self.extra_flags = tuple(extra_flags)
+        self.environ = environ
+        self.sleep = sleep
+        self._version_of = version_of
+        self._versions: dict[str, Version] = {}
+        self.driver = ResumeDriver(
+            store,
+            launcher or SubprocessLauncher(processes),
+            processes,
+            environ=None if environ is None else dict(environ),
+            clock=clock,
+        )
+
+    # -- planning ----------------------------------------------------------------------------
+
+    def version(self, binary: str) -> Version:
+        if binary not in self._versions:
+            self._versions[binary] = self._version_of(binary)
+        return self._versions[binary]
+
+    def plan(
+        self, run: Run, strategy: Strategy | str | None = None, *, session_id: str | None = None
+    ) -> Plan:
+        """The plan of ``run`` as it was read (``refresh`` reads it again first)."""
+        return make_plan(
+            run,
+            processes=self.processes,
+            now=self.clock(),
+            strategy=strategy,
+            claude_bin=self.claude_bin,
+            extra_flags=self.extra_flags,
+            new_session_id=session_id,
+            environ=self.environ,
+            version_of=self.version,
+        )
+
+    def reread(self, run: Run, session_id: str | None = None) -> Run | None:
+        """The run read again from disk (in ``session_id`` if given), or None if it is gone."""
+        root = run.folder.root
+        folders, _problems = find_run_folders(root)
+        same = [folder for folder in folders if folder.run_id == run.run_id]
+        wanted = session_id or run.session_id
+        target = next((folder for folder in same if folder.session_id == wanted), None)
+        if target is None:
+            return None
+        cold = ColdPass.of([root], same, processes=self.processes, now=self.clock)
+        return next(cold.read([target]))
+
+    def refresh(
+        self, run: Run, strategy: Strategy | str | None = None, *, session_id: str | None = None
+    ) -> Plan | None:
+        """Re-read the run and plan it again: the live plan (None when the run is gone)."""
+        fresh = self.reread(run)
+        return None if fresh is None else self.plan(fresh, strategy, session_id=session_id)
+
+    def in_flight(self, run_id: str) -> RequestStatus | None:
+        """The run's request that is launching or running, in this process or another."""
+        return self.driver.active(run_id)
+
+    # -- launching ---------------------------------------------------------------------------
+
+    def follow_existing(self, plan: Plan, status: RequestStatus) -> tuple[Request, list[Event]]:
+        """Follow a request already in flight (never launch a second one)."""
+        attempt = self.driver.attach(plan, status)
+        request = Request(
+            plan,
+            status.state,
+            status.transitions[-1].reason,
+            status.request,
+            attempt,
+            reattached=True,
+        )
+        text = f"a resume of {plan.run.run_id} is already {status.state.value}: following it"
+        return request, [Event({"event": "reattached", "request": status.request}, text)]
+
+    def start(
+        self, plan: Plan, *, force: bool = False, recheck: bool = True
+    ) -> tuple[Request, list[Event]]:
+        """Launch ``plan`` if the run, read again now, still allows it (or ``force`` may).
+
+        A request already in flight is followed instead; a refusal is recorded and says why.
+        """
+        active = self.in_flight(plan.run.run_id)
+        if active is not None:
+            return self.follow_existing(plan, active)
+        if recheck:
+            fresh = self.refresh(plan.run, plan.strategy, session_id=plan.session_id)
+            if fresh is None:
+                reason = f"run {plan.run.run_id} is no longer in session {plan.run.session_id}"
+                return Request(plan, None, reason), [_refused(reason)]
+            plan = fresh
+        try:
+            status, attempt = self.driver.start(plan, force=force)
+        except ResumeInProgress as busy:
+            return self.follow_existing(plan, busy.status)
+        except ResumeError as error:
+            return Request(plan, None, str(error)), [
+                Event({"event": "error", "reason": str(error)}, f"wftop: {error}")
+            ]
+        reason = status.transitions[-1].reason
+        request = Request(plan, status.state, reason, status.request, attempt)
+        if attempt is None and status.state is ResumeState.BLOCKED:
+            return request, [_refused(reason)]
+        return request, ([] if attempt is not None else [state_event(status.state, reason)])
+
+    # -- following ---------------------------------------------------------------------------
+
+    def step(self, request: Request, *, stop_on_miss: bool = False) -> list[Event]:
+        """Poll the launch once: tripwire misses, state changes, the fallback, the end."""
+        attempt = request.attempt
+        if attempt is None or request.ended:
+            return []
+        run_id = attempt.plan.run.run_id
+        try:
+            status, misses = self.driver.step(attempt)
+        except ResumeError:  # another follower recorded the change first
+            status, misses = self.store.status(run_id, attempt.request), []
+            if status is not None and status.state is request.state:
+                status = None
+        events = [_miss(label) for label in misses]
+        request.misses.extend(misses)
+        if misses and stop_on_miss and (status is None or status.state in FOLLOWED):
+            status = self.driver.stop(attempt)
+        if status is None:
+            return events
+        request.state, request.reason = status.state, status.transitions[-1].reason
+        events.append(state_event(status.state, request.reason))
+        if self._falls_back(request, status):
+            session = str(uuid.uuid4())
+            plan = request.plan
+            target = relocation_target(plan.run, plan.cwd, session)
+            relocated = relocated_plan(plan, Strategy.RELOCATE, target, session)
+            status, fallback = self.driver.fall_back(attempt, relocated)
+            request.plan, request.state = relocated, status.state
+            request.reason = status.transitions[-1].reason
+            if fallback is not None:
+                request.attempt = fallback
+                return events
+            events.append(state_event(status.state, request.reason))
+        if request.ended:
+            events.append(self._done(request))
+        return events
+
+    def _falls_back(self, request: Request, status: RequestStatus) -> bool:
+        return (
+            status.state is ResumeState.LAUNCH_FAILED
+            and status.attempts < MAX_LAUNCH_ATTEMPTS
+            and request.plan.strategy is Strategy.RESUME_OWNER
+            and NO_CONVERSATION in request.reason
+        )
+
+    def _done(self, request: Request) -> Event:
+        assert request.attempt is not None and request.state is not None
+        progress = request.attempt.progress
+        data = {
+            "event": "done",
+            "state": request.state.value,
+            "live": progress.started,
+            "cached": progress.cached,
+            "misses": progress.misses,
+            "run_id": progress.run_id or request.plan.run.run_id,
+            "session_id": request.plan.session_id,
+        }
+        return Event(data, f"live calls: {', '.join(progress.started) or '-'}")
+
+    def follow(
+        self,
+        request: Request,
+        *,
+        interval: float = 0.2,
+        stop_on_miss: bool = False,
+        give_up: Callable[[], bool] = lambda: False,
+    ) -> Iterator[Event]:
+        """Step until the request ends (or ``give_up`` says so), sleeping between polls."""
+        while request.in_flight:
+            yield from self.step(request, stop_on_miss=stop_on_miss)
+            if request.ended or give_up():
+                return
+            self.sleep(interval)
+
+    def stop(self, request: Request) -> list[Event]:
+        """Stop the relaunched process (a request that already ended stays as it is)."""
+        if request.attempt is None or request.ended:
+            return []
+        status = self.driver.stop(request.attempt)
+        request.state, request.reason = status.state, status.transitions[-1].reason
+        return [state_event(status.state, request.reason), self._done(request)]
+
+    def after(self, request: Request) -> Plan | None:
+        """The plan of the run where the request left it (the copy, after a relocation)."""
+        fresh = self.reread(request.plan.run, request.plan.session_id)
+        if fresh is None:
+            fresh = self.reread(request.plan.run)
+        return None if fresh is None else self.plan(fresh)
+
+
+def _refused(reason: str) -> Event:
+    return Event({"event": "refused", "guard": reason}, f"wftop: refused: {reason}")
+
+
+def _miss(label: str) -> Event:
+    return Event(
+        {"event": "cache_miss", "label": label},
+        f"⚠ cache miss: {label} is re-running although the forecast served it from cache",
+    )
