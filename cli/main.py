@@ -121,6 +121,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["__complete-runs"]:  # shell completion asks for run ids: no parser, no scan
+        from wftop.cli.commands.completion import complete_runs
+
+        return complete_runs(argv[1:])
     args = parse(argv)
     if os.environ.get("WFTOP_READ_ONLY", "") not in ("", "0"):
         args.read_only = True
