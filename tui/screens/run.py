@@ -12,6 +12,7 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import Static
 
+from wftop.core.cachewarm import cache_text, read_cache_warmth
 from wftop.core.changeset import ChangeSet
 from wftop.core.launchinfo import LaunchInfo, find_launch
 from wftop.core.model import Run
@@ -63,8 +64,8 @@ def args_text(run: Run, launch: LaunchInfo | None = None) -> str:
     return one_line(orjson.dumps(args, default=repr).decode(), 120) + where
 
 
-def summary(run: Run, launch: LaunchInfo | None = None) -> str:
-    """The block above the calls, one fact per line."""
+def summary(run: Run, launch: LaunchInfo | None = None, cache: str | None = None) -> str:
+    """The block above the calls, one fact per line (``cache``: `cache_text`, once read)."""
     mask = Redactor()
     head = f"{status_label(run.shown_status)}  {run.name or '(unnamed)'}  {run.run_id}"
     if run.superseded_by:
@@ -76,6 +77,7 @@ def summary(run: Run, launch: LaunchInfo | None = None) -> str:
         f"script   {display_path(run.script_path)}",
         f"args     {args_text(run, launch)}",
         f"session  {run.session_id}   owner: {owner_text(run)}",
+        *([f"         {cache}"] if cache else []),  # the owner session's prompt cache
         f"cwd      {display_path(run.cwd)}",
         f"snapshot {snapshot_text(run)}",
     ]
@@ -96,6 +98,8 @@ class RunScreen(Screen[None]):
         """The launching ``Workflow`` call of runs without a snapshot, once read."""
         self.folded: set[str] = set()
         """Keys of the phases folded with ``enter`` (kept while the screen shows one run)."""
+        self._warm: dict[str, float | None] = {}
+        """Until when the owner session's prompt cache of each run stays warm, once read."""
 
     @property
     def wftop(self) -> WftopApp:
@@ -114,6 +118,7 @@ class RunScreen(Screen[None]):
     def on_mount(self) -> None:
         self.wftop.runs_changed.subscribe(self, self.on_runs_changed)
         self.refresh_run()
+        self.set_interval(30, self.show_summary)  # the minutes the cache stays warm go down
 
     def show_run(self, ident: str) -> None:
         """Point this (reused) screen at another run."""
@@ -143,7 +148,8 @@ class RunScreen(Screen[None]):
         launch = self._launch.get(run.ident)
         if launch is None and run.snapshot is None:
             self.read_launch(run)
-        self.query_one("#run-summary", Static).update(Text(summary(run, launch)))
+        self.read_warmth(run)
+        self.show_summary()
         table = self.query_one(CallTable)
         fresh = not table.item_keys
         rows = fold_phases(call_rows(run), self.folded)
@@ -152,6 +158,26 @@ class RunScreen(Screen[None]):
             first = next((row.key for row in rows if isinstance(row, CallRow)), None)
             if first is not None:
                 table.move_to_key(first)
+
+    def show_summary(self) -> None:
+        run = self.run
+        if run is not None:
+            until = self._warm.get(run.ident, False)
+            cache = None if until is False else cache_text(until, self.wftop.now())
+            self.query_one("#run-summary", Static).update(
+                Text(summary(run, self._launch.get(run.ident), cache))
+            )
+
+    @work(thread=True, exclusive=True, group="warmth", exit_on_error=False)
+    def read_warmth(self, run: Run) -> None:
+        """Until when the owner's prompt cache stays warm, from its transcript's tail."""
+        until = read_cache_warmth(run.folder.transcript).until
+        self.app.call_from_thread(self._warmth_read, run.ident, until)
+
+    def _warmth_read(self, ident: str, until: float | None) -> None:
+        if self._warm.get(ident, False) != until:
+            self._warm[ident] = until
+            self.show_summary()
 
     @work(thread=True, exclusive=True, group="launch", exit_on_error=False)
     def read_launch(self, run: Run) -> None:
