@@ -11,7 +11,9 @@ from typing import Any
 
 import orjson
 
+from wftop.cli.exact import EXIT_NO_EXACT, Rehearsed, add_exact_options, rehearse_plan, rehearser
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
+from wftop.core.cachewarm import cache_text
 from wftop.core.coldpass import scan_roots
 from wftop.core.model import Run, Status
 from wftop.core.procs import default_table
@@ -56,6 +58,7 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="stop the relaunched run when a call the forecast served from cache starts live",
     )
+    add_exact_options(parser)
 
 
 def search_roots(args: argparse.Namespace, roots: list[str]) -> list[str]:
@@ -90,14 +93,14 @@ def find_run(args: argparse.Namespace, roots: list[str]) -> Run | str:
     return candidates[0]
 
 
-def describe(plan: Plan) -> str:
+def describe(plan: Plan, now: float | None = None) -> str:
+    cache = cache_text(plan.cache_warm_until, time.time() if now is None else now)
     lines = [
         f"run        {plan.run.run_id} ({plan.run.name or 'unnamed'}) — {plan.run.shown_status}",
         f"strategy   {plan.strategy.value} (recommended: {plan.recommended.value})",
         f"session    {plan.session_id}"
-        + (
-            "" if plan.session_id == plan.run.session_id else f" (new; owner {plan.run.session_id})"
-        ),
+        + ("" if plan.session_id == plan.run.session_id else f" (new; owner {plan.run.session_id})")
+        + f" · owner's {cache}",
         f"cwd        {plan.cwd}",
         f"argv       {orjson.dumps(plan.argv).decode()}",
     ]
@@ -105,7 +108,7 @@ def describe(plan: Plan) -> str:
         lines.append(f"env        {orjson.dumps(plan.env).decode()}")
     for name, forecast in plan.forecasts.items():
         marker = "→" if name == plan.strategy.value else " "
-        lines.append(f"forecast {marker} {name}: {forecast.summary()}")
+        lines.append(f"forecast {marker} {name} ({forecast.provenance}): {forecast.summary()}")
         lines.append(
             f"             live: {', '.join(forecast.live) or '-'}"
             f"; cached: {', '.join(forecast.cached) or '-'}"
@@ -128,6 +131,36 @@ def describe(plan: Plan) -> str:
     if left:
         lines.append(f"left       {left}")
     return redact("\n".join(lines))
+
+
+def exact(
+    args: argparse.Namespace, plan: Plan, claude: str | None
+) -> tuple[Plan, Rehearsed | None]:
+    """``--exact``: the plan with its forecast rehearsed, or as it was (and one line why)."""
+    if not args.exact:
+        return plan, None
+    rehearsed = rehearse_plan(plan, rehearser(args.claude or claude, args.exact_timeout))
+    line = rehearsed.error_line()
+    if line is not None:
+        print(redact(line), file=sys.stderr)
+    return rehearsed.plan, rehearsed
+
+
+def print_plan(args: argparse.Namespace, plan: Plan, rehearsed: Rehearsed | None) -> int:
+    """``--dry-run``: the plan as JSON or text; the exit code says whether it may launch,
+    then whether ``--exact`` could rehearse."""
+    if args.json:
+        data = plan.to_json()
+        if rehearsed is not None:
+            data["rehearsal"] = rehearsed.to_json()
+        sys.stdout.buffer.write(
+            orjson.dumps(redact_value(data), option=orjson.OPT_INDENT_2) + b"\n"
+        )
+    else:
+        print(describe(plan))
+    if not plan.verdict.allows(args.force):
+        return EXIT_REFUSED
+    return EXIT_NO_EXACT if rehearsed is not None and rehearsed.error else EXIT_OK
 
 
 def emit(args: argparse.Namespace, event: dict[str, Any], text: str) -> None:
@@ -167,14 +200,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     policy = make_policy(args, config.claude, config.resume_flags)
     plan = policy.plan(found, args.strategy)
+    plan, rehearsed = exact(args, plan, config.claude)
     if args.dry_run:
-        if args.json:
-            sys.stdout.buffer.write(
-                orjson.dumps(redact_value(plan.to_json()), option=orjson.OPT_INDENT_2) + b"\n"
-            )
-        else:
-            print(describe(plan))
-        return EXIT_OK if plan.verdict.allows(args.force) else EXIT_REFUSED
+        return print_plan(args, plan, rehearsed)
     active = policy.in_flight(plan.run.run_id)
     if active is not None:
         request, events = policy.follow_existing(plan, active)
