@@ -39,7 +39,7 @@ def test_the_tripwire_follows_the_exact_forecast_once_the_plan_has_one(tmp_path:
     """mid-failure, resume-owner: the estimate serves a1, a2 from cache; a rehearsal that
     served a1 alone makes a2 a re-run, and a launch of that plan watches a1 alone."""
     run = the_run(copy_tree("mid-failure", tmp_path))
-    plan = plan_of(run, now=0.0)
+    plan = plan_of(run, now=0.0, strategy="resume-owner")
     assert plan.forecast.provenance == "estimate"
     agents = {call.label: call.result_agent_id for call in run.fold.ordered_calls()}
     assert set(plan.forecast.cached) >= {"a1", "a2"}
@@ -102,14 +102,16 @@ def test_a_plan_made_again_keeps_the_exact_forecast_until_the_journal_changes(
 ) -> None:
     root = copy_tree("mid-failure", tmp_path)
     run = the_run(root)
-    plan = plan_of(run, now=0.0)
+    plan = plan_of(run, now=0.0, strategy="resume-owner")
     exact = exact_forecast(run.fold, plan.strategy.value, Seen(frozenset(), 7, True, "2.1.332"))
     rehearsed = plan.with_forecast(exact)
 
-    assert plan_of(the_run(root), now=0.0).keeping_exact(rehearsed).forecast is exact
+    again = plan_of(the_run(root), now=0.0, strategy="resume-owner")
+    assert again.keeping_exact(rehearsed).forecast is exact
     assert plan_of(run, now=0.0, strategy="surgical").keeping_exact(rehearsed).forecast.exact is (
         False
     )
     with open(run.folder.journal, "ab") as journal:
         journal.write(b'{"type":"started","key":"v2:x","agentId":"ax","label":"a7"}\n')
-    assert plan_of(the_run(root), now=0.0).keeping_exact(rehearsed).forecast.exact is False
+    changed = plan_of(the_run(root), now=0.0, strategy="resume-owner")
+    assert changed.keeping_exact(rehearsed).forecast.exact is False
