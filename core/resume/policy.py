@@ -225,7 +225,7 @@ class ResumePolicy:
             if fresh is None:
                 reason = f"run {plan.run.run_id} is no longer in session {plan.run.session_id}"
                 return Request(plan, None, reason), [_refused(reason)]
-            plan = fresh
+            plan = fresh.keeping_exact(plan)  # a rehearsal still holds: the tripwire follows it
         try:
             status, attempt = self.driver.start(plan, force=force)
         except ResumeInProgress as busy:
