@@ -24,6 +24,11 @@ class CallState(StrEnum):
     FAILED = "failed"
     IN_FLIGHT = "in_flight"
 
+    @property
+    def word(self) -> str:
+        """The state as text says it (``in flight``); JSON keeps the value."""
+        return self.value.replace("_", " ")
+
 
 @dataclass(slots=True)
 class Call:

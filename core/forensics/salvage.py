@@ -197,7 +197,7 @@ def to_markdown(found: Salvage) -> str:
         lines.append(f"- copies in other sessions: {', '.join(found.also_in)}")
     for number, call in enumerate(found.calls, 1):
         phase = f" · {call.phase}" if call.phase else ""
-        lines += ["", f"## {number}. {call.label}{phase} — {call.state}", ""]
+        lines += ["", f"## {number}. {call.label}{phase} — {CallState(call.state).word}", ""]
         lines.append(f"attempts: {call.attempts}; agent: {call.agent_id or '-'}")
         lines.append("")
         if call.state == CallState.DONE.value:

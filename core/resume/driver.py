@@ -257,7 +257,7 @@ class ResumeDriver:
     ) -> tuple[ResumeEvent, str]:
         """The end of a run from the exit code, the new snapshot and the journal."""
         if signal is not None:
-            return ResumeEvent.STOPPED_BY_USER, f"stopped by signal {signal}"
+            return ResumeEvent.STOPPED_BY_USER, f"by signal {signal}"
         if attempt.snapshot is None or attempt.journal is None:
             return (
                 ResumeEvent.EXITED_FAILED,
@@ -271,16 +271,16 @@ class ResumeDriver:
                 f"exited {exit_code} without a new snapshot: the workflow did not finish"
             )
         if snap.status == "failed":
-            return ResumeEvent.EXITED_FAILED, f"the script failed: {snap.error or 'no error text'}"
+            return ResumeEvent.EXITED_FAILED, f"the script threw: {snap.error or 'no error text'}"
         if snap.status == "killed":
-            return ResumeEvent.STOPPED_BY_USER, "the workflow was stopped"
+            return ResumeEvent.STOPPED_BY_USER, "the snapshot says killed"
         errored = [row.label for row in snap.rows if row.state == "error"]
         if errored:
             return (
                 ResumeEvent.EXITED_WITH_FAILURES,
-                f"completed; failed calls: {', '.join(errored)}",
+                f"failed calls: {', '.join(errored)}",
             )
-        return ResumeEvent.EXITED_OK, f"completed with exit code {exit_code}"
+        return ResumeEvent.EXITED_OK, f"exit code {exit_code}"
 
     def fall_back(self, attempt: Attempt, relocated: Plan) -> tuple[RequestStatus, Attempt | None]:
         """launch_failed → fallback → relocate, when the owner session cannot be resumed."""
@@ -290,7 +290,7 @@ class ResumeDriver:
                 run_id,
                 attempt.request,
                 ResumeEvent.FALL_BACK,
-                reason=f"falling back to {relocated.strategy.value}",
+                reason=f"to {relocated.strategy.value}",
                 lock=lock,
             )
             return self._launch(relocated, attempt.request, ResumeEvent.LAUNCH, lock=lock)
@@ -332,7 +332,7 @@ class ResumeDriver:
         if current is not None and current.state not in ACTIVE_STATES:
             return current
         return self._record(
-            attempt.plan, attempt.request, ResumeEvent.STOPPED_BY_USER, "stopped by the user"
+            attempt.plan, attempt.request, ResumeEvent.STOPPED_BY_USER, "by the user"
         )
 
 

@@ -80,7 +80,7 @@ class Request:
 
 def state_event(state: ResumeState, reason: str) -> Event:
     data = {"event": "state", "state": state.value, "reason": reason}
-    return Event(data, f"{state.value}: {reason}")
+    return Event(data, f"{state.word}: {reason}")
 
 
 def what_is_left(plan: Plan) -> str:
@@ -207,7 +207,7 @@ class ResumePolicy:
             attempt,
             reattached=True,
         )
-        text = f"a resume of {plan.run.run_id} is already {status.state.value}: following it"
+        text = f"a resume of {plan.run.run_id} is already {status.state.word}: following it"
         return request, [Event({"event": "reattached", "request": status.request}, text)]
 
     def start(

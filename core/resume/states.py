@@ -29,6 +29,12 @@ class ResumeState(StrEnum):
     LAUNCH_FAILED = "launch_failed"
     FALLBACK = "fallback"
 
+    @property
+    def word(self) -> str:
+        """The state as text output and the TUI say it (``launch failed``); JSON and the
+        state dir keep the value (``launch_failed``)."""
+        return self.value.replace("_", " ")
+
 
 class ResumeEvent(StrEnum):
     """What can happen to a resume request."""

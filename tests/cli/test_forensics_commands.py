@@ -150,6 +150,7 @@ def test_export_markdown_holds_results_and_last_words(tmp_path):
     assert done.stdout.count("Result (journal):") == 4
     assert "half of a5's answer" in done.stdout
     assert "shape matching, not a guarantee" in done.stdout
+    assert "## 5. a5 · Finish — in flight\n" in done.stdout  # words, not the value in_flight
 
 
 def test_export_json_and_unknown_run(tmp_path):

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.faults_kit import RUN, WAIT, World, world_at
+from tests.faults_kit import RUN, TOP, WAIT, World, world_at
 from wftop.core.coldpass import scan_roots
 from wftop.core.procs import FakeProcess, FakeProcessTable, ProcFs
 from wftop.core.resume.driver import ResumeDriver
@@ -99,6 +100,22 @@ def test_wftop_killed_while_running_reads_the_outcome_after_claude_exited(world)
     assert events[0]["event"] == "reattached"
     assert world.last_state() == "completed"
     assert len(world.pids()) == 1
+
+
+def test_the_text_output_says_each_state_in_words_and_once(world):
+    world.go.touch()
+    argv = [arg for arg in world.argv() if arg != "--json"]
+    done = subprocess.run(
+        argv, cwd=TOP, env=world.env(), capture_output=True, text=True, timeout=WAIT
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    # each state in words once: not "completed: completed with exit code 0"
+    states = [line for line in lines if line.split(":")[0] in {s.word for s in ResumeState}]
+    assert states[-1] == "completed: exit code 0", lines
+    assert not any(line.split(":")[0] in line.split(":", 1)[1] for line in states), states
+    assert ResumeState.COMPLETED_WITH_FAILURES.word == "completed with failures"
+    assert ResumeState.LAUNCH_FAILED.word == "launch failed"
 
 
 # -- claude misbehaving -------------------------------------------------------------------------

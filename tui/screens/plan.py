@@ -170,7 +170,7 @@ class ResumePlanScreen(ModalScreen[None]):
             self.app.notify(str(error), title="Resume refused", severity="error")
             return
         self.attempt = attempt
-        self.progress(f"{status.state.value}: {status.transitions[-1].reason}")
+        self.progress(f"{status.state.word}: {status.transitions[-1].reason}")
         if attempt is not None:
             self.set_interval(0.5, self.follow)
 
@@ -194,16 +194,16 @@ class ResumePlanScreen(ModalScreen[None]):
             f"   from cache: {', '.join(done.cached) or '-'}"
         )
         if status is not None:
-            line = f"{status.state.value}: {status.transitions[-1].reason}\n{line}"
+            line = f"{status.state.word}: {status.transitions[-1].reason}\n{line}"
             if status.state not in (ResumeState.LAUNCHING, ResumeState.RUNNING):
-                self.app.notify(f"{self.run_view.run_id}: {status.state.value}", title="Resume")
+                self.app.notify(f"{self.run_view.run_id}: {status.state.word}", title="Resume")
                 self.attempt = None
         self.progress(line)
 
     def action_stop(self) -> None:
         if self.attempt is not None and self.driver is not None:
             status = self.driver.stop(self.attempt)
-            self.progress(f"{status.state.value}: stopped by you")
+            self.progress(f"{status.state.word}: by you")
             self.attempt = None
 
     def action_close(self) -> None:
