@@ -15,6 +15,6 @@ def test_demo_lists_the_bundled_real_runs_and_cleans_up():
     )
     assert done.returncode == 0, done.stderr
     rows = done.stdout.splitlines()[1:]
-    assert sorted(row.split()[1] for row in rows) == ["completed", "completed", "dead", "dead"]
+    assert sorted(row.split()[1] for row in rows) == ["completed", "dead", "dead", "partial"]
     assert any(row.rstrip().endswith("a5") for row in rows)
     assert set(Path(tempfile.gettempdir()).glob("wftop-demo-*")) == before
