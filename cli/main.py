@@ -176,8 +176,10 @@ def run_tui(args: argparse.Namespace) -> int:
         from dataclasses import replace
 
         config = replace(config, stall_window=args.stall_window)
+    from wftop.cli.exact import tui_rehearser
     from wftop.tui.start import make_app
 
-    app = make_app(roots, config=config, read_only=args.read_only)
+    rehearse = tui_rehearser(config, read_only=args.read_only)
+    app = make_app(roots, config=config, read_only=args.read_only, rehearse=rehearse)
     app.run(mouse=config.mouse and not args.no_mouse)
     return int(app.return_code or 0)

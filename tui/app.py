@@ -27,6 +27,7 @@ from textual.signal import Signal
 from textual.worker import Worker, WorkerState
 
 from wftop.core.changeset import ChangeSet
+from wftop.core.exact import Rehearse
 from wftop.core.index import LiveIndex
 from wftop.core.model import PARTIAL, Run, Status
 from wftop.tui.config import Config
@@ -125,6 +126,7 @@ class WftopApp(App[int]):
         live: bool = True,
         read_only: bool = False,
         preview: bool | Future[ChangeSet] = True,
+        rehearse: Rehearse | None = None,
     ) -> None:
         """Args:
         index: the live index (``wftop.core.index.LiveIndex``).
@@ -134,6 +136,7 @@ class WftopApp(App[int]):
         read_only: refuse resume and relaunch.
         preview: paint the newest runs before the cold start has read them all
             (True: read them first; a future: they are being read already).
+        rehearse: what the resume plan rehearses a resume with (None: no exact forecast).
         """
         super().__init__()
         self.index = index
@@ -153,6 +156,8 @@ class WftopApp(App[int]):
         self.terminal_title = ""
         """What the terminal title was last set to."""
         self.styles_palette = Palette()
+        self.rehearse = None if read_only else rehearse
+        """Rehearses a plan's resume for its exact forecast (`wftop.core.exact.Rehearse`)."""
         self.runs_changed: Signal[ChangeSet] = Signal(self, "runs-changed")
 
     # -- start -----------------------------------------------------------------------------

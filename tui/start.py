@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from wftop.core.exact import Rehearse
 from wftop.core.procs import ProcessTable
 from wftop.tui.config import Config
 
@@ -21,11 +22,14 @@ def make_app(
     now: Callable[[], float] = time.time,
     live: bool = True,
     read_only: bool = False,
+    rehearse: Rehearse | None = None,
 ) -> WftopApp:
     """The wftop App over ``roots``, with the live index.
 
     The newest runs start being read in a thread before Textual is imported, so
-    the first screen has rows as soon as it is up.
+    the first screen has rows as soon as it is up. ``rehearse`` is what the resume plan
+    rehearses with (the command line's, as the TUI cannot import the mock); None: it shows
+    the estimate only.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -38,4 +42,12 @@ def make_app(
     pool.shutdown(wait=False)
     from wftop.tui.app import WftopApp
 
-    return WftopApp(index, config=config, now=now, live=live, read_only=read_only, preview=preview)
+    return WftopApp(
+        index,
+        config=config,
+        now=now,
+        live=live,
+        read_only=read_only,
+        preview=preview,
+        rehearse=rehearse,
+    )
