@@ -82,7 +82,7 @@ def choose(args: argparse.Namespace, roots: list[str]) -> str:
         found = find_session(sessions, args.session)
         return found.path if isinstance(found, SessionFile) else found
     cwd = os.path.abspath(args.cwd or os.getcwd())
-    return pick_session(sessions, cwd, previous=args.previous).path
+    return pick_session(sessions, cwd, previous=args.previous, roots=roots).path
 
 
 def run(args: argparse.Namespace) -> int:

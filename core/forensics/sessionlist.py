@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from wftop.core.jsonl import Problem
@@ -108,17 +109,28 @@ def sessions_of_cwd(sessions: list[SessionFile], cwd: str) -> list[SessionFile]:
     return [session for session in others if same_dir(session.cwd(), cwd)]
 
 
-def pick_session(sessions: list[SessionFile], cwd: str, *, previous: bool) -> SessionFile:
-    """The newest session of ``cwd``, or with ``previous`` the one before it."""
+def pick_session(
+    sessions: list[SessionFile], cwd: str, *, previous: bool, roots: Sequence[str] = ()
+) -> SessionFile:
+    """The newest session of ``cwd``, or with ``previous`` the one before it.
+
+    Raises:
+        SessionNotFound: with one line saying where it looked (the project folder named
+            after ``cwd`` under each root) and what lists the sessions there are.
+    """
     mine = sessions_of_cwd(sessions, cwd)
     wanted = 1 if previous else 0
     if len(mine) > wanted:
         return mine[wanted]
+    offer = "`wftop scan --list-sessions` lists the recent sessions (then --session ID)"
     if not mine:
-        raise SessionNotFound(f"no session was started in {cwd} (try --list-sessions)")
-    raise SessionNotFound(
-        f"{cwd} has only one session, so there is no previous one (try --list-sessions)"
-    )
+        slug = project_slug(os.path.abspath(cwd))
+        where = ", ".join(os.path.join(root, "projects", slug) for root in roots)
+        raise SessionNotFound(
+            f"no session was started in {cwd}: looked in {where or 'projects/' + slug} and at "
+            f"the directory each other session recorded; {offer}"
+        )
+    raise SessionNotFound(f"{cwd} has only one session, so there is no previous one; {offer}")
 
 
 def find_session(sessions: list[SessionFile], value: str) -> SessionFile | str:

@@ -121,6 +121,21 @@ def test_previous_without_one_is_a_one_line_error(tmp_path):
     assert "only one session" in done.stderr and len(done.stderr.splitlines()) == 1
 
 
+def test_scan_outside_a_project_says_where_it_looked_and_offers_the_list(tmp_path):
+    root = fixture("api-529")
+    outside = tmp_path / "not a project"
+    outside.mkdir()
+    done = wftop("scan", "--no-default-root", "--root", str(root), cwd=str(outside))
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    slug = "".join(c if c.isascii() and c.isalnum() else "-" for c in str(outside))
+    assert f"no session was started in {outside}" in line
+    assert f"looked in {os.path.join(root, 'projects', slug)}" in line
+    assert "wftop scan --list-sessions" in line
+    listed = wftop("scan", "--no-default-root", "--root", str(root), "--list-sessions")
+    assert listed.returncode == 0, listed.stderr
+
+
 def test_list_sessions_counts_dead_workers_and_causes():
     roots = ["--root", str(fixture("api-401")), "--root", str(fixture("bg-clean"))]
     data = scan_json("--list-sessions", *roots)
