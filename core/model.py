@@ -160,6 +160,7 @@ class Run:
             "run_id": self.run_id,
             "session_id": self.session_id,
             "project": self.folder.project,
+            "project_name": self.project_short,
             "root": self.folder.root,
             "cwd": self.cwd,
             "name": self.name,

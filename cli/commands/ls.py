@@ -18,7 +18,7 @@ import orjson
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
 from wftop.core.coldpass import scan_rows
 from wftop.core.jsonl import Problem
-from wftop.core.model import Run, short_project, status_word
+from wftop.core.model import Run, status_word
 from wftop.core.redact import Redactor, dumps_redacted
 from wftop.core.rowcache import RowCache, rows_cache_path
 from wftop.core.snapshot import parse_iso_time
@@ -50,7 +50,7 @@ def table_line(row: dict[str, Any], now: float) -> str:
     """One table line from a run's ``--json`` row (already masked and printable)."""
     status = status_label(status_word(row["status"], len(row["failed_calls"])))
     name = (row["name"] or "-")[:18]
-    project = short_project(row["cwd"], row["project"])[:20]
+    project = row["project_name"][:20]
     parity = f"{row['started']}/{row['returned']}/{row['failed']}"
     flight = ",".join(row["in_flight"])
     when = parse_iso_time(row["last_activity"])

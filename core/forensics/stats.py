@@ -29,7 +29,11 @@ class Attempt:
 class RunStats:
     run_id: str
     session_id: str
+    root: str
     project: str
+    """The project folder's name (the slug Claude Code derives from the directory)."""
+    project_name: str
+    """The project as a person names it: the working directory's last folder."""
     name: str | None
     status: str
     started: int
@@ -47,7 +51,9 @@ class RunStats:
         return {
             "run_id": self.run_id,
             "session_id": self.session_id,
+            "root": self.root,
             "project": self.project,
+            "project_name": self.project_name,
             "name": self.name,
             "status": self.status,
             "started": self.started,
@@ -102,7 +108,9 @@ def run_stats(run: Run) -> RunStats:
     return RunStats(
         run_id=run.run_id,
         session_id=run.session_id,
-        project=run.project_short,
+        root=run.folder.root,
+        project=run.folder.project,
+        project_name=run.project_short,
         name=run.name,
         status=run.status.value,
         started=run.fold.started_lines,

@@ -101,3 +101,18 @@ def test_ages_are_read_against_the_clock_wftop_now_fixes(tmp_path):
     end = header.index("AGE") + len("AGE")  # the column is right-aligned under its name
     assert line[end - 4 : end].strip() == "3d"
     assert wftop(*args, env={"WFTOP_NOW": three_days_on}).stdout == done.stdout
+
+
+def test_project_is_the_slug_in_ls_and_stats_and_project_name_the_short_name():
+    roots = ["--no-default-root", "--root", str(tree("killed")), "--root", str(tree("clean"))]
+    listed = json.loads(wftop("ls", "--json", *roots).stdout)
+    done = wftop("stats", "--json", *roots)
+    assert done.returncode == 0, done.stderr
+    stats = {run["run_id"]: run for run in json.loads(done.stdout)["per_run"]}
+    assert len(listed) == len(stats) == 2
+    for row in listed:
+        slug = row["journal"].split(os.sep)[-6]
+        assert row["project"] == stats[row["run_id"]]["project"] == slug
+        assert row["project_name"] == stats[row["run_id"]]["project_name"]
+        assert row["project_name"] == os.path.basename(row["cwd"])
+        assert row["root"] == stats[row["run_id"]]["root"]
