@@ -1,18 +1,20 @@
-"""``y``: pick what to copy (run id, paths, resume command); copied through OSC 52.
+"""``y``: pick what to copy (run id, paths, resume command).
 
-The screen copies with Textual's own ``copy_to_clipboard`` and says what it copied
-in a toast: it needs nothing of the wftop app.
+The screen copies with Textual's own ``copy_to_clipboard`` (OSC 52), and, from a thread,
+to the tmux buffer and the system clipboard where there are some (`wftop.tui.clipboard`);
+a toast says what it copied and where to. It needs nothing of the wftop app.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
+from functools import partial
 from typing import ClassVar
 
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
@@ -20,6 +22,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from wftop.core.model import Run
+from wftop.tui import clipboard
 from wftop.tui.format import display_path
 from wftop.tui.keys import binding
 
@@ -43,6 +46,15 @@ def run_choices(run: Run, agent_id: str | None = None) -> list[tuple[str, str]]:
         transcript = os.path.join(run.folder.path, f"agent-{agent_id}.jsonl")
         choices.insert(2, ("transcript path", transcript))
     return choices
+
+
+def copy_and_say(app: App[object], label: str, value: str) -> None:
+    """Copy ``value`` to the tmux buffer and the system clipboard where there are some, then
+    say in a toast what was copied and where to."""
+    used = clipboard.copy_elsewhere(value, os.environ)
+    shown = value if len(value) < 80 else value[:79] + "…"
+    title = f"Copied {label} ({clipboard.copied_via(used)})"
+    app.call_from_thread(app.notify, shown, title=title)
 
 
 def tail(text: str, width: int) -> str:
@@ -84,9 +96,16 @@ class CopyScreen(ModalScreen[None]):
     @on(OptionList.OptionSelected)
     def chosen(self, event: OptionList.OptionSelected) -> None:
         label, value = self.choices[int(event.option_id or 0)]
+        app = self.app
         self.dismiss()
-        self.app.copy_to_clipboard(value)
-        self.notify(value if len(value) < 80 else value[:79] + "…", title=f"Copied {label}")
+        app.copy_to_clipboard(value)
+        # tmux and the system clipboard are processes: fed from a thread, never the loop
+        app.run_worker(
+            partial(copy_and_say, app, label, value),
+            thread=True,
+            group="copy",
+            exit_on_error=False,
+        )
 
     def action_dismiss_copy(self) -> None:
         self.dismiss()
