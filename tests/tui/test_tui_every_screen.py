@@ -37,8 +37,12 @@ Steps = Callable[[Any], Awaitable[None]]
 
 
 async def settled(pilot: Any) -> None:
+    """Workers done, their results applied, and what those scheduled laid out (a DataTable
+    sizes its columns to new rows on a later refresh)."""
     await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    for _ in range(3):
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
 
 
 async def on_dead_run(pilot: Any) -> None:
@@ -48,14 +52,44 @@ async def on_dead_run(pilot: Any) -> None:
     app.screen.query_one("RunTable").move_to_key(ident)
 
 
-def pressing(*keys: str) -> Steps:
+def pressing(*keys: str, until: Callable[[Any], bool] | None = None) -> Steps:
+    """Press ``keys`` on the dead run; then wait until ``until(screen)`` holds (a screen
+    that reads in a worker started from its mount)."""
+
     async def steps(pilot: Any) -> None:
         await on_dead_run(pilot)
         for key in keys:
             await pilot.press(key)
             await settled(pilot)
+        for _ in range(2000):
+            if until is None or until(pilot.app.screen):
+                break
+            await pilot.pause(0.01)
+        for table in pilot.app.screen.query("DataTable"):
+            # A DataTable sizes its columns when idle but may keep drawing rows it cached at
+            # the header's widths (Textual 8): drop them so the picture is always the same.
+            table._clear_caches()
+            table.refresh()
+        await settled(pilot)
 
     return steps
+
+
+def has_rows(selector: str) -> Callable[[Any], bool]:
+    """The DataTable has rows and has sized its first column to them (it does so when idle)."""
+
+    def ready(screen: Any) -> bool:
+        if not screen.query(selector):
+            return False
+        table = screen.query_one(selector)
+        first = next(iter(table.columns.values()), None)
+        return table.row_count > 0 and first is not None and first.content_width > len("last write")
+
+    return ready
+
+
+def plotted(screen: Any) -> bool:
+    return bool(screen.query("AttemptPlot")) and bool(screen.query_one("AttemptPlot").runs)
 
 
 async def agent(pilot: Any) -> None:
@@ -77,10 +111,10 @@ SCREENS: dict[str, Steps] = {
     "agent": agent,
     "journal": pressing("J"),
     "help": pressing("question_mark"),
-    "plan": pressing("r"),
+    "plan": pressing("r", until=lambda screen: getattr(screen, "plan", None) is not None),
     "copy": pressing("y"),
-    "sessions": pressing("S"),
-    "attempts": pressing("S", "p"),
+    "sessions": pressing("S", until=has_rows("#sessions-table")),
+    "attempts": pressing("S", "p", until=plotted),
 }
 
 
