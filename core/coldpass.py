@@ -35,8 +35,8 @@ from wftop.core.sessions import NO_OWNER, Owner, local_pid_domain, owners_by_ses
 
 Row = TypeVar("Row")
 
-Recency = tuple[float, str, str]
-"""Sort key of `newest_first`: newest activity first, then run id and session."""
+Recency = tuple[float, str, str, str]
+"""Sort key of `newest_first`: newest activity first, then run id, session and root."""
 
 
 def journal_lines_without_failed(path: str) -> list[bytes] | None:
@@ -84,7 +84,7 @@ class ScanResult:
 
 
 def _recency(run: Run) -> Recency:
-    return (-(run.last_activity or 0.0), run.run_id, run.session_id)
+    return (-(run.last_activity or 0.0), run.run_id, run.session_id, run.folder.root)
 
 
 def newest_first(runs: Iterable[Run]) -> list[Run]:
@@ -245,7 +245,12 @@ def scan_rows(
             key = cache.key(folder, owner, cold.superseded.get(folder.ident))
             kept = cache.get(folder.journal, key)
             if kept is not None:
-                recency = (-(kept.last_activity or 0.0), folder.run_id, folder.session_id)
+                recency = (
+                    -(kept.last_activity or 0.0),
+                    folder.run_id,
+                    folder.session_id,
+                    folder.root,
+                )
                 made.append((recency, cast(Row, kept.row), ()))
                 continue
             keys[folder.journal] = key

@@ -107,7 +107,7 @@ class RunListView:
 
     def _sort_key(self, run: Run) -> tuple[object, ...]:
         newest = -(run.last_activity or 0.0)
-        tie = (run.folder.run_id, run.folder.session_id)
+        tie = (run.folder.run_id, run.folder.session_id, run.folder.root)
         if self.sort == "status":
             return (ATTENTION_ORDER.get(run.shown_status, 9), newest, *tie)
         if self.sort == "name":

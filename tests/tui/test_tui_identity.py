@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tests.conftest import TUI_NOW
 from tests.tui_kit import SIZE, build, settle, table
+from wftop.tui.format import display_path
 
 
 def _two_roots(tui_root: Path) -> tuple[Path, Path]:
@@ -42,6 +43,8 @@ async def test_the_tui_and_ls_count_a_run_under_two_roots_alike(tui_root, tui_pr
         assert len(table(app).item_keys) == len(rows)
         roots = {run.folder.root for run in app.runs.values()}
         assert roots == {str(first), str(backup)}
+        shown = [(app.runs[key].folder.root, app.runs[key].run_id) for key in table(app).item_keys]
+        assert shown == [(row["root"], row["run_id"]) for row in rows]  # in the same order
 
 
 async def test_the_selection_stays_on_the_run_of_its_root(tui_root, tui_processes):
@@ -57,3 +60,13 @@ async def test_the_selection_stays_on_the_run_of_its_root(tui_root, tui_processe
         await pilot.press("enter")
         assert app.screen.ident == in_backup  # type: ignore[attr-defined]
         assert app.screen.run.folder.root == str(backup)  # type: ignore[attr-defined]
+        shown = str(app.screen.query_one("#run-summary").render())
+        assert f"root     {display_path(str(backup))}" in shown
+
+
+async def test_with_one_root_the_run_screen_does_not_name_it(tui_root, tui_processes):
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        assert "root " not in str(app.screen.query_one("#run-summary").render())

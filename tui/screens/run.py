@@ -64,8 +64,11 @@ def args_text(run: Run, launch: LaunchInfo | None = None) -> str:
     return one_line(orjson.dumps(args, default=repr).decode(), 120) + where
 
 
-def summary(run: Run, launch: LaunchInfo | None = None, cache: str | None = None) -> str:
-    """The block above the calls, one fact per line (``cache``: `cache_text`, once read)."""
+def summary(
+    run: Run, launch: LaunchInfo | None = None, cache: str | None = None, *, root: bool = False
+) -> str:
+    """The block above the calls, one fact per line (``cache``: `cache_text`, once read;
+    ``root``: name the run's root, which tells apart copies of one run under several roots)."""
     mask = Redactor()
     head = f"{status_label(run.shown_status)}  {run.name or '(unnamed)'}  {run.run_id}"
     if run.superseded_by:
@@ -79,6 +82,7 @@ def summary(run: Run, launch: LaunchInfo | None = None, cache: str | None = None
         f"session  {run.session_id}   owner: {owner_text(run)}",
         *([f"         {cache}"] if cache else []),  # the owner session's prompt cache
         f"cwd      {display_path(run.cwd)}",
+        *([f"root     {display_path(run.folder.root)}"] if root else []),
         f"snapshot {snapshot_text(run)}",
     ]
     if run.problems:
@@ -159,13 +163,17 @@ class RunScreen(Screen[None]):
             if first is not None:
                 table.move_to_key(first)
 
+    @property
+    def several_roots(self) -> bool:
+        return len(getattr(self.wftop.index, "roots", ())) > 1
+
     def show_summary(self) -> None:
         run = self.run
         if run is not None:
             until = self._warm.get(run.ident, False)
             cache = None if until is False else cache_text(until, self.wftop.now())
             self.query_one("#run-summary", Static).update(
-                Text(summary(run, self._launch.get(run.ident), cache))
+                Text(summary(run, self._launch.get(run.ident), cache, root=self.several_roots))
             )
 
     @work(thread=True, exclusive=True, group="warmth", exit_on_error=False)
