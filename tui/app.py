@@ -45,6 +45,9 @@ CSS_FILE = Path(__file__).with_name("app.tcss")
 
 LIVE = frozenset({Status.RUNNING, Status.STALLED})
 
+BANNER_SECONDS = 120.0
+"""How long the start banner (the demo's) stays unless a window replaces it."""
+
 
 @dataclass(frozen=True)
 class Alert:
@@ -127,6 +130,8 @@ class WftopApp(App[int]):
         read_only: bool = False,
         preview: bool | Future[ChangeSet] = True,
         rehearse: Rehearse | None = None,
+        banner: tuple[str, str] | None = None,
+        read_only_reason: str = "",
     ) -> None:
         """Args:
         index: the live index (``wftop.core.index.LiveIndex``).
@@ -137,6 +142,9 @@ class WftopApp(App[int]):
         preview: paint the newest runs before the cold start has read them all
             (True: read them first; a future: they are being read already).
         rehearse: what the resume plan rehearses a resume with (None: no exact forecast).
+        banner: (title, text) shown in a toast once the app is up (the demo says what
+            it shows); it stays until a window opens or it times out.
+        read_only_reason: what ``r`` says when read-only (default: the --read-only flag).
         """
         super().__init__()
         self.index = index
@@ -144,6 +152,8 @@ class WftopApp(App[int]):
         self.now = now
         self.live = live
         self.read_only = read_only
+        self.read_only_reason = read_only_reason or "wftop was started with --read-only."
+        self.banner = banner
         self.preview = preview
         self.runs: dict[str, Run] = {}
         """Every run now known, by ident."""
@@ -179,6 +189,9 @@ class WftopApp(App[int]):
         self.push_screen(RunsScreen())
         self._set_terminal_title("wftop")
         self.load_index()
+        if self.banner is not None:
+            title, text = self.banner
+            self.notify(text, title=title, timeout=BANNER_SECONDS)
 
     def _restyle(self) -> None:
         self.styles_palette.load(self)

@@ -23,13 +23,15 @@ def make_app(
     live: bool = True,
     read_only: bool = False,
     rehearse: Rehearse | None = None,
+    banner: tuple[str, str] | None = None,
+    read_only_reason: str = "",
 ) -> WftopApp:
     """The wftop App over ``roots``, with the live index.
 
     The newest runs start being read in a thread before Textual is imported, so
     the first screen has rows as soon as it is up. ``rehearse`` is what the resume plan
     rehearses with (the command line's, as the TUI cannot import the mock); None: it shows
-    the estimate only.
+    the estimate only. ``banner`` and ``read_only_reason``: see `WftopApp`.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -50,4 +52,6 @@ def make_app(
         read_only=read_only,
         preview=preview,
         rehearse=rehearse,
+        banner=banner,
+        read_only_reason=read_only_reason,
     )

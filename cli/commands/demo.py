@@ -26,11 +26,6 @@ from wftop.mockapi import BUNDLED
 if TYPE_CHECKING:
     from wftop.tui.app import WftopApp
 
-INSTALL_HINT = (
-    "for the full demo (a real run killed and resumed, offline), install Claude Code:\n"
-    "  npm install -g @anthropic-ai/claude-code   (or set WFTOP_CLAUDE=/path/to/claude)"
-)
-
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
@@ -66,8 +61,6 @@ def run(args: argparse.Namespace) -> int:
     claude = None if args.bundled or args.read_only else find_cli()
     live = claude is not None and (args.no_tui or sys.stdout.isatty())
     if not live:
-        if not args.bundled and not args.read_only and claude is None and sys.stdout.isatty():
-            say(INSTALL_HINT.replace("\n", "\nwftop demo: "))
         return bundled(args)
     assert claude is not None
     from wftop.mockapi.cliproc import RealCliError
@@ -144,30 +137,30 @@ def interactive(demo: Any, args: argparse.Namespace) -> int:
 
 def demo_app(root: str, message: str) -> WftopApp:
     """The wftop app over ``root``, which shows ``message`` once it is up."""
-    from wftop.tui.app import CSS_FILE, WftopApp
+    from wftop.tui.app import WftopApp
     from wftop.tui.config import Config
     from wftop.tui.source import open_index
 
-    class DemoApp(WftopApp):
-        CSS_PATH = str(CSS_FILE)
-
-        def on_mount(self) -> None:  # runs before WftopApp.on_mount (Textual walks the MRO)
-            self.set_timer(0.5, self.show_banner)
-
-        def show_banner(self) -> None:
-            self.notify(message, title="wftop demo: what just happened", timeout=120)
-            depth = len(self.screen_stack)
-
-            def clear_on_next_screen() -> None:  # the plan (r) needs the whole screen
-                if len(self.screen_stack) > depth:
-                    self.clear_notifications()
-                    watcher.stop()
-
-            watcher = self.set_interval(0.2, clear_on_next_screen)
-
     config = Config()
     index = open_index([root], stall_window=config.stall_window)
-    return DemoApp(index, config=config)
+    return WftopApp(index, config=config, banner=("wftop demo: what just happened", message))
+
+
+def why_read_only(args: argparse.Namespace) -> tuple[str, str]:
+    """(the banner, what r says) of the bundled demo: why nothing can be resumed."""
+    shown = "Real runs bundled with wftop, written by the real claude CLI against its mock API;"
+    if args.read_only:
+        return f"{shown} read-only (--read-only).", "The demo was started with --read-only."
+    if args.bundled:
+        return f"{shown} read-only (--bundled only browses them).", (
+            "wftop demo --bundled only browses the bundled runs."
+        )
+    return (
+        f"{shown} read-only: no claude CLI to resume them with. For the full demo: "
+        "npm install -g @anthropic-ai/claude-code (or set WFTOP_CLAUDE).",
+        "The demo has no claude CLI to resume with (it browses runs bundled with wftop); "
+        "install Claude Code for the full demo.",
+    )
 
 
 def bundled(args: argparse.Namespace) -> int:
@@ -182,6 +175,7 @@ def bundled(args: argparse.Namespace) -> int:
                 shutil.copytree(tree, target)
                 age_tree(target, 3600)
                 roots.append(str(target))
+        banner, reason = why_read_only(args)
         if args.no_tui or not sys.stdout.isatty():
             from wftop.cli.commands.ls import table
             from wftop.core.coldpass import scan_roots
@@ -190,6 +184,11 @@ def bundled(args: argparse.Namespace) -> int:
             return 0
         from wftop.tui.start import make_app
 
-        app = make_app(roots, read_only=True)
+        app = make_app(
+            roots,
+            read_only=True,
+            banner=("wftop demo: read-only", banner),
+            read_only_reason=reason,
+        )
         app.run(mouse=not args.no_mouse)
         return int(app.return_code or 0)

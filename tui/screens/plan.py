@@ -212,7 +212,7 @@ class ResumePlanScreen(ModalScreen[None]):
 
 def _refuse_read_only(app: WftopApp) -> bool:
     if app.read_only:
-        app.notify("wftop was started with --read-only.", title="Resume is off", severity="warning")
+        app.notify(app.read_only_reason, title="Resume is off", severity="warning")
         return True
     return False
 

@@ -1,0 +1,72 @@
+"""The demo without ``claude``: the TUI says why it is read-only, and ``r`` says it too."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pytest
+
+from tests.tui_kit import SIZE, build, settle
+from wftop.cli.commands import demo
+from wftop.tui.screens.runs import RunsScreen
+
+
+def demo_args(**flags: bool) -> argparse.Namespace:
+    values = {"bundled": False, "read_only": False, "no_tui": False, "no_mouse": False}
+    values.update(flags)
+    return argparse.Namespace(**values)
+
+
+@pytest.mark.parametrize(
+    ("flags", "words"),
+    [
+        ({}, "no claude CLI to resume with"),
+        ({"bundled": True}, "--bundled only browses"),
+        ({"read_only": True}, "started with --read-only"),
+    ],
+)
+def test_the_bundled_demo_opens_the_tui_with_a_banner_and_a_reason(monkeypatch, flags, words):
+    import wftop.tui.start
+
+    seen: dict[str, object] = {}
+
+    class FakeApp:
+        return_code = 0
+
+        def run(self, **_kwargs: object) -> None:
+            pass
+
+    def fake_make_app(roots: list[str], **kwargs: object) -> FakeApp:
+        seen.update(kwargs, roots=roots)
+        return FakeApp()
+
+    monkeypatch.setattr(demo, "find_cli", lambda: None)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setattr(wftop.tui.start, "make_app", fake_make_app)
+    assert demo.run(demo_args(**flags)) == 0
+    assert seen["read_only"] is True
+    title, text = seen["banner"]  # type: ignore[misc]
+    assert title == "wftop demo: read-only" and "bundled with wftop" in text
+    assert words in str(seen["read_only_reason"])
+    if not flags:
+        assert "npm install -g @anthropic-ai/claude-code" in text
+
+
+async def test_the_banner_shows_and_r_says_the_reason(tui_root, tui_processes):
+    reason = "The demo has no claude CLI to resume with."
+    app = build(
+        tui_root,
+        tui_processes,
+        read_only=True,
+        banner=("wftop demo: read-only", "Real runs bundled with wftop."),
+        read_only_reason=reason,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert [note.title for note in app._notifications] == ["wftop demo: read-only"]
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, RunsScreen)
+        messages = [note.message for note in app._notifications]
+        assert messages[-1] == reason and not any("--read-only" in m for m in messages)
