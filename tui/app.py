@@ -15,7 +15,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -39,6 +39,9 @@ from wftop.tui.screens.run import RunScreen
 from wftop.tui.screens.runs import RunsScreen
 from wftop.tui.source import preview_runs
 from wftop.tui.styles import Palette
+
+if TYPE_CHECKING:
+    from wftop.core.resume.policy import ResumePolicy
 
 CSS_FILE = Path(__file__).with_name("app.tcss")
 """The app's stylesheet (package data beside this module)."""
@@ -155,6 +158,9 @@ class WftopApp(App[int]):
         self.read_only_reason = read_only_reason or "wftop was started with --read-only."
         self.banner = banner
         self.preview = preview
+        self.resume_policy: Callable[[], ResumePolicy] | None = None
+        """Makes the resume plan's policy; None: the machine's (`tui/screens/plan.py`).
+        Tests set one with a fake launcher."""
         self.runs: dict[str, Run] = {}
         """Every run now known, by ident."""
         self.loaded = False

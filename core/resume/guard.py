@@ -148,7 +148,7 @@ def check(
         return refuse(
             f"script not found: {script_path}",
             f"put the run's script back at {script_path} (where the run was started from)",
-            "the CLI cannot start a run without its script: the resume fails at once",
+            forceable=False,
         )
     if not cwd:
         return refuse(
@@ -160,6 +160,6 @@ def check(
         return refuse(
             f"the session's working directory is gone: {cwd}",
             f"recreate {cwd} (the agents' tools run there)",
-            "launches nothing: wftop cannot start the CLI in a folder that is gone",
+            forceable=False,
         )
     return OK

@@ -23,7 +23,8 @@ from wftop.core.procs import ProcessTable
 KILLED: Final = "killed"
 """The cause of a dead (or killed) run whose session recorded no error."""
 
-KILLED_CLEARS: Final = "nothing to clear: the process was killed or crashed; resume"
+KILLED_CLEARS: Final = "nothing to clear: resume"
+KILLED_EVIDENCE: Final = "the process ended without recording an error: killed or crashed"
 
 LINGERS: Final[dict[Cause, float]] = {
     Cause.RATE_LIMITED: 60.0,
@@ -128,7 +129,8 @@ def stop_cause(run: Run, *, processes: ProcessTable, now: float) -> StopCause | 
     if verdict.cause is Cause.CLEAN_OR_UNKNOWN:
         if run.status not in (Status.DEAD, Status.KILLED):
             return None
-        return StopCause(KILLED, verdict.note, KILLED_CLEARS, None)
+        evidence = KILLED_EVIDENCE + (f" ({verdict.note})" if verdict.note else "")
+        return StopCause(KILLED, evidence, KILLED_CLEARS, None)
     resets_at = event.resets_at if event is not None else None
     return StopCause(
         verdict.cause.value,

@@ -100,7 +100,7 @@ def test_the_plan_says_why_a_killed_run_stopped(tmp_path):
     gone = "/home/dev/work/kill-resume/proj"
     assert plan["refusal"]["reason"] == f"the session's working directory is gone: {gone}"
     assert plan["refusal"]["fix"] == f"recreate {gone} (the agents' tools run there)"
-    assert plan["refusal"]["forceable"] is True
+    assert plan["refusal"]["forceable"] is False  # a launch there could not start
 
 
 def test_the_same_run_under_two_roots_is_ambiguous_until_root_picks_one(tmp_path):

@@ -283,3 +283,19 @@ def test_the_psutil_table_without_linux_start_times_compares_creation_times(kill
     assert the_run(root, before).owner.liveness is Liveness.ALIVE
     after = PsutilTable(stand_in_psutil(process(STARTED_AT_MS / 1000 + 60)))
     assert the_run(root, after).owner.liveness is Liveness.DEAD
+
+
+def test_a_refusal_says_how_to_fix_it_and_what_forcing_risks(killed):
+    root = killed[0]
+    register(root, 4242, "777")
+    table = FakeProcessTable({4242: FakeProcess("777")})
+    owner = verdict(the_run(root, table), killed, table)
+    assert owner.fix == "end that Claude Code session (or `kill 4242`), then plan again"
+    assert owner.advice()[1].startswith("--force: starts a second orchestrator")
+    run = the_run(root)
+    missing = verdict(run, killed, script_path="/nowhere/six.js")
+    assert missing.fix == (
+        "put the run's script back at /nowhere/six.js (where the run was started from)"
+    )
+    assert not missing.allows(force=True)
+    assert missing.advice() == [f"fix: {missing.fix}", "--force cannot override this"]

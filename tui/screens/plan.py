@@ -1,91 +1,78 @@
 """The resume plan: ``r`` (resume) and ``R`` (relaunch fresh) on a run land here.
 
-The plan shows the strategy, exact argv, cwd, the forecast of every strategy side
-by side, hazards and the guard's verdict; ``1``/``2``/``3`` switch strategy,
-``enter`` confirms, and the screen then follows the relaunched run to its end,
-raising an alert when a call the forecast served from cache starts live.
+The plan shows the strategy, exact argv, cwd, why the run stopped, the forecast of every
+strategy side by side, hazards and the guard's verdict (with how to clear a refusal);
+``1``/``2``/``3`` switch strategy, ``enter`` confirms, ``f`` forces past a refusal the
+guard allows forcing (after its own confirmation). `wftop.core.resume.policy` does the
+work in thread workers; the screen follows the relaunched run to its end, raising an
+alert when a call the forecast served from cache starts live, and then shows the outcome
+and what is left. The plan is live: made again when shown, when the run's row changes,
+and checked again at the moment of launch.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, ClassVar, cast
 
-from rich.markup import escape
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import Static
+from textual.worker import get_current_worker
 
+from wftop.core.changeset import ChangeSet
 from wftop.core.model import Run
-from wftop.core.procs import default_table
 from wftop.core.redact import redact
-from wftop.core.resume.driver import Attempt, ResumeDriver
-from wftop.core.resume.errors import ResumeError, ResumeInProgress
-from wftop.core.resume.launcher import Strategy, SubprocessLauncher
+from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.machine import ResumeState
-from wftop.core.resume.plan import Plan, make_plan
+from wftop.core.resume.plan import Plan
+from wftop.core.resume.policy import Event, Request, ResumePolicy
 from wftop.core.resume.store import ResumeStore
 from wftop.tui.keys import binding
+from wftop.tui.screens.force import ForceScreen
+from wftop.tui.screens.plan_text import (
+    plan_text,
+    progress_text,
+    request_text,
+    shown,
+    verdict_text,
+)
 
 if TYPE_CHECKING:
     from wftop.tui.app import WftopApp
 
 STRATEGY_KEYS = {"1": Strategy.RESUME_OWNER, "2": Strategy.RELOCATE, "3": Strategy.SURGICAL}
+FOLLOW_INTERVAL = 0.5
+"""Seconds between two polls of a relaunch in flight (in the follow worker)."""
+RECHECK_SECONDS = 10.0
+"""A refused plan is made again this often: a quiet window ends, an owner goes, with no row
+changing."""
 
 
-def _shown(text: str) -> str:
-    """Text from disk as markup: secrets masked (`wftop.core.redact`), then escaped."""
-    return escape(redact(text))
-
-
-def plan_text(plan: Plan) -> str:
-    """The plan as Rich markup (everything from disk masked and escaped)."""
-    run = plan.run
-    fresh = plan.strategy is Strategy.FRESH
-    what = "Relaunch fresh" if fresh else "Resume"
-    choice = (
-        "a new run of the same script, nothing from cache"
-        if fresh
-        else f"recommended: {plan.recommended.value}   (1 resume-owner · 2 relocate · 3 surgical)"
+def policy_of(app: WftopApp) -> ResumePolicy:
+    """The app's resume policy: its process table, clock, state dir and configured claude."""
+    if app.resume_policy is not None:
+        return app.resume_policy()
+    return ResumePolicy(
+        processes=app.index.processes,
+        clock=app.now,
+        store=ResumeStore(),
+        claude_bin=app.config.claude,
+        extra_flags=app.config.resume_flags,
     )
-    lines = [
-        f"[b]{what}[/b] {_shown(run.name or '(unnamed)')}  {run.run_id}  ({run.shown_status})",
-        f"strategy  [b]{plan.strategy.value}[/b]   {choice}",
-        f"session   {plan.session_id}"
-        + ("" if plan.session_id == run.session_id else f"  (new; owner {run.session_id})"),
-        f"cwd       {_shown(plan.cwd or '-')}",
-        f"argv      {_shown(' '.join(plan.argv[:-1]))} <prompt>",
-        "",
-    ]
-    for name, forecast in plan.forecasts.items():
-        mark = "▶" if name == plan.strategy.value else " "
-        lines.append(f"{mark} {name:<13} {_shown(forecast.summary())}")
-        lines.append(f"    live: {_shown(', '.join(forecast.live) or '-')}")
-    if plan.recommended is Strategy.SURGICAL and not fresh:
-        lines.append(
-            "  surgical continues in a new session; the owner session's conversation "
-            "does not receive the result"
-        )
-    for hazard in plan.hazards:
-        lines.append(f"[yellow]hazard[/] {hazard.code}: {_shown(hazard.message)}")
-    return "\n".join(lines)
-
-
-def verdict_text(plan: Plan) -> str:
-    """The guard's verdict and the keys that act on it (docked under the scrolling plan)."""
-    verdict = plan.verdict
-    colour = "green" if verdict.ok else "red"
-    if plan.strategy is Strategy.FRESH:
-        keys = "enter relaunch · esc close" if verdict.ok else "esc close"
-    else:
-        keys = "enter resume · 1/2/3 strategy · esc close" if verdict.ok else "esc close"
-    return f"[{colour}]guard  {_shown(verdict.reason)}[/]\n{keys} · ? keys"
 
 
 class ResumePlanScreen(ModalScreen[None]):
-    """The plan of one run, then the relaunched run's progress."""
+    """The live plan of one run, the request in flight, then its outcome.
+
+    Every read of the disk, the process table or the CLI happens in a thread worker: the
+    plan is made again when the screen shows, when the run's row changes, and (by the
+    policy) at the moment ``enter`` launches; the loop only shows what the workers found.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "close", "close", id="plan-close"),
@@ -93,6 +80,7 @@ class ResumePlanScreen(ModalScreen[None]):
         Binding("1", "strategy('1')", "resume-owner", id="plan-owner", show=False),
         Binding("2", "strategy('2')", "relocate", id="plan-relocate", show=False),
         Binding("3", "strategy('3')", "surgical", id="plan-surgical", show=False),
+        Binding("f", "force", "force past the guard", id="plan-force"),
         Binding("s", "stop", "stop the relaunch", id="plan-stop"),
         binding("help"),
     ]
@@ -113,98 +101,199 @@ class ResumePlanScreen(ModalScreen[None]):
         self.run_view = run
         self.strategy = strategy
         self.plan: Plan | None = None
-        self.attempt: Attempt | None = None
-        self.driver: ResumeDriver | None = None
-        self.processes = default_table()
+        self.request: Request | None = None
+        """The request this screen launched or follows (kept once it ended)."""
+        self.after: Plan | None = None
+        """The plan of the run where the request left it."""
+        self.launches = 0
+        """Requests this screen asked the policy to start (a test reads it)."""
+        self.busy = False
+        """A confirmation is being checked and launched by a worker."""
+        self.policy: ResumePolicy | None = None
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._recheck: Timer | None = None
+
+    @property
+    def wftop(self) -> WftopApp:
+        return cast("WftopApp", self.app)
+
+    @property
+    def following(self) -> bool:
+        return self.request is not None and self.request.in_flight
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static("", id="verdict")
+            yield Static("planning…", id="verdict")
             with VerticalScroll():
                 yield Static("planning…", id="plan")
                 yield Static("", id="progress")
 
     def on_mount(self) -> None:
-        index = getattr(self.app, "index", None)
-        if index is not None:
-            self.processes = index.processes  # owners judged as the run list judged them
         self.app.clear_notifications()  # toasts raised before the plan would cover it
-        self.make_plan()
+        self.policy = policy_of(self.wftop)
+        self.wftop.runs_changed.subscribe(self, self.on_runs_changed)
+        self.refresh_plan()
+
+    def on_unmount(self) -> None:
+        self._wake.set()  # the follow worker stops waiting; the relaunch goes on
+
+    def recheck(self) -> None:
+        """Plan a refused run again (not while a launch is checked or a request followed)."""
+        if not self.busy and self.request is None:
+            self.refresh_plan()
+
+    def on_runs_changed(self, changes: ChangeSet) -> None:
+        """The run's row changed: plan it again (not while a request is in flight)."""
+        if self.following or self.busy:
+            return
+        if any(run.run_id == self.run_view.run_id for run in (*changes.added, *changes.changed)):
+            self.refresh_plan()
+
+    # -- workers: everything that reads the disk, processes or the CLI --------------------------
 
     @work(thread=True, exclusive=True, group="plan")
-    def make_plan(self) -> None:
-        app = cast("WftopApp", self.app)
-        plan = make_plan(
-            self.run_view,
-            processes=self.processes,
-            now=app.now(),
-            strategy=self.strategy,
-            claude_bin=app.config.claude,
-            extra_flags=app.config.resume_flags,
-        )
-        self.app.call_from_thread(self.show_plan, plan)
+    def refresh_plan(self) -> None:
+        """Read the run again, plan it, and follow a request of it already in flight."""
+        policy = self.policy
+        assert policy is not None
+        keep = self.plan.session_id if self.plan and self.plan.strategy is self.strategy else None
+        plan = policy.refresh(self.run_view, self.strategy, session_id=keep)
+        if plan is None:
+            plan = policy.plan(self.run_view, self.strategy, session_id=keep)
+        active = None if self.request is not None else policy.in_flight(plan.run.run_id)
+        if get_current_worker().is_cancelled:
+            return
+        if active is not None:
+            request, _events = policy.follow_existing(plan, active)
+            self.app.call_from_thread(self.launched, plan, request, [])
+        else:
+            self.app.call_from_thread(self.show_plan, plan)
+
+    @work(thread=True, exclusive=True, group="launch")
+    def launch(self, plan: Plan, force: bool) -> None:
+        """Check the run once more and launch only if that check passes (the policy does)."""
+        policy = self.policy
+        assert policy is not None
+        request, events = policy.start(plan, force=force)
+        self.app.call_from_thread(self.launched, request.plan, request, events)
+
+    @work(thread=True, exclusive=True, group="follow")
+    def follow(self, request: Request) -> None:
+        """Poll the relaunch until it ends; the loop is told what changed."""
+        policy = self.policy
+        assert policy is not None
+        while request.in_flight and self.is_attached:
+            stopping = self._stop.is_set()
+            events = policy.stop(request) if stopping else policy.step(request)
+            self.app.call_from_thread(self.followed, request, events)
+            if request.ended:
+                break
+            self._wake.wait(FOLLOW_INTERVAL)
+            self._wake.clear()
+        if request.ended:
+            after = policy.after(request)
+            self.app.call_from_thread(self.ended, request, after)
+
+    # -- the loop: apply what the workers found ---------------------------------------------
 
     def show_plan(self, plan: Plan) -> None:
         self.plan = plan
+        self.run_view = plan.run
+        if self._recheck is not None:
+            self._recheck.stop()
+        refused = not plan.verdict.ok and self.request is None
+        self._recheck = self.set_timer(RECHECK_SECONDS, self.recheck) if refused else None
         self.query_one("#plan", Static).update(plan_text(plan))
-        self.query_one("#verdict", Static).update(verdict_text(plan))
+        if self.request is None or self.request.ended:
+            self.query_one("#verdict", Static).update(
+                verdict_text(plan) if self.request is None else request_text(self.request, plan)
+            )
+
+    def launched(self, plan: Plan, request: Request, events: list[Event]) -> None:
+        """A launch (or a request found in flight) came back: follow it, or show the refusal
+        of the plan made again at that moment."""
+        self.busy = False
+        self.show_plan(plan)
+        self.notify_events(events)
+        if request.state is None or request.state is ResumeState.BLOCKED:
+            self.app.notify(shown(request.reason), title="Resume refused", severity="error")
+            return
+        self.request = request
+        self.query_one("#verdict", Static).update(request_text(request, None))
+        self.follow(request)
+
+    def followed(self, request: Request, events: list[Event]) -> None:
+        self.notify_events(events)
+        self.query_one("#progress", Static).update(shown(progress_text(request)))
+        if request.in_flight:
+            self.query_one("#verdict", Static).update(request_text(request, None))
+
+    def ended(self, request: Request, after: Plan | None) -> None:
+        self.after = after
+        self.query_one("#progress", Static).update(shown(progress_text(request)))
+        self.query_one("#verdict", Static).update(request_text(request, after))
+        if after is not None:
+            self.plan = after
+            self.run_view = after.run
+            self.query_one("#plan", Static).update(plan_text(after))
+        state = request.state.word if request.state else "ended"
+        self.app.notify(f"{request.plan.run.run_id}: {state}", title="Resume")
+
+    def notify_events(self, events: list[Event]) -> None:
+        for event in events:
+            if event.kind == "cache_miss":
+                self.app.notify(
+                    f"cache miss: {redact(str(event.data['label']))} is re-running. "
+                    "Press s to stop the relaunch.",
+                    title="Tripwire",
+                    severity="error",
+                    timeout=30,
+                )
+            elif event.kind == "reattached":
+                self.app.notify("A resume of this run is already under way: following it.")
+
+    # -- keys -----------------------------------------------------------------------------------
 
     def action_strategy(self, key: str) -> None:
-        if self.attempt is None and self.strategy is not Strategy.FRESH:
+        if self.request is None and not self.busy and self.strategy is not Strategy.FRESH:
             self.strategy = STRATEGY_KEYS[key]
-            self.make_plan()
+            self.refresh_plan()
+
+    def _may_launch(self) -> Plan | None:
+        """The plan ``enter`` (or ``f``) may act on: none while a request is in flight or
+        has ended on this screen (its outcome is shown; ``r`` plans again)."""
+        if self.busy or self.request is not None or self.plan is None:
+            return None
+        return self.plan
 
     def action_confirm(self) -> None:
-        plan = self.plan
-        if plan is None or self.attempt is not None or not plan.verdict.ok:
+        plan = self._may_launch()
+        if plan is None or not plan.verdict.ok:
             return
-        self.driver = ResumeDriver(
-            ResumeStore(), SubprocessLauncher(self.processes), self.processes
-        )
-        try:
-            status, attempt = self.driver.start(plan)
-        except ResumeInProgress as busy:
-            status, attempt = busy.status, self.driver.attach(plan, busy.status)
-            self.app.notify("A resume of this run is already under way: following it.")
-        except ResumeError as error:
-            self.app.notify(str(error), title="Resume refused", severity="error")
-            return
-        self.attempt = attempt
-        self.progress(f"{status.state.word}: {status.transitions[-1].reason}")
-        if attempt is not None:
-            self.set_interval(0.5, self.follow)
+        self.start(plan, force=False)
 
-    def progress(self, text: str) -> None:
-        self.query_one("#progress", Static).update(_shown(text))
-
-    def follow(self) -> None:
-        if self.attempt is None or self.driver is None:
+    def action_force(self) -> None:
+        plan = self._may_launch()
+        if plan is None or plan.verdict.ok or not plan.verdict.forceable:
             return
-        status, misses = self.driver.step(self.attempt)
-        for label in misses:
-            self.app.notify(
-                f"cache miss: {redact(label)} is re-running. Press s to stop the relaunch.",
-                title="Tripwire",
-                severity="error",
-                timeout=30,
-            )
-        done = self.attempt.watch.progress
-        line = (
-            f"live: {', '.join(done.started) or '-'}   returned: {len(done.returned)}"
-            f"   from cache: {', '.join(done.cached) or '-'}"
-        )
-        if status is not None:
-            line = f"{status.state.word}: {status.transitions[-1].reason}\n{line}"
-            if status.state not in (ResumeState.LAUNCHING, ResumeState.RUNNING):
-                self.app.notify(f"{self.run_view.run_id}: {status.state.word}", title="Resume")
-                self.attempt = None
-        self.progress(line)
+
+        def answered(force: bool | None) -> None:
+            if force and self._may_launch() is plan:
+                self.start(plan, force=True)
+
+        self.app.push_screen(ForceScreen(plan.verdict), answered)
+
+    def start(self, plan: Plan, *, force: bool) -> None:
+        self.busy = True
+        self.launches += 1
+        self.query_one("#verdict", Static).update("checking the run again…")
+        self.launch(plan, force)
 
     def action_stop(self) -> None:
-        if self.attempt is not None and self.driver is not None:
-            status = self.driver.stop(self.attempt)
-            self.progress(f"{status.state.word}: by you")
-            self.attempt = None
+        if self.following:
+            self._stop.set()
+            self._wake.set()
 
     def action_close(self) -> None:
         self.dismiss()
