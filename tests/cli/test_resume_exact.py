@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.corpus import copy_tree
+from tests.corpus import copy_tree, only_journal
 from wftop.cli import exact as exact_module
 from wftop.cli.commands import resume as resume_command
 from wftop.cli.main import main
@@ -32,6 +32,11 @@ RUN = "wf_c4e8dc39-03f"
 @pytest.fixture
 def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     tree = copy_tree("killed", tmp_path)
+    cwd = tmp_path / "proj"  # the session's cwd, here: a gone cwd is refused even with --force
+    cwd.mkdir()
+    for path in tree.rglob("*.jsonl"):
+        data = path.read_bytes()
+        path.write_bytes(data.replace(b"/home/dev/work/kill-resume/proj", str(cwd).encode()))
     past = time.time() - 600
     for path in tree.rglob("*"):
         os.utime(path, (past, past))
@@ -49,7 +54,6 @@ def argv(root: Path, *extra: str) -> list[str]:
         str(root),
         "--claude",
         "/nonexistent/claude",
-        "--force",  # the tree's cwd is not on this machine: the guard's refusal is forceable
         *extra,
     ]
 
@@ -130,7 +134,8 @@ def test_a_refusal_outranks_a_failed_rehearsal(
         raise RehearsalFailed("claude 2.1.332 exited with 1 while rehearsing: boom")
 
     with_rehearsal(monkeypatch, failing)
-    assert main([a for a in argv(root, "--exact") if a != "--force"]) == 3
+    os.utime(only_journal(root))  # it grew just now: the guard refuses
+    assert main(argv(root, "--exact")) == 3
     assert "no exact forecast: claude 2.1.332 exited with 1" in capsys.readouterr().err
 
 
