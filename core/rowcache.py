@@ -156,16 +156,12 @@ def _prefix(root: str) -> str:
     return root.rstrip(os.sep) + os.sep
 
 
-def cached_rows(roots: list[str], path: Path | None = None) -> list[Kept]:
-    """The rows the cache holds for runs under ``roots``, as they were printed; nothing but
-    the cache is read (shell completion asks this, and must never scan a tree)."""
+def cached_journals(roots: list[str], path: Path | None = None) -> list[tuple[str, float | None]]:
+    """(journal path, last activity) of every run the cache holds a row of under ``roots``;
+    nothing but the cache is read, and no row is decoded (shell completion asks this, and
+    must never scan a tree)."""
     cache = RowCache.open(roots, rows_cache_path() if path is None else path)
-    mine = tuple(root.rstrip(os.sep) + os.sep for root in roots)
-    return [
-        Kept(entry[1], entry[2].encode())
-        for journal, entry in cache._old.items()
-        if journal.startswith(mine) and _valid(entry)
-    ]
+    return [(journal, entry[1]) for journal, entry in cache._old.items()]
 
 
 def _utf8(path: str) -> bool:

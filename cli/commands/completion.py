@@ -3,7 +3,7 @@
 The script is generated from wftop's own argparse parser (commands, their options, the
 choices of options such as ``--format``), which ``wftop.cli.main`` hands to `run`, so it
 never drifts from the CLI. No dependency. Run ids come from the hidden ``wftop
-__complete-runs``, which reads only the rows cache (`wftop.core.rowcache.cached_rows`).
+__complete-runs``, which reads only the rows cache (`wftop.core.rowcache.cached_journals`).
 Install: ``wftop completion bash > ~/.local/share/bash-completion/completions/wftop``,
 ``wftop completion zsh > "${fpath[1]}/_wftop"``,
 ``wftop completion fish > ~/.config/fish/completions/wftop.fish``.
@@ -12,11 +12,10 @@ Install: ``wftop completion bash > ~/.local/share/bash-completion/completions/wf
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 from pathlib import Path
 from typing import Any
-
-import orjson
 
 SHELLS = ("bash", "zsh", "fish")
 
@@ -101,18 +100,15 @@ def run_ids(words: list[str], cache: Path | None = None) -> list[str]:
     """Run ids of the roots the words name, newest activity first, from the rows cache only
     (``wftop ls`` fills it); ids not shaped as the CLI writes them are left out."""
     from wftop.core.discovery import RUN_FOLDER, resolve_roots
-    from wftop.core.rowcache import cached_rows
+    from wftop.core.rowcache import cached_journals
 
     extra, default = roots_in(words)
-    rows = cached_rows(resolve_roots(extra, include_default=default), cache)
-    rows.sort(key=lambda kept: -(kept.last_activity or 0.0))
+    kept = cached_journals(resolve_roots(extra, include_default=default), cache)
+    kept.sort(key=lambda pair: -(pair[1] or 0.0))
     ids: dict[str, None] = {}
-    for kept in rows:
-        try:
-            run_id = orjson.loads(kept.row).get("run_id")
-        except (orjson.JSONDecodeError, AttributeError):
-            continue
-        if isinstance(run_id, str) and RUN_FOLDER.match(run_id):
+    for journal, _activity in kept:  # <root>/projects/<slug>/<session>/…/<runId>/journal.jsonl
+        run_id = journal.rsplit(os.sep, 2)[-2]
+        if RUN_FOLDER.match(run_id):
             ids[run_id] = None
     return list(ids)
 
