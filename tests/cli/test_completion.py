@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -86,3 +87,69 @@ def test_bash_completes_run_ids_after_global_options(root, tmp_path):
     assert sorted(before) == ["stats", "status"]
     flags = complete(str(script), ["wftop", "--stall-window", "60", "ls", "--"])
     assert "--json" in flags and "--root" in flags
+
+
+def shell_env() -> dict[str, str]:
+    return {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+def test_fish_completes_run_ids_and_global_options(root, tmp_path):
+    if shutil.which("fish") is None:
+        pytest.skip("no fish on this machine")
+    script = tmp_path / "wftop.fish"
+    script.write_text(wftop("completion", "fish").stdout)
+    ids = listed_ids(root)
+
+    def complete_fish(line: str) -> list[str]:
+        probe = f"source {shlex.quote(str(script))}; complete -C{shlex.quote(line)}"
+        done = subprocess.run(
+            ["fish", "-c", probe], capture_output=True, text=True, env=shell_env()
+        )
+        assert done.returncode == 0, done.stderr
+        return [line.split("\t")[0] for line in done.stdout.splitlines()]
+
+    line = f"wftop --root {root} --no-default-root export "
+    assert sorted(complete_fish(line)) == sorted(ids)
+    assert "--stall-window" in complete_fish("wftop ls --st")
+    assert sorted(complete_fish(f"wftop --root {root} st")) == ["stats", "status"]
+
+
+ZSH_STUBS = """
+compdef() { : }
+_arguments() {
+  print -r -- "ARGS $*"
+  for spec in "$@"; do [[ $spec == *_wftop_runs* ]] && _wftop_runs; done
+  [[ "$*" == *'->command'* ]] && state=command
+}
+_describe() { print -r -- "DESCRIBE $1" }
+compadd() { print -rl -- "ID "${^ids} }
+"""
+
+
+def test_zsh_finds_the_command_after_global_options_and_offers_run_ids(root, tmp_path):
+    """zsh's completion system needs a terminal; its functions are stubbed to print what
+    wftop's function hands them, and the function runs in a real zsh."""
+    if shutil.which("zsh") is None:
+        pytest.skip("no zsh on this machine")
+    script = tmp_path / "_wftop"
+    script.write_text(wftop("completion", "zsh").stdout)
+    ids = listed_ids(root)
+
+    def run(*words: str) -> list[str]:
+        probe = (
+            f"{ZSH_STUBS}\nsource {shlex.quote(str(script))}\n"
+            f"words=({' '.join(map(shlex.quote, words))}); CURRENT={len(words)}\n_wftop\n"
+            'print -r -- "AT $words[1] $CURRENT"'
+        )
+        done = subprocess.run(
+            ["zsh", "-f", "-c", probe], capture_output=True, text=True, env=shell_env()
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    out = run("wftop", "--root", str(root), "--no-default-root", "resume", "")
+    assert [line[3:] for line in out if line.startswith("ID ")] == ids
+    assert out[-1] == "AT resume 2"
+    out = run("wftop", "--stall-window", "5", "")
+    assert "DESCRIBE command" in out
+    assert any(line.startswith("ARGS ") and "--root[" in line for line in out)
