@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from typing import Any, Final
 
 from wftop.core.jsonl import JsonlTail
+from wftop.core.snapshot import parse_iso_time
 
 AGENT_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,128}")
 """The agent ids the CLI writes (its journal's own validation: ASCII word characters)."""
@@ -97,20 +99,42 @@ def agent_prompt(path: str) -> str | None:
     return None
 
 
-def agent_tokens(path: str) -> int | None:
-    """Tokens an agent's requests used, counting each message id once (largest values).
+@dataclass(frozen=True)
+class AgentUsage:
+    """What an agent's transcript says it used."""
 
-    Streaming writes several records per message with partial counts, so each field
-    keeps its largest value per ``message.id``. None when the file cannot be read.
+    tokens: int
+    """Input, output and cache tokens of its requests (each message counted once)."""
+    tool_calls: int
+    """``tool_use`` blocks it wrote (each block id once)."""
+    duration_ms: int | None
+    """From its first to its last timestamped record; None with fewer than two."""
+
+
+def agent_usage(path: str) -> AgentUsage | None:
+    """An agent's usage from its transcript; None when the file cannot be read.
+
+    Streaming writes several records per message with partial counts, so each usage field
+    keeps its largest value per ``message.id``.
     """
     batch = JsonlTail(path).read()
     if batch.problems and not batch.records:
         return None
     per_message: dict[str, dict[str, int]] = {}
+    tools: set[str] = set()
+    first = last = None
     for _, record in batch.records:
+        moment = parse_iso_time(record.get("timestamp"))
+        if moment is not None:
+            first = moment if first is None else min(first, moment)
+            last = moment if last is None else max(last, moment)
         message = record.get("message")
         if record.get("type") != "assistant" or not isinstance(message, dict):
             continue
+        content = message.get("content")
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                tools.add(str(block.get("id") or len(tools)))
         usage = message.get("usage")
         if not isinstance(usage, dict):
             continue
@@ -120,4 +144,16 @@ def agent_tokens(path: str) -> int | None:
             value = usage.get(name)
             if isinstance(value, int) and value > best.get(name, 0):
                 best[name] = value
-    return sum(sum(fields.values()) for fields in per_message.values())
+    return AgentUsage(
+        tokens=sum(sum(fields.values()) for fields in per_message.values()),
+        tool_calls=len(tools),
+        duration_ms=round((last - first) * 1000)
+        if first is not None and last is not None and last > first
+        else None,
+    )
+
+
+def agent_tokens(path: str) -> int | None:
+    """Tokens an agent's requests used (`agent_usage`); None when the file cannot be read."""
+    usage = agent_usage(path)
+    return usage.tokens if usage is not None else None

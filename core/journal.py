@@ -87,6 +87,9 @@ class JournalFold:
     run's view costs what is open, not every call it ever made)."""
     failed_keys: dict[str, None] = field(default_factory=dict)
     """Keys of the calls whose latest attempt failed."""
+    rerun_agent_ids: list[str] = field(default_factory=list)
+    """Agent id of every attempt started after its call had returned (a resume re-ran a
+    call whose result it held), in journal order; empty ids are kept as ``""``."""
 
     def feed(self, line: int, record: dict[str, Any]) -> None:
         """Fold one record; kinds a fold has no use for (``launched``, ``resumed``, any
@@ -149,6 +152,7 @@ class JournalFold:
                 call.demoted = True
             if call.results_seen:
                 call.started_after_result = True
+                self.rerun_agent_ids.append(agent_id or "")
             call.agent_ids.append(agent_id or "")
             call.attempt_lines.append(line)
             call.state = CallState.IN_FLIGHT

@@ -111,6 +111,10 @@ class Run:
     problems: tuple[Problem, ...] = ()
     superseded_by: str | None = None
     failed_labels: tuple[str, ...] = field(default_factory=tuple)
+    rerun_tokens: int | None = 0
+    """Tokens the agents of re-run calls (calls started again after they had returned)
+    used, from their transcripts: 0 without re-runs, None when none of theirs can be read
+    (`wftop.core.reruns`)."""
 
     @property
     def run_id(self) -> str:
@@ -171,6 +175,7 @@ class Run:
             "calls": len(self.fold.calls),
             "in_flight": [call.label for call in flight],
             "failed_calls": list(self.failed_labels),
+            "rerun_tokens": self.rerun_tokens,
             "dead_workers": len(flight) if self.status is Status.DEAD else 0,
             "journal": self.folder.journal,
             "snapshot": self.folder.snapshot if self.snapshot is not None else None,

@@ -23,6 +23,7 @@ from wftop.core.model import (
     classify,
     failed_labels,
 )
+from wftop.core.reruns import RerunTokens
 from wftop.core.sessions import NO_OWNER, Owner
 from wftop.core.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
 
@@ -123,6 +124,9 @@ class RunReader:
         self.transcripts = TranscriptStats()
         self.script_path: str | None = None
         self.script_name: str | None = None
+        self._reruns = RerunTokens()
+        self.rerun_tokens: int | None = 0
+        """Tokens spent on re-runs of calls that had returned (`wftop.core.reruns`)."""
 
     def refresh_journal(self) -> bool:
         """Read appended journal lines; True when anything changed."""
@@ -241,7 +245,14 @@ class RunReader:
         changed = self.refresh_snapshot() or changed
         changed = self.refresh_transcripts(owner_alive) or changed
         self.find_script(listing)
-        return changed
+        return self.refresh_reruns() or changed
+
+    def refresh_reruns(self) -> bool:
+        """Read what the re-run agents used (only runs with re-runs read anything)."""
+        before = self.rerun_tokens
+        if self.fold.rerun_agent_ids or before:
+            self.rerun_tokens = self._reruns.total(self.folder.path, self.fold.rerun_agent_ids)
+        return self.rerun_tokens != before
 
     def run(self, context: RunContext) -> Run:
         """The run as last read, classified in ``context``: the one way a `Run` is made."""
@@ -284,6 +295,7 @@ class RunReader:
             problems=tuple(problems),
             superseded_by=superseded_by,
             failed_labels=failed_labels(self.fold, snapshot, current),
+            rerun_tokens=self.rerun_tokens,
         )
 
 

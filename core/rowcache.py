@@ -30,7 +30,7 @@ from wftop.core.cachefile import cache_dir, file_stamp, load_cache, run_key, sav
 from wftop.core.discovery import RunFolder
 from wftop.core.sessions import Owner
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 """Bump whenever the shape or the meaning of an ``ls --json`` row changes."""
 
 

@@ -16,7 +16,7 @@ from wftop.core.journal import Call, CallState
 from wftop.core.model import PARTIAL, Run, Status
 from wftop.core.redact import redact
 from wftop.core.snapshot import AgentRow
-from wftop.tui.format import one_line
+from wftop.tui.format import count, one_line
 
 STATE_GLYPHS = {
     "done": "✔",
@@ -211,3 +211,17 @@ def fold_phases(rows: list[PhaseRow | CallRow], folded: set[str]) -> list[PhaseR
         elif not hiding:
             out.append(row)
     return out
+
+
+def rerun_line(run: Run) -> list[str]:
+    """The calls a resume ran again after they had returned, and the tokens that cost."""
+    again = [call.label for call in run.fold.ordered_calls() if call.started_after_result]
+    if not again:
+        return []
+    spent = run.rerun_tokens
+    tokens = "tokens unknown (no transcript)" if spent is None else f"{count(spent)} tokens"
+    plural = "s" * (len(again) != 1)
+    return [
+        f"re-runs  {len(again)} call{plural} ran again after returning "
+        f"({', '.join(again)}): {tokens} spent twice"
+    ]

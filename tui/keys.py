@@ -155,6 +155,14 @@ KEYS: Final[dict[str, KeySpec]] = {
         frozenset({"runs"}),
         long="sort by activity, status, name or project",
     ),
+    "rerun-column": KeySpec(
+        "t",
+        "toggle_rerun_column",
+        "re-run tokens",
+        frozenset({"runs"}),
+        show=False,
+        long="show or hide RE-RUN: tokens spent twice",
+    ),
     # the two small windows
     "help-close": KeySpec(
         "escape,q,question_mark", "close", "close", frozenset({"help"}), palette=False

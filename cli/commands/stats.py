@@ -51,7 +51,7 @@ def stats_text(data: dict[str, Any]) -> str:
         f"runs: {total}; with gaps: {data['runs_with_gaps']} of {total}",
         f"calls started: {data['started']}; returned: {data['returned']}",
         f"resumes that re-ran completed calls: {data['runs_that_reran_completed_calls']} runs, "
-        f"{data['reran_completed_calls']} calls",
+        f"{data['reran_completed_calls']} calls, {data['rerun_tokens']} tokens spent twice",
     ]
     causes = ", ".join(f"{cause} ×{count}" for cause, count in data["causes"].items())
     lines.append(f"causes seen (sessions owning runs): {causes or '-'}")

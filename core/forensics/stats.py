@@ -44,6 +44,8 @@ class RunStats:
     """Calls whose latest attempt did not return."""
     reran_completed: int
     """Calls started again after they had returned (a resume that re-ran them)."""
+    rerun_tokens: int | None = 0
+    """Tokens those re-runs used, from their transcripts (`wftop.core.reruns`)."""
     attempts: list[Attempt] = field(default_factory=list)
     cause: str | None = None
 
@@ -62,6 +64,7 @@ class RunStats:
             "calls": self.calls,
             "gaps": self.gaps,
             "reran_completed": self.reran_completed,
+            "rerun_tokens": self.rerun_tokens,
             "cause": self.cause,
             "attempts": [
                 {"label": a.label, "agent_id": a.agent_id, "returned": a.returned}
@@ -85,6 +88,7 @@ class Stats:
             "returned": sum(run.returned for run in self.runs),
             "reran_completed_calls": sum(run.reran_completed for run in self.runs),
             "runs_that_reran_completed_calls": sum(1 for run in self.runs if run.reran_completed),
+            "rerun_tokens": sum(run.rerun_tokens or 0 for run in self.runs),
             "causes": dict(sorted(self.causes.items())),
             "per_run": [run.to_json() for run in self.runs],
         }
@@ -119,6 +123,7 @@ def run_stats(run: Run) -> RunStats:
         calls=len(calls),
         gaps=sum(1 for call in calls if call.state is not CallState.DONE),
         reran_completed=reran,
+        rerun_tokens=run.rerun_tokens,
         attempts=attempts,
     )
 

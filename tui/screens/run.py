@@ -24,6 +24,7 @@ from wftop.tui.calls import (
     fold_phases,
     parity_lines,
     partial_line,
+    rerun_line,
 )
 from wftop.tui.format import display_path, one_line, status_label
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
@@ -77,6 +78,7 @@ def summary(
         head,
         *parity_lines(run),
         *partial_line(run),
+        *rerun_line(run),
         f"script   {display_path(run.script_path)}",
         f"args     {args_text(run, launch)}",
         f"session  {run.session_id}   owner: {owner_text(run)}",

@@ -14,7 +14,7 @@ from textual.widgets import Input, Static
 
 from wftop.core.changeset import ChangeSet
 from wftop.core.model import Run
-from wftop.tui.format import counts_line, status_counts
+from wftop.tui.format import count, counts_line, status_counts
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
 from wftop.tui.messages import OpenRun
 from wftop.tui.runlist import GROUPS, SORTS, STATUS_FILTERS, GroupRow, RunListView, cycle
@@ -46,6 +46,8 @@ class RunsScreen(Screen[None]):
         self._counts: dict[str, int] | None = None
         """Runs per status, kept until the runs change."""
         self._refresh_pending = False
+        self._spent = 0
+        """Tokens spent on re-runs over the rows shown (`Run.rerun_tokens`)."""
 
     @property
     def wftop(self) -> WftopApp:
@@ -99,6 +101,7 @@ class RunsScreen(Screen[None]):
         groups = (
             sum(1 for row in rows if isinstance(row, GroupRow)) if self.view.group != "none" else 0
         )
+        self._spent = sum(row.rerun_tokens or 0 for row in rows if isinstance(row, Run))
         self._header(runs, len(rows) - groups)
 
     def _header(self, runs: Iterable[Run], shown: int) -> None:
@@ -106,6 +109,8 @@ class RunsScreen(Screen[None]):
         total = len(app.runs)
         described = self.view.describe()
         suffix = f"   [{described} · {shown} of {total}]" if described else ""
+        if self._spent:
+            suffix = f" · {count(self._spent)} tokens on re-runs{suffix}"
         room = max(10, self.size.width - 2 - len(suffix))
         if not app.loaded:
             text = f"scanning… {app.scanned} runs read"
@@ -194,6 +199,15 @@ class RunsScreen(Screen[None]):
         self.view.group = cycle(GROUPS, self.view.group)
         self.view.collapsed.clear()
         self.refresh_rows()
+
+    def action_toggle_rerun_column(self) -> None:
+        shown = self.table.toggle_rerun_column()
+        self.notify(
+            "RE-RUN: tokens spent on re-runs of calls that had returned"
+            if shown
+            else "RE-RUN column hidden (t shows it)",
+            timeout=3,
+        )
 
     def action_resume(self) -> None:
         run = self.selected_run()

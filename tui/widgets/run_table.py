@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import ClassVar
 
 from rich.text import Text
 
 from wftop.core.model import Run
 from wftop.core.redact import redact
-from wftop.tui.format import STATUS_STYLES, age, parity_segments, status_label, tally
+from wftop.tui.format import STATUS_STYLES, age, count, parity_segments, status_label, tally
 from wftop.tui.runlist import GroupRow, row_key
 from wftop.tui.styles import Palette
 from wftop.tui.widgets.columns import ColumnSpec, clip
@@ -27,6 +28,11 @@ RUN_COLUMNS = [
 """Display order; priority 0 is dropped last: status, name, parity and dead stay longest
 (60 columns keep them and the age; 80 adds the run id; 100 shows every column)."""
 
+RERUN_COLUMN = ColumnSpec("rerun", "RE-RUN", 6, 9, right=True)
+"""Tokens spent on re-runs of calls that had returned: by default the first column to go
+when the pane is short of room; ``t`` shows it (kept before age, run and project) or hides
+it."""
+
 
 class RunTable(FittedTable):
     """Runs and group headers; row keys are run idents and ``group:<title>``."""
@@ -37,6 +43,22 @@ class RunTable(FittedTable):
         super().__init__(id=id)
         self.palette = palette
         self.now = now
+        self.rerun_column: bool | None = None
+        """None: shown when there is room; True: kept before age, run and project; False:
+        hidden."""
+
+    def columns(self) -> list[ColumnSpec]:
+        if self.rerun_column is None:
+            return [*RUN_COLUMNS, RERUN_COLUMN]
+        if self.rerun_column:
+            return [*RUN_COLUMNS, replace(RERUN_COLUMN, priority=4)]
+        return RUN_COLUMNS
+
+    def toggle_rerun_column(self) -> bool:
+        """Show the re-run tokens column if it is not shown now, else hide it; True: shown."""
+        self.rerun_column = "rerun" not in self.visible_columns
+        self.on_resize()
+        return self.rerun_column
 
     def key_of(self, item: object) -> str:
         assert isinstance(item, Run | GroupRow)
@@ -75,6 +97,10 @@ class RunTable(FittedTable):
         if key == "parity":
             fold = run.fold
             return p.text(parity_segments(fold.started_lines, fold.result_lines, tally(run)))
+        if key == "rerun":
+            spent = run.rerun_tokens
+            text = "" if spent == 0 else "?" if spent is None else count(spent)
+            return p.styled(f"{text:>{width}}", "warning")
         if key == "dead":
             dead = len(run.dead_workers)
             return p.styled(f"{dead:>{width}}" if dead else "", "status-dead")

@@ -92,6 +92,10 @@ class FittedTable(ScrollView, can_focus=True):
     def key_of(self, item: object) -> str:
         raise NotImplementedError
 
+    def columns(self) -> list[ColumnSpec]:
+        """The columns that may show now (`SPECS` unless the subclass lets some be toggled)."""
+        return self.SPECS
+
     def cells(self, item: object, layout: list[tuple[ColumnSpec, int]]) -> list[Text]:
         raise NotImplementedError
 
@@ -236,8 +240,8 @@ class FittedTable(ScrollView, can_focus=True):
     def _resize_virtual(self) -> None:
         self.virtual_size = Size(self._width(), len(self._keys) + HEADER_LINES)
 
-    def on_resize(self, _event: events.Resize) -> None:
-        layout = fit(self.SPECS, self._width())
+    def on_resize(self, _event: events.Resize | None = None) -> None:
+        layout = fit(self.columns(), self._width())
         if layout != self._layout:
             self._layout = layout
             self._strips.clear()
@@ -247,7 +251,7 @@ class FittedTable(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self._width()
         if not self._layout:
-            self._layout = fit(self.SPECS, width)
+            self._layout = fit(self.columns(), width)
         if y < HEADER_LINES:
             return self._header_strip(width)
         row = y - HEADER_LINES + round(self.scroll_y)
