@@ -163,13 +163,18 @@ def pick_roots(args: argparse.Namespace, config: Config) -> list[str]:
 
 def run_tui(args: argparse.Namespace) -> int:
     """``wftop`` without a command: read the config, pick the roots, build and run the app."""
+    from wftop.cli.remote import hub_for
     from wftop.core.discovery import RootError
+    from wftop.core.remote.transport import HostError
     from wftop.tui.config import ConfigError, load_config
 
     try:
         config = load_config()
         roots = pick_roots(args, config)
-    except (ConfigError, RootError) as error:
+        hosts = [*config.hosts, *args.host]
+        remote_command = args.remote_command or config.remote_command
+        remote = hub_for(hosts, remote_command, config.ssh_command)
+    except (ConfigError, RootError, HostError) as error:
         print(f"wftop: {error}", file=sys.stderr)
         return EXIT_USAGE
     if args.stall_window is not None:
@@ -180,6 +185,6 @@ def run_tui(args: argparse.Namespace) -> int:
     from wftop.tui.start import make_app
 
     rehearse = tui_rehearser(config, read_only=args.read_only)
-    app = make_app(roots, config=config, read_only=args.read_only, rehearse=rehearse)
+    app = make_app(roots, config=config, read_only=args.read_only, rehearse=rehearse, remote=remote)
     app.run(mouse=config.mouse and not args.no_mouse)
     return int(app.return_code or 0)

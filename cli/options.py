@@ -119,13 +119,35 @@ def add_root_option(parser: argparse.ArgumentParser) -> None:
 
 
 def merge_global_options(args: argparse.Namespace) -> argparse.Namespace:
-    """``args`` with the roots given after the command appended to those given before."""
+    """``args`` with the roots (and hosts) given after the command appended to those given
+    before."""
     after = vars(args).pop("roots_after", [])
     args.root = [*args.root, *after]
+    args.host = [*getattr(args, "host", []), *vars(args).pop("hosts_after", [])]
     return args
 
 
-VALUED_TOP_OPTIONS = frozenset({"--root", "--stall-window"})
+def add_host_options(parser: argparse.ArgumentParser, *, command: bool) -> None:
+    """``--host`` (repeatable) and ``--remote-command``: for the TUI, ``ls`` and ``status``,
+    before or after the command, as `add_global_options` takes its options (``--host`` after
+    the command is kept apart as ``hosts_after`` and added by `merge_global_options`)."""
+    parser.add_argument(
+        "--host",
+        action="append",
+        dest="hosts_after" if command else "host",
+        default=argparse.SUPPRESS if command else [],
+        metavar="NAME",
+        help="also read the runs of this SSH host ([user@]host or an ssh_config alias); repeatable",
+    )
+    parser.add_argument(
+        "--remote-command",
+        default=argparse.SUPPRESS if command else None,
+        metavar="COMMAND",
+        help="how wftop starts on the hosts (default: wftop), e.g. '~/.local/bin/wftop'",
+    )
+
+
+VALUED_TOP_OPTIONS = frozenset({"--root", "--stall-window", "--host", "--remote-command"})
 """Top-level options that take a value (the token after them is not a command)."""
 
 
@@ -138,6 +160,7 @@ def top_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=VersionAction, nargs=0, help="print the version")
     add_global_options(parser, command=False)
+    add_host_options(parser, command=False)
     return parser
 
 

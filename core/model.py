@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from wftop.core.discovery import RunFolder
+from wftop.core.discovery import RunFolder, run_ident
 from wftop.core.journal import Call, CallState, JournalFold
 from wftop.core.jsonl import Problem
 from wftop.core.sessions import Owner
@@ -115,6 +115,10 @@ class Run:
     """Tokens the agents of re-run calls (calls started again after they had returned)
     used, from their transcripts: 0 without re-runs, None when none of theirs can be read
     (`wftop.core.reruns`)."""
+    host: str | None = None
+    """The SSH host the run lives on (None: this machine); see `wftop.core.remote`."""
+    stale: bool = False
+    """A remote run whose host cannot be reached now: its last known state, not a live one."""
 
     @property
     def run_id(self) -> str:
@@ -126,7 +130,12 @@ class Run:
 
     @property
     def ident(self) -> str:
-        return self.folder.ident
+        """The run's identity (`wftop.core.discovery.run_ident`); a remote run's root is
+        ``<host>:<root>``."""
+        if self.host is None:
+            return self.folder.ident
+        folder = self.folder
+        return run_ident(f"{self.host}:{folder.root}", folder.session_id, folder.run_id)
 
     @property
     def project_short(self) -> str:
@@ -186,6 +195,7 @@ class Run:
             "superseded_by": self.superseded_by,
             "last_activity": iso_utc(self.last_activity),
             "unreadable_lines": len(self.problems),
+            "host": self.host,
         }
 
 

@@ -8,7 +8,9 @@ cannot tell (``blind``), as the psutil table is when it cannot read the processe
 
 from __future__ import annotations
 
+import contextlib
 import os
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -255,3 +257,15 @@ class FakeProcessTable:
 
     def _cannot_see(self, pid: int) -> bool:
         return self.blind or pid in self.hidden
+
+
+def end_child(process: subprocess.Popen[bytes], grace: float = 2.0) -> None:
+    """Stop a child this process started: SIGTERM, then SIGKILL after ``grace`` seconds."""
+    if process.poll() is None:
+        with contextlib.suppress(OSError):
+            process.terminate()
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -30,8 +30,8 @@ from wftop.core.cachefile import cache_dir, file_stamp, load_cache, run_key, sav
 from wftop.core.discovery import RunFolder
 from wftop.core.sessions import Owner
 
-CACHE_VERSION = 3
-"""Bump whenever the shape or the meaning of an ``ls --json`` row changes."""
+CACHE_VERSION = 4
+"""Bump whenever the shape or the meaning of an ``ls --json`` row changes (4: ``host``)."""
 
 
 def rows_cache_path() -> Path:

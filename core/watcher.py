@@ -20,6 +20,8 @@ from typing import Any
 
 import orjson
 
+from wftop.core.procs import end_child
+
 READY_TIMEOUT = 600.0
 """Longest wait for a new watch to be set up (5,000 runs take about 5 s here)."""
 
@@ -127,12 +129,7 @@ class Watcher:
             return
         if process.stdin is not None:
             process.stdin.close()
-        process.terminate()
-        try:
-            process.wait(timeout=2.0)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        end_child(process)
 
 
 def _settle(future: asyncio.Future[bool], value: bool) -> None:

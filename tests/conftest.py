@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -12,6 +14,9 @@ from tests.realcli import CliHome, find_claude
 from wftop.mockapi.server import MockAPI
 
 pytest_plugins = ("tests.launch_kit",)
+
+if TYPE_CHECKING:
+    from tests.ssh_kit import SshHosts
 
 CLEARED_PREFIXES = ("WFTOP_", "CLAUDE_", "ANTHROPIC_", "XDG_", "TMUX")
 """The machine's variables that could reach wftop or the CLI; a test starts without them."""
@@ -242,3 +247,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 # --- end of corpus checksums --------------------------------------------------------------------
+
+
+# --- remote hosts over SSH (tests/ssh_kit.py) -----------------------------------------------
+
+
+@pytest.fixture
+def ssh_hosts(tmp_path: Path) -> Iterator[SshHosts]:
+    """Throwaway SSH "hosts" on loopback (asyncssh servers), reached by the system ssh."""
+    if shutil.which("ssh") is None:
+        pytest.skip("no OpenSSH client (ssh) on PATH")
+    from tests.ssh_kit import SshHosts
+
+    hosts = SshHosts(tmp_path / "ssh")
+    try:
+        yield hosts
+    finally:
+        hosts.close()

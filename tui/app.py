@@ -24,12 +24,14 @@ from textual.message import Message
 from textual.notifications import Notify, SeverityLevel
 from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from wftop.core.changeset import ChangeSet
 from wftop.core.exact import Rehearse
 from wftop.core.index import LiveIndex
 from wftop.core.model import PARTIAL, Run, Status
+from wftop.core.remote.feed import HostState
+from wftop.core.remote.link import RemoteHub, Update
 from wftop.tui.config import Config
 from wftop.tui.format import status_label
 from wftop.tui.keys import APP_IDS, KEYS, binding
@@ -77,6 +79,14 @@ class IndexBatch(Message):
     def __init__(self, changes: ChangeSet) -> None:
         super().__init__()
         self.changes = changes
+
+
+class HostsUpdated(Message):
+    """Change sets and states from the other hosts' links, in the order they came."""
+
+    def __init__(self, updates: list[Update]) -> None:
+        super().__init__()
+        self.updates = updates
 
 
 class IndexProgressed(Message):
@@ -135,6 +145,7 @@ class WftopApp(App[int]):
         rehearse: Rehearse | None = None,
         banner: tuple[str, str] | None = None,
         read_only_reason: str = "",
+        remote: RemoteHub | None = None,
     ) -> None:
         """Args:
         index: the live index (``wftop.core.index.LiveIndex``).
@@ -148,6 +159,7 @@ class WftopApp(App[int]):
         banner: (title, text) shown in a toast once the app is up (the demo says what
             it shows); it stays until a window opens or it times out.
         read_only_reason: what ``r`` says when read-only (default: the --read-only flag).
+        remote: the links to other hosts, whose runs join this machine's.
         """
         super().__init__()
         self.index = index
@@ -175,6 +187,11 @@ class WftopApp(App[int]):
         self.rehearse = None if read_only else rehearse
         """Rehearses a plan's resume for its exact forecast (`wftop.core.exact.Rehearse`)."""
         self.runs_changed: Signal[ChangeSet] = Signal(self, "runs-changed")
+        self.remote = remote
+        self.hosts: dict[str, HostState] = (
+            {link.host: HostState(link.host) for link in remote.links} if remote else {}
+        )
+        """Every other host read, and whether its runs are live."""
 
     # -- start -----------------------------------------------------------------------------
 
@@ -198,6 +215,8 @@ class WftopApp(App[int]):
         if self.banner is not None:
             title, text = self.banner
             self.notify(text, title=title, timeout=BANNER_SECONDS)
+        if self.remote is not None:
+            self.follow_remote()
 
     def _restyle(self) -> None:
         self.styles_palette.load(self)
@@ -225,7 +244,9 @@ class WftopApp(App[int]):
     def on_index_loaded(self, message: IndexLoaded) -> None:
         self.loaded = True
         known = {run.ident for run in message.changes.added}
-        stale = tuple(ident for ident in self.runs if ident not in known)
+        stale = tuple(
+            ident for ident, run in self.runs.items() if ident not in known and run.host is None
+        )
         changes = message.changes
         if stale:
             changes = ChangeSet(changes.seq, changes.added, changes.changed, stale)
@@ -238,6 +259,35 @@ class WftopApp(App[int]):
     async def follow_index(self) -> None:
         async for changes in self.index.changes():
             self.apply_changes(changes)
+
+    @work(thread=True, exclusive=True, group="remote", exit_on_error=False, name="follow-hosts")
+    def follow_remote(self) -> None:
+        """Hand the other hosts' updates to the loop, every update ready at once."""
+        hub = self.remote
+        assert hub is not None
+        hub.start()
+        worker = get_current_worker()
+        while not worker.is_cancelled:
+            first = hub.next(timeout=0.2)
+            if first is None:
+                continue
+            updates = [first]
+            while len(updates) < 256 and (more := hub.next(timeout=0)) is not None:
+                updates.append(more)
+            self.post_message(HostsUpdated(updates))
+
+    def on_hosts_updated(self, message: HostsUpdated) -> None:
+        for update in message.updates:
+            state = update.state
+            before = self.hosts.get(state.host)
+            self.hosts[state.host] = state
+            if state.failure is not None and (before is None or before.failure is None):
+                self.notify(
+                    state.describe(), title="Host unreachable", severity="warning", markup=False
+                )
+            elif state.failure is None and before is not None and before.failure is not None:
+                self.notify(f"{state.host}: connected again", title="Host back", markup=False)
+            self.apply_changes(update.changes)
 
     def tick(self) -> None:
         """Ages move even when no file does."""
@@ -306,6 +356,8 @@ class WftopApp(App[int]):
 
     def on_unmount(self) -> None:
         self._set_terminal_title("")
+        if self.remote is not None:
+            self.remote.close(wait=False)
 
     def _set_terminal_title(self, title: str) -> None:
         if title == self.terminal_title:

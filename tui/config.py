@@ -59,6 +59,12 @@ class Config:
     """Extra CLI flags for every resume, shown in the plan (``["--model", "opus"]``)."""
     exact_forecast: bool = True
     """The plan rehearses the resume in the background and then shows the exact forecast."""
+    hosts: tuple[str, ...] = ()
+    """Other machines whose runs join this one's, as ``--host`` names them."""
+    ssh_command: str | None = None
+    """How to start ssh (``"ssh -F ~/.ssh/wftop_config"``); ``$WFTOP_SSH`` wins."""
+    remote_command: str | None = None
+    """How wftop starts on the hosts (default ``wftop``), as ``--remote-command``."""
 
 
 FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
@@ -74,6 +80,9 @@ FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "claude": (str, "a path to the claude binary"),
     "resume_flags": (list, "a list of CLI flags"),
     "exact_forecast": (bool, "true or false"),
+    "hosts": (list, "a list of SSH host names"),
+    "ssh_command": (str, "a command that starts ssh"),
+    "remote_command": (str, "a command that starts wftop on the hosts"),
 }
 
 RETIRED: dict[str, str] = {
@@ -139,12 +148,13 @@ def parse_config(data: Mapping[str, Any], path: str = "config.toml") -> Config:
             values[key] = float(values[key])
     if "keys" in values:
         values["keys"] = check_keymap(values["keys"], path)
-    if "resume_flags" in values:
-        flags = values["resume_flags"]
-        if not all(isinstance(flag, str) and flag for flag in flags):
-            msg = f"{path}: resume_flags must be a list of CLI flags, got {flags!r}"
-            raise ConfigError(msg)
-        values["resume_flags"] = tuple(flags)
+    for key in ("resume_flags", "hosts"):
+        if key in values:
+            items = values[key]
+            if not all(isinstance(item, str) and item for item in items):
+                msg = f"{path}: {key} must be {FIELDS[key][1]}, got {items!r}"
+                raise ConfigError(msg)
+            values[key] = tuple(items)
     return Config(path=path, **values)
 
 

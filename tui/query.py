@@ -2,8 +2,9 @@
 
 Pure. Fields: ``status:dead`` (a status, or the start of one), ``project:web`` (part of
 the project's short name or slug), ``session:cb52`` and ``run:d27`` (part of the id),
-``name:`` and ``label:`` (part of the run's name, of a call's label). A free word
-matches the run's name, project, call labels and status word; it matches the run and
+``name:`` and ``label:`` (part of the run's name, of a call's label), ``host:`` (part of
+the host's name; ``local`` for this machine). A free word matches the run's name, project,
+call labels, status word and host; it matches the run and
 session ids only when it holds a digit, ``-`` or ``_``, so ``dead`` finds dead runs and
 runs named so, never a hex id that happens to spell it. Case is ignored.
 """
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 
 from wftop.core.model import Run
 
-FIELDS = ("status", "project", "session", "run", "name", "label")
+FIELDS = ("status", "project", "session", "run", "name", "label", "host")
 """The fields a term may name (``status:dead``)."""
 
 Term = tuple[str, str]
@@ -45,7 +46,9 @@ class Hay:
     name: str
     labels: str
     words: str
-    """Name, project, call labels and status: what a free word searches."""
+    """Name, project, call labels, status and host: what a free word searches."""
+    host: str = "local"
+    """The run's host (``local`` for this machine's)."""
 
 
 def hay(run: Run) -> Hay:
@@ -53,6 +56,7 @@ def hay(run: Run) -> Hay:
     project = f"{run.project_short} {run.folder.project}".lower()
     name = (run.name or "").lower()
     status = run.shown_status  # the word the row shows: partial, not completed
+    host = (run.host or "local").lower()
     return Hay(
         status=status,
         project=project,
@@ -60,7 +64,8 @@ def hay(run: Run) -> Hay:
         run=run.run_id.lower(),
         name=name,
         labels=labels,
-        words=" ".join((name, project, labels, status)),
+        host=host,
+        words=" ".join((name, project, labels, status, host)),
     )
 
 
@@ -72,7 +77,7 @@ def term_matches(term: Term, found: Hay) -> bool:
     field, value = term
     if field == "status":
         return found.status.startswith(value)
-    if field in ("project", "session", "run", "name"):
+    if field in ("project", "session", "run", "name", "host"):
         return value in getattr(found, field)
     if field == "label":
         return value in found.labels

@@ -29,6 +29,8 @@ STATUS_FILTERS: tuple[str | None, ...] = (
     "killed",
     "superseded",
 )
+LOCAL = ""
+"""The host filter's name for this machine (no host name is empty)."""
 ATTENTION = frozenset(NEEDS_YOU)
 
 
@@ -52,6 +54,8 @@ class RunListView:
     text: str = ""
     status: str | None = None
     project: str | None = None
+    host: str | None = None
+    """Only this host's runs (``LOCAL``: this machine's); None: every host's."""
     sort: str = "activity"
     group: str = "none"
     collapsed: set[str] = field(default_factory=set)
@@ -63,7 +67,7 @@ class RunListView:
     """The filter text and its terms, parsed once per text."""
 
     def haystack(self, run: Run) -> Hay:
-        ident = run.folder.ident
+        ident = run.ident
         kept = self._hay.get(ident)
         if kept is not None and kept[0] is run:
             return kept[1]
@@ -91,13 +95,15 @@ class RunListView:
             return False
         if self.project is not None and run.project_short != self.project:
             return False
+        if self.host is not None and (run.host or LOCAL) != self.host:
+            return False
         if self.text:
             return matches(self.terms(), self.haystack(run))
         return True
 
     def sort_key(self, run: Run) -> tuple[object, ...]:
         """The run's place in the current order, kept while the run object is the same."""
-        ident = run.folder.ident
+        ident = run.ident
         kept = self._order.get(ident)
         if kept is not None and kept[0] is run and kept[1] == self.sort:
             return kept[2]
@@ -121,7 +127,7 @@ class RunListView:
 
     def rows(self, runs: Iterable[Run]) -> list[Run | GroupRow]:
         allowed = self.allowed()
-        if allowed is None and self.project is None and not self.text:
+        if allowed is None and self.project is None and self.host is None and not self.text:
             chosen: Iterable[Run] = runs
         else:
             chosen = [run for run in runs if self.matches(run, allowed)]
@@ -152,6 +158,8 @@ class RunListView:
             parts.append(f"status {self.status}")
         if self.project:
             parts.append(f"project {self.project}")
+        if self.host is not None:
+            parts.append("this machine" if self.host == LOCAL else f"host {self.host}")
         if self.sort != "activity":
             parts.append(f"sort {self.sort}")
         if self.group != "none":

@@ -11,6 +11,7 @@ from wftop.core.procs import ProcessTable
 from wftop.tui.config import Config
 
 if TYPE_CHECKING:
+    from wftop.core.remote.link import RemoteHub
     from wftop.tui.app import WftopApp
 
 
@@ -25,6 +26,7 @@ def make_app(
     rehearse: Rehearse | None = None,
     banner: tuple[str, str] | None = None,
     read_only_reason: str = "",
+    remote: RemoteHub | None = None,
 ) -> WftopApp:
     """The wftop App over ``roots``, with the live index.
 
@@ -54,4 +56,5 @@ def make_app(
         rehearse=rehearse,
         banner=banner,
         read_only_reason=read_only_reason,
+        remote=remote,
     )

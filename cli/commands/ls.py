@@ -15,11 +15,13 @@ from typing import Any
 
 import orjson
 
-from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
+from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_host_options, roots_or_exit
+from wftop.cli.remote import EXIT_UNREACHABLE, argvs_or_exit, ask_hosts
 from wftop.core.coldpass import scan_rows
 from wftop.core.jsonl import Problem
 from wftop.core.model import Run, status_word
-from wftop.core.redact import Redactor, dumps_redacted
+from wftop.core.redact import Redactor, dumps_redacted, redact_value
+from wftop.core.remote.transport import Unreachable
 from wftop.core.rowcache import RowCache, rows_cache_path
 from wftop.core.snapshot import parse_iso_time
 from wftop.tui.format import age, status_label
@@ -27,6 +29,7 @@ from wftop.tui.format import age, status_label
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("ls", help="list every Workflow run, newest activity first")
+    add_host_options(parser, command=True)
     parser.add_argument("--json", action="store_true", help="print one JSON array")
     parser.add_argument(
         "--no-cache",
@@ -87,6 +90,12 @@ def run(args: argparse.Namespace) -> int:
     roots = roots_or_exit(args)
     if roots is None:
         return EXIT_USAGE
+    if args.watch and args.host:
+        print(
+            "wftop: ls --watch streams this machine's runs (the TUI follows --host)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     if args.watch:
         from wftop.cli.stream import stream
 
@@ -100,12 +109,90 @@ def run(args: argparse.Namespace) -> int:
         roots, lambda run: json_item(run, redactor), now=lambda: now, cache=cache, **kwargs
     )
     report(items.problems)
+    if args.host:
+        return merged(args, items.rows, now)
     if args.json:
         sys.stdout.buffer.write(json_array(items.rows) + b"\n")
     else:
         lines = (table_line(orjson.loads(item), now) for item in items.rows)
         print("\n".join([HEADER, *lines]))
     return EXIT_OK
+
+
+def merged(args: argparse.Namespace, local: list[bytes], now: float) -> int:
+    """This machine's rows and every ``--host``'s (``host`` says whose), newest first."""
+    remote = ["ls", "--json"]
+    if args.stall_window is not None:
+        remote += ["--stall-window", str(args.stall_window)]
+    argvs = argvs_or_exit(args, remote)
+    if argvs is None:
+        return EXIT_USAGE
+    rows: list[dict[str, Any]] = [orjson.loads(item) for item in local]
+    code = EXIT_OK
+    for host, reply in ask_hosts(argvs).items():
+        found = host_rows(host, reply.stdout) if reply.failure is None else None
+        if found is None:
+            failure = reply.failure or Unreachable("bad reply", "not a JSON array of runs")
+            print(f"wftop: {failure.describe(host)}", file=sys.stderr)
+            code = EXIT_UNREACHABLE
+            continue
+        rows += found
+    rows.sort(key=lambda row: row.get("last_activity") or "", reverse=True)
+    if args.json:
+        items = [json_row(row) for row in rows]
+        sys.stdout.buffer.write(json_array(items) + b"\n")
+    else:
+        width = max(len(row["host"] or "-") for row in rows) if rows else 4
+        header = f"{'HOST':<{width}} {HEADER}"
+        lines = (f"{row['host'] or '-':<{width}} {table_line(row, now)}" for row in rows)
+        print("\n".join([header, *lines]))
+    return code
+
+
+def host_rows(host: str, text: bytes) -> list[dict[str, Any]] | None:
+    """The rows a host printed, each with ``host`` set and masked again here (None: not rows)."""
+    try:
+        found = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(found, list):
+        return None
+    redactor = Redactor()
+    rows = []
+    for at, row in enumerate(found):
+        if not row_ok(row):
+            print(f"wftop: {host}: ls --json item {at}: not a run row; skipped", file=sys.stderr)
+            continue
+        rows.append(redact_value({**row, "host": host}, redactor))
+    return rows
+
+
+ROW_TYPES: dict[str, type | tuple[type, ...]] = {
+    "run_id": str,
+    "session_id": str,
+    "project": str,
+    "status": str,
+    "name": (str, type(None)),
+    "cwd": (str, type(None)),
+    "last_activity": (str, type(None)),
+    "started": int,
+    "returned": int,
+    "failed": int,
+    "in_flight": list,
+    "failed_calls": list,
+}
+"""What a remote row must hold for a table line to be made of it."""
+
+
+def row_ok(row: Any) -> bool:
+    return isinstance(row, dict) and all(
+        isinstance(row.get(key, ...), kind) for key, kind in ROW_TYPES.items()
+    )
+
+
+def json_row(row: dict[str, Any]) -> bytes:
+    text = orjson.dumps(row, option=orjson.OPT_INDENT_2)
+    return b"  " + text.replace(b"\n", b"\n  ")
 
 
 def report(problems: list[Problem]) -> None:

@@ -16,16 +16,20 @@ from typing import Any
 
 import orjson
 
-from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
+from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_host_options, roots_or_exit
+from wftop.cli.remote import argvs_or_exit, ask_hosts
 from wftop.core.model import NEEDS_YOU, PARTIAL
 
-ATTENTION = NEEDS_YOU
+UNREACHABLE = "unreachable"
+"""Counts the ``--host``s that could not be asked; it needs someone too."""
+ATTENTION = (*NEEDS_YOU, UNREACHABLE)
 """Shown statuses that need someone, in the order the line shows them."""
 TMUX_STYLE = {
     "dead": "#[fg=red,bold]",
     "stalled": "#[fg=yellow]",
     "failed": "#[fg=magenta]",
     PARTIAL: "#[fg=yellow]",
+    UNREACHABLE: "#[fg=yellow]",
 }
 
 
@@ -33,6 +37,7 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "status", help="one-line summary for a status bar (empty when all is well)"
     )
+    add_host_options(parser, command=True)
     parser.add_argument(
         "--format",
         choices=["plain", "tmux", "json"],
@@ -61,6 +66,20 @@ def summary(counts: Counter[str], fmt: str) -> str:
     return "⚠ " + " · ".join(parts)
 
 
+def host_counts(text: bytes) -> Counter[str] | None:
+    """The ``counts`` of a host's ``status --format json`` (None: not such a reply)."""
+    try:
+        payload = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    found = payload.get("counts") if isinstance(payload, dict) else None
+    if not isinstance(found, dict):
+        return None
+    return Counter(
+        {str(key): value for key, value in found.items() if type(value) is int and value >= 0}
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     import time
 
@@ -70,12 +89,23 @@ def run(args: argparse.Namespace) -> int:
     roots = roots_or_exit(args)
     if roots is None:
         return EXIT_USAGE
+    argvs = argvs_or_exit(args, ["status", "--format", "json"])
+    if argvs is None:
+        return EXIT_USAGE
     counts = count_statuses(
         roots,
         now=time.time(),
         stall_window=DEFAULT_STALL_WINDOW if args.stall_window is None else args.stall_window,
         cache=None if args.read_only or args.no_cache else cache_path(),
     )
+    for host, reply in ask_hosts(argvs, timeout=20.0).items():
+        remote = host_counts(reply.stdout) if reply.failure is None else None
+        if remote is None:
+            counts[UNREACHABLE] += 1
+            why = reply.failure.describe(host) if reply.failure else f"{host}: not a status reply"
+            print(f"wftop: {why}", file=sys.stderr)
+        else:
+            counts.update(remote)
     if args.format == "json":
         payload = {
             "attention": sum(counts[name] for name in ATTENTION),

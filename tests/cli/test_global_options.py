@@ -26,6 +26,8 @@ GIVEN = {
     "--stall-window": ["42"],
 }
 """A value for every global option (test_every_global_option_is_tested keeps it complete)."""
+HOST_OPTIONS = {"--host": ["build-01"], "--remote-command": ["~/bin/wftop"]}
+"""Top-level options of the TUI that only ``ls`` and ``status`` take as well."""
 
 
 def test_every_global_option_is_tested():
@@ -35,7 +37,18 @@ def test_every_global_option_is_tested():
         for flag in action.option_strings
         if not isinstance(action, argparse._HelpAction) and flag != "--version"
     }
-    assert flags == set(GIVEN)
+    assert flags == set(GIVEN) | set(HOST_OPTIONS)
+
+
+@pytest.mark.parametrize("name", ["ls", "status"])
+@pytest.mark.parametrize("flag", list(HOST_OPTIONS))
+def test_host_options_read_the_same_before_and_after_ls_and_status(name, flag):
+    option = [flag, *HOST_OPTIONS[flag]]
+    plain = vars(parse([name]))
+    before = vars(parse([*option, name]))
+    after = vars(parse([name, *option]))
+    assert before == after != plain
+    assert not hasattr(parse([name, "--host", "a"]), "hosts_after")
 
 
 @pytest.mark.parametrize("name", COMMANDS)

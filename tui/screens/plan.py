@@ -33,6 +33,7 @@ from wftop.core.resume.plan import Plan
 from wftop.core.resume.policy import Event, Request, ResumePolicy
 from wftop.core.resume.store import ResumeStore
 from wftop.tui.keys import binding
+from wftop.tui.remote import refuse_remote
 from wftop.tui.screens.force import ForceScreen
 from wftop.tui.screens.plan_text import (
     plan_text,
@@ -308,11 +309,11 @@ def _refuse_read_only(app: WftopApp) -> bool:
 
 def open_resume_plan(app: WftopApp, run: Run) -> None:
     """``r``: the resume plan of ``run``."""
-    if not _refuse_read_only(app):
+    if not _refuse_read_only(app) and not refuse_remote(app, run, "Resume"):
         app.push_screen(ResumePlanScreen(run))
 
 
 def open_relaunch(app: WftopApp, run: Run) -> None:
     """``R``: the plan of a fresh relaunch (a new run of the same script, no cache)."""
-    if not _refuse_read_only(app):
+    if not _refuse_read_only(app) and not refuse_remote(app, run, "Relaunch"):
         app.push_screen(ResumePlanScreen(run, strategy=Strategy.FRESH))

@@ -28,6 +28,7 @@ from wftop.tui.calls import (
 )
 from wftop.tui.format import display_path, one_line, status_label
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
+from wftop.tui.remote import refuse_remote
 from wftop.tui.widgets.call_table import CallTable
 from wftop.tui.widgets.key_bar import KeyBar
 from wftop.tui.widgets.table import FittedTable
@@ -44,6 +45,8 @@ def owner_text(run: Run) -> str:
 
 
 def snapshot_text(run: Run) -> str:
+    if run.host is not None:  # read there: only whether it is current came over
+        return f"on {run.host}, {'current' if run.snapshot_current else 'none current'}"
     if run.snapshot is None:
         return "none (the process never wrote an end-of-run snapshot)"
     status = run.snapshot.status or "?"
@@ -54,6 +57,8 @@ def snapshot_text(run: Run) -> str:
 
 def args_text(run: Run, launch: LaunchInfo | None = None) -> str:
     """The run's args: from the snapshot, else from the launching call once it is read."""
+    if run.host is not None:
+        return f"- (in the session transcript on {run.host})"
     if run.snapshot is not None and run.snapshot.has_args:
         args, where = run.snapshot.args, ""
     elif launch is None:
@@ -152,7 +157,7 @@ class RunScreen(Screen[None]):
             self.query_one("#run-summary", Static).update("This run is gone from disk.")
             return
         launch = self._launch.get(run.ident)
-        if launch is None and run.snapshot is None:
+        if launch is None and run.snapshot is None and run.host is None:
             self.read_launch(run)
         self.read_warmth(run)
         self.show_summary()
@@ -221,7 +226,7 @@ class RunScreen(Screen[None]):
         self.app.pop_screen()
 
     def action_journal(self) -> None:
-        if self.run is not None:
+        if self.run is not None and not refuse_remote(self.wftop, self.run, "The journal"):
             from wftop.tui.screens.journal import JournalScreen
 
             self.app.push_screen(JournalScreen(self.run))

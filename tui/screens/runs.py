@@ -17,7 +17,16 @@ from wftop.core.model import Run
 from wftop.tui.format import count, counts_line, status_counts
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
 from wftop.tui.messages import OpenRun
-from wftop.tui.runlist import GROUPS, SORTS, STATUS_FILTERS, GroupRow, RunListView, cycle
+from wftop.tui.remote import refuse_remote
+from wftop.tui.runlist import (
+    GROUPS,
+    LOCAL,
+    SORTS,
+    STATUS_FILTERS,
+    GroupRow,
+    RunListView,
+    cycle,
+)
 from wftop.tui.widgets.key_bar import KeyBar
 from wftop.tui.widgets.run_table import RunTable
 from wftop.tui.widgets.table import FittedTable
@@ -97,6 +106,7 @@ class RunsScreen(Screen[None]):
     def refresh_rows(self) -> None:
         runs = self.wftop.runs.values()
         rows = self.view.rows(runs)
+        self.table.show_hosts(bool(self.wftop.hosts))
         self.table.show(list(rows))
         groups = (
             sum(1 for row in rows if isinstance(row, GroupRow)) if self.view.group != "none" else 0
@@ -118,6 +128,9 @@ class RunsScreen(Screen[None]):
             if self._counts is None:
                 self._counts = status_counts(runs)
             text = counts_line(self._counts, room)
+        down = [state.host for state in app.hosts.values() if state.failure is not None]
+        if down:
+            text += f" · unreachable: {', '.join(down)}"
         text += suffix
         self.query_one("#runs-header", Static).update(Text(text))
         empty = self.query_one("#runs-empty", Static)
@@ -171,13 +184,14 @@ class RunsScreen(Screen[None]):
             box.value = ""
             return
         view = self.view
-        if not (box.display or view.text or view.status or view.project):
+        if not (box.display or view.text or view.status or view.project or view.host is not None):
             return
         box.value = ""
         box.display = False
         self.view.text = ""
         self.view.status = None
         self.view.project = None
+        self.view.host = None
         self.table.focus()
         self.refresh_rows()
 
@@ -225,7 +239,7 @@ class RunsScreen(Screen[None]):
 
     def action_journal(self) -> None:
         run = self.selected_run()
-        if run is not None:
+        if run is not None and not refuse_remote(self.wftop, run, "The journal"):
             from wftop.tui.screens.journal import JournalScreen
 
             self.app.push_screen(JournalScreen(run))
@@ -248,6 +262,19 @@ class RunsScreen(Screen[None]):
             yield SystemCommand(
                 f"Group by {group}", "group the run list", self._group_setter(group)
             )
+        if self.wftop.hosts:
+            for host in (None, LOCAL, *self.wftop.hosts):
+                title = {None: "every host", LOCAL: "this machine"}.get(host, f"host {host}")
+                yield SystemCommand(
+                    f"Show runs of {title}", "filter the list by host", self._host_setter(host)
+                )
+
+    def _host_setter(self, host: str | None) -> Callable[[], None]:
+        def apply() -> None:
+            self.view.host = host
+            self.refresh_rows()
+
+        return apply
 
     def _status_setter(self, status: str | None) -> Callable[[], None]:
         def apply() -> None:

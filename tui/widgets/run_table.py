@@ -27,6 +27,13 @@ RUN_COLUMNS = [
 ]
 """Display order; priority 0 is dropped last: status, name, parity and dead stay longest
 (60 columns keep them and the age; 80 adds the run id; 100 shows every column)."""
+HOST_COLUMNS = [
+    *RUN_COLUMNS[:3],
+    ColumnSpec("host", "HOST", 10, 4),
+    *(replace(spec, priority=5) if spec.key == "age" else spec for spec in RUN_COLUMNS[3:]),
+]
+"""With other hosts: HOST after RUN, kept over the age (60 columns keep status, name, host,
+parity and dead; 80 add the run id)."""
 
 RERUN_COLUMN = ColumnSpec("rerun", "RE-RUN", 6, 9, right=True)
 """Tokens spent on re-runs of calls that had returned: by default the first column to go
@@ -60,6 +67,16 @@ class RunTable(FittedTable):
         self.on_resize()
         return self.rerun_column
 
+    def show_hosts(self, shown: bool) -> None:
+        """The HOST column on (other hosts are read) or off (this machine only)."""
+        specs = HOST_COLUMNS if shown else RUN_COLUMNS
+        if self.SPECS is not specs:
+            # This table's own columns (the class keeps the default for every other).
+            self.__dict__["SPECS"] = specs
+            self._layout = []
+            self._strips.clear()
+            self.refresh()
+
     def key_of(self, item: object) -> str:
         assert isinstance(item, Run | GroupRow)
         return row_key(item)
@@ -85,7 +102,14 @@ class RunTable(FittedTable):
         p = self.palette
         status = run.shown_status
         if key == "status":
-            return p.styled(clip(status_label(status), width), STATUS_STYLES.get(status, ""))
+            style = "muted" if run.stale else STATUS_STYLES.get(status, "")
+            return p.styled(clip(status_label(status), width), style)
+        if key == "host":
+            if run.host is None:
+                return p.styled(clip("local", width), "muted")
+            if run.stale:  # its last known state: the host cannot be reached now
+                return p.styled(clip(f"{run.host} ?", width), "status-stalled")
+            return Text(clip(run.host, width), no_wrap=True)
         if key == "name":
             return Text(clip(redact(run.name or "(unnamed)"), width), no_wrap=True)
         if key == "run":

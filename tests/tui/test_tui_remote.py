@@ -1,0 +1,154 @@
+"""The app over other hosts (SSH "hosts" on loopback, tests/ssh_kit.py): their runs join
+the list with a HOST column, a host that drops keeps its rows stale and says so, and the
+rows come back live when it does."""
+
+from __future__ import annotations
+
+import time
+
+from tests.conftest import TUI_NOW
+from tests.corpus import tree
+from tests.tui_kit import SIZE, settle, table
+from wftop.core.remote.link import WATCH_ARGS, RemoteHub
+from wftop.core.remote.transport import remote_argv, ssh_prefix
+from wftop.tui.app import WftopApp
+from wftop.tui.config import Config
+from wftop.tui.start import make_app
+
+WAIT = 60.0
+
+
+def hub_for(ssh_hosts, *hosts: str) -> RemoteHub:  # type: ignore[no-untyped-def]
+    prefix = ssh_prefix(None, ssh_hosts.env)
+    return RemoteHub(
+        {host: remote_argv(prefix, host, WATCH_ARGS) for host in hosts}, backoff=(0.1,)
+    )
+
+
+def app_over(ssh_hosts, *hosts: str) -> WftopApp:  # type: ignore[no-untyped-def]
+    """The app over the ``clean`` tree here and ``hosts`` over SSH."""
+    return make_app(
+        [str(tree("clean"))],
+        config=Config(bell=False),
+        now=lambda: TUI_NOW,
+        live=False,
+        remote=hub_for(ssh_hosts, *hosts),
+    )
+
+
+async def until(pilot, check, what: str) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + WAIT
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await pilot.pause(0.05)
+
+
+def remote_runs(app, host: str) -> list:  # type: ignore[no-untyped-def]
+    return [run for run in app.runs.values() if run.host == host]
+
+
+async def test_hosts_rows_join_with_a_host_column_and_a_dropped_host_turns_stale(ssh_hosts):
+    ssh_hosts.add("alpha", "killed")
+    ssh_hosts.add("beta", "mid-failure")
+    app = app_over(ssh_hosts, "alpha", "beta")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: remote_runs(app, "alpha") and remote_runs(app, "beta"), "rows")
+        await pilot.pause()
+        runs = table(app)
+        assert "host" in runs.visible_columns
+        (alpha,) = remote_runs(app, "alpha")
+        assert runs.cell_text(alpha.ident, "host") == "alpha"
+        assert runs.cell_text(alpha.ident, "status") == "✖ dead"
+        local = next(run for run in app.runs.values() if run.host is None)
+        assert runs.cell_text(local.ident, "host") == "local"
+        assert len(app.runs) == 3
+
+        ssh_hosts.kill("alpha")
+        await until(pilot, lambda: app.hosts["alpha"].failure is not None, "alpha to drop")
+        await pilot.pause()
+        (stale,) = remote_runs(app, "alpha")
+        assert stale.stale and stale.status is alpha.status
+        assert runs.cell_text(stale.ident, "host") == "alpha ?"
+        assert "unreachable: alpha" in str(app.screen.query_one("#runs-header").render())
+        assert any("alpha: unreachable" in note.message for note in app._notifications)
+
+        ssh_hosts.start("alpha")
+        await until(pilot, lambda: not remote_runs(app, "alpha")[0].stale, "alpha to come back")
+        await pilot.pause()
+        assert runs.cell_text(alpha.ident, "host") == "alpha"
+        assert len(app.runs) == 3 and len(runs.item_keys) == 3
+
+
+async def test_the_host_filter_shows_one_hosts_runs(ssh_hosts):
+    ssh_hosts.add("alpha", "killed")
+    app = app_over(ssh_hosts, "alpha")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: remote_runs(app, "alpha"), "alpha's rows")
+        screen = app.screen
+        titles = [command.title for command in screen.palette_commands()]
+        assert "Show runs of host alpha" in titles and "Show runs of this machine" in titles
+        screen.view.host = "alpha"
+        screen.refresh_rows()
+        await pilot.pause()
+        assert [app.runs[key].host for key in table(app).item_keys] == ["alpha"]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert len(table(app).item_keys) == 2
+
+
+async def test_resume_and_the_journal_of_a_remote_run_say_where_to_do_it(ssh_hosts):
+    ssh_hosts.add("alpha", "killed")
+    app = app_over(ssh_hosts, "alpha")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: remote_runs(app, "alpha"), "alpha's rows")
+        await pilot.pause()
+        (alpha,) = remote_runs(app, "alpha")
+        table(app).move_to_key(alpha.ident)
+        screen = app.screen
+        await pilot.press("r")
+        await pilot.pause()
+        assert app.screen is screen
+        assert any(f"wftop resume {alpha.run_id}" in note.message for note in app._notifications)
+
+
+def test_the_filter_has_a_host_field_and_local_names_this_machine():
+    import orjson
+
+    from wftop.core.remote.feed import HostFeed
+    from wftop.tui.query import hay, matches, parse
+
+    row = {"run_id": "wf_a", "session_id": "s1", "project": "-p", "status": "dead"}
+    (remote,) = HostFeed("build-01").apply(orjson.dumps({"added": [row]})).added
+    local = remote.__class__(**{**remote.__dict__, "host": None})
+    assert matches(parse("host:build"), hay(remote)) and not matches(
+        parse("host:build"), hay(local)
+    )
+    assert matches(parse("host:local"), hay(local)) and not matches(
+        parse("host:local"), hay(remote)
+    )
+    assert matches(parse("build-01"), hay(remote))
+
+
+def test_a_narrow_pane_keeps_the_host_over_the_age_and_the_run_id():
+    from wftop.tui.widgets.columns import fit
+    from wftop.tui.widgets.run_table import HOST_COLUMNS
+
+    assert [spec.key for spec, _ in fit(HOST_COLUMNS, 60)] == [
+        "status", "name", "host", "parity", "dead"
+    ]  # fmt: skip
+    assert "run" in [spec.key for spec, _ in fit(HOST_COLUMNS, 80)]
+
+
+def test_the_run_screen_says_what_of_a_remote_run_is_on_its_host():
+    import orjson
+
+    from wftop.core.remote.feed import HostFeed
+    from wftop.tui.screens.run import args_text, snapshot_text
+
+    row = {"run_id": "wf_a", "session_id": "s1", "project": "-p", "status": "completed"}
+    (run,) = HostFeed("build-01").apply(orjson.dumps({"added": [row]})).added
+    assert snapshot_text(run) == "on build-01, none current"
+    assert "build-01" in args_text(run)
