@@ -17,6 +17,7 @@ from wftop.cli.options import (
     EXIT_USAGE,
     VALUED_TOP_OPTIONS,
     Command,
+    DescribedCommands,
     add_global_options,
     merge_global_options,
     run_command,
@@ -107,7 +108,9 @@ def command_in(argv: list[str]) -> str | None:
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole parser, or (``only``) one with just that command."""
     parser = top_parser()
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(
+        dest="command", metavar="COMMAND", action=DescribedCommands
+    )
     for name in COMMANDS if only is None else [only]:
         command(name).add_parser(subparsers)
         add_global_options(subparsers.choices[name], command=True)

@@ -151,6 +151,17 @@ VALUED_TOP_OPTIONS = frozenset({"--root", "--stall-window", "--host", "--remote-
 """Top-level options that take a value (the token after them is not a command)."""
 
 
+class DescribedCommands(argparse._SubParsersAction):  # type: ignore[type-arg]
+    """Command parsers whose ``--help`` opens with the line ``wftop --help`` lists them by."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        line = kwargs.get("help")
+        if line and "description" not in kwargs:
+            kwargs["description"] = line[:1].upper() + line[1:].rstrip(".") + "."
+        parser: argparse.ArgumentParser = super().add_parser(name, **kwargs)
+        return parser
+
+
 def top_parser() -> argparse.ArgumentParser:
     """The ``wftop`` parser with its top-level options and no command yet."""
     parser = argparse.ArgumentParser(
