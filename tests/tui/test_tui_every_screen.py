@@ -123,3 +123,17 @@ SCREENS: dict[str, Steps] = {
 def test_screen(snap_compare, tui_root, tui_processes, screen, size):
     app = app_for(tui_root, tui_processes)
     assert snap_compare(app, run_before=SCREENS[screen], terminal_size=SIZES[size])
+
+
+def test_guide_pictures_are_the_baselines():
+    """docs/screens/ holds every screen at 100 and 60 columns, exactly as the baselines
+    (``python -m tests.tui.guide_pictures`` copies them)."""
+    from tests.tui.guide_pictures import PICTURES, pictures
+
+    wanted = pictures()
+    assert len(wanted) == 2 * len(SCREENS)
+    assert set(PICTURES.glob("*.svg")) == set(wanted)
+    for picture, baseline in wanted.items():
+        assert picture.read_bytes() == baseline.read_bytes(), (
+            f"{picture.name} is not its baseline: run python -m tests.tui.guide_pictures"
+        )
