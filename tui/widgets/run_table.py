@@ -53,13 +53,16 @@ class RunTable(FittedTable):
         self.rerun_column: bool | None = None
         """None: shown when there is room; True: kept before age, run and project; False:
         hidden."""
+        self.host_column = False
+        """Other hosts are read: the HOST column is there."""
 
     def columns(self) -> list[ColumnSpec]:
+        base = HOST_COLUMNS if self.host_column else RUN_COLUMNS
         if self.rerun_column is None:
-            return [*RUN_COLUMNS, RERUN_COLUMN]
+            return [*base, RERUN_COLUMN]
         if self.rerun_column:
-            return [*RUN_COLUMNS, replace(RERUN_COLUMN, priority=4)]
-        return RUN_COLUMNS
+            return [*base, replace(RERUN_COLUMN, priority=4)]
+        return base
 
     def toggle_rerun_column(self) -> bool:
         """Show the re-run tokens column if it is not shown now, else hide it; True: shown."""
@@ -69,13 +72,9 @@ class RunTable(FittedTable):
 
     def show_hosts(self, shown: bool) -> None:
         """The HOST column on (other hosts are read) or off (this machine only)."""
-        specs = HOST_COLUMNS if shown else RUN_COLUMNS
-        if self.SPECS is not specs:
-            # This table's own columns (the class keeps the default for every other).
-            self.__dict__["SPECS"] = specs
-            self._layout = []
-            self._strips.clear()
-            self.refresh()
+        if self.host_column != shown:
+            self.host_column = shown
+            self.on_resize()
 
     def key_of(self, item: object) -> str:
         assert isinstance(item, Run | GroupRow)
