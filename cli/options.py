@@ -120,7 +120,7 @@ def add_root_option(parser: argparse.ArgumentParser) -> None:
 
 def merge_global_options(args: argparse.Namespace) -> argparse.Namespace:
     """``args`` with the roots (and hosts) given after the command appended to those given
-    before."""
+    before (once: the ones after are taken out)."""
     after = vars(args).pop("roots_after", [])
     args.root = [*args.root, *after]
     args.host = [*getattr(args, "host", []), *vars(args).pop("hosts_after", [])]
@@ -194,6 +194,7 @@ def roots_or_exit(args: argparse.Namespace) -> list[str] | None:
     """
     from wftop.core.discovery import RootError, check_root, resolve_roots
 
+    merge_global_options(args)  # a command line parsed without `wftop.cli.main.parse`
     explicit = resolve_roots(args.root, include_default=False)
     roots = resolve_roots(args.root, include_default=not args.no_default_root)
     usable = []

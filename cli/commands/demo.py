@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wftop.cli.options import EXIT_OK, run_command, top_parser
+from wftop.cli.options import EXIT_OK, merge_global_options, run_command, top_parser
 from wftop.mockapi import BUNDLED
 
 if TYPE_CHECKING:
@@ -109,7 +109,8 @@ def resume_args(demo: Any) -> argparse.Namespace:
     parser = top_parser()
     resume_command.add_parser(parser.add_subparsers(dest="command"))
     run_id = demo.killed.run_id
-    return parser.parse_args(["resume", run_id, "--no-default-root", "--root", demo.root, "--yes"])
+    argv = ["resume", run_id, "--no-default-root", "--root", demo.root, "--yes"]
+    return merge_global_options(parser.parse_args(argv))
 
 
 def banner(demo: Any) -> str:

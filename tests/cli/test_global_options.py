@@ -90,3 +90,27 @@ def test_ls_reads_the_roots_named_before_the_command():
     assert [row["root"] for row in before] == [clean]
     both = wftop("--root", clean, "ls", "--no-default-root", "--root", killed, "--json")
     assert sorted(row["root"] for row in both) == sorted([clean, killed])
+
+
+def test_the_demo_resumes_under_its_own_root():
+    """The demo parses its ``wftop resume`` line itself: its --root (after the command) counts."""
+    from types import SimpleNamespace
+
+    from wftop.cli.commands.demo import resume_args
+
+    demo = SimpleNamespace(root="/demo/root", killed=SimpleNamespace(run_id="wf_abc"))
+    args = resume_args(demo)
+    assert args.root == ["/demo/root"] and args.no_default_root
+
+
+def test_a_command_line_parsed_elsewhere_keeps_its_roots(tmp_path):
+    from wftop.cli.main import build_parser
+    from wftop.cli.options import roots_or_exit
+
+    first, second = tmp_path / "a", tmp_path / "b"
+    first.mkdir()
+    second.mkdir()
+    raw = build_parser().parse_args(
+        ["--root", str(first), "ls", "--root", str(second), "--no-default-root"]
+    )
+    assert roots_or_exit(raw) == [str(first), str(second)]
