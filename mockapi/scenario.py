@@ -120,9 +120,11 @@ def run_step(
     kill_when_agent: tuple[str, int] | None = None,
     kill_signal: int = signal.SIGKILL,
     extra_args: Sequence[str] = (),
+    kill_after_s: float = 0.0,
 ) -> CliRun:
     """Run ``claude -p [--resume S] <prompt>`` to its end, or kill its process group once the
-    mock sees ``kill_when_agent=(name, attempt)`` and that agent's ``started`` line landed."""
+    mock sees ``kill_when_agent=(name, attempt)`` and that agent's ``started`` line landed
+    (and ``kill_after_s`` more seconds passed: the agents beside it in a fan-out return)."""
     first_seq = mock.mark()
     deadline = time.monotonic() + timeout
     step = len(list(home.root.glob("step-*.stream.jsonl"))) + 1
@@ -141,10 +143,10 @@ def run_step(
             # The agent's request is in flight; let its `started` journal line land, then kill.
             settle = time.monotonic() + 10
             while (
-                started_count(home.config_dir, name) <= started_before
-                and time.monotonic() < settle
+                started_count(home.config_dir, name) <= started_before and time.monotonic() < settle
             ):
                 time.sleep(0.05)
+            time.sleep(kill_after_s)
             proc.kill(kill_signal)
             killed = True
         rc = proc.wait(deadline - time.monotonic())

@@ -110,6 +110,7 @@ def run_workflow(
     prompt: str = RUN_PROMPT,
     kill_signal: int = signal.SIGKILL,
     extra_args: Sequence[str] = (),
+    kill_after_s: float = 0.0,
 ) -> CliRun:
     """Launch ``script_text`` with ``claude -p`` in a new session and wait for the process to end.
 
@@ -127,6 +128,7 @@ def run_workflow(
         kill_when_agent=kill_when_agent,
         kill_signal=kill_signal,
         extra_args=extra_args,
+        kill_after_s=kill_after_s,
     )
 
 

@@ -102,10 +102,10 @@ def check_installed(python: Path, tmp_path: Path, expect_under: Path) -> None:
     )
     assert listed.returncode == 0, listed.stderr
     runs = json.loads(listed.stdout)
-    assert [(r["run_id"], r["status"]) for r in runs] == [("wf_c4e8dc39-03f", "dead")]
+    assert [(r["run_id"], r["status"]) for r in runs] == [("wf_b7599545-1a6", "dead")]
     demo = run([str(bindir / "wftop"), "demo", "--no-tui"], tmp_path, 120, env)
     assert demo.returncode == 0, demo.stderr
-    assert "wf_c4e8dc39-03f" in demo.stdout and "dead" in demo.stdout, demo.stdout
+    assert "wf_b7599545-1a6" in demo.stdout and "dead" in demo.stdout, demo.stdout
 
 
 def test_the_wheel_runs_from_an_isolated_venv_with_its_dependencies(
