@@ -25,6 +25,8 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from wftop.core.changeset import ChangeSet
+from wftop.core.exact import RehearsalFailed, Rehearse
+from wftop.core.forecast import Forecast
 from wftop.core.model import Run
 from wftop.core.redact import redact
 from wftop.core.resume.launcher import Strategy
@@ -111,6 +113,10 @@ class ResumePlanScreen(ModalScreen[None]):
         self.busy = False
         """A confirmation is being checked and launched by a worker."""
         self.policy: ResumePolicy | None = None
+        self.rehearsed: dict[tuple[object, ...], Forecast] = {}
+        """Exact forecasts, by what their rehearsal read (`Plan.rehearsal_key`)."""
+        self.rehearsals: dict[tuple[object, ...], str] = {}
+        """What became of each rehearsal asked for: running, or why there is no forecast."""
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._recheck: Timer | None = None
@@ -205,11 +211,52 @@ class ResumePlanScreen(ModalScreen[None]):
             self._recheck.stop()
         refused = not plan.verdict.ok and self.request is None
         self._recheck = self.set_timer(RECHECK_SECONDS, self.recheck) if refused else None
-        self.query_one("#plan", Static).update(plan_text(plan))
+        exact = self.rehearsed.get(plan.rehearsal_key)
+        if exact is not None:
+            plan = self.plan = plan.with_forecast(exact)
+        self.show_plan_text(plan)
+        self.call_later(self.rehearse_shown)
         if self.request is None or self.request.ended:
             self.query_one("#verdict", Static).update(
                 verdict_text(plan) if self.request is None else request_text(self.request, plan)
             )
+
+    def show_plan_text(self, plan: Plan) -> None:
+        rehearsal = self.rehearsals.get(plan.rehearsal_key, "")
+        self.query_one("#plan", Static).update(plan_text(plan, self.wftop.now(), rehearsal))
+
+    def rehearse_shown(self) -> None:
+        """Rehearse the plan shown, once per thing it reads, unless a launch has begun or
+        the app has no rehearsal (``--read-only``, the demo, ``exact_forecast = false``)."""
+        plan, rehearse = self.plan, self.wftop.rehearse
+        if plan is None or rehearse is None or self.request is not None or self.busy:
+            return
+        if plan.strategy is Strategy.FRESH or plan.rehearsal_key in self.rehearsals:
+            return
+        self.rehearsals[plan.rehearsal_key] = "rehearsing with claude…"
+        self.show_plan_text(plan)
+        self.rehearse(plan, rehearse)
+
+    @work(thread=True, group="rehearse", exit_on_error=False)
+    def rehearse(self, plan: Plan, rehearse: Rehearse) -> None:
+        """The exact forecast: the installed CLI rehearses the resume against the mock."""
+        forecast, why = None, ""
+        try:
+            forecast = rehearse(plan)
+        except RehearsalFailed as error:
+            why = f"no exact forecast: {error}"
+        except Exception as error:  # the plan must not wait on "rehearsing…" for ever
+            why = f"no exact forecast: the rehearsal failed ({type(error).__name__}: {error})"
+        if self.is_attached:
+            self.app.call_from_thread(self.rehearsal_done, plan.rehearsal_key, forecast, why)
+
+    def rehearsal_done(self, key: tuple[object, ...], forecast: Forecast | None, why: str) -> None:
+        self.rehearsals[key] = why
+        if forecast is not None:
+            self.rehearsed[key] = forecast
+        plan = self.plan
+        if plan is not None and plan.rehearsal_key == key and self.request is None:
+            self.show_plan(plan)
 
     def launched(self, plan: Plan, request: Request, events: list[Event]) -> None:
         """A launch (or a request found in flight) came back: follow it, or show the refusal
@@ -237,7 +284,7 @@ class ResumePlanScreen(ModalScreen[None]):
         if after is not None:
             self.plan = after
             self.run_view = after.run
-            self.query_one("#plan", Static).update(plan_text(after))
+            self.show_plan_text(after)
         state = request.state.word if request.state else "ended"
         self.app.notify(f"{request.plan.run.run_id}: {state}", title="Resume")
 

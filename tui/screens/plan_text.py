@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rich.markup import escape
 
+from wftop.core.cachewarm import cache_text
 from wftop.core.redact import redact
 from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.machine import ResumeState
@@ -23,7 +24,7 @@ def shown(text: str) -> str:
     return escape(redact(text))
 
 
-def header_text(plan: Plan) -> list[str]:
+def header_text(plan: Plan, now: float) -> list[str]:
     run = plan.run
     fresh = plan.strategy is Strategy.FRESH
     what = "Relaunch fresh" if fresh else "Resume"
@@ -37,6 +38,7 @@ def header_text(plan: Plan) -> list[str]:
         f"strategy  [b]{plan.strategy.value}[/b]   {choice}",
         f"session   {plan.session_id}"
         + ("" if plan.session_id == run.session_id else f"  (new; owner {run.session_id})"),
+        *([] if fresh else [f"          owner's {cache_text(plan.cache_warm_until, now)}"]),
         f"cwd       {shown(plan.cwd or '-')}",
         f"argv      {shown(' '.join(plan.argv[:-1]))} <prompt>",
     ]
@@ -53,6 +55,18 @@ def cause_text(plan: Plan) -> list[str]:
     return lines
 
 
+def exact_text(plan: Plan, rehearsal: str) -> list[str]:
+    """Which forecast the plan shows for its strategy (the others are estimates): ``exact,
+    rehearsed with claude X``, or ``estimate`` and what its rehearsal is doing
+    (``rehearsal``: running, or why there is none)."""
+    if plan.strategy is Strategy.FRESH:
+        return []
+    line = f"forecast  {plan.strategy.value}: {plan.forecast.provenance}"
+    if plan.forecast.exact or not rehearsal:
+        return [line]
+    return [f"{line} · {shown(rehearsal)}"]
+
+
 def forecast_text(plan: Plan) -> list[str]:
     lines = []
     for name, forecast in plan.forecasts.items():
@@ -67,9 +81,11 @@ def forecast_text(plan: Plan) -> list[str]:
     return lines
 
 
-def plan_text(plan: Plan) -> str:
-    """The scrolling body of the plan: header, why it stopped, forecast, hazards."""
-    lines = [*header_text(plan), *cause_text(plan), "", *forecast_text(plan)]
+def plan_text(plan: Plan, now: float, rehearsal: str = "") -> str:
+    """The scrolling body of the plan: header (with the owner's cache at ``now``), why it
+    stopped, which forecast (``rehearsal``: see `exact_text`), the forecast, hazards."""
+    lines = [*header_text(plan, now), *cause_text(plan), ""]
+    lines += [*exact_text(plan, rehearsal), *forecast_text(plan)]
     for hazard in plan.hazards:
         lines.append(f"[yellow]hazard[/] {hazard.code}: {shown(hazard.message)}")
     return "\n".join(lines)
