@@ -114,7 +114,7 @@ class Run:
     rerun_tokens: int | None = 0
     """Tokens the agents of re-run calls (calls started again after they had returned)
     used, from their transcripts: 0 without re-runs, None when none of theirs can be read
-    (`wftop.core.reruns`)."""
+    (`wftop.core.usage`)."""
     host: str | None = None
     """The SSH host the run lives on (None: this machine); see `wftop.core.remote`."""
     stale: bool = False

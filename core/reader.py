@@ -23,9 +23,9 @@ from wftop.core.model import (
     classify,
     failed_labels,
 )
-from wftop.core.reruns import RerunTokens
 from wftop.core.sessions import NO_OWNER, Owner
 from wftop.core.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
+from wftop.core.usage import AgentUsages
 
 _META_NAME = re.compile(r"""\bname\s*:\s*(['"`])((?:(?!\1).){1,200})\1""")
 
@@ -124,9 +124,9 @@ class RunReader:
         self.transcripts = TranscriptStats()
         self.script_path: str | None = None
         self.script_name: str | None = None
-        self._reruns = RerunTokens()
+        self._usages = AgentUsages()
         self.rerun_tokens: int | None = 0
-        """Tokens spent on re-runs of calls that had returned (`wftop.core.reruns`)."""
+        """Tokens spent on re-runs of calls that had returned (`wftop.core.usage`)."""
 
     def refresh_journal(self) -> bool:
         """Read appended journal lines; True when anything changed."""
@@ -251,7 +251,7 @@ class RunReader:
         """Read what the re-run agents used (only runs with re-runs read anything)."""
         before = self.rerun_tokens
         if self.fold.rerun_agent_ids or before:
-            self.rerun_tokens = self._reruns.total(self.folder.path, self.fold.rerun_agent_ids)
+            self.rerun_tokens = self._usages.tokens(self.folder.path, self.fold.rerun_agent_ids)
         return self.rerun_tokens != before
 
     def run(self, context: RunContext) -> Run:

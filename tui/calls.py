@@ -8,10 +8,12 @@ each attempt: the latest one carries the call's state; earlier ones are orphan
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import orjson
 
+from wftop.core.agent_transcript import AgentUsage
 from wftop.core.journal import Call, CallState
 from wftop.core.model import PARTIAL, Run, Status
 from wftop.core.redact import redact
@@ -81,11 +83,33 @@ def call_state(run: Run, call: Call, row: AgentRow | None) -> str:
     return "in flight"
 
 
-def call_rows(run: Run) -> list[PhaseRow | CallRow]:
+def _facts(row: AgentRow | None, used: AgentUsage | None) -> tuple[int | None, ...]:
+    """(time in ms, tokens, tool calls) of an agent: from the snapshot's progress row, else
+    from what its transcript says (`wftop.core.usage`), else unknown."""
+    source = row if row is not None else used
+    if source is None:
+        return (None, None, None)
+    return (source.duration_ms, source.tokens, source.tool_calls)
+
+
+def usage_wanted(run: Run) -> list[str]:
+    """The agents of a run whose time and tokens only their transcripts can tell (no
+    progress row in a snapshot), oldest first."""
+    rows = {row.agent_id for row in run.snapshot.rows} if run.snapshot else set()
+    wanted = (agent_id for call in run.fold.ordered_calls() for agent_id in call.agent_ids)
+    return [agent_id for agent_id in wanted if agent_id and agent_id not in rows]
+
+
+def call_rows(
+    run: Run, usage: Mapping[str, AgentUsage] | None = None
+) -> list[PhaseRow | CallRow]:
     """Phase headers, then each call, then its earlier attempts, in journal order.
 
-    Labels, phase titles and previews are masked (`wftop.core.redact`) before they are cut.
+    Time, tokens and tool calls come from the snapshot's progress rows, else from ``usage``
+    (agent id → what its transcript says, read off the UI loop: `usage_wanted`). Labels,
+    phase titles and previews are masked (`wftop.core.redact`) before they are cut.
     """
+    usage = usage or {}
     by_agent = {row.agent_id: row for row in run.snapshot.rows} if run.snapshot else {}
     calls = run.fold.ordered_calls()
     phases: dict[str, list[Call]] = {}
@@ -105,6 +129,7 @@ def call_rows(run: Run) -> list[PhaseRow | CallRow]:
                 preview = one_line(redact(row.error or row.result_preview or ""))
             else:
                 preview = ""
+            took, tokens, tools = _facts(row, usage.get(latest))
             rows.append(
                 CallRow(
                     key=f"call:{call.key}",
@@ -112,9 +137,9 @@ def call_rows(run: Run) -> list[PhaseRow | CallRow]:
                     state=state,
                     attempts=call.attempts,
                     agent_id=latest,
-                    duration_ms=row.duration_ms if row else None,
-                    tokens=row.tokens if row else None,
-                    tool_calls=row.tool_calls if row else None,
+                    duration_ms=took,
+                    tokens=tokens,
+                    tool_calls=tools,
                     preview=preview,
                 )
             )
@@ -125,6 +150,7 @@ def call_rows(run: Run) -> list[PhaseRow | CallRow]:
             failed_before = max(0, min(call.failures_seen - own, len(earlier)))
             for number, agent_id in enumerate(earlier, start=1):
                 failed = number <= failed_before
+                took, tokens, tools = _facts(by_agent.get(agent_id), usage.get(agent_id))
                 rows.append(
                     CallRow(
                         key=f"attempt:{call.key}:{number}",
@@ -132,6 +158,9 @@ def call_rows(run: Run) -> list[PhaseRow | CallRow]:
                         state="failed" if failed else "orphan",
                         attempts=number,
                         agent_id=agent_id,
+                        duration_ms=took,
+                        tokens=tokens,
+                        tool_calls=tools,
                         preview=(
                             "failed; a later attempt took over"
                             if failed

@@ -45,7 +45,7 @@ class RunStats:
     reran_completed: int
     """Calls started again after they had returned (a resume that re-ran them)."""
     rerun_tokens: int | None = 0
-    """Tokens those re-runs used, from their transcripts (`wftop.core.reruns`)."""
+    """Tokens those re-runs used, from their transcripts (`wftop.core.usage`)."""
     attempts: list[Attempt] = field(default_factory=list)
     cause: str | None = None
 

@@ -7,6 +7,7 @@ from tests.corpus import tree
 from tests.tui_kit import SIZE, build, ident_of, settle, table
 from wftop.core.procs import FakeProcessTable
 from wftop.tui.screens.run import RunScreen
+from wftop.tui.widgets.call_table import CallTable
 
 RERUN = "wf_6838482f-c9a"
 """mid-failure-resumed: its resume re-ran a4, which had returned (30 tokens)."""
@@ -48,3 +49,24 @@ async def test_the_run_screen_names_the_re_run_calls_and_their_tokens():
         assert isinstance(app.screen, RunScreen)
         summary = str(app.screen.query_one("#run-summary").render())
         assert "re-runs  1 call ran again after returning (a4): 30 tokens spent twice" in summary
+
+
+async def test_a_dead_run_shows_time_tokens_and_tools_from_its_transcripts():
+    """killed has no snapshot (no progress rows): the transcripts say what each agent used,
+    a5 (dead in flight) included."""
+    app = build(tree("killed"), FakeProcessTable())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        calls = app.screen.query_one(CallTable)
+        keys = [key for key in calls.item_keys if key.startswith("call:")]
+        shown = [
+            tuple(calls.cell_text(key, column).strip() for column in ("tokens", "tools"))
+            for key in keys
+        ]
+        # a1..a4 returned (10 in + 20 out, one StructuredOutput call); a5 died before its
+        # first answer: nothing used yet, which is known, not blank
+        assert shown == [("30", "1")] * 4 + [("0", "0")]
+        assert all(calls.cell_text(key, "duration").strip().endswith("ms") for key in keys[:4])

@@ -68,7 +68,9 @@ def test_runs_grouped_by_status(snap_compare, tui_root, tui_processes):
 def test_run_killed_in_parallel(snap_compare, tui_root, tui_processes):
     """The killed-in-parallel run: 4 started · 3 returned · 0 failed; a3 is a dead worker in
     the Fan phase; a1, a2, a4 done with their results; no snapshot, so the args line was
-    read from the session transcript (the run had none: "-")."""
+    read from the session transcript (the run had none: "-"), and TIME, TOKENS and TOOLS
+    from the agents' transcripts (30 tokens and 1 tool call each; a3 died before answering:
+    0 and 0)."""
     app = app_for(tui_root, tui_processes)
 
     async def open_run(pilot) -> None:  # type: ignore[no-untyped-def]

@@ -12,11 +12,13 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import Static
 
+from wftop.core.agent_transcript import AgentUsage
 from wftop.core.cachewarm import cache_text, read_cache_warmth
 from wftop.core.changeset import ChangeSet
 from wftop.core.launchinfo import LaunchInfo, find_launch
 from wftop.core.model import Run
 from wftop.core.redact import Redactor
+from wftop.core.usage import AgentUsages
 from wftop.tui.calls import (
     CallRow,
     PhaseRow,
@@ -25,6 +27,7 @@ from wftop.tui.calls import (
     parity_lines,
     partial_line,
     rerun_line,
+    usage_wanted,
 )
 from wftop.tui.format import display_path, one_line, status_label
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
@@ -111,6 +114,9 @@ class RunScreen(Screen[None]):
         """Keys of the phases folded with ``enter`` (kept while the screen shows one run)."""
         self._warm: dict[str, float | None] = {}
         """Until when the owner session's prompt cache of each run stays warm, once read."""
+        self._usage: dict[str, dict[str, AgentUsage]] = {}
+        """Per run, what the agents without a progress row used (`usage_wanted`), once read."""
+        self._usages = AgentUsages()
 
     @property
     def wftop(self) -> WftopApp:
@@ -163,7 +169,9 @@ class RunScreen(Screen[None]):
         self.show_summary()
         table = self.query_one(CallTable)
         fresh = not table.item_keys
-        rows = fold_phases(call_rows(run), self.folded)
+        if usage_wanted(run):
+            self.read_usage(run)
+        rows = fold_phases(call_rows(run, self._usage.get(run.ident)), self.folded)
         table.show(list(rows))
         if fresh:
             first = next((row.key for row in rows if isinstance(row, CallRow)), None)
@@ -193,6 +201,18 @@ class RunScreen(Screen[None]):
         if self._warm.get(ident, False) != until:
             self._warm[ident] = until
             self.show_summary()
+
+    @work(thread=True, exclusive=True, group="usage", exit_on_error=False)
+    def read_usage(self, run: Run) -> None:
+        """Time, tokens and tool calls of agents without a progress row, from transcripts."""
+        usage = self._usages.all_of(run.folder.path, usage_wanted(run))
+        self.app.call_from_thread(self._usage_read, run.ident, usage)
+
+    def _usage_read(self, ident: str, usage: dict[str, AgentUsage]) -> None:
+        if self._usage.get(ident) != usage:
+            self._usage[ident] = usage
+            if ident == self.ident:
+                self.refresh_run()
 
     @work(thread=True, exclusive=True, group="launch", exit_on_error=False)
     def read_launch(self, run: Run) -> None:

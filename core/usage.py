@@ -1,0 +1,59 @@
+"""What agents used, from their transcripts, read again only when a transcript changed; and
+the tokens spent twice.
+
+A run without a snapshot (a dead one) has no progress rows, so its calls' time, tokens and
+tool calls come from the agents' transcripts (`wftop.core.agent_transcript.agent_usage`).
+
+A ``started`` line for a call that has a ``result`` line before it is a re-run: a resume
+ran again a call whose result the journal held (`JournalFold.rerun_agent_ids`; ``wftop
+stats`` counts these calls). The re-run agents' tokens summed are the run's
+``rerun_tokens``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from wftop.core.agent_transcript import AgentUsage, agent_usage, transcript_path
+
+
+class AgentUsages:
+    """Agents' usage by agent id, each transcript read again only when it changed."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, tuple[tuple[int, float], AgentUsage | None]] = {}
+
+    def of(self, folder: str, agent_id: str) -> AgentUsage | None:
+        """The usage of agent ``agent_id`` of run folder ``folder``; None when its transcript
+        is missing or unreadable (or the id is not one the CLI writes)."""
+        path = transcript_path(folder, agent_id)
+        if path is None:
+            return None
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        stamp = (info.st_size, info.st_mtime)
+        kept = self._seen.get(agent_id)
+        if kept is None or kept[0] != stamp:
+            kept = (stamp, agent_usage(path))
+            self._seen[agent_id] = kept
+        return kept[1]
+
+    def all_of(self, folder: str, agent_ids: Iterable[str]) -> dict[str, AgentUsage]:
+        """The usage of each of ``agent_ids`` whose transcript can be read."""
+        found = {agent_id: self.of(folder, agent_id) for agent_id in agent_ids if agent_id}
+        return {agent_id: usage for agent_id, usage in found.items() if usage is not None}
+
+    def tokens(self, folder: str, agent_ids: list[str]) -> int | None:
+        """Tokens of the agents ``agent_ids`` (a run's re-runs) of run folder ``folder``.
+
+        0 when there is none; None when there are some but no transcript of one can be
+        read; else the sum over the transcripts that can be (a lower bound when some are
+        missing).
+        """
+        if not agent_ids:
+            return 0
+        known = [usage.tokens for usage in self.all_of(folder, agent_ids).values()]
+        return sum(known) if known else None
