@@ -75,7 +75,15 @@ class Plan:
 
     def with_forecast(self, forecast: Forecast) -> Plan:
         """This plan with ``forecast`` (a rehearsal's) for its strategy: the plan shows it and
-        the tripwire of a launch follows it."""
+        the tripwire of a launch follows it. Where it re-runs the very calls the estimate
+        re-runs, it costs what the estimate counted for them (a rehearsal spends no tokens)."""
+        estimate = self.forecasts.get(forecast.strategy)
+        if (
+            forecast.rerun_tokens is None
+            and estimate is not None
+            and sorted(estimate.rerun) == sorted(forecast.rerun)
+        ):
+            forecast = replace(forecast, rerun_tokens=estimate.rerun_tokens)
         return replace(self, forecasts={**self.forecasts, forecast.strategy: forecast})
 
     @property

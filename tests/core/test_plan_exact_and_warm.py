@@ -115,3 +115,19 @@ def test_a_plan_made_again_keeps_the_exact_forecast_until_the_journal_changes(
         journal.write(b'{"type":"started","key":"v2:x","agentId":"ax","label":"a7"}\n')
     changed = plan_of(the_run(root), now=0.0, strategy="resume-owner")
     assert changed.keeping_exact(rehearsed).forecast.exact is False
+
+
+def test_an_exact_forecast_that_re_runs_what_the_estimate_does_costs_what_it_counted(
+    tmp_path: Path,
+) -> None:
+    """mid-failure, surgical: a3 runs again, a5 and a6 re-run finished work either way."""
+    run = the_run(copy_tree("mid-failure", tmp_path))
+    plan = plan_of(run, now=0.0, strategy="surgical")
+    assert plan.forecast.rerun_tokens, "the estimate counts the re-runs' tokens"
+    agents = {call.label: call.result_agent_id for call in run.fold.ordered_calls()}
+    served = frozenset(agents[label] for label in ("a1", "a2", "a4"))
+    same = exact_forecast(run.fold, "surgical", Seen(served, 6, True, "2.1.332"))
+    assert sorted(same.rerun) == sorted(plan.forecast.rerun) and same.rerun_tokens is None
+    assert plan.with_forecast(same).forecast.rerun_tokens == plan.forecast.rerun_tokens
+    fewer = exact_forecast(run.fold, "surgical", Seen(served - {agents["a4"]}, 6, True, "2.1.332"))
+    assert plan.with_forecast(fewer).forecast.rerun_tokens is None
