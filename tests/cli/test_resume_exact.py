@@ -22,6 +22,7 @@ from wftop.cli.commands import resume as resume_command
 from wftop.cli.main import main
 from wftop.core.exact import RehearsalFailed, Rehearse, Seen, exact_forecast
 from wftop.core.forecast import Forecast
+from wftop.core.procs import FakeProcessTable
 from wftop.core.resume.plan import Plan
 from wftop.tui.config import Config
 
@@ -41,6 +42,9 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for path in tree.rglob("*"):
         os.utime(path, (past, past))
     monkeypatch.setenv("WFTOP_STATE_DIR", str(tmp_path / "state"))
+    # The machine's processes stay out of the guard: another test resuming this corpus
+    # session (the same session id) would read as a live resume of it.
+    monkeypatch.setattr(resume_command, "default_table", FakeProcessTable)
     return tree
 
 
