@@ -18,8 +18,10 @@ The loop that waits for events, sweeps and timers is `wftop.core.follow.changes`
 reaches the index only through the methods under "what the follow loop uses" (the
 `wftop.core.follow.Followed` protocol), never its private state.
 
-A `Run` is immutable except its ``fold``, the reader's live journal fold (copying it per
-change would cost more than the change): read it in the turn its change set arrives.
+Every `Run` the index hands out is immutable, its ``fold`` included (a
+`wftop.core.journal.JournalFold.snapshot`, which copies a call only when a later line
+changes it): the index may fold on in a worker thread while a screen reads the runs it
+handed out before.
 """
 
 from __future__ import annotations
@@ -180,7 +182,7 @@ class LiveIndex:
         return RunContext(self._owners, superseded, moment, self.stall_window, self._facts.cwd)
 
     def _build(self, ident: str, context: RunContext) -> Run:
-        run = self._table.readers[ident].run(context)
+        run = self._table.readers[ident].run(context, frozen=True)
         self._timers.watch(run, context.now)
         return run
 

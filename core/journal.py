@@ -12,7 +12,7 @@ CLI folds it: a second ``result`` replaces the first (``replaced``), a second
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -90,6 +90,41 @@ class JournalFold:
     rerun_agent_ids: list[str] = field(default_factory=list)
     """Agent id of every attempt started after its call had returned (a resume re-ran a
     call whose result it held), in journal order; empty ids are kept as ``""``."""
+    _shared: bool = field(default=False, repr=False, compare=False)
+    """A `snapshot` holds these `Call` objects: copy one before changing it."""
+    _own: set[str] = field(default_factory=set, repr=False, compare=False)
+    """Keys of the calls copied (or made) since the last snapshot."""
+
+    def snapshot(self) -> JournalFold:
+        """The fold as it is now, left as it is by later feeds (another thread may read it
+        while this one folds on). Costs a copy of the key dicts; a call is copied only when
+        a later line changes it."""
+        self._shared, self._own = True, set()
+        return JournalFold(
+            calls=dict(self.calls),
+            started_lines=self.started_lines,
+            result_lines=self.result_lines,
+            failed_lines=self.failed_lines,
+            restore_state=self.restore_state,
+            keyless_lines=self.keyless_lines,
+            last_agent_id=self.last_agent_id,
+            open_keys=dict(self.open_keys),
+            failed_keys=dict(self.failed_keys),
+            rerun_agent_ids=list(self.rerun_agent_ids),
+        )
+
+    def _unshared(self, call: Call) -> Call:
+        if call.key in self._own:
+            return call
+        mine = replace(
+            call,
+            agent_ids=list(call.agent_ids),
+            attempt_lines=list(call.attempt_lines),
+            returned_agent_ids=list(call.returned_agent_ids),
+        )
+        self.calls[call.key] = mine
+        self._own.add(call.key)
+        return mine
 
     def feed(self, line: int, record: dict[str, Any]) -> None:
         """Fold one record; kinds a fold has no use for (``launched``, ``resumed``, any
@@ -124,6 +159,10 @@ class JournalFold:
         if call is None:
             call = Call(key, len(self.calls), keyless=keyless, first_line=line)
             self.calls[key] = call
+            if self._shared:
+                self._own.add(key)
+        elif self._shared:
+            call = self._unshared(call)
         call.last_line = line
         return call
 
@@ -134,6 +173,8 @@ class JournalFold:
         if call is None:
             call = self._call_for(line, record)
         else:
+            if self._shared:
+                call = self._unshared(call)
             call.last_line = line
         agent_id = get("agentId")
         if type(agent_id) is not str:

@@ -254,8 +254,12 @@ class RunReader:
             self.rerun_tokens = self._usages.tokens(self.folder.path, self.fold.rerun_agent_ids)
         return self.rerun_tokens != before
 
-    def run(self, context: RunContext) -> Run:
-        """The run as last read, classified in ``context``: the one way a `Run` is made."""
+    def run(self, context: RunContext, *, frozen: bool = False) -> Run:
+        """The run as last read, classified in ``context``: the one way a `Run` is made.
+
+        ``frozen``: the run holds a `JournalFold.snapshot` that later reads leave as it is,
+        not the reader's live fold (for a run another thread reads while this one reads on).
+        """
         owner = context.owner(self.folder)
         superseded_by = context.superseded.get(self.folder.ident)
         snapshot = self.snapshot
@@ -280,7 +284,7 @@ class RunReader:
             problems.append(self.snapshot_problem)
         return Run(
             folder=self.folder,
-            fold=self.fold,
+            fold=self.fold.snapshot() if frozen else self.fold,
             snapshot=snapshot,
             snapshot_current=current,
             owner=owner,

@@ -141,6 +141,27 @@ async def test_append_updates_the_run(tmp_path):
         assert [change.seq for change in live.sets] == list(range(2, 2 + len(live.sets)))
 
 
+async def test_a_run_handed_out_keeps_its_calls_while_the_index_reads_on(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    async with follow(root) as live:
+        before = live.cold.added[0]
+        calls = {key: (call.state, call.attempts) for key, call in before.fold.calls.items()}
+        counts = (before.fold.started_lines, before.fold.result_lines, len(before.fold.open_keys))
+        (key,) = [key for key, call in before.fold.calls.items() if call.state == "in_flight"]
+        append(only_journal(root), started("k1", "x1"), {"type": "result", "key": key})
+        append(only_journal(root), started(key, "again"))
+        await live.settled()
+        after = live.index.get(before.ident)
+        assert after.fold.started_lines == counts[0] + 2 and "k1" in after.fold.calls
+        assert after.fold.calls[key].attempts == calls[key][1] + 1
+        assert {k: (c.state, c.attempts) for k, c in before.fold.calls.items()} == calls
+        assert (
+            before.fold.started_lines,
+            before.fold.result_lines,
+            len(before.fold.open_keys),
+        ) == counts
+
+
 async def test_torn_line_counts_only_once_completed(tmp_path):
     root = copy_tree("killed", tmp_path)
     journal = only_journal(root)
