@@ -1,14 +1,18 @@
 """The wftop App: wires the run index to the screens; holds no screen logic itself.
 
 The App owns the current runs (``runs``, ident → `Run`), fed first by a thread
-worker that runs the index's cold start and then by an async worker that
-follows its change sets. Each change set is applied here, turned into alerts
+worker that runs the index's cold start and then by a thread worker that follows
+the disk (with an event loop of its own: the index re-reads, stats and folds
+there, never on the app's loop). Each change set is applied here, turned into alerts
 (toast, bell, terminal title) and broadcast to the screens on the
 ``runs_changed`` signal; screens redraw only what changed.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
@@ -87,6 +91,14 @@ class HostsUpdated(Message):
     def __init__(self, updates: list[Update]) -> None:
         super().__init__()
         self.updates = updates
+
+
+class IndexChanged(Message):
+    """A change set the index made in the follow worker, ready to apply."""
+
+    def __init__(self, changes: ChangeSet) -> None:
+        super().__init__()
+        self.changes = changes
 
 
 class IndexProgressed(Message):
@@ -192,6 +204,8 @@ class WftopApp(App[int]):
             {link.host: HostState(link.host) for link in remote.links} if remote else {}
         )
         """Every other host read, and whether its runs are live."""
+        self._unmounting = threading.Event()
+        self._stop_follow: Callable[[], object] | None = None
 
     # -- start -----------------------------------------------------------------------------
 
@@ -255,10 +269,24 @@ class WftopApp(App[int]):
             self.follow_index()
             self.set_interval(15.0, self.tick, name="age-tick")
 
-    @work(exclusive=True, group="watch", exit_on_error=False, name="follow-index")
-    async def follow_index(self) -> None:
-        async for changes in self.index.changes():
-            self.apply_changes(changes)
+    @work(thread=True, exclusive=True, group="watch", exit_on_error=False, name="follow-index")
+    def follow_index(self) -> None:
+        """Follow the index in this thread, on an event loop of its own: what a change
+        costs (reading, folding, classifying) is paid here; the app's loop only applies
+        the change sets it posts."""
+        asyncio.run(self._follow())
+
+    async def _follow(self) -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        self._stop_follow = partial(loop.call_soon_threadsafe, stop.set)
+        if self._unmounting.is_set():
+            return
+        async for changes in self.index.changes(stop):
+            self.post_message(IndexChanged(changes))
+
+    def on_index_changed(self, message: IndexChanged) -> None:
+        self.apply_changes(message.changes)
 
     @work(thread=True, exclusive=True, group="remote", exit_on_error=False, name="follow-hosts")
     def follow_remote(self) -> None:
@@ -355,6 +383,10 @@ class WftopApp(App[int]):
         self._set_terminal_title(title)
 
     def on_unmount(self) -> None:
+        self._unmounting.set()
+        if self._stop_follow is not None:
+            with contextlib.suppress(RuntimeError):  # its loop has already closed
+                self._stop_follow()
         self._set_terminal_title("")
         if self.remote is not None:
             self.remote.close(wait=False)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import threading
+from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -10,10 +13,34 @@ import pytest
 from tests.conftest import TUI_NOW
 from tests.tui_kit import SIZE, build, ident_of, settle, table
 from wftop.core.changeset import ChangeSet
+from wftop.core.journal import JournalFold
 from wftop.core.model import Status
+from wftop.core.procs import FakeProcessTable
+from wftop.tui.app import WftopApp
 from wftop.tui.config import Config
 from wftop.tui.screens.agent import AgentScreen
 from wftop.tui.start import make_app
+
+
+def live_app(root: Path, processes: FakeProcessTable) -> WftopApp:
+    """The app over ``root``, following the disk."""
+    config = Config(bell=False)
+    return make_app([str(root)], config=config, processes=processes, now=lambda: TUI_NOW, live=True)
+
+
+async def return_the_call_in_flight(pilot: Any, ident: str) -> None:
+    """Append the ``result`` of the run's one call in flight; wait (bounded) for the app to
+    hold it."""
+    app = pilot.app
+    run = app.runs[ident]
+    (call,) = run.in_flight_calls
+    line = {"type": "result", "key": call.key, "agentId": call.agent_ids[-1], "result": {}}
+    with open(run.folder.journal, "ab") as handle:
+        handle.write(orjson.dumps(line) + b"\n")
+    for _ in range(400):
+        if app.runs[ident].fold.result_lines == run.fold.result_lines + 1:
+            break
+        await pilot.pause(0.05)
 
 
 async def test_live_change_updates_the_row_in_place_and_keeps_the_cursor(tui_root, tui_processes):
@@ -49,13 +76,7 @@ async def test_death_raises_a_toast_and_the_title(tui_root, tui_processes):
 
 
 async def test_agent_screen_follows_a_growing_transcript(tui_root, tui_processes):
-    app = make_app(
-        [str(tui_root)],
-        config=Config(bell=False),
-        processes=tui_processes,
-        now=lambda: TUI_NOW,
-        live=True,
-    )
+    app = live_app(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         run = app.runs[ident_of(app, "wf_1a8e2cea-7df")]
@@ -84,13 +105,7 @@ async def test_agent_screen_follows_a_growing_transcript(tui_root, tui_processes
 
 
 async def test_a_line_appended_on_disk_updates_its_row_in_place(tui_root, tui_processes):
-    app = make_app(
-        [str(tui_root)],
-        config=Config(bell=False),
-        processes=tui_processes,
-        now=lambda: TUI_NOW,
-        live=True,
-    )
+    app = live_app(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.pause(0.5)  # let the watcher come up
@@ -99,18 +114,35 @@ async def test_a_line_appended_on_disk_updates_its_row_in_place(tui_root, tui_pr
         runs.move_cursor(3)
         chosen = runs.cursor_key()
         assert runs.cell_text(ident, "parity").startswith("5/4")
-        run = app.runs[ident]
-        (call,) = run.in_flight_calls
-        line = {"type": "result", "key": call.key, "agentId": call.agent_ids[-1], "result": {}}
-        with open(run.folder.journal, "ab") as handle:
-            handle.write(orjson.dumps(line) + b"\n")
-        for _ in range(400):
-            if app.runs[ident].fold.result_lines == 5:
-                break
-            await pilot.pause(0.05)
+        await return_the_call_in_flight(pilot, ident)
         await pilot.pause()
         assert runs.cell_text(ident, "parity").startswith("5/5")
         assert runs.cursor_key() == chosen
+
+
+async def test_the_app_loop_never_folds_a_line_it_only_applies_change_sets(
+    tui_root, tui_processes, monkeypatch
+):
+    folded_on: list[int] = []
+    feed_all = JournalFold.feed_all
+
+    def counted(fold: JournalFold, records: list[Any]) -> JournalFold:
+        if records:
+            folded_on.append(threading.get_ident())
+        return feed_all(fold, records)
+
+    monkeypatch.setattr(JournalFold, "feed_all", counted)
+    app = live_app(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.pause(0.5)  # let the watcher come up
+        ident = ident_of(app, "wf_1a8e2cea-7df")
+        before = len(folded_on)
+        await return_the_call_in_flight(pilot, ident)
+        assert app.runs[ident].fold.result_lines == 5
+    loop_thread = threading.get_ident()
+    assert len(folded_on) > before > 0
+    assert loop_thread not in folded_on
 
 
 @pytest.mark.parametrize(
