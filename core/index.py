@@ -312,6 +312,7 @@ class LiveIndex:
             if ident in journals and reader.refresh_journal():
                 changed = True
                 batch.run_ids.add(reader.folder.run_id)
+                reader.refresh_reruns()  # a started line may be a re-run: its tokens count
             if ident in snapshots and reader.refresh_snapshot():
                 changed = True
                 reader.find_script()
