@@ -181,3 +181,18 @@ async def test_enter_on_a_phase_row_folds_it(tui_root, tui_processes):
         assert calls.cell_text("phase:Fan", "label").startswith("▸")
         await pilot.press("enter")
         assert len(calls.item_keys) == before
+
+
+def test_a_wide_pane_does_not_stretch_the_name_past_its_cap():
+    from wftop.tui.widgets.columns import fit
+    from wftop.tui.widgets.run_table import RUN_COLUMNS
+
+    widths = dict((spec.key, width) for spec, width in fit(RUN_COLUMNS, 200))
+    assert widths["name"] == 48
+    assert [spec.key for spec, _ in fit(RUN_COLUMNS, 60)] == [
+        "status",
+        "name",
+        "age",
+        "parity",
+        "dead",
+    ]

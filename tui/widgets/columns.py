@@ -22,6 +22,9 @@ class ColumnSpec:
     priority: int
     flex: bool = False
     right: bool = False
+    most: int = 0
+    """For the flexible column, the widest it grows (0: all that is left); past it the
+    row ends in blank space rather than a wide gap after a short name."""
 
 
 def fit(specs: list[ColumnSpec], width: int) -> list[tuple[ColumnSpec, int]]:
@@ -35,7 +38,13 @@ def fit(specs: list[ColumnSpec], width: int) -> list[tuple[ColumnSpec, int]]:
         victim = max(kept, key=lambda spec: spec.priority)
         kept.remove(victim)
     spare = max(0, width - needed(kept))
-    return [(spec, spec.width + (spare if spec.flex else 0)) for spec in kept]
+
+    def grown(spec: ColumnSpec) -> int:
+        if not spec.flex:
+            return spec.width
+        return min(spec.width + spare, spec.most) if spec.most else spec.width + spare
+
+    return [(spec, grown(spec)) for spec in kept]
 
 
 def clip(text: str, width: int) -> str:

@@ -18,7 +18,7 @@ from wftop.tui.widgets.table import FittedTable
 
 RUN_COLUMNS = [
     ColumnSpec("status", "STATUS", 12, 0),
-    ColumnSpec("name", "NAME", 12, 1, flex=True),
+    ColumnSpec("name", "NAME", 12, 1, flex=True, most=48),
     ColumnSpec("run", "RUN", 15, 5),
     ColumnSpec("project", "PROJECT", 14, 6),
     ColumnSpec("age", "AGE", 4, 4, right=True),
