@@ -1,12 +1,15 @@
-"""Keypress latency on the resume plan while a resume runs, against the same plan idle.
+"""Keypress latency on the resume plan while it rehearses and while a resume runs, against
+the same plan idle.
 
     python bench/resume_keys.py [--repeat 1] [--gap-ms 40] [--json]
 
 Each repeat builds the live demo (`wftop.mockapi.livedemo`): the real ``claude`` runs a
 Workflow against the loopback mock, is killed while ``a5`` runs, and the run is aged past
 the guard's quiet window. The real app (`wftop.tui.start.make_app`, live index on) opens
-headless at 100×30, ``r`` opens the plan and then:
+headless at 100×30 with the command line's rehearsal, ``r`` opens the plan and then:
 
+* ``rehearsing``: keys pressed while the plan's worker rehearses the resume (the real
+  ``claude`` against its own mock), until the exact forecast shows;
 * ``idle``: keys pressed on the open plan, nothing launched;
 * ``resuming``: ``enter`` launches the resume (the real CLI against the mock: ``a5`` and
   ``a6`` run live, 2 s each) and the same keys are pressed until it ends, while the plan's
@@ -58,13 +61,15 @@ def summary(values: list[float]) -> dict[str, float]:
 async def one_run(claude: str, gap: float) -> dict[str, list[float]]:
     from textual import events
 
+    from wftop.cli.exact import rehearser
     from wftop.mockapi.livedemo import environment, live_demo
     from wftop.tui.config import Config
     from wftop.tui.screens.plan import ResumePlanScreen
     from wftop.tui.start import make_app
 
     with live_demo(claude, lambda _line: None) as demo, environment(demo.env):
-        app = make_app([demo.root], config=Config(bell=False, notify=False), live=True)
+        config = Config(bell=False, notify=False)
+        app = make_app([demo.root], config=config, live=True, rehearse=rehearser(claude))
         async with app.run_test(size=(100, 30)) as pilot:
             while not app.loaded:
                 await pilot.pause(0.02)
@@ -100,6 +105,11 @@ async def one_run(claude: str, gap: float) -> dict[str, list[float]]:
                 done = await asyncio.wait_for(future, 10)
                 return (done - sent) * 1000
 
+            rehearsing = []
+            while not screen.plan.forecast.exact:
+                assert not screen.rehearsals.get(screen.plan.rehearsal_key, "").startswith("no ")
+                rehearsing.append(await press())
+                await asyncio.sleep(gap)
             idle = []
             for _ in range(60):
                 idle.append(await press())
@@ -119,7 +129,7 @@ async def one_run(claude: str, gap: float) -> dict[str, list[float]]:
             while screen.after is None:
                 await pilot.pause(0.05)
             assert demo.live_since_kill() == ["a5", "a6"], demo.live_since_kill()
-            return {"idle": idle, "resuming": resuming}
+            return {"idle": idle, "rehearsing": rehearsing, "resuming": resuming}
 
 
 def main() -> int:
@@ -135,26 +145,24 @@ def main() -> int:
         print("resume_keys: no claude CLI (npm ci --prefix tests/e2e/claude-code)", file=sys.stderr)
         return 2
     runs = [asyncio.run(one_run(claude, args.gap_ms / 1000)) for _ in range(args.repeat)]
-    idle = [ms for run in runs for ms in run["idle"]]
-    resuming = [ms for run in runs for ms in run["resuming"]]
+    phases = ("idle", "rehearsing", "resuming")
     result: dict[str, Any] = {
-        "idle": summary(idle),
-        "resuming": summary(resuming),
-        "goal_p99_ms": GOAL_MS,
+        name: summary([ms for run in runs for ms in run[name]]) for name in phases
     }
+    result["goal_p99_ms"] = GOAL_MS
     result["ratio_p50"] = result["resuming"]["p50_ms"] / result["idle"]["p50_ms"]
-    result["met"] = result["resuming"]["p99_ms"] < GOAL_MS
+    result["met"] = all(result[name]["p99_ms"] < GOAL_MS for name in phases[1:])
     if args.json:
         print(json.dumps(result))
     else:
-        for name in ("idle", "resuming"):
+        for name in phases:
             row = result[name]
             print(
-                f"{name:9} {row['presses']:4d} presses  p50 {row['p50_ms']:6.1f} ms  "
+                f"{name:10} {row['presses']:4d} presses  p50 {row['p50_ms']:6.1f} ms  "
                 f"p99 {row['p99_ms']:6.1f} ms  max {row['max_ms']:6.1f} ms"
             )
         verdict = "met" if result["met"] else "MISSED"
-        print(f"goal: p99 under {GOAL_MS:.0f} ms while resuming: {verdict}")
+        print(f"goal: p99 under {GOAL_MS:.0f} ms while rehearsing and resuming: {verdict}")
     return 0
 
 
