@@ -143,43 +143,59 @@ def call_rows(
                     preview=preview,
                 )
             )
-            earlier = call.agent_ids[:-1]
-            # The fold counts failed lines per call, not per attempt: the failures not
-            # carried by the latest attempt are given to the earliest ones.
-            own = 1 if call.state is CallState.FAILED else 0
-            failed_before = max(0, min(call.failures_seen - own, len(earlier)))
-            for number, agent_id in enumerate(earlier, start=1):
-                failed = number <= failed_before
+            for number, (agent_id, kind) in enumerate(earlier_attempts(call), start=1):
                 took, tokens, tools = _facts(by_agent.get(agent_id), usage.get(agent_id))
                 rows.append(
                     CallRow(
                         key=f"attempt:{call.key}:{number}",
                         label=f"try {number}",
-                        state="failed" if failed else "orphan",
+                        state={"returned": "done"}.get(kind, kind),
                         attempts=number,
                         agent_id=agent_id,
                         duration_ms=took,
                         tokens=tokens,
                         tool_calls=tools,
-                        preview=(
-                            "failed; a later attempt took over"
-                            if failed
-                            else "started, never returned; respawned by a later attempt"
-                        ),
+                        preview=ATTEMPT_NOTES[kind],
                         attempt=number,
                     )
                 )
     return rows
 
 
+ATTEMPT_NOTES = {
+    "failed": "failed; a later attempt took over",
+    "returned": "returned; a resume ran the call again (a re-run: its tokens spent twice)",
+    "orphan": "started, never returned; respawned by a later attempt",
+}
+
+
+def earlier_attempts(call: Call) -> list[tuple[str, str]]:
+    """(agent id, ``returned``, ``failed`` or ``orphan``) of each attempt before the latest.
+
+    ``returned``: the attempt returned and a later one re-ran the call. The fold counts
+    failed lines per call, not per attempt: the failures not carried by the latest attempt
+    are given to the earliest attempts that did not return.
+    """
+    returned = set(call.returned_agent_ids)
+    own = 1 if call.state is CallState.FAILED else 0
+    failures = max(0, call.failures_seen - own)
+    out = []
+    for agent_id in call.agent_ids[:-1]:
+        if agent_id and agent_id in returned:
+            out.append((agent_id, "returned"))
+        elif failures:
+            failures -= 1
+            out.append((agent_id, "failed"))
+        else:
+            out.append((agent_id, "orphan"))
+    return out
+
+
 def parity_lines(run: Run) -> list[str]:
     """The started / returned / failed line counts, and what accounts for the gap."""
     fold = run.fold
     calls = fold.ordered_calls()
-    orphans = sum(
-        max(0, call.attempts - 1 - max(0, call.failures_seen - (call.state is CallState.FAILED)))
-        for call in calls
-    )
+    orphans = sum(kind == "orphan" for call in calls for _, kind in earlier_attempts(call))
     states = [call_state(run, call, None) for call in calls]
     done = states.count("done")
     failed = states.count("failed")
@@ -205,7 +221,8 @@ def parity_lines(run: Run) -> list[str]:
             states[[c.label for c in calls].index(open_calls[0])], "in flight"
         )
         gap.append(f"{word}: {', '.join(open_calls)}")
-    extra_results = fold.result_lines - sum(call.results_seen > 0 for call in calls)
+    # a result line per attempt that returned; any more repeats one (a re-run's is its own)
+    extra_results = fold.result_lines - sum(len(set(call.returned_agent_ids)) for call in calls)
     if extra_results > 0:
         gap.append(f"{extra_results} repeated result line{'s' * (extra_results != 1)}")
     if fold.keyless_lines:

@@ -263,3 +263,14 @@ def test_transcripts_are_read_in_bounded_pieces_and_long_lines_still_end(tmp_pat
         tail.chunk = base if batch.records else tail.chunk * 4
     assert sum(pieces) == 51
     assert len(pieces) > 10 and max(pieces) <= 5
+
+
+def test_a_re_run_call_marks_its_returned_attempt_not_an_orphan():
+    """mid-failure-resumed: a4 returned, then the resume ran it again (same key)."""
+    run = only_run("mid-failure-resumed")
+    rows = call_rows(run)
+    (first_a4,) = [row for row in rows if getattr(row, "agent_id", "") == "a9f8962f0b278a833"]
+    assert (first_a4.state, first_a4.label) == ("done", "try 1")
+    assert first_a4.preview.startswith("returned; a resume ran the call again")
+    lines = parity_lines(run)
+    assert not any("orphan" in line or "repeated result" in line for line in lines), lines
