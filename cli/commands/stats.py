@@ -13,6 +13,7 @@ from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
 from wftop.core.forensics.limits import cut
 from wftop.core.forensics.masking import redaction_json, redaction_line
 from wftop.core.forensics.stats import compute_stats
+from wftop.core.model import status_word
 from wftop.core.redact import Redactor, redact_tree
 
 RETURNED, NOT_RETURNED = "●", "○"
@@ -40,8 +41,9 @@ def stats_text(data: dict[str, Any]) -> str:
     ]
     for run in data["per_run"]:
         parity = f"{run['started']}/{run['returned']}"
+        status = status_word(run["status"], len(run["failed_calls"]))
         lines.append(
-            f"{run['run_id']:<16} {cut(run['name'] or '-', 16):<16} {run['status']:<10} "
+            f"{run['run_id']:<16} {cut(run['name'] or '-', 16):<16} {status:<10} "
             f"{parity:>7} {run['gaps']:>4} {run['reran_completed']:>5} "
             f"{run['cause'] or '-':<16} {dots(run['attempts'])}"
         )

@@ -45,6 +45,9 @@ class RunStats:
     reran_completed: int
     """Calls started again after they had returned (a resume that re-ran them)."""
     rerun_tokens: int | None = 0
+    failed_calls: list[str] = field(default_factory=list)
+    """Labels of the calls that ended failed (as in ``ls --json``): with ``status``
+    completed, the run is partial."""
     """Tokens those re-runs used, from their transcripts (`wftop.core.usage`)."""
     attempts: list[Attempt] = field(default_factory=list)
     cause: str | None = None
@@ -65,6 +68,7 @@ class RunStats:
             "gaps": self.gaps,
             "reran_completed": self.reran_completed,
             "rerun_tokens": self.rerun_tokens,
+            "failed_calls": self.failed_calls,
             "cause": self.cause,
             "attempts": [
                 {"label": a.label, "agent_id": a.agent_id, "returned": a.returned}
@@ -124,6 +128,7 @@ def run_stats(run: Run) -> RunStats:
         gaps=sum(1 for call in calls if call.state is not CallState.DONE),
         reran_completed=reran,
         rerun_tokens=run.rerun_tokens,
+        failed_calls=list(run.failed_labels),
         attempts=attempts,
     )
 

@@ -55,3 +55,10 @@ def test_stats_per_run_and_in_total():
     assert per_run["wf_6838482f-c9a"] == (1, 30)
     text = wftop("stats", *roots("mid-failure-resumed")).stdout
     assert "1 runs, 1 calls, 30 tokens spent twice" in text
+
+
+def test_stats_says_partial_for_a_run_completed_with_failed_calls():
+    text = wftop("stats", *roots("mid-failure")).stdout.splitlines()
+    assert text[1].split()[2] == "partial"
+    (run,) = json.loads(wftop("stats", "--json", *roots("mid-failure")).stdout)["per_run"]
+    assert (run["status"], run["failed_calls"]) == ("completed", ["a3"])
