@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import wftop.tui.app
+from tests.corpus import copy_tree
 from tests.policy_kit import NOW, SESSION, make_world, policy_for
 from tests.tui.test_cache_warm_tui import warm_owner
 from tests.tui.test_plan_live import SIZE, open_plan, until
@@ -148,3 +149,20 @@ async def test_the_plan_says_how_long_the_owner_cache_stays_warm(tmp_path: Path)
         lines = body(screen)
         session = next(n for n, line in enumerate(lines) if line.startswith("session   "))
         assert lines[session + 1] == "          owner's cache warm for 41 min"
+
+
+async def test_a_plan_nothing_can_launch_is_not_rehearsed(tmp_path: Path) -> None:
+    """clean: completed with no failed call, nothing to resume (not even forced)."""
+    root = copy_tree("clean", tmp_path)
+    held = Held(served_a1_only)
+    held.go.set()
+    app = make_app(
+        [str(root)], config=Config(bell=False), processes=FakeProcessTable(), live=False,
+        rehearse=held,
+    )  # fmt: skip
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_plan(pilot)
+        await app.workers.wait_for_complete()
+        assert screen.plan is not None and not screen.plan.verdict.forceable
+        assert held.asked == []
+        assert "forecast  resume-owner: estimate" in body(screen)

@@ -226,10 +226,13 @@ class ResumePlanScreen(ModalScreen[None]):
         self.query_one("#plan", Static).update(plan_text(plan, self.wftop.now(), rehearsal))
 
     def rehearse_shown(self) -> None:
-        """Rehearse the plan shown, once per thing it reads, unless a launch has begun or
-        the app has no rehearsal (``--read-only``, the demo, ``exact_forecast = false``)."""
+        """Rehearse the plan shown, once per thing it reads, unless a launch has begun, no
+        launch can follow (a refusal not even ``f`` overrides), or the app has no rehearsal
+        (``--read-only``, the demo, ``exact_forecast = false``)."""
         plan, rehearse = self.plan, self.wftop.rehearse
         if plan is None or rehearse is None or self.request is not None or self.busy:
+            return
+        if not plan.verdict.ok and not plan.verdict.forceable:
             return
         if plan.strategy is Strategy.FRESH or plan.rehearsal_key in self.rehearsals:
             return
