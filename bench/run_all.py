@@ -20,6 +20,7 @@ from typing import Any
 import cold_index
 import idle_cpu
 import live_latency
+import loop_cost
 import peers
 from common import TOP, default_workdir, machine
 
@@ -123,10 +124,36 @@ def section(results: dict[str, Any]) -> str:
         f"| {idle['cpu_percent_of_one_core']:.2f} % | {idle['change_sets_while_idle']} | "
         f"{idle['rss_mb']:.0f} MB | < 1 %: {verdict(idle['cpu_percent_of_one_core'] < 1)} |",
         "",
+        *loop_section(results.get("loop")),
         METHOD,
         END,
     ]
     return "\n".join(lines) + "\n"
+
+
+def loop_section(loop: dict[str, Any] | None) -> list[str]:
+    """The TUI's event loop while one 100k-line journal grows (`bench/loop_cost.py`)."""
+    if loop is None:
+        return []
+    return [
+        f"### The TUI's event loop while a {loop['journal_lines']:,}-line journal grows",
+        "",
+        f"The real app (headless, live) on one run whose journal holds "
+        f"{loop['journal_lines']:,} lines, {loop['rate']} lines/s appended for "
+        f"{loop['seconds']:.0f} s (`bench/loop_cost.py`). The follow worker (a thread with an "
+        "event loop of its own) re-reads, folds and classifies; the app's loop only applies "
+        "the change set it posts. Time per change set:",
+        "",
+        "| | change sets | median | p99 | max |",
+        "| --- | --- | --- | --- | --- |",
+        f"| on the app's loop (`apply_changes`) | {loop['change_sets']} | "
+        f"{loop['loop_ms_median']:.2f} ms | {loop['loop_ms_p99']:.2f} ms | "
+        f"{loop['loop_ms_max']:.2f} ms |",
+        f"| in the follow worker (`LiveIndex.apply`; on the loop before) | | "
+        f"{loop['worker_ms_median']:.1f} ms | {loop['worker_ms_p99']:.1f} ms | "
+        f"{loop['worker_ms_max']:.1f} ms |",
+        "",
+    ]
 
 
 def cold_row(what: str, measured: dict[str, Any], ratio: float) -> str:
@@ -286,6 +313,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     results["cold"] = cold_index.main([*common, "--repeat", str(args.repeat)])
     results["live"] = live_latency.main([*common, "--seconds", str(args.live_seconds)])
     results["idle"] = idle_cpu.main([*common, "--seconds", str(args.idle_seconds)])
+    results["loop"] = loop_cost.main([])
     if args.peers_from is not None:
         results["peers"] = json.loads(args.peers_from.read_text())["peers"]
         results["peers_reused_from"] = str(args.peers_from)
