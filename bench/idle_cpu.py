@@ -116,10 +116,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--settle", type=float, default=10.0)
     parser.add_argument("--workdir", type=Path, default=default_workdir())
     args = parser.parse_args(argv)
-    corpus = args.workdir / f"corpus-{args.runs}"
-    root = ensure_corpus(corpus, Plan(runs=args.runs, thin_agents=True))
-    result = run(root, args.seconds, args.settle)
-    result["corpus_runs"] = args.runs
+    root = corpus_of(args.workdir, args.runs)
+    return report(run(root, args.seconds, args.settle), args.runs)
+
+
+def corpus_of(workdir: Path, runs: int) -> Path:
+    """The generated corpus of ``runs`` runs (thin agents), made once under ``workdir``."""
+    return ensure_corpus(workdir / f"corpus-{runs}", Plan(runs=runs, thin_agents=True))
+
+
+def report(result: dict[str, Any], runs: int) -> dict[str, Any]:
+    """The result with its corpus size, printed as JSON."""
+    result["corpus_runs"] = runs
     print(json.dumps(result, indent=2))
     return result
 

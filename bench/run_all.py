@@ -22,6 +22,7 @@ import idle_cpu
 import live_latency
 import loop_cost
 import peers
+import tui_idle
 from common import TOP, default_workdir, machine
 
 DOC = TOP / "docs" / "performance.md"
@@ -125,6 +126,7 @@ def section(results: dict[str, Any]) -> str:
         f"{idle['rss_mb']:.0f} MB | < 1 %: {verdict(idle['cpu_percent_of_one_core'] < 1)} |",
         "",
         *loop_section(results.get("loop")),
+        *tui_idle_section(results.get("tui_idle")),
         METHOD,
         END,
     ]
@@ -152,6 +154,26 @@ def loop_section(loop: dict[str, Any] | None) -> list[str]:
         f"| in the follow worker (`LiveIndex.apply`; on the loop before) | | "
         f"{loop['worker_ms_median']:.1f} ms | {loop['worker_ms_p99']:.1f} ms | "
         f"{loop['worker_ms_max']:.1f} ms |",
+        "",
+    ]
+
+
+def tui_idle_section(idle: dict[str, Any] | None) -> list[str]:
+    """The TUI, idle, following the corpus (`bench/tui_idle.py`)."""
+    if idle is None:
+        return []
+    percent = idle["cpu_percent_of_one_core"]
+    return [
+        "### Steady state: the TUI, idle",
+        "",
+        f"The real app (headless, live) over the {idle['corpus_runs']:,}-run corpus, after it "
+        f"listed every run and its first sweep ({idle['ready_after_s']:.1f} s from its start, "
+        f"the watch included), over {idle['seconds']:.0f} s of quiet (`bench/tui_idle.py`): "
+        "user + system CPU of the process and its watch helper, all threads.",
+        "",
+        "| CPU (% of one core) | RSS (app and helper) | target |",
+        "| --- | --- | --- |",
+        f"| {percent:.2f} % | {idle['rss_mb']:.0f} MB | < 1 %: {verdict(percent < 1)} |",
         "",
     ]
 
@@ -314,6 +336,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     results["live"] = live_latency.main([*common, "--seconds", str(args.live_seconds)])
     results["idle"] = idle_cpu.main([*common, "--seconds", str(args.idle_seconds)])
     results["loop"] = loop_cost.main([])
+    results["tui_idle"] = tui_idle.main([*common, "--seconds", str(args.idle_seconds)])
     if args.peers_from is not None:
         results["peers"] = json.loads(args.peers_from.read_text())["peers"]
         results["peers_reused_from"] = str(args.peers_from)
