@@ -99,3 +99,16 @@ def test_the_plan_of_a_backup_copy_resumes_under_the_backup(tmp_path):
     assert shown["root"] == str(backup)
     assert shown["env"] == {"CLAUDE_CONFIG_DIR": str(backup)}
     assert plan.session_dir.startswith(str(backup) + os.sep)
+
+
+async def test_a_run_gone_from_one_root_is_removed_by_its_own_identity(tmp_path):
+    first = copy_tree("killed", tmp_path)
+    backup = _backup(first)
+    async with follow([first, backup]) as live:
+        runs = {run.folder.root: run for run in live.cold.added}
+        shutil.rmtree(only_journal(backup).parents[3])  # the backup's session folder
+        await live.until(lambda: len(live.index.runs()) == 1)
+        removed = [ident for change in live.sets for ident in change.removed]
+        assert removed == [runs[str(backup)].ident]
+        assert removed[0].endswith("@" + str(backup))
+        assert live.index.get(runs[str(first)].ident) is not None
