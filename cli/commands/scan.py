@@ -15,6 +15,7 @@ import orjson
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
 from wftop.core.discovery import resolve_roots
+from wftop.core.forensics.causes import cause_words
 from wftop.core.forensics.limits import RECENT_SESSIONS, cut
 from wftop.core.forensics.masking import redaction_json, redaction_line
 from wftop.core.forensics.report import build_report, root_of
@@ -70,7 +71,7 @@ def sessions_table(rows: list[dict[str, Any]]) -> str:
         cwd = row["cwd"] or row["project"]
         lines.append(
             f"{when:<20} {row['session_id'][:8]:<10} {row['dead']:>4}/{row['launched']:<4} "
-            f"{row['cause']:<22} {cut(cwd, 60)}"
+            f"{cause_words(row['cause']):<22} {cut(cwd, 60)}"
         )
     return "\n".join(lines)
 

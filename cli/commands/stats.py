@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
+from wftop.core.forensics.causes import cause_words
 from wftop.core.forensics.limits import cut
 from wftop.core.forensics.masking import redaction_json, redaction_line
 from wftop.core.forensics.stats import compute_stats
@@ -45,7 +46,7 @@ def stats_text(data: dict[str, Any]) -> str:
         lines.append(
             f"{run['run_id']:<16} {cut(run['name'] or '-', 16):<16} {status:<10} "
             f"{parity:>7} {run['gaps']:>4} {run['reran_completed']:>5} "
-            f"{run['cause'] or '-':<16} {dots(run['attempts'])}"
+            f"{cause_words(run['cause']):<16} {dots(run['attempts'])}"
         )
     total = data["runs"]
     lines += [
@@ -55,7 +56,7 @@ def stats_text(data: dict[str, Any]) -> str:
         f"resumes that re-ran completed calls: {data['runs_that_reran_completed_calls']} runs, "
         f"{data['reran_completed_calls']} calls, {data['rerun_tokens']} tokens spent twice",
     ]
-    causes = ", ".join(f"{cause} ×{count}" for cause, count in data["causes"].items())
+    causes = ", ".join(f"{cause_words(cause)} ×{n}" for cause, n in data["causes"].items())
     lines.append(f"causes seen (sessions owning runs): {causes or '-'}")
     return "\n".join(lines)
 

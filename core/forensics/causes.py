@@ -139,6 +139,12 @@ def classify_event(event: ErrorEvent) -> tuple[Cause, Signature | None]:
     return C.API_ERROR_UNCLASSIFIED, None
 
 
+def cause_words(cause: str | None) -> str:
+    """A cause as text output and the TUI say it (``clean or unknown``); JSON keeps the
+    value (``clean_or_unknown``). ``-`` for none."""
+    return cause.replace("_", " ") if cause else "-"
+
+
 @dataclass(frozen=True)
 class Verdict:
     cause: Cause

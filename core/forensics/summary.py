@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from wftop.core.forensics.causes import cause_words
 from wftop.core.forensics.limits import SUMMARY_CHARS, cut
 from wftop.core.forensics.report import SessionReport, build_report
 from wftop.core.forensics.sessionlist import SessionFile, list_sessions
@@ -94,7 +95,7 @@ def report_text(data: dict[str, Any]) -> str:
             summary = cut(worker["summary"] or worker["description"] or "-", SUMMARY_CHARS)
             lines.append(f"  {worker['kind']:<9}{worker['id']}  {worker['status']}: {summary}")
     term = data["termination"]
-    lines += ["", "TERMINATION", f"  cause:     {term['cause']}"]
+    lines += ["", "TERMINATION", f"  cause:     {cause_words(term['cause'])}"]
     if term["evidence"]:
         origin = " (in a dead worker's transcript)" if term["from_worker"] else ""
         lines.append(f"  evidence:  {term['evidence']}{origin}")

@@ -53,7 +53,7 @@ def test_scan_by_session_id_reports_dead_workers_and_cause():
 def test_scan_by_path_needs_no_root():
     done = wftop("scan", "--no-default-root", "--session", str(transcript_of("interrupted")))
     assert done.returncode == 0, done.stderr
-    assert "cause:     user_interrupt" in done.stdout
+    assert "cause:     user interrupt" in done.stdout
     assert "[Request interrupted by user]" in done.stdout
 
 
@@ -148,7 +148,8 @@ def test_list_sessions_counts_dead_workers_and_causes():
 def test_list_sessions_table():
     done = wftop("scan", "--no-default-root", "--root", str(fixture("api-429")), "--list-sessions")
     assert done.returncode == 0
-    assert "rate_limited" in done.stdout and "   1/1" in done.stdout
+    assert "rate limited" in done.stdout and "   1/1" in done.stdout
+    assert "rate_limited" not in done.stdout  # the cause in words; --json keeps the value
 
 
 def test_export_markdown_holds_results_and_last_words(tmp_path):

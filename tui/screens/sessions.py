@@ -21,6 +21,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from wftop.core.discovery import default_roots, run_ident
+from wftop.core.forensics.causes import cause_words
 from wftop.core.forensics.limits import RECENT_SESSIONS
 from wftop.core.forensics.masking import redaction_line
 from wftop.core.forensics.report import build_report
@@ -104,7 +105,7 @@ class SessionsScreen(Screen[None]):
                 when,
                 row["session_id"][:8],
                 f"{row['dead']}/{row['launched']}",
-                row["cause"],
+                cause_words(row["cause"]),
                 escape(row["cwd"] or row["project"]),
                 key=row["transcript"],
             )
@@ -126,7 +127,7 @@ class SessionsScreen(Screen[None]):
         row = self.selected()
         text = ""
         if row is not None:
-            text = f"{row['cause']}: {row['evidence'] or 'no evidence line'}"
+            text = f"{cause_words(row['cause'])}: {row['evidence'] or 'no evidence line'}"
         self.query_one("#sessions-evidence", Static).update(escape(text))
 
     @on(DataTable.RowSelected, "#sessions-table")
@@ -201,7 +202,7 @@ class SessionReportScreen(Screen[None]):
         term = data["termination"]
         header = (
             f"Session {data['session_id'][:8]} · {len(data['dead_workers'])} dead of "
-            f"{data['launched']} · cause {term['cause']}"
+            f"{data['launched']} · cause {cause_words(term['cause'])}"
         )
         self.query_one("#report-header", Static).update(escape(header))
         body = report_text(data) + "\n\n" + redaction_line(redactor)
