@@ -94,24 +94,36 @@ class JournalFold:
     """A `snapshot` holds these `Call` objects: copy one before changing it."""
     _own: set[str] = field(default_factory=set, repr=False, compare=False)
     """Keys of the calls copied (or made) since the last snapshot."""
+    _own_dicts: bool = field(default=True, repr=False, compare=False)
+    """The key dicts are this fold's alone (False after a snapshot, until a line comes)."""
 
     def snapshot(self) -> JournalFold:
         """The fold as it is now, left as it is by later feeds (another thread may read it
-        while this one folds on). Costs a copy of the key dicts; a call is copied only when
-        a later line changes it."""
-        self._shared, self._own = True, set()
-        return JournalFold(
-            calls=dict(self.calls),
+        while this one folds on). Costs nothing until a line comes: then the fold fed copies
+        its key dicts, and a call only when a line changes it."""
+        self._shared, self._own, self._own_dicts = True, set(), False
+        copy = JournalFold(
+            calls=self.calls,
             started_lines=self.started_lines,
             result_lines=self.result_lines,
             failed_lines=self.failed_lines,
             restore_state=self.restore_state,
             keyless_lines=self.keyless_lines,
             last_agent_id=self.last_agent_id,
-            open_keys=dict(self.open_keys),
-            failed_keys=dict(self.failed_keys),
-            rerun_agent_ids=list(self.rerun_agent_ids),
+            open_keys=self.open_keys,
+            failed_keys=self.failed_keys,
+            rerun_agent_ids=self.rerun_agent_ids,
         )
+        copy._shared, copy._own_dicts = True, False
+        return copy
+
+    def _take_dicts(self) -> None:
+        """Before the first line after a snapshot: key dicts of this fold's own."""
+        self.calls = dict(self.calls)
+        self.open_keys = dict(self.open_keys)
+        self.failed_keys = dict(self.failed_keys)
+        self.rerun_agent_ids = list(self.rerun_agent_ids)
+        self._own_dicts = True
 
     def _unshared(self, call: Call) -> Call:
         if call.key in self._own:
@@ -129,6 +141,8 @@ class JournalFold:
     def feed(self, line: int, record: dict[str, Any]) -> None:
         """Fold one record; kinds a fold has no use for (``launched``, ``resumed``, any
         other) pass by."""
+        if not self._own_dicts:
+            self._take_dicts()
         kind = record.get("type")
         if kind in ("started", "result", "failed"):
             self._feed_call(line, kind, record)
@@ -138,6 +152,8 @@ class JournalFold:
             self.restore_state = "restored"
 
     def feed_all(self, records: list[tuple[int, dict[str, Any]]]) -> JournalFold:
+        if records and not self._own_dicts:
+            self._take_dicts()
         feed_call, feed = self._feed_call, self.feed
         for line, record in records:
             kind = record.get("type")
