@@ -71,7 +71,12 @@ def hub_for(
     from wftop.core.remote.link import WATCH_ARGS, RemoteHub
 
     argvs = host_argvs(hosts, WATCH_ARGS, remote_command=remote_command, ssh_command=ssh_command)
-    return RemoteHub(argvs)
+    prefix = ssh_prefix(ssh_command)
+
+    def command(host: str, args: Sequence[str]) -> list[str]:
+        return remote_argv(prefix, host, args, remote_command)
+
+    return RemoteHub(argvs, command=command)
 
 
 def ask_hosts(argvs: dict[str, list[str]], timeout: float = 60.0) -> dict[str, Reply]:

@@ -128,12 +128,29 @@ def _drain(stream: IO[bytes] | None, into: deque[str]) -> None:
 class RemoteHub:
     """Every host's link, and one queue of their updates in the order they came."""
 
-    def __init__(self, argvs: dict[str, list[str]], *, backoff: Sequence[float] = BACKOFF):
+    def __init__(
+        self,
+        argvs: dict[str, list[str]],
+        *,
+        backoff: Sequence[float] = BACKOFF,
+        command: Callable[[str, Sequence[str]], list[str]] | None = None,
+    ):
+        """Args:
+        argvs: per host, the argv that streams its runs.
+        command: the argv that runs ``wftop <args>`` on a host (for one-shot asks).
+        """
+        self.command = command
         self.updates: queue.Queue[Update] = queue.Queue()
         self.links = [
             HostLink(host, argv, self.updates.put, backoff=backoff) for host, argv in argvs.items()
         ]
         self.threads: list[threading.Thread] = []
+
+    def argv(self, host: str, args: Sequence[str]) -> list[str]:
+        """The argv that runs ``wftop <args>`` on ``host``."""
+        if self.command is None:
+            raise ValueError("this hub was made without a command for one-shot asks")
+        return self.command(host, args)
 
     def start(self) -> None:
         for link in self.links:

@@ -4,6 +4,7 @@ rows come back live when it does."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from tests.conftest import TUI_NOW
@@ -13,6 +14,7 @@ from wftop.core.remote.link import WATCH_ARGS, RemoteHub
 from wftop.core.remote.transport import remote_argv, ssh_prefix
 from wftop.tui.app import WftopApp
 from wftop.tui.config import Config
+from wftop.tui.screens.remote_plan import RemotePlanScreen
 from wftop.tui.start import make_app
 
 WAIT = 60.0
@@ -21,7 +23,9 @@ WAIT = 60.0
 def hub_for(ssh_hosts, *hosts: str) -> RemoteHub:  # type: ignore[no-untyped-def]
     prefix = ssh_prefix(None, ssh_hosts.env)
     return RemoteHub(
-        {host: remote_argv(prefix, host, WATCH_ARGS) for host in hosts}, backoff=(0.1,)
+        {host: remote_argv(prefix, host, WATCH_ARGS) for host in hosts},
+        backoff=(0.1,),
+        command=lambda host, args: remote_argv(prefix, host, args),
     )
 
 
@@ -98,7 +102,7 @@ async def test_the_host_filter_shows_one_hosts_runs(ssh_hosts):
         assert len(table(app).item_keys) == 2
 
 
-async def test_resume_and_the_journal_of_a_remote_run_say_where_to_do_it(ssh_hosts):
+async def test_r_on_a_remote_run_shows_the_plan_the_host_made(ssh_hosts):
     ssh_hosts.add("alpha", "killed")
     app = app_over(ssh_hosts, "alpha")
     async with app.run_test(size=SIZE) as pilot:
@@ -107,10 +111,17 @@ async def test_resume_and_the_journal_of_a_remote_run_say_where_to_do_it(ssh_hos
         await pilot.pause()
         (alpha,) = remote_runs(app, "alpha")
         table(app).move_to_key(alpha.ident)
-        screen = app.screen
         await pilot.press("r")
+        screen = app.screen
+        assert isinstance(screen, RemotePlanScreen)
+        await until(pilot, lambda: screen.reply is not None, "the host's plan")
         await pilot.pause()
-        assert app.screen is screen
+        body = str(screen.query_one("#remote-plan-body").render())
+        assert "from cache a1, a2, a3, a4" in body and "run again  a5" in body
+        assert str(ssh_hosts.hosts["alpha"].root) in str(screen.reply.stdout)  # made there
+        await pilot.press("escape")
+        await pilot.press("J")  # the journal is on the host: not read from this machine
+        await pilot.pause()
         assert any(f"wftop resume {alpha.run_id}" in note.message for note in app._notifications)
 
 
@@ -122,7 +133,7 @@ def test_the_filter_has_a_host_field_and_local_names_this_machine():
 
     row = {"run_id": "wf_a", "session_id": "s1", "project": "-p", "status": "dead"}
     (remote,) = HostFeed("build-01").apply(orjson.dumps({"added": [row]})).added
-    local = remote.__class__(**{**remote.__dict__, "host": None})
+    local = dataclasses.replace(remote, host=None)
     assert matches(parse("host:build"), hay(remote)) and not matches(
         parse("host:build"), hay(local)
     )

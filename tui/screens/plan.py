@@ -359,7 +359,13 @@ def _refuse_read_only(app: WftopApp) -> bool:
 
 def open_resume_plan(app: WftopApp, run: Run) -> None:
     """``r``: the resume plan of ``run``."""
-    if not _refuse_read_only(app) and not refuse_remote(app, run, "Resume"):
+    if _refuse_read_only(app):
+        return
+    if run.host is not None and app.remote is not None:
+        from wftop.tui.screens.remote_plan import RemotePlanScreen
+
+        app.push_screen(RemotePlanScreen(run))
+    elif not refuse_remote(app, run, "Resume"):
         app.push_screen(ResumePlanScreen(run))
 
 
