@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 import orjson
@@ -128,10 +129,11 @@ class Run:
     def session_id(self) -> str:
         return self.folder.session_id
 
-    @property
+    @cached_property
     def ident(self) -> str:
         """The run's identity (`wftop.core.discovery.run_ident`); a remote run's root is
-        ``<host>:<root>``."""
+        ``<host>:<root>``. Kept once made: sorting a long list asks for it per run and per
+        comparison."""
         if self.host is None:
             return self.folder.ident
         folder = self.folder
