@@ -70,11 +70,32 @@ class Alert:
 
 
 class IndexLoaded(Message):
-    """The cold start finished; every run arrives as ``added``."""
+    """The cold start finished; every run arrives as ``added``, and keyed by ident (keyed
+    in the worker: the loop only takes the dicts)."""
 
     def __init__(self, changes: ChangeSet) -> None:
         super().__init__()
         self.changes = changes
+        self.keyed = Keyed.of(changes.added)
+
+
+@dataclass(frozen=True)
+class Keyed:
+    """Runs by ident, and those of them `needs_a_look` says attention may count."""
+
+    runs: dict[str, Run]
+    needy: dict[str, Run]
+
+    @classmethod
+    def of(cls, runs: Iterable[Run]) -> Keyed:
+        keyed = {run.ident: run for run in runs}
+        return cls(keyed, {ident: run for ident, run in keyed.items() if needs_a_look(run)})
+
+
+def needs_a_look(run: Run) -> bool:
+    """Stalled, dead or partial (completed with failed calls): the runs `WftopApp.attention`
+    counts (the dead and partial ones while recent)."""
+    return run.status is Status.STALLED or run.shown_status in (Status.DEAD, PARTIAL)
 
 
 class IndexBatch(Message):
@@ -193,6 +214,8 @@ class WftopApp(App[int]):
         """Runs read so far by the cold start."""
         self.alerts: list[Alert] = []
         """Every alert raised since start, oldest first."""
+        self._needy: dict[str, Run] = {}
+        """The runs of ``runs`` that `needs_a_look` says attention may count."""
         self.terminal_title = ""
         """What the terminal title was last set to."""
         self.styles_palette = Palette()
@@ -257,14 +280,14 @@ class WftopApp(App[int]):
 
     def on_index_loaded(self, message: IndexLoaded) -> None:
         self.loaded = True
-        known = {run.ident for run in message.changes.added}
+        known = message.keyed.runs
         stale = tuple(
             ident for ident, run in self.runs.items() if ident not in known and run.host is None
         )
         changes = message.changes
         if stale:
             changes = ChangeSet(changes.seq, changes.added, changes.changed, stale)
-        self.apply_changes(changes, initial=True)
+        self.apply_changes(changes, initial=True, keyed=message.keyed)
         if self.live:
             self.follow_index()
             self.set_interval(15.0, self.tick, name="age-tick")
@@ -331,17 +354,33 @@ class WftopApp(App[int]):
 
     # -- changes -----------------------------------------------------------------------------
 
-    def apply_changes(self, changes: ChangeSet, *, initial: bool = False) -> None:
-        """Take a change set into ``runs``, raise alerts, tell the screens."""
-        for run in (*changes.added, *changes.changed):
-            before = self.runs.get(run.ident)
-            self.runs[run.ident] = run
-            if before is not None and not initial:
-                alert = alert_for(before, run)
-                if alert is not None:
-                    self.raise_alert(alert)
+    def apply_changes(
+        self, changes: ChangeSet, *, initial: bool = False, keyed: Keyed | None = None
+    ) -> None:
+        """Take a change set into ``runs``, raise alerts, tell the screens. ``keyed``: the
+        change set's runs keyed already (a whole index, keyed in a worker; no alerts)."""
+        runs, needy = self.runs, self._needy
+        if keyed is not None:
+            runs.update(keyed.runs)
+            for ident in keyed.runs.keys() - keyed.needy.keys():
+                needy.pop(ident, None)
+            needy.update(keyed.needy)
+        else:
+            for run in (*changes.added, *changes.changed):
+                ident = run.ident
+                before = runs.get(ident)
+                runs[ident] = run
+                if needs_a_look(run):
+                    needy[ident] = run
+                else:
+                    needy.pop(ident, None)
+                if before is not None and not initial:
+                    alert = alert_for(before, run)
+                    if alert is not None:
+                        self.raise_alert(alert)
         for ident in changes.removed:
-            self.runs.pop(ident, None)
+            runs.pop(ident, None)
+            needy.pop(ident, None)
         self.update_title()
         self.runs_changed.publish(changes)
 
@@ -367,13 +406,9 @@ class WftopApp(App[int]):
         window = self.config.attention_window
         return sum(
             1
-            for run in self.runs.values()
+            for run in self._needy.values()
             if run.status is Status.STALLED
-            or (
-                run.shown_status in (Status.DEAD, PARTIAL)
-                and run.last_activity is not None
-                and moment - run.last_activity <= window
-            )
+            or (run.last_activity is not None and moment - run.last_activity <= window)
         )
 
     def update_title(self) -> None:

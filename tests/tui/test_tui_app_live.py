@@ -16,7 +16,7 @@ from wftop.core.changeset import ChangeSet
 from wftop.core.journal import JournalFold
 from wftop.core.model import Status
 from wftop.core.procs import FakeProcessTable
-from wftop.tui.app import WftopApp
+from wftop.tui.app import Keyed, WftopApp
 from wftop.tui.config import Config
 from wftop.tui.screens.agent import AgentScreen
 from wftop.tui.start import make_app
@@ -143,6 +143,29 @@ async def test_the_app_loop_never_folds_a_line_it_only_applies_change_sets(
     loop_thread = threading.get_ident()
     assert len(folded_on) > before > 0
     assert loop_thread not in folded_on
+
+
+async def test_the_whole_index_is_keyed_in_the_worker_and_attention_follows_changes(
+    tui_root, tui_processes, monkeypatch
+):
+    keyed_on: list[int] = []
+    made = Keyed.of.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[Keyed], runs: Any) -> Keyed:
+        keyed_on.append(threading.get_ident())
+        return made(cls, runs)
+
+    monkeypatch.setattr(Keyed, "of", classmethod(counted))
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert keyed_on and threading.get_ident() not in keyed_on
+        assert len(app.runs) == 9 and app.attention() == 3
+        dead = app.runs[ident_of(app, "wf_1a8e2cea-7df")]
+        app.apply_changes(ChangeSet(1, (), (dataclasses.replace(dead, status=Status.DEAD),), ()))
+        assert app.attention() == 4
+        app.apply_changes(ChangeSet(2, (), (), (dead.ident,)))
+        assert app.attention() == 3 and dead.ident not in app.runs
 
 
 @pytest.mark.parametrize(
