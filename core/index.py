@@ -141,7 +141,7 @@ class LiveIndex:
             progress: called with (runs read, runs found) about a hundred times.
         """
         self._reset()
-        with paused_gc():
+        with paused_gc(freeze=True):
             folders = newest_sessions_first(run_folders_of(self.roots)[0])
             self._read_registries(self.roots)
             self._owners = self._compute_owners()

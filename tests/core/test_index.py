@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import queue
@@ -128,6 +129,17 @@ async def test_cold_start_reports_progress_and_adds_every_run(tmp_path):
     assert [run.ident for run in index.runs()] == [run.ident for run in first.added]
     assert index.get(first.added[0].ident) is first.added[0]
     assert index.get("nope/wf_nope") is None
+
+
+def test_what_the_cold_start_built_is_out_of_the_collectors_sight(tmp_path):
+    gc.unfreeze()
+    try:
+        index = LiveIndex([str(copy_tree("killed", tmp_path))], processes=FakeProcessTable())
+        (run,) = index.cold_start().added
+        assert gc.get_freeze_count() > 0 and gc.isenabled()
+        assert not any(referent is run for referent in gc.get_objects())
+    finally:
+        gc.unfreeze()
 
 
 async def test_append_updates_the_run(tmp_path):
