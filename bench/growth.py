@@ -4,9 +4,9 @@
 
 For each size a corpus (``bench/make_corpus.py --thin-agents``, built once under the
 workdir) is measured as `cold_index.compare` measures it (the floor, ``ls --json --no-cache``
-and ``ls --json`` with its rows cache, in turns, medians), then the TUI as `tui_idle.run`
-starts it (time until every run is listed and the watch is up, RSS of the app and its watch
-helper). The per-run cost is the slope between the smallest and the largest size; growth is
+and ``ls --json`` with its rows cache, in turns, medians), then the TUI as `loop_lag.run`
+starts it (first rows, every run listed, its loop's p99 lateness meanwhile, peak RSS; live
+follow off). The per-run cost is the slope between the smallest and the largest size; growth is
 linear when the cost per run at every size stays within a factor of 1.5 of that slope.
 Prints one JSON object.
 """
@@ -21,7 +21,7 @@ from typing import Any
 from cold_index import compare
 from common import compile_sources, default_workdir
 from idle_cpu import corpus_of
-from tui_idle import run as run_tui
+from loop_lag import run as run_tui
 
 SIZES = (1000, 5000, 20000)
 
@@ -29,7 +29,7 @@ SIZES = (1000, 5000, 20000)
 def measure_size(runs: int, workdir: Path, repeat: int) -> dict[str, Any]:
     root = corpus_of(workdir, runs)
     listed = compare(root, repeat)
-    tui = run_tui(root, seconds=1.0, settle=0.0)
+    tui = run_tui(root)
     return {
         "runs": runs,
         "floor_s": listed["floor"]["median_s"],
@@ -39,8 +39,10 @@ def measure_size(runs: int, workdir: Path, repeat: int) -> dict[str, Any]:
         "cached_s": listed["ours"]["median_s"],
         "cached_rss_mb": listed["ours"]["peak_rss_mb"],
         "floor_cpu_s": listed["floor"]["median_cpu_s"],
-        "tui_listed_s": tui["ready_after_s"],
-        "tui_rss_mb": tui["rss_mb"],
+        "tui_first_rows_s": round(tui["first_rows"], 2),
+        "tui_listed_s": round(tui["all_runs"], 2),
+        "tui_late_p99_ms": tui["late_p99_ms"],
+        "tui_rss_mb": round(tui["peak_rss_mb"], 1),
     }
 
 

@@ -6,7 +6,8 @@ The real app (``wftop.tui.start.make_app``, headless at 100×30, live follow off
 generated corpus, in a fresh process. From its mount until its cold start has listed every run,
 a timer due every 10 ms records how late it fires: a key pressed then waits that long before
 its handler starts (on top of what the handler costs, `bench/tui_startup.py`). Reported: p50,
-p99 and max lateness during the initial index, when the first rows and every run were listed.
+p99 and max lateness during the initial index, when the first rows and every run were listed
+(seconds from the parent's start of the process), and the app's peak RSS by then.
 Prints one JSON object.
 """
 
@@ -24,7 +25,7 @@ from common import TOP, default_workdir
 from idle_cpu import corpus_of
 
 APP = """
-import json, sys, time
+import json, resource, sys, time
 start = float(sys.argv[2])
 from wftop.tui.config import Config
 from wftop.tui.start import make_app
@@ -43,6 +44,7 @@ def tick() -> None:
         seen["first_rows"] = time.time() - start
     if app.loaded:
         seen["all_runs"] = time.time() - start
+        seen["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps({"late_ms": late, "runs": len(app.runs), **seen}), flush=True)
         app.exit()
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import cold_index
+import growth
 import idle_cpu
 import live_latency
 import loop_cost
@@ -127,6 +128,7 @@ def section(results: dict[str, Any]) -> str:
         "",
         *loop_section(results.get("loop")),
         *tui_idle_section(results.get("tui_idle")),
+        *growth_section(results.get("growth")),
         METHOD,
         END,
     ]
@@ -176,6 +178,46 @@ def tui_idle_section(idle: dict[str, Any] | None) -> list[str]:
         f"| {percent:.2f} % | {idle['rss_mb']:.0f} MB | < 1 %: {verdict(percent < 1)} |",
         "",
     ]
+
+
+def growth_section(found: dict[str, Any] | None) -> list[str]:
+    """Cached ``ls``, a first run and the TUI at several sizes (`bench/growth.py`)."""
+    if found is None:
+        return []
+    lines = [
+        "### Growth: 1,000 to 20,000 runs",
+        "",
+        "Each size a corpus of its own (`bench/make_corpus.py --thin-agents`), measured as the "
+        "cold index above (medians of 3, in turns with the floor), then the TUI started over it "
+        "in a fresh process (`bench/loop_lag.py`: live follow off; seconds from the process's "
+        "start, interpreter and imports included; its loop's p99 lateness while it indexes).",
+        "",
+        "| runs | floor | first run (CPU) | cached `ls` | `ls` RSS first / cached | TUI first "
+        "rows | TUI every run | TUI loop p99 | TUI peak RSS |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in found["sizes"]:
+        floor = row["floor_s"]
+        lines.append(
+            f"| {row['runs']:,} | {floor:.2f} s | {row['first_s']:.2f} s "
+            f"({row['first_s'] / floor:.1f}×; CPU {row['first_cpu_s']:.2f} s, "
+            f"{row['first_cpu_s'] / row['floor_cpu_s']:.1f}×) | {row['cached_s']:.2f} s "
+            f"({row['cached_s'] / floor:.1f}×) | {row['first_rss_mb']:.0f} / "
+            f"{row['cached_rss_mb']:.0f} MB | {row['tui_first_rows_s']:.2f} s | "
+            f"{row['tui_listed_s']:.2f} s ({row['tui_listed_s'] / floor:.1f}×) | "
+            f"{row['tui_late_p99_ms']:.0f} ms | {row['tui_rss_mb']:.0f} MB |"
+        )
+    per = found.get("per_run", {})
+    if per:
+        lines += [
+            "",
+            f"Per extra run (slope from the smallest to the largest size): floor "
+            f"{per['floor_ms_per_run']:.3f} ms; first run {per['first_ms_per_run']:.3f} ms and "
+            f"{per['first_rss_kb_per_run']:.1f} KB; cached `ls` {per['cached_ms_per_run']:.3f} ms "
+            f"and {per['cached_rss_kb_per_run']:.1f} KB; the TUI "
+            f"{per['tui_listed_ms_per_run']:.3f} ms and {per['tui_rss_kb_per_run']:.1f} KB.",
+        ]
+    return [*lines, ""]
 
 
 def cold_row(what: str, measured: dict[str, Any], ratio: float) -> str:
@@ -336,6 +378,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     results["live"] = live_latency.main([*common, "--seconds", str(args.live_seconds)])
     results["idle"] = idle_cpu.main([*common, "--seconds", str(args.idle_seconds)])
     results["loop"] = loop_cost.main([])
+    results["growth"] = growth.main(["--workdir", str(args.workdir), "--repeat", "3"])
     results["tui_idle"] = tui_idle.main([*common, "--seconds", str(args.idle_seconds)])
     if args.peers_from is not None:
         results["peers"] = json.loads(args.peers_from.read_text())["peers"]
