@@ -77,9 +77,9 @@ async def measure(root: Path, journal: Path, rate: int, seconds: float) -> dict[
     app = make_app([str(root)], config=Config(bell=False), processes=FakeProcessTable(), live=True)
     on_loop = app.apply_changes
 
-    def timed_changes(changes, *, initial=False):  # type: ignore[no-untyped-def]
+    def timed_changes(changes, *, initial=False, **more):  # type: ignore[no-untyped-def]
         start = time.perf_counter()
-        on_loop(changes, initial=initial)
+        on_loop(changes, initial=initial, **more)
         if not initial:
             loop_ms.append((time.perf_counter() - start) * 1000)
 
