@@ -17,9 +17,20 @@ SIZE = (100, 30)
 def build(root: Path | list[Path], processes, **kwargs) -> WftopApp:  # type: ignore[no-untyped-def]
     config = kwargs.pop("config", Config(bell=False))
     roots = [str(path) for path in (root if isinstance(root, list) else [root])]
-    return make_app(
+    app = make_app(
         roots, config=config, processes=processes, now=lambda: TUI_NOW, live=False, **kwargs
     )
+    return offline(app)
+
+
+def offline(app: WftopApp) -> WftopApp:
+    """The app's resume plan asks no ``claude`` its version (no binary runs in a pilot test)."""
+    from functools import partial
+
+    from wftop.tui.screens.plan import machine_policy
+
+    app.resume_policy = partial(machine_policy, app, version_of=lambda _binary: None)
+    return app
 
 
 async def settle(pilot) -> None:  # type: ignore[no-untyped-def]

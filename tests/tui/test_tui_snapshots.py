@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TUI_NOW
+from tests.tui_kit import offline
 from wftop.tui.config import Config
 from wftop.tui.screens.agent import AgentScreen
 from wftop.tui.start import make_app
@@ -24,9 +25,8 @@ pytestmark = pytest.mark.usefixtures("snapshots_at_root")
 
 def app_for(root: Path, processes):  # type: ignore[no-untyped-def]
     config = Config(bell=False, notify=False)
-    return make_app(
-        [str(root)], config=config, processes=processes, now=lambda: TUI_NOW, live=False
-    )
+    app = make_app([str(root)], config=config, processes=processes, now=lambda: TUI_NOW, live=False)
+    return offline(app)
 
 
 async def loaded(pilot) -> None:  # type: ignore[no-untyped-def]

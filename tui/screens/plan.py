@@ -13,6 +13,7 @@ and checked again at the moment of launch.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import work
@@ -27,12 +28,13 @@ from textual.worker import get_current_worker
 from wftop.core.changeset import ChangeSet
 from wftop.core.exact import RehearsalFailed, Rehearse
 from wftop.core.forecast import Forecast
+from wftop.core.launchinfo import installed_version
 from wftop.core.model import Run
 from wftop.core.redact import redact
 from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.machine import ResumeState
 from wftop.core.resume.plan import Plan
-from wftop.core.resume.policy import Event, Request, ResumePolicy
+from wftop.core.resume.policy import Event, Request, ResumePolicy, Version
 from wftop.core.resume.store import ResumeStore
 from wftop.tui.keys import binding
 from wftop.tui.remote import refuse_remote
@@ -56,17 +58,24 @@ RECHECK_SECONDS = 10.0
 changing."""
 
 
-def policy_of(app: WftopApp) -> ResumePolicy:
-    """The app's resume policy: its process table, clock, state dir and configured claude."""
-    if app.resume_policy is not None:
-        return app.resume_policy()
+def machine_policy(
+    app: WftopApp, *, version_of: Callable[[str], Version] = installed_version
+) -> ResumePolicy:
+    """The resume policy over the app's process table and clock, the state dir and the
+    configured claude (asked its version with ``version_of``)."""
     return ResumePolicy(
         processes=app.index.processes,
         clock=app.now,
         store=ResumeStore(),
         claude_bin=app.config.claude,
         extra_flags=app.config.resume_flags,
+        version_of=version_of,
     )
+
+
+def policy_of(app: WftopApp) -> ResumePolicy:
+    """The app's resume policy: the one it was given (tests), else `machine_policy`."""
+    return app.resume_policy() if app.resume_policy is not None else machine_policy(app)
 
 
 class ResumePlanScreen(ModalScreen[None]):
