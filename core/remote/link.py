@@ -75,7 +75,8 @@ class HostLink:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            start_new_session=True,
+            # In wftop's own process group: a terminal that closes (SIGHUP to the group)
+            # ends ssh too, even when wftop has no time to close its links.
         )
         with self._lock:
             self._process = process

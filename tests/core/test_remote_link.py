@@ -116,3 +116,24 @@ def test_a_host_killed_mid_stream_turns_stale_then_recovers_with_nothing_lost(ss
         assert not resync.changes.added and not resync.changes.removed  # the same run, changed
     finally:
         hub.close()
+
+
+def test_ssh_runs_in_wftops_process_group_so_a_closed_terminal_ends_it_too():
+    import os
+    import threading
+
+    from wftop.core.remote.link import HostLink
+
+    link = HostLink("alpha", ["sleep", "30"], lambda update: None)
+    thread = threading.Thread(target=link.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + WAIT
+    while link._process is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    try:
+        assert os.getpgid(link._process.pid) == os.getpgrp()
+    finally:
+        link.close()
+        thread.join(timeout=10)
+    assert not thread.is_alive()
