@@ -323,6 +323,37 @@ def recover_leading_fields(prefix: bytes) -> dict[str, Any] | None:
     return record
 
 
+def line_verdict(
+    raw: bytes,
+    size: int,
+    *,
+    keep_bytes: int | None = None,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+) -> dict[str, Any] | str | None:
+    """What one complete line reads as, by the rules of `JsonlTail`: its record, why it is
+    unreadable, or None for an empty line (which the reader skips).
+
+    ``raw`` is the whole line, or its first `PREFIX_BYTES` when ``size`` is over the limit.
+    A record of a line longer than ``keep_bytes`` has its ``result`` elided.
+    """
+    if size > max_line_bytes:
+        record = recover_leading_fields(raw[:PREFIX_BYTES])
+        if record is None:
+            return f"line of {size} bytes is too long to read (and not compact JSON)"
+        record[ELIDED_BYTES] = size
+        return record
+    if not raw:
+        return None
+    try:
+        value = parse_line(raw)
+    except UnreadableLine as error:
+        return error.reason if raw.strip(JSON_SPACE) else "a line of only whitespace"
+    if type(value) is not dict:
+        return f"expected a JSON object, got {type(value).__name__}"
+    keep = max_line_bytes if keep_bytes is None else min(keep_bytes, max_line_bytes)
+    return value if size <= keep else elide_result(value, size)
+
+
 _OS_REASONS: Final = {
     errno.ELOOP: "symbolic link loop",
     errno.EACCES: "permission denied",

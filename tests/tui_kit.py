@@ -16,9 +16,10 @@ SIZE = (100, 30)
 
 def build(root: Path | list[Path], processes, **kwargs) -> WftopApp:  # type: ignore[no-untyped-def]
     config = kwargs.pop("config", Config(bell=False))
+    live = kwargs.pop("live", False)
     roots = [str(path) for path in (root if isinstance(root, list) else [root])]
     app = make_app(
-        roots, config=config, processes=processes, now=lambda: TUI_NOW, live=False, **kwargs
+        roots, config=config, processes=processes, now=lambda: TUI_NOW, live=live, **kwargs
     )
     return offline(app)
 

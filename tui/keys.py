@@ -68,16 +68,16 @@ KEYS: Final[dict[str, KeySpec]] = {
     ),
     "cursor-up": KeySpec("k,up", "cursor_up", "up", ALL, show=False, general=True, palette=False),
     "page-down": KeySpec(
-        "pagedown", "page_down", "page down", LISTS, show=False, general=True, palette=False
+        "pagedown", "page_down", "page down", ALL, show=False, general=True, palette=False
     ),
     "page-up": KeySpec(
-        "pageup", "page_up", "page up", LISTS, show=False, general=True, palette=False
+        "pageup", "page_up", "page up", ALL, show=False, general=True, palette=False
     ),
     "half-page-down": KeySpec(
         "ctrl+d",
         "half_page_down",
         "half a page down",
-        LISTS,
+        ALL,
         show=False,
         general=True,
         palette=False,
@@ -86,7 +86,7 @@ KEYS: Final[dict[str, KeySpec]] = {
         "ctrl+u",
         "half_page_up",
         "half a page up",
-        LISTS,
+        ALL,
         show=False,
         general=True,
         palette=False,
@@ -97,8 +97,34 @@ KEYS: Final[dict[str, KeySpec]] = {
     "last": KeySpec(
         "G,end,ctrl+end", "last", "last row", LISTS, show=False, general=True, palette=False
     ),
-    "top": KeySpec("g", "top", "top", VIEWS, show=False, long="go to the top"),
-    "bottom": KeySpec("G", "bottom", "bottom", VIEWS, show=False, long="go to the end"),
+    "top": KeySpec(
+        "g,home,ctrl+home",
+        "top",
+        "top",
+        VIEWS,
+        show=False,
+        long="go to the first line (g, or g g as in less and vim)",
+    ),
+    "bottom": KeySpec(
+        "G,end,ctrl+end", "bottom", "bottom", VIEWS, show=False, long="go to the last line"
+    ),
+    "search": KeySpec(
+        "slash", "search", "search", VIEWS, key_display="/", long="search the file for a text"
+    ),
+    "search-next": KeySpec(
+        "n", "search_next", "next", VIEWS, show=False, long="the next line the search finds"
+    ),
+    "search-previous": KeySpec(
+        "N", "search_previous", "previous", VIEWS, show=False, long="the previous line it finds"
+    ),
+    "detail": KeySpec(
+        "enter",
+        "detail",
+        "whole line",
+        VIEWS,
+        key_display="⏎",
+        long="show or hide the whole line under the cursor",
+    ),
     # runs and run
     "open": KeySpec(
         "enter",

@@ -317,8 +317,17 @@ class SubprocessLauncher:
             msg = f"launch files already exist: {str(log_path)!r} / {str(status_path)!r}"
             raise LaunchError(msg)
         runner = [
-            self.python, "-I", str(RUNNER_PATH), "--status", str(status_path),
-            "--log", str(log_path), "--cwd", str(cwd), "--", *command,
+            self.python,
+            "-I",
+            str(RUNNER_PATH),
+            "--status",
+            str(status_path),
+            "--log",
+            str(log_path),
+            "--cwd",
+            str(cwd),
+            "--",
+            *command,
         ]
         try:
             process = subprocess.Popen(

@@ -20,11 +20,12 @@ from wftop.core.coldpass import scan_roots
 from wftop.core.forensics.stats import run_stats
 from wftop.core.journal import JournalFold
 from wftop.core.jsonl import ELIDED_BYTES, read_all
+from wftop.core.lineindex import LineIndex
 from wftop.core.procs import FakeProcessTable
 from wftop.core.reader import LIST_KEEP_BYTES
 from wftop.core.resume.relocate import fold_lines, healed_fold
 from wftop.mockapi.scenario import read_journal
-from wftop.tui.screens.journal import line_verdicts
+from wftop.tui.screens.journal import verdict_of
 
 KILLED_LINES = 10
 """Lines of the ``killed`` journal before the odd ones."""
@@ -81,7 +82,9 @@ def test_every_view_folds_the_same_calls(odd_root: Path):
 
     assert read_journal(journal) == [record for _, record in batch.records]
 
-    verdicts = line_verdicts(str(journal))
+    index = LineIndex(journal)
+    index.update()
+    verdicts = {line.number: verdict_of(line) for line in index.read(1, index.lines)}
     assert sorted(line for line, verdict in verdicts.items() if isinstance(verdict, dict)) == [
         line for line, _ in batch.records
     ]

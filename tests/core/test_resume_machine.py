@@ -52,8 +52,19 @@ def reachable(starts: Iterable[ResumeState]) -> set[ResumeState]:
 def test_state_names_are_the_agreed_ones():
     """They are written to resume logs: renaming one orphans the logs already written."""
     assert [state.value for state in ResumeState] == [
-        "planned", "preflight", "blocked", "confirmed", "relocating", "launching", "running",
-        "completed", "completed_with_failures", "failed", "stopped", "lost", "launch_failed",
+        "planned",
+        "preflight",
+        "blocked",
+        "confirmed",
+        "relocating",
+        "launching",
+        "running",
+        "completed",
+        "completed_with_failures",
+        "failed",
+        "stopped",
+        "lost",
+        "launch_failed",
         "fallback",
     ]
 
@@ -179,8 +190,18 @@ def test_negative_attempts_are_refused():
 
 def test_a_request_walks_to_its_second_launch_and_no_further():
     state, attempts = S.PLANNED, 0
-    for event in (E.BEGIN_PREFLIGHT, E.USER_CONFIRMED, E.LAUNCH, E.SPAWNED, E.LAUNCH_ERROR,
-                  E.FALL_BACK, E.RELOCATE, E.RELOCATED, E.SPAWNED, E.LAUNCH_ERROR):
+    for event in (
+        E.BEGIN_PREFLIGHT,
+        E.USER_CONFIRMED,
+        E.LAUNCH,
+        E.SPAWNED,
+        E.LAUNCH_ERROR,
+        E.FALL_BACK,
+        E.RELOCATE,
+        E.RELOCATED,
+        E.SPAWNED,
+        E.LAUNCH_ERROR,
+    ):
         target = advance(state, event, attempts=attempts)
         attempts += counts_as_launch(state, target)
         state = target

@@ -63,13 +63,22 @@ def test_state_dir_comes_from_the_environment_or_platformdirs(monkeypatch, tmp_p
 def test_every_transition_is_appended_with_its_fields(store):
     request = confirmed(store)
     store.record(
-        RUN, request, E.LAUNCH, reason="resume-owner launch",
-        details=TransitionDetails(argv=("claude", "-p"), cwd="/proj", strategy="resume-owner",
-                                  session_id="90d71506-c5e0-41d4-aa81-561580cc57e4",
-                                  log_path="/l", status_path="/s"),
+        RUN,
+        request,
+        E.LAUNCH,
+        reason="resume-owner launch",
+        details=TransitionDetails(
+            argv=("claude", "-p"),
+            cwd="/proj",
+            strategy="resume-owner",
+            session_id="90d71506-c5e0-41d4-aa81-561580cc57e4",
+            log_path="/l",
+            status_path="/s",
+        ),
     )
-    store.record(RUN, request, E.SPAWNED, reason="up",
-                 details=TransitionDetails(pid=4242, proc_start="777"))
+    store.record(
+        RUN, request, E.SPAWNED, reason="up", details=TransitionDetails(pid=4242, proc_start="777")
+    )
     store.record(RUN, request, E.STARTED, reason="task_started seen")
     store.record(RUN, request, E.EXITED_OK, reason="done", details=TransitionDetails(exit_code=0))
     records = lines(store.log_path(RUN))
@@ -94,17 +103,26 @@ def test_every_transition_is_appended_with_its_fields(store):
 
 def test_a_restarted_store_finds_the_launched_process(store, tmp_path):
     request = confirmed(store)
-    store.record(RUN, request, E.LAUNCH, reason="go",
-                 details=TransitionDetails(status_path="/st", log_path="/lg"))
-    store.record(RUN, request, E.SPAWNED, reason="up",
-                 details=TransitionDetails(pid=99, proc_start="12"))
+    store.record(
+        RUN,
+        request,
+        E.LAUNCH,
+        reason="go",
+        details=TransitionDetails(status_path="/st", log_path="/lg"),
+    )
+    store.record(
+        RUN, request, E.SPAWNED, reason="up", details=TransitionDetails(pid=99, proc_start="12")
+    )
     later = ResumeStore(tmp_path / "state")
     status = later.latest(RUN)
     assert status is not None
     assert (status.request, status.state, status.attempts) == (request, S.LAUNCHING, 1)
     assert status.active
     assert (status.fact("pid"), status.fact("proc_start"), status.fact("status_path")) == (
-        99, "12", "/st")
+        99,
+        "12",
+        "/st",
+    )
 
 
 def test_facts_belong_to_the_current_attempt(store):
@@ -139,8 +157,10 @@ def test_a_torn_last_line_is_tolerated_and_not_glued_to_the_next(store):
 def test_lines_that_are_not_transitions_are_reported_and_skipped(store):
     request = confirmed(store)
     with open(store.log_path(RUN), "ab") as handle:
-        handle.write(b'{"time":"t","request":"r","attempt":0,"from":null,"to":"bogus",'
-                     b'"event":null,"reason":""}\n[1]\n')
+        handle.write(
+            b'{"time":"t","request":"r","attempt":0,"from":null,"to":"bogus",'
+            b'"event":null,"reason":""}\n[1]\n'
+        )
     transitions, problems = store.history(RUN)
     assert len(transitions) == 3
     assert len(problems) == 2
@@ -271,7 +291,9 @@ HOLD = textwrap.dedent(
 def test_another_process_holding_the_lock_is_named_and_its_death_frees_it(store):
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLD, str(store.root), RUN],
-        cwd=TOP, stdout=subprocess.PIPE, text=True,
+        cwd=TOP,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
@@ -317,7 +339,9 @@ def test_racing_processes_launch_one_request_exactly_once(store):
     racers = [
         subprocess.Popen(
             [sys.executable, "-c", RACE, str(store.root), RUN, request, str(go)],
-            cwd=TOP, stdout=subprocess.PIPE, text=True,
+            cwd=TOP,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         for _ in range(6)
     ]

@@ -21,20 +21,28 @@ HEAD = """export const meta = { name: 'mock-%s', description: 'A damaged shape',
 const S = { type: 'object', properties: { agent: { type: 'string' }, ok: { type: 'boolean' },
   n: { type: 'number' } }, required: ['agent', 'ok'] }
 """
-CHAIN = HEAD % "chain" + """let prev = null
+CHAIN = (
+    HEAD % "chain"
+    + """let prev = null
 for (const name of ['c1', 'c2', 'c3', 'c4', 'c5']) {
   prev = await agent(`[[agent:${name}]] Step after ${prev && prev.agent}`,
     { label: name, schema: S })
 }
 return prev
 """
-PIPELINE = HEAD % "pipeline" + """const items = await pipeline([0, 1, 2, 3],
+)
+PIPELINE = (
+    HEAD % "pipeline"
+    + """const items = await pipeline([0, 1, 2, 3],
   (i) => agent(`[[agent:p${i}a]] Draft item ${i}.`, { label: `p${i}a`, schema: S }),
   (r, i) => agent(`[[agent:p${i}b]] Refine ${r.agent}.`, { label: `p${i}b`, schema: S }),
 )
 return await agent('[[agent:z]] Write the summary.', { label: 'z', schema: S })
 """
-PAIRS = HEAD % "pairs" + """const items = await pipeline([0, 1, 2],
+)
+PAIRS = (
+    HEAD % "pairs"
+    + """const items = await pipeline([0, 1, 2],
   (i) => parallel([
     () => agent(`[[agent:q${i}x]] Look at item ${i}.`, { label: `q${i}x`, schema: S }),
     () => agent(`[[agent:q${i}y]] Check item ${i}.`, { label: `q${i}y`, schema: S }),
@@ -44,6 +52,7 @@ PAIRS = HEAD % "pairs" + """const items = await pipeline([0, 1, 2],
 )
 return await agent('[[agent:z]] Write the summary.', { label: 'z', schema: S })
 """
+)
 SHAPES = {
     # script, its agents, the one that fails for good, concurrent agents
     "chain": (CHAIN, ["c1", "c2", "c3", "c4", "c5"], "c3", 2),

@@ -85,11 +85,11 @@ async def test_agent_screen_follows_a_growing_transcript(tui_root, tui_processes
         screen = AgentScreen(run, agent, call.label)
         await app.push_screen(screen)
         for _ in range(2000):
-            if screen.loaded:
+            if screen.indexed:
                 break
             await pilot.pause(0.01)
-        assert app.screen is screen and screen.following
-        shown = screen.items
+        assert app.screen is screen and screen.follow
+        shown = screen.view.count
         line = (
             '{"type":"assistant","message":{"role":"assistant","content":'
             '[{"type":"text","text":"still working, key sk-ant-api03-FAKEFAKEFAKEFAKE"}]}}\n'
@@ -97,11 +97,13 @@ async def test_agent_screen_follows_a_growing_transcript(tui_root, tui_processes
         with open(screen.path, "a") as handle:
             handle.write(line)
         for _ in range(400):
-            if screen.items > shown:
+            if screen.view.text(shown) is not None:
                 break
             await pilot.pause(0.05)
-        assert screen.items == shown + 1
-        assert screen.mask.masked["anthropic_key"] == 1
+        assert screen.view.count == shown + 1
+        assert screen.view.cursor == shown  # followed to the new line
+        assert "still working, key [masked:anthropic_key]" in str(screen.view.text(shown))
+        assert screen.tally.masked["anthropic_key"] == 1
 
 
 async def test_a_line_appended_on_disk_updates_its_row_in_place(tui_root, tui_processes):

@@ -14,6 +14,7 @@ from tests.conftest import TUI_NOW
 from tests.tui_kit import offline
 from wftop.tui.config import Config
 from wftop.tui.screens.agent import AgentScreen
+from wftop.tui.screens.journal import JournalScreen
 from wftop.tui.start import make_app
 
 SIZE = (100, 30)
@@ -34,6 +35,18 @@ async def loaded(pilot) -> None:  # type: ignore[no-untyped-def]
         if pilot.app.loaded:
             break
         await pilot.pause(0.01)
+    await pilot.pause()
+
+
+async def viewer_ready(pilot, screen) -> None:  # type: ignore[no-untyped-def]
+    """The file indexed, the rows in view read and the row under the cursor shown whole."""
+    for _ in range(2000):
+        view = screen.view
+        shown = range(min(view.count, view.page))
+        if screen.indexed and all(view.text(row) is not None for row in shown):
+            break
+        await pilot.pause(0.01)
+    await pilot.app.workers.wait_for_complete()
     await pilot.pause()
 
 
@@ -85,8 +98,9 @@ def test_run_killed_in_parallel(snap_compare, tui_root, tui_processes):
 
 
 def test_agent_with_a_masked_secret(snap_compare, tui_root, tui_processes):
-    """a3's transcript: the prompt without the harness framing, with the injected key shown as
-    [masked:anthropic_key]; the header counts 1 masked (anthropic_key ×1)."""
+    """a3's transcript, one row per line of conversation: the prompt without the harness
+    framing, with the injected key shown as [masked:anthropic_key], in the row and whole below
+    it; the header counts 1 masked (anthropic_key ×1) and 1 line of conversation."""
     (transcript,) = tui_root.glob("projects/*/cb526ab9-*/subagents/workflows/*/agent-a5eb*.jsonl")
     text = transcript.read_text()
     transcript.write_text(
@@ -101,11 +115,7 @@ def test_agent_with_a_masked_secret(snap_compare, tui_root, tui_processes):
         run = next(run for run in app.runs.values() if run.run_id == "wf_cd4c7489-d27")
         screen = AgentScreen(run, "a5eb88c6f1aa356a8", "a3")
         await pilot.app.push_screen(screen)
-        for _ in range(2000):
-            if screen.loaded:
-                break
-            await pilot.pause(0.01)
-        await pilot.pause()
+        await viewer_ready(pilot, screen)
 
     assert snap_compare(app, run_before=open_agent, terminal_size=SIZE)
 
@@ -119,7 +129,7 @@ def test_help_on_the_runs_screen(snap_compare, tui_root, tui_processes):
 
 def test_agent_with_an_api_error(snap_compare, tui_root, tui_processes):
     """a6 of the api-errors-429 run: its prompt ("Check: a5"), then the API error 429 ·
-    rate_limit_error in the error colour; 0 masked."""
+    rate_limit_error in the error colour; 0 masked; the prompt shown whole below."""
     app = app_for(tui_root, tui_processes)
 
     async def open_agent(pilot) -> None:  # type: ignore[no-untyped-def]
@@ -127,10 +137,37 @@ def test_agent_with_an_api_error(snap_compare, tui_root, tui_processes):
         run = next(run for run in app.runs.values() if run.run_id == "wf_44b36b23-fcc")
         screen = AgentScreen(run, "ac21a94c7efc8ce9e", "a6")
         await pilot.app.push_screen(screen)
-        for _ in range(2000):
-            if screen.loaded:
-                break
-            await pilot.pause(0.01)
-        await pilot.pause()
+        await viewer_ready(pilot, screen)
 
     assert snap_compare(app, run_before=open_agent, terminal_size=SIZE)
+
+
+def open_journal(app, run_id: str, keys: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await loaded(pilot)
+        run = next(run for run in app.runs.values() if run.run_id == run_id)
+        screen = JournalScreen(run)
+        await pilot.app.push_screen(screen)
+        await viewer_ready(pilot, screen)
+        for key in keys:
+            await pilot.press(key)
+            await viewer_ready(pilot, screen)
+
+    return run_before
+
+
+def test_journal_one_line_per_row(snap_compare, tui_root, tui_processes):
+    """The killed-in-parallel journal: the header says journal · 8 lines · its path; each row
+    is one line, its number, its type, then label, agentId and the rest, cut with …; the
+    cursor on line 1."""
+    app = app_for(tui_root, tui_processes)
+    run_before = open_journal(app, "wf_cd4c7489-d27")
+    assert snap_compare(app, run_before=run_before, terminal_size=SIZE)
+
+
+def test_journal_narrow_with_a_line_shown_whole(snap_compare, tui_root, tui_processes):
+    """At 60×20, G then enter: the cursor on line 8 (a4's result), every row cut with …,
+    and line 8 pretty-printed below the list."""
+    app = app_for(tui_root, tui_processes)
+    run_before = open_journal(app, "wf_cd4c7489-d27", ("G", "enter"))
+    assert snap_compare(app, run_before=run_before, terminal_size=NARROW)

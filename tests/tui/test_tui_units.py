@@ -9,6 +9,7 @@ import pytest
 
 from tests.corpus import tree
 from wftop.core.coldpass import scan_roots
+from wftop.core.lineindex import LineIndex
 from wftop.core.model import Status
 from wftop.core.procs import FakeProcessTable
 from wftop.core.redact import Redactor
@@ -24,7 +25,8 @@ from wftop.tui.conversation import (
 )
 from wftop.tui.format import CallTally, age, counts_line, parity_text, status_counts, tally
 from wftop.tui.runlist import GroupRow, RunListView
-from wftop.tui.screens.journal import journal_lines
+from wftop.tui.screens.journal import render_line
+from wftop.tui.styles import Palette
 
 FRAMED = (
     "[Workflow harness — computed task] The task text below was computed at runtime by a "
@@ -240,29 +242,22 @@ def test_run_list_filters_by_label_and_status():
 # -- journal lines ---------------------------------------------------------------------------
 
 
-def test_journal_lines_keep_long_lines_short_and_flag_a_torn_tail(tmp_path: Path):
+def test_journal_rows_are_one_line_each_long_results_left_out_and_a_torn_tail_flagged(
+    tmp_path: Path,
+):
     path = tmp_path / "journal.jsonl"
-    path.write_bytes(b'{"type":"launched"}\n' + b"x" * 100_000 + b"\n" + b'{"type":"sta')
-    lines = journal_lines(str(path))
-    assert [(number, length) for number, _raw, length in lines] == [(1, 19), (2, 100_000), (3, -12)]
-    assert len(lines[1][1]) == 64 * 1024
-
-
-def test_transcripts_are_read_in_bounded_pieces_and_long_lines_still_end(tmp_path: Path):
-    from wftop.tui.screens.agent import ChunkedTail
-
-    path = tmp_path / "agent-a1.jsonl"
-    short = b'{"type":"assistant","message":{"content":[]}}\n'
-    path.write_bytes(short * 50 + b'{"type":"user","message":{"content":"' + b"y" * 5000 + b'"}}\n')
-    tail = ChunkedTail(str(path))
-    tail.chunk = base = 200
-    pieces = []
-    while not tail.caught_up():
-        batch = tail.read()
-        pieces.append(len(batch.records))
-        tail.chunk = base if batch.records else tail.chunk * 4
-    assert sum(pieces) == 51
-    assert len(pieces) > 10 and max(pieces) <= 5
+    big = b'{"type":"result","key":"k","result":"' + b"x" * 100_000 + b'"}'
+    path.write_bytes(b'{"type":"launched"}\n\n' + big + b"\n{not json\n" + b'{"type":"sta')
+    index = LineIndex(path)
+    index.update()
+    rows = [render_line(line, Redactor(), Palette()).plain for line in index.read(1, 9)]
+    assert rows == [
+        "    1 launched  {}",
+        "    2 (empty line)",
+        '    3 result    (line of 100.0 kB, its result not shown) {"key":"k","result":"<elided>"}',
+        "    4 ✗ unreadable: not valid JSON  {not json",
+        "    5 … partial line (no newline yet; the writer may be mid-line)",
+    ]
 
 
 def test_a_re_run_call_marks_its_returned_attempt_not_an_orphan():

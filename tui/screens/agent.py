@@ -1,26 +1,22 @@
-"""One agent's transcript as a conversation, followed live while the file grows.
+"""One agent's transcript as a conversation, one row per line of it, followed while it grows.
 
-The transcript is read by a `JsonlTail` in a thread (never on the event loop),
-only what was appended since the last read, and each item is clipped before it
-is drawn, so a transcript of tens of MB neither blocks the UI nor fills the
-screen. Everything shown goes through one `Redactor`; the header says how many
-secret-shaped strings it masked.
+Rows are the transcript's ``user`` and ``assistant`` lines (found by their first bytes while
+the file is indexed in a thread); only the rows in view are parsed, each drawn as one line,
+and the row under the cursor is shown whole below the list. Everything shown goes through
+a `Redactor`; the header says how many secret-shaped strings were masked in what was drawn.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
-from typing import TYPE_CHECKING, ClassVar, cast
+import re
+from typing import ClassVar
 
 from rich.text import Text
-from textual import work
-from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.screen import Screen
-from textual.widgets import RichLog, Static
 
-from wftop.core.jsonl import Batch, JsonlTail
+from wftop.core.jsonl import line_verdict
+from wftop.core.lineindex import Line
 from wftop.core.model import Run, Status
 from wftop.core.redact import Redactor
 from wftop.tui.conversation import (
@@ -34,42 +30,16 @@ from wftop.tui.conversation import (
     Item,
     conversation,
 )
-from wftop.tui.format import display_path, size
-from wftop.tui.keys import LIST_WIDGET_IDS, binding, bindings_for
+from wftop.tui.format import display_path, one_line, size
+from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
+from wftop.tui.screens.viewer import FileViewer
 from wftop.tui.styles import Palette
-from wftop.tui.widgets.key_bar import KeyBar
 
-if TYPE_CHECKING:
-    from wftop.tui.app import WftopApp
+CONVERSATION_LINES = re.compile(rb'"type":"(?:user|assistant)"')
+"""The transcript lines that are rows: the CLI writes ``type`` near the start of each."""
 
-FOLLOW_INTERVAL = 1.0
-"""Seconds between reads of a growing transcript."""
-
-CHUNK_BYTES = 4 * 1024 * 1024
-"""Bytes parsed per read, so a large transcript appears piece by piece."""
-
-
-class ChunkedTail(JsonlTail):
-    """A `JsonlTail` that reads at most `CHUNK_BYTES` per call.
-
-    Stopping short is what the reader already does when a writer is mid-file: the
-    partial last line stays for the next call. So each call parses one bounded
-    piece, and the screen shows it before the next is read.
-    """
-
-    chunk = CHUNK_BYTES
-    """Bytes this call may read; grows when one line is longer than that."""
-
-    def _read_lines(self, fd: int, size: int, batch: Batch) -> None:
-        start = self._big_scanned if self._big_prefix is not None else self.offset
-        super()._read_lines(fd, min(size, start + self.chunk), batch)
-
-    def caught_up(self) -> bool:
-        try:
-            return self.offset >= os.stat(self.path).st_size
-        except (OSError, ValueError):  # ValueError: a NUL in an agent id read from disk
-            return True
-
+PROMPT_SEARCH_ROWS = 20
+"""Rows read from the start to find the prompt (the first user text)."""
 
 HEADINGS = {
     KIND_PROMPT: ("▌ prompt", "primary"),
@@ -82,16 +52,22 @@ HEADINGS = {
 }
 
 
-def render_item(item: Item, palette: Palette) -> Text:
-    heading, style = HEADINGS.get(item.kind, ("▌ " + item.kind, "muted"))
+def heading(item: Item) -> tuple[str, str]:
+    """What an item is, and the palette name of its colour."""
+    words, style = HEADINGS.get(item.kind, ("▌ " + item.kind, "muted"))
     if item.kind == KIND_API_ERROR:
-        heading = f"▌ ⚠ {item.title}"
+        words = f"▌ ⚠ {item.title}"
     elif item.kind == KIND_TOOL_CALL:
-        heading = f"▌ tool call · {item.title}"
+        words = f"▌ tool call · {item.title}"
     elif item.kind == KIND_TOOL_RESULT and item.is_error:
-        heading, style = "▌ tool result (error)", "error"
+        words, style = "▌ tool result (error)", "error"
+    return words, style
+
+
+def render_item(item: Item, palette: Palette) -> Text:
+    words, style = heading(item)
     out = Text()
-    out.append(heading, style=palette[style])
+    out.append(words, style=palette[style])
     out.append(f"  line {item.line}\n", style=palette["muted"])
     body_style = palette["error"] if item.kind == KIND_API_ERROR else palette[""]
     out.append(item.text or "(empty)", style=body_style)
@@ -100,123 +76,113 @@ def render_item(item: Item, palette: Palette) -> Text:
     return out
 
 
-class AgentScreen(Screen[None]):
+def render_row(line: Line, items: list[Item] | str | None, palette: Palette) -> Text:
+    """One row: the line's first item on one line (or why the line reads as nothing)."""
+    out = Text(no_wrap=True)
+    if isinstance(items, str):
+        return out.append(f"✗ line {line.number} unreadable: {items}", style=palette["error"])
+    if items is None:
+        return out.append(f"… line {line.number}: no newline yet", style=palette["warning"])
+    if not items:
+        return out.append(f"· line {line.number}: nothing to show", style=palette["muted"])
+    first = items[0]
+    words, style = heading(first)
+    out.append(words, style=palette[style])
+    body_style = palette["error"] if first.kind == KIND_API_ERROR else palette[""]
+    out.append("  " + one_line(first.text or "(empty)", 400), style=body_style)
+    if len(items) > 1:
+        out.append(f"  (+{len(items) - 1} more)", style=palette["muted"])
+    return out
+
+
+class AgentScreen(FileViewer):
     SCREEN_NAME = "agent"
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("agent", exclude=LIST_WIDGET_IDS)
+    ROWS = CONVERSATION_LINES
+    DETAIL_OPEN = True
 
     def __init__(self, run: Run, agent_id: str, label: str) -> None:
-        super().__init__()
+        super().__init__(os.path.join(run.folder.path, f"agent-{agent_id}.jsonl"))
         self.run = run
         self.agent_id = agent_id
         self.label = label
-        self.path = os.path.join(run.folder.path, f"agent-{agent_id}.jsonl")
-        self.mask = Redactor()
-        self.following = run.status in (Status.RUNNING, Status.STALLED)
-        self.items = 0
-        self.problems = 0
-        self.bytes_read = 0
-        self.loaded = False
+        self.follow = run.status in (Status.RUNNING, Status.STALLED)
+        self.prompt_line: int | None = None
+        """The line of the prompt (the first user text), once found; 0: none."""
 
-    @property
-    def wftop(self) -> WftopApp:
-        """The app, typed for reading its state (its module is imported for typing only)."""
-        return cast("WftopApp", self.app)
+    def following(self) -> bool:
+        return self.follow and self.wftop.live
 
-    def compose(self) -> ComposeResult:
-        yield Static("", id="agent-header")
-        log = ConversationLog(id="agent-log", wrap=True, highlight=False, markup=False, min_width=1)
-        log.auto_scroll = False
-        yield log
-        yield KeyBar()
+    def start_at_end(self) -> bool:
+        return self.follow
 
-    def on_mount(self) -> None:
-        self._header()
-        self.follow_transcript()
+    def _items(self, line: Line, mask: Redactor) -> list[Item] | str | None:
+        verdict = line_verdict(line.raw, line.size)
+        if not isinstance(verdict, dict):
+            return verdict if line.complete else None
+        prompt = self._prompt_line()
+        items, _ = conversation(
+            [(line.number, verdict)], mask, first_prompt_seen=line.number != prompt
+        )
+        return items
 
-    def _header(self) -> None:
-        state = "following" if self.following else "not following"
-        if not os.path.exists(self.path):
-            state = "no transcript file"
+    def _prompt_line(self) -> int:
+        """The prompt's line: the first user line whose message is text (in a thread)."""
+        if self.prompt_line is not None:
+            return self.prompt_line
+        index = self.index
+        for line in index.read_rows(0, PROMPT_SEARCH_ROWS):
+            record = line_verdict(line.raw, line.size)
+            message = record.get("message") if isinstance(record, dict) else None
+            if (
+                isinstance(record, dict)
+                and record.get("type") == "user"
+                and isinstance(message, dict)
+                and isinstance(message.get("content"), str)
+            ):
+                self.prompt_line = line.number
+                return line.number
+        if index.row_count >= PROMPT_SEARCH_ROWS or self.indexed:
+            self.prompt_line = 0
+        return 0
+
+    def render_row(self, line: Line, mask: Redactor, palette: Palette) -> Text:
+        return render_row(line, self._items(line, mask), palette)
+
+    def render_detail(self, line: Line, mask: Redactor, palette: Palette) -> Text:
+        items = self._items(line, mask)
+        if not isinstance(items, list) or not items:
+            return render_row(line, items, palette)
+        out = Text()
+        for number, item in enumerate(items):
+            if number:
+                out.append("\n\n")
+            out.append_text(render_item(item, palette))
+        return out
+
+    def header(self) -> Text:
+        state = "following" if self.follow else "not following"
+        if self.error:
+            state = f"couldn't read: {self.error}"
         facts = [
-            self.mask.summary() or "0 masked",
-            f"{self.items} item" + ("s" if self.items != 1 else ""),
-            f"{size(self.bytes_read)} read",
+            self.tally.summary() or "0 masked",
+            f"{self.index.row_count:,} line{'s' * (self.index.row_count != 1)} of conversation",
+            f"{size(self.index.scanned)} read",
         ]
-        if self.problems:
-            facts.append(f"{self.problems} unreadable lines")
         lines = [
             f"{self.label}  agent {self.agent_id}  ·  run {self.run.run_id}  ·  {state}",
             "  ·  ".join(facts) + f"  ·  {display_path(self.path)}",
         ]
-        self.query_one("#agent-header", Static).update(Text("\n".join(lines)))
-
-    @work(exclusive=True, group="transcript", exit_on_error=False, name="follow-transcript")
-    async def follow_transcript(self) -> None:
-        tail = ChunkedTail(self.path)
-        prompt_seen = False
-        while True:
-            batch = await asyncio.to_thread(tail.read)
-            items, prompt_seen = conversation(
-                batch.records, self.mask, first_prompt_seen=prompt_seen
-            )
-            if batch.reset:
-                self.query_one(ConversationLog).clear()
-                self.items = 0
-            self.problems += sum(1 for problem in batch.problems if problem.line)
-            self.bytes_read = tail.offset
-            self._show(items)
-            if not tail.caught_up():
-                # More is already on disk: read the next piece. A piece that held no
-                # whole line was one long line: read more at once until it ends.
-                got = batch.records or batch.problems
-                tail.chunk = CHUNK_BYTES if got else tail.chunk * 4
-                continue
-            self.loaded = True
-            self._header()
-            if not (self.following and self.wftop.live):
-                break
-            await asyncio.sleep(FOLLOW_INTERVAL)
-
-    def _show(self, items: list[Item]) -> None:
-        log = self.query_one(ConversationLog)
-        palette = self.wftop.styles_palette
-        for item in items:
-            log.write(render_item(item, palette))
-            log.write(Text(""))
-        self.items += len(items)
-        if items and self.following and log.is_vertical_scroll_end:
-            log.scroll_end(animate=False)
-        self._header()
+        return Text("\n".join(lines))
 
     def action_toggle_follow(self) -> None:
-        self.following = not self.following
-        if self.following:
-            self.query_one(ConversationLog).scroll_end(animate=False)
-            self.follow_transcript()
-        self._header()
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
-    def action_top(self) -> None:
-        self.query_one(ConversationLog).scroll_home(animate=False)
-
-    def action_bottom(self) -> None:
-        self.query_one(ConversationLog).scroll_end(animate=False)
+        self.follow = not self.follow
+        if self.follow:
+            self.view.action_last()
+            self.scan()
+        self._show_header()
 
     def action_copy(self) -> None:
         from wftop.tui.screens.copy import CopyScreen, run_choices
 
         self.app.push_screen(CopyScreen(run_choices(self.run, self.agent_id)))
-
-
-class ConversationLog(RichLog):
-    """A RichLog that j/k scroll."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [binding("cursor-down"), binding("cursor-up")]
-
-    def action_cursor_down(self) -> None:
-        self.scroll_down(animate=False)
-
-    def action_cursor_up(self) -> None:
-        self.scroll_up(animate=False)

@@ -1,182 +1,137 @@
-"""The raw journal of a run, one pretty-printed line after another; bad lines marked.
+"""The raw journal of a run, one line per row; ``enter`` shows the row's line pretty-printed.
 
-What each line is (a record, or unreadable and why) is what `wftop.core.jsonl` reads:
-the reader every other view uses, so a line the run list folds is never shown here as
-unreadable, and the other way round.
+What each line is (a record, or unreadable and why) is what `wftop.core.jsonl` reads
+(`line_verdict`, the reader's rules for one line): a line the run list folds is never
+shown here as unreadable, and the other way round. Only the lines in view are read.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import Any, ClassVar
 
 import orjson
 from rich.text import Text
-from textual import work
-from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.screen import Screen
-from textual.widgets import RichLog, Static
 
-from wftop.core.jsonl import ELIDED_BYTES, read_all
+from wftop.core.jsonl import ELIDED_BYTES, line_verdict
+from wftop.core.lineindex import Line
 from wftop.core.model import Run
 from wftop.core.redact import Redactor
 from wftop.tui.format import display_path, size
-from wftop.tui.keys import LIST_WIDGET_IDS, binding, bindings_for
+from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
+from wftop.tui.screens.viewer import FileViewer
 from wftop.tui.styles import Palette
-from wftop.tui.widgets.key_bar import KeyBar
-
-if TYPE_CHECKING:
-    from wftop.tui.app import WftopApp
 
 MAX_LINE_BYTES = 64 * 1024
-"""Bytes of one journal line that are read and shown; the rest is counted."""
+"""A record of a longer line is shown without its result."""
 
-CHUNK = 1024 * 1024
+ROW_CHARS = 1000
+"""Characters of a record drawn in its row (a row is one line, cut to the pane)."""
 
-Verdict = dict[str, Any] | str | None
-"""What the reader made of a line: its record, why it is unreadable, or nothing."""
+ROW_FIRST = ("label", "phase", "agentId")
+"""Fields a row shows first (the key, long and alike from line to line, after them)."""
 
-
-def journal_lines(path: str) -> list[tuple[int, bytes, int]]:
-    """(line number, first bytes, full length) of every line; long lines are not kept whole."""
-    lines: list[tuple[int, bytes, int]] = []
-    number, head, length = 1, bytearray(), 0
-    with open(path, "rb") as handle:
-        while chunk := handle.read(CHUNK):
-            start = 0
-            while True:
-                newline = chunk.find(b"\n", start)
-                piece = chunk[start:] if newline < 0 else chunk[start:newline]
-                room = MAX_LINE_BYTES - len(head)
-                if room > 0:
-                    head += piece[:room]
-                length += len(piece)
-                if newline < 0:
-                    break
-                lines.append((number, bytes(head), length))
-                number, head, length, start = number + 1, bytearray(), 0, newline + 1
-    if length:
-        lines.append((number, bytes(head), -length))  # no newline yet: still being written
-    return lines
+SHOWN_PROBLEMS = 5
+"""Unreadable lines named in the header."""
 
 
-def line_verdicts(path: str) -> dict[int, Verdict]:
-    """The reader's record or problem of every line, by line number (results kept short)."""
-    batch = read_all(path, keep_bytes=MAX_LINE_BYTES)
-    verdicts: dict[int, Verdict] = {line: record for line, record in batch.records}
-    verdicts.update((problem.line, problem.reason) for problem in batch.problems if problem.line)
-    return verdicts
+def verdict_of(line: Line) -> dict[str, Any] | str | None:
+    """The reader's record or reason for a line; None for an empty or unfinished line."""
+    verdict = line_verdict(line.raw, line.size, keep_bytes=MAX_LINE_BYTES)
+    if not line.complete and not isinstance(verdict, dict):
+        return None  # the reader waits for the rest of the line
+    return verdict
 
 
-def render_line(
-    number: int,
-    raw: bytes,
-    length: int,
-    mask: Redactor,
-    palette: Palette,
-    verdict: Verdict = None,
-) -> Text:
-    out = Text()
-    out.append(f"{number:>4} ", style=palette["muted"])
+def _lead(line: Line, palette: Palette, verdict: Any) -> tuple[Text, dict[str, Any] | None]:
+    """The line number and what the line is; the record when it is one."""
+    out = Text(no_wrap=True)
+    out.append(f"{line.number:>5} ", style=palette["muted"])
     if isinstance(verdict, str):
         out.append(f"✗ unreadable: {verdict}  ", style=palette["error"])
-        out.append(mask(raw.decode("utf-8", errors="replace")[:400]))
-        return out
+        return out, None
     if verdict is None:
-        if length < 0:
+        if not line.complete:
             note = "… partial line (no newline yet; the writer may be mid-line)"
-            return out.append(note, style=palette["warning"])
-        if not raw:
-            return out.append("(empty line)", style=palette["muted"])
-        shown = f"line of {size(length)}, first {size(len(raw))} shown\n"
-        out.append(shown, style=palette["warning"])
-        out.append(mask(raw.decode("utf-8", errors="replace")))
-        return out
+            out.append(note, style=palette["warning"])
+        else:
+            out.append("(empty line)", style=palette["muted"])
+        return out, None
     record = dict(verdict)
-    elided = record.pop(ELIDED_BYTES, None)
-    kind = str(record.get("type", "?"))
-    out.append(f"{kind:<9}", style=palette["primary"])
-    if length < 0:
+    out.append(f"{record.get('type', '?')!s:<9}", style=palette["primary"])
+    if not line.complete:
         out.append(" (no newline yet)", style=palette["warning"])
-    if elided is not None:
-        note = f" (line of {size(abs(length))}, its result not shown)"
-        out.append(note, style=palette["warning"])
-    body = orjson.dumps(record, option=orjson.OPT_INDENT_2).decode()
-    out.append(" " + mask(body).replace("\n", "\n     "))
+    if record.pop(ELIDED_BYTES, None) is not None:
+        out.append(f" (line of {size(line.size)}, its result not shown)", style=palette["warning"])
+    return out, record
+
+
+def render_line(line: Line, mask: Redactor, palette: Palette) -> Text:
+    """One row: number, kind, and the record's other fields on one line."""
+    verdict = verdict_of(line)
+    out, record = _lead(line, palette, verdict)
+    if isinstance(verdict, str):
+        out.append(mask(line.raw[:ROW_CHARS].decode("utf-8", errors="replace")))
+    elif record is not None:
+        record.pop("type", None)
+        first = {name: record.pop(name) for name in ROW_FIRST if name in record}
+        body = orjson.dumps(first | record, default=repr).decode()[:ROW_CHARS]
+        out.append(" " + mask(body))
     return out
 
 
-class JournalScreen(Screen[None]):
+def render_whole(line: Line, mask: Redactor, palette: Palette) -> Text:
+    """The line under the cursor, pretty-printed."""
+    verdict = verdict_of(line)
+    out, record = _lead(line, palette, verdict)
+    out.no_wrap = False
+    if isinstance(verdict, str):
+        out.append("\n" + mask(line.raw[:MAX_LINE_BYTES].decode("utf-8", errors="replace")))
+    elif record is not None:
+        body = orjson.dumps(record, option=orjson.OPT_INDENT_2, default=repr).decode()
+        out.append("\n" + mask(body))
+    return out
+
+
+class JournalScreen(FileViewer):
     SCREEN_NAME = "journal"
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("journal", exclude=LIST_WIDGET_IDS)
 
     def __init__(self, run: Run) -> None:
-        super().__init__()
+        super().__init__(run.folder.journal)
         self.run = run
-        self.mask = Redactor()
 
-    def compose(self) -> ComposeResult:
-        yield Static(Text(f"journal  {display_path(self.run.folder.journal)}"), id="journal-header")
-        log = JournalLog(id="journal-log", wrap=True, highlight=False, markup=False, min_width=1)
-        log.auto_scroll = False
-        yield log
-        yield KeyBar()
+    def render_row(self, line: Line, mask: Redactor, palette: Palette) -> Text:
+        return render_line(line, mask, palette)
 
-    def on_mount(self) -> None:
-        self.load()
+    def render_detail(self, line: Line, mask: Redactor, palette: Palette) -> Text:
+        return render_whole(line, mask, palette)
 
-    @work(thread=True, exclusive=True, group="journal", exit_on_error=False)
-    def load(self) -> None:
-        try:
-            lines = journal_lines(self.run.folder.journal)
-            verdicts = line_verdicts(self.run.folder.journal)
-        except OSError as error:
-            self.app.call_from_thread(
-                self.notify, str(error), title="Couldn't read journal", severity="error"
-            )
-            return
-        palette = cast("WftopApp", self.app).styles_palette
-        texts = [
-            render_line(number, raw, length, self.mask, palette, verdicts.get(number))
-            for number, raw, length in lines
-        ]
-        self.app.call_from_thread(self._show, texts)
-
-    def _show(self, texts: list[Text]) -> None:
-        log = self.query_one(JournalLog)
-        for text in texts:
-            log.write(text)
-        bad = sum(1 for text in texts if "✗ unreadable" in text.plain)
-        header = f"journal  {display_path(self.run.folder.journal)}  ·  {len(texts)} lines"
+    def header(self) -> Text:
+        index = self.index
+        facts = ["journal"]
+        if self.error:
+            facts.append(f"couldn't read: {self.error}")
+        elif self.indexed:
+            facts.append(f"{index.lines:,} lines")
+        else:
+            share = index.scanned * 100 // index.size if index.size else 0
+            facts.append(f"{index.lines:,} lines so far (indexing, {share}%)")
+        bad = sorted(
+            problem.line
+            for problem in self.run.problems
+            if problem.line and problem.path == self.path
+        )
         if bad:
-            header += f"  ·  {bad} unreadable"
-        if self.mask.total:
-            header += f"  ·  {self.mask.summary()}"
-        self.query_one("#journal-header", Static).update(Text(header))
-        log.scroll_home(animate=False)
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
-    def action_top(self) -> None:
-        self.query_one(JournalLog).scroll_home(animate=False)
-
-    def action_bottom(self) -> None:
-        self.query_one(JournalLog).scroll_end(animate=False)
+            named = ", ".join(str(number) for number in bad[:SHOWN_PROBLEMS])
+            more = "…" if len(bad) > SHOWN_PROBLEMS else ""
+            facts.append(f"{len(bad)} unreadable (line {named}{more})")
+        if self.tally.summary():
+            facts.append(self.tally.summary())
+        facts.append(display_path(self.path))
+        return Text("  ·  ".join(facts))
 
     def action_copy(self) -> None:
         from wftop.tui.screens.copy import CopyScreen, run_choices
 
         self.app.push_screen(CopyScreen(run_choices(self.run)))
-
-
-class JournalLog(RichLog):
-    """A RichLog that j/k scroll."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [binding("cursor-down"), binding("cursor-up")]
-
-    def action_cursor_down(self) -> None:
-        self.scroll_down(animate=False)
-
-    def action_cursor_up(self) -> None:
-        self.scroll_up(animate=False)

@@ -1,0 +1,288 @@
+"""What the journal screen and the transcript screen share: a file shown line by line.
+
+The file is indexed in a thread (`wftop.core.lineindex`), a piece at a time, so the first
+rows show while the rest is still being scanned; only the rows in view are read, parsed
+and drawn (`LineView`), and the whole of the row under the cursor is shown below it on
+``enter``. A file that grows is followed (the screen looks again every second); one that
+was replaced is read anew. ``/`` searches the file's bytes, ``n`` and ``N`` go to the next
+and previous line found. Subclasses say which lines are rows and how a row reads.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Input, Static
+
+from wftop.core.lineindex import Line, LineIndex
+from wftop.core.redact import Redactor
+from wftop.tui.styles import Palette
+from wftop.tui.widgets.key_bar import KeyBar
+from wftop.tui.widgets.line_view import LineView
+
+if TYPE_CHECKING:
+    from wftop.tui.app import WftopApp
+
+FOLLOW_INTERVAL = 1.0
+"""Seconds between looks at a file that may grow."""
+
+FIRST_SCAN_BYTES = 1024 * 1024
+"""Bytes indexed before the first rows are shown; the rest follows in larger pieces."""
+
+SCAN_STEP_BYTES = 64 * 1024 * 1024
+
+DETAIL_CHARS = 100_000
+"""Characters of one row shown whole below the list; the rest is counted."""
+
+
+class Tally:
+    """Secrets masked in the rows drawn so far, each line counted once however often drawn."""
+
+    def __init__(self) -> None:
+        self._lines: dict[int, Counter[str]] = {}
+
+    def add(self, line: int, masked: Counter[str]) -> None:
+        """What was masked in one line's text (kept the first time only)."""
+        if masked and line not in self._lines:
+            self._lines[line] = Counter(masked)
+
+    @property
+    def masked(self) -> Counter[str]:
+        total: Counter[str] = Counter()
+        for counts in list(self._lines.values()):
+            total.update(counts)
+        return total
+
+    def summary(self) -> str:
+        masked = self.masked
+        if not masked:
+            return ""
+        kinds = ", ".join(f"{kind} ×{count}" for kind, count in sorted(masked.items()))
+        return f"{sum(masked.values())} masked ({kinds})"
+
+
+class FileViewer(Screen[None]):
+    """A JSON Lines file, one row per line (or per line that matches `ROWS`)."""
+
+    ROWS: ClassVar[re.Pattern[bytes] | None] = None
+    """Which lines are rows (None: every line)."""
+    DETAIL_OPEN: ClassVar[bool] = False
+    """The whole of the row under the cursor shows from the start."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+        self.index = LineIndex(path, rows=self.ROWS)
+        self.tally = Tally()
+        self.search_text = ""
+        self.indexed = False
+        """The file was indexed to its end once."""
+        self.error = ""
+        self._detail_open = self.DETAIL_OPEN
+
+    # -- for subclasses --------------------------------------------------------------------
+
+    def render_row(self, line: Line, mask: Redactor, palette: Palette) -> Text:
+        raise NotImplementedError
+
+    def render_detail(self, line: Line, mask: Redactor, palette: Palette) -> Text:
+        raise NotImplementedError
+
+    def header(self) -> Text:
+        raise NotImplementedError
+
+    def following(self) -> bool:
+        """The screen looks for appended lines now."""
+        return self.wftop.live
+
+    def start_at_end(self) -> bool:
+        """The cursor goes to the last row once the first rows are known."""
+        return False
+
+    # -- layout ----------------------------------------------------------------------------
+
+    @property
+    def wftop(self) -> WftopApp:
+        """The app, typed for reading its state (its module is imported for typing only)."""
+        return cast("WftopApp", self.app)
+
+    @property
+    def view(self) -> LineView:
+        return self.query_one(LineView)
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="viewer-header")
+        yield LineView(self.rows, id="viewer-lines")
+        with VerticalScroll(id="viewer-detail"):
+            yield Static("", id="viewer-detail-text")
+        yield Input(placeholder="search (lower case: any case)", id="viewer-search")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#viewer-detail").display = self._detail_open
+        self.query_one("#viewer-search").display = False
+        self.view.focus()
+        self._show_header()
+        self.scan()
+        self.set_interval(FOLLOW_INTERVAL, self._look_again)
+
+    def _show_header(self) -> None:
+        self.query_one("#viewer-header", Static).update(self.header())
+
+    # -- indexing --------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="viewer-index", exit_on_error=False)
+    def scan(self) -> None:
+        """Index what is new in the file; the first piece small, so rows show at once."""
+        budget = FIRST_SCAN_BYTES if not self.indexed else None
+        index = self.index
+        try:
+            while True:
+                change = index.update(budget)
+                if change == "reset":
+                    self.index = index = LineIndex(self.path, rows=self.ROWS)
+                    self.app.call_from_thread(self.view.reset)
+                    continue
+                self.app.call_from_thread(self._indexed, index, change)
+                if index.done:
+                    break
+                budget = SCAN_STEP_BYTES
+        except (OSError, ValueError) as error:  # ValueError: a NUL in a path read from disk
+            self.error = getattr(error, "strerror", None) or str(error)
+            self.app.call_from_thread(self._show_header)
+            return
+        self.indexed = True
+        self.app.call_from_thread(self._show_header)
+
+    def _indexed(self, index: LineIndex, change: str) -> None:
+        if index is not self.index:
+            return
+        view = self.view
+        before = view.count
+        view.set_count(index.row_count)
+        if change == "grew" and before and before <= view.count:
+            view.forget(before - 1)  # the last line may have been open: read it again
+        if not before and view.count:
+            if self.start_at_end():
+                view.action_last()
+            self._moved(view.cursor)
+        self._show_header()
+
+    def _look_again(self) -> None:
+        if self.indexed and self.following() and self.is_current:
+            self.scan()
+
+    # -- rows ------------------------------------------------------------------------------
+
+    def rows(self, first: int, count: int) -> dict[int, Text]:
+        """The texts of some rows (in a thread, for the `LineView`)."""
+        palette = self.wftop.styles_palette
+        texts: dict[int, Text] = {}
+        for row, line in enumerate(self.index.read_rows(first, count), start=first):
+            mask = Redactor()
+            texts[row] = self.render_row(line, mask, palette)
+            self.tally.add(line.number, mask.masked)
+        return texts
+
+    @on(LineView.Moved)
+    def _cursor_moved(self, event: LineView.Moved) -> None:
+        self._moved(event.row)
+
+    def _moved(self, row: int) -> None:
+        if self._detail_open:
+            self.load_detail(row)
+
+    @work(thread=True, exclusive=True, group="viewer-detail", exit_on_error=False)
+    def load_detail(self, row: int) -> None:
+        lines = self.index.read_rows(row, 1)
+        if not lines:
+            return
+        line = lines[0]
+        text = self.render_detail(line, Redactor(), self.wftop.styles_palette)
+        if len(text) > DETAIL_CHARS:
+            more = len(text) - DETAIL_CHARS
+            text.truncate(DETAIL_CHARS)
+            text.append(f"\n… {more:,} more characters not shown", style="dim")
+        self.app.call_from_thread(self._show_detail, text)
+
+    def _show_detail(self, text: Text) -> None:
+        self.query_one("#viewer-detail-text", Static).update(text)
+        self.query_one("#viewer-detail", VerticalScroll).scroll_home(animate=False)
+        self._show_header()
+
+    def action_detail(self) -> None:
+        self._detail_open = not self._detail_open
+        self.query_one("#viewer-detail").display = self._detail_open
+        if self._detail_open:
+            self.load_detail(self.view.cursor)
+
+    # -- search ----------------------------------------------------------------------------
+
+    def action_search(self) -> None:
+        box = self.query_one("#viewer-search", Input)
+        box.value = self.search_text
+        box.display = True
+        box.focus()
+
+    @on(Input.Submitted, "#viewer-search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._close_search()
+        self.search_text = event.value
+        view = self.view
+        view.match = event.value
+        view.redraw()
+        if event.value:
+            self.search(event.value, self.index.row_line(view.cursor) if view.count else 0)
+
+    def _close_search(self) -> None:
+        self.query_one("#viewer-search", Input).display = False
+        self.view.focus()
+
+    def action_search_next(self) -> None:
+        self._search_again(backward=False)
+
+    def action_search_previous(self) -> None:
+        self._search_again(backward=True)
+
+    def _search_again(self, *, backward: bool) -> None:
+        if not self.search_text:
+            self.notify("/ searches first", timeout=2)
+            return
+        view = self.view
+        if view.count:
+            self.search(self.search_text, self.index.row_line(view.cursor), backward)
+
+    @work(thread=True, exclusive=True, group="viewer-search", exit_on_error=False)
+    def search(self, text: str, line: int, backward: bool = False) -> None:
+        """Find the next line holding ``text`` after ``line`` (before it, backward)."""
+        found = self.index.find(text, line, backward=backward)
+        self.app.call_from_thread(self._found, text, found)
+
+    def _found(self, text: str, line: int | None) -> None:
+        row = None if line is None else self.index.row_of_line(line)
+        if row is None:
+            self.notify(f"not found: {text}", timeout=3)
+            return
+        self.view.move_cursor(row, center=True)
+
+    # -- moving ----------------------------------------------------------------------------
+
+    def action_top(self) -> None:
+        self.view.action_first()
+
+    def action_bottom(self) -> None:
+        self.view.action_last()
+
+    def action_back(self) -> None:
+        if self.query_one("#viewer-search").display:
+            self._close_search()
+            return
+        self.app.pop_screen()

@@ -1,0 +1,263 @@
+"""A list of file lines that draws only what is in view (toolong's model).
+
+The view knows how many rows there are and where the cursor is; it holds the `Text` of
+the rows near the screen only, and asks its `source` (a function run in a thread: it
+reads and parses from disk) for the rows it is about to draw. A row not read yet is
+drawn as a placeholder and redrawn when its text arrives. Every row is one line,
+ellipsized to the pane's width; the screen shows a row whole elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.text import Text
+from textual import events, work
+from textual.binding import BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from wftop.tui.keys import LIST_WIDGET_IDS, binding
+
+Source = Callable[[int, int], dict[int, Text]]
+"""Rows ``first`` … ``first + count - 1`` as texts (run in a thread: it may read disk)."""
+
+PLACEHOLDER = Text("…", style="dim")
+
+
+class LineView(ScrollView, can_focus=True):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        binding(binding_id) for binding_id in sorted(LIST_WIDGET_IDS - {"first", "last"})
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"line-view--cursor", "line-view--match"}
+
+    DEFAULT_CSS = """
+    LineView {
+        height: 1fr;
+        scrollbar-gutter: stable;
+        background: $surface;
+        & > .line-view--cursor {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+        }
+        &:focus > .line-view--cursor {
+            background: $block-cursor-background;
+            color: $block-cursor-foreground;
+        }
+        & > .line-view--match { background: $warning 40%; }
+    }
+    """
+
+    cursor: reactive[int] = reactive(0, always_update=True, repaint=False)
+    """The highlighted row (0-based)."""
+
+    @dataclass
+    class Moved(Message):
+        """The cursor moved to another row."""
+
+        view: LineView
+        row: int
+
+        @property
+        def control(self) -> LineView:
+            return self.view
+
+    def __init__(self, source: Source, *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(id=id)
+        self.source = source
+        self.count = 0
+        self.match = ""
+        """Text to highlight in the rows drawn (the last search)."""
+        self._texts: dict[int, Text] = {}
+        self._strips: dict[int, tuple[int, Strip]] = {}
+        self._asked: tuple[int, int] | None = None
+        self._generation = 0
+
+    # -- rows ------------------------------------------------------------------------------
+
+    @property
+    def page(self) -> int:
+        return max(1, self.scrollable_content_region.height)
+
+    def set_count(self, count: int) -> None:
+        """The number of rows grew (or shrank); the cursor stays at the end if it was there."""
+        at_end = self.count > 0 and self.cursor >= self.count - 1
+        self.count = count
+        self.virtual_size = Size(self._width(), count)
+        if at_end and count:
+            self.cursor = count - 1
+        self._want()
+        self.refresh()
+
+    def reset(self) -> None:
+        """Forget every row (the file was replaced): they are read again."""
+        self._generation += 1
+        self._texts.clear()
+        self._strips.clear()
+        self._asked = None
+        self.count = 0
+        self.cursor = 0
+        self.virtual_size = Size(self._width(), 0)
+        self.refresh()
+
+    def forget(self, row: int) -> None:
+        """Read one row again (the open last line of a growing file changed)."""
+        self._texts.pop(row, None)
+        self._strips.pop(row, None)
+        self._asked = None
+        self._want()
+        self.refresh()
+
+    def text(self, row: int) -> Text | None:
+        """The row's text, once read."""
+        return self._texts.get(row)
+
+    def _window(self) -> tuple[int, int]:
+        top, page = round(self.scroll_y), self.page
+        first = max(0, min(top, self.cursor) - page)
+        return first, min(self.count, max(top, self.cursor) + 2 * page) - first
+
+    def _want(self) -> None:
+        """Ask the source for the rows near the screen that are not read yet."""
+        first, count = self._window()
+        if count <= 0:
+            return
+        missing = [row for row in range(first, first + count) if row not in self._texts]
+        if not missing or self._asked == (first, count):
+            return
+        self._asked = (first, count)
+        self._load(self._generation, missing[0], missing[-1] - missing[0] + 1)
+
+    @work(thread=True, exclusive=True, group="line-view", exit_on_error=False)
+    def _load(self, generation: int, first: int, count: int) -> None:
+        texts = self.source(first, count)
+        self.app.call_from_thread(self._fill, generation, texts)
+
+    def _fill(self, generation: int, texts: dict[int, Text]) -> None:
+        if generation != self._generation:
+            return
+        self._texts.update(texts)
+        for row in texts:
+            self._strips.pop(row, None)
+        first, count = self._window()
+        keep = range(first - self.page, first + count + self.page)
+        if len(self._texts) > 4 * len(keep):
+            self._texts = {row: text for row, text in self._texts.items() if row in keep}
+            self._strips = {row: strip for row, strip in self._strips.items() if row in keep}
+        self._asked = None
+        self.refresh()
+        self._want()
+
+    # -- cursor ----------------------------------------------------------------------------
+
+    def move_cursor(self, row: int, *, center: bool = False) -> None:
+        if not self.count:
+            return
+        row = max(0, min(row, self.count - 1))
+        if center:
+            self.scroll_to(y=max(0, row - self.page // 2), animate=False, immediate=True)
+        self.cursor = row
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self._strips.pop(old, None)
+        self._strips.pop(new, None)
+        top, page = round(self.scroll_y), self.page
+        if new < top:
+            self.scroll_to(y=new, animate=False, immediate=True)
+        elif new >= top + page:
+            self.scroll_to(y=new - page + 1, animate=False, immediate=True)
+        self.refresh()
+        self._want()
+        if old != new:
+            self.post_message(self.Moved(self, new))
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self._want()
+
+    def action_cursor_down(self) -> None:
+        self.move_cursor(self.cursor + 1)
+
+    def action_cursor_up(self) -> None:
+        self.move_cursor(self.cursor - 1)
+
+    def action_page_down(self) -> None:
+        self.move_cursor(self.cursor + self.page)
+
+    def action_page_up(self) -> None:
+        self.move_cursor(self.cursor - self.page)
+
+    def action_half_page_down(self) -> None:
+        self.move_cursor(self.cursor + self.page // 2)
+
+    def action_half_page_up(self) -> None:
+        self.move_cursor(self.cursor - self.page // 2)
+
+    def action_first(self) -> None:
+        self.move_cursor(0)
+
+    def action_last(self) -> None:
+        self.move_cursor(self.count - 1)
+    # (the screens bind these under the ids ``top`` and ``bottom``: g and G, home and end)
+
+    def on_click(self, event: events.Click) -> None:
+        row = event.y + round(self.scroll_y)
+        if 0 <= row < self.count:
+            self.move_cursor(row)
+
+    # -- drawing ---------------------------------------------------------------------------
+
+    def _width(self) -> int:
+        return max(10, self.scrollable_content_region.width)
+
+    def on_resize(self, _event: events.Resize) -> None:
+        self._strips.clear()
+        self.virtual_size = Size(self._width(), self.count)
+        self._want()
+
+    def render_line(self, y: int) -> Strip:
+        width = self._width()
+        row = y + round(self.scroll_y)
+        if not 0 <= row < self.count:
+            return Strip.blank(width, self.rich_style)
+        cached = self._strips.get(row)
+        if cached is not None and cached[0] == width:
+            return cached[1]
+        text = self._texts.get(row)
+        strip = self._draw(text if text is not None else PLACEHOLDER, width, row)
+        if text is not None:
+            self._strips[row] = (width, strip)
+        return strip
+
+    def _draw(self, text: Text, width: int, row: int) -> Strip:
+        line = text.copy()
+        line.no_wrap = True
+        if "\n" in line.plain:
+            line = line.split("\n", allow_blank=True)[0]
+        if self.match:
+            style = self.get_component_rich_style("line-view--match")
+            line.highlight_words(
+                [self.match], style, case_sensitive=self.match != self.match.lower()
+            )
+        line.truncate(width, overflow="ellipsis")
+        base = self.rich_style
+        if row == self.cursor:
+            base = base + self.get_component_rich_style("line-view--cursor")
+        segments = [
+            Segment(segment.text, base + segment.style if segment.style else base)
+            for segment in line.render(self.app.console)
+            if segment.text != "\n"
+        ]
+        return Strip(segments).adjust_cell_length(width, base)
+
+    def redraw(self) -> None:
+        """Draw the rows anew (the search text changed)."""
+        self._strips.clear()
+        self.refresh()
