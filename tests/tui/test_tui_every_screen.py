@@ -7,7 +7,8 @@ reviewer should see in each, at every size:
 * runs: status, name, parity and dead always; age, then the run id, then the project as
   the pane widens; a cut name ends with ``…``; the key line ends with ``q quit  ? help``.
 * run: the summary lines end with ``…`` when cut; the calls keep CALL, STATE and RESULT.
-* agent, journal: the header cut with ``…``; the text wraps.
+* agent, journal: the header cut with ``…``; one row per line, each cut with ``…``; the
+  agent's row under the cursor shown whole below the list, wrapped.
 * help: the binding ids whole; descriptions wrap in a narrow pane.
 * plan: the guard's verdict and ``enter resume · 1/2/3 strategy · esc close`` docked at the
   bottom of the window, the plan scrolling above them.
@@ -25,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from tests.tui.test_tui_snapshots import app_for, loaded
+from tests.tui.test_tui_snapshots import app_for, loaded, viewer_ready
 from wftop.tui.screens.agent import AgentScreen
 
 SIZES = {"60x20": (60, 20), "100x30": (100, 30), "200x50": (200, 50)}
@@ -98,18 +99,19 @@ async def agent(pilot: Any) -> None:
     run = next(run for run in app.runs.values() if run.run_id == DEAD_RUN)
     screen = AgentScreen(run, "a5eb88c6f1aa356a8", "a3")
     await app.push_screen(screen)
-    for _ in range(2000):
-        if screen.loaded:
-            break
-        await pilot.pause(0.01)
-    await pilot.pause()
+    await viewer_ready(pilot, screen)
+
+
+async def journal(pilot: Any) -> None:
+    await pressing("J")(pilot)
+    await viewer_ready(pilot, pilot.app.screen)
 
 
 SCREENS: dict[str, Steps] = {
     "runs": pressing(),
     "run": pressing("enter"),
     "agent": agent,
-    "journal": pressing("J"),
+    "journal": journal,
     "help": pressing("question_mark"),
     "plan": pressing("r", until=lambda screen: getattr(screen, "plan", None) is not None),
     "copy": pressing("y"),

@@ -33,8 +33,10 @@ PLACEHOLDER = Text("…", style="dim")
 
 class LineView(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
-        binding(binding_id) for binding_id in sorted(LIST_WIDGET_IDS - {"first", "last"})
+        binding(binding_id) for binding_id in sorted(LIST_WIDGET_IDS)
     ]
+    """The focused view holds its moves (first and last too: ScrollView's own home and end
+    would scroll without moving the cursor)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"line-view--cursor", "line-view--match"}
 
@@ -205,7 +207,6 @@ class LineView(ScrollView, can_focus=True):
 
     def action_last(self) -> None:
         self.move_cursor(self.count - 1)
-    # (the screens bind these under the ids ``top`` and ``bottom``: g and G, home and end)
 
     def on_click(self, event: events.Click) -> None:
         row = event.y + round(self.scroll_y)
