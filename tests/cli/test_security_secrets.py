@@ -288,6 +288,7 @@ async def wait_for(pilot, predicate) -> None:  # type: ignore[no-untyped-def]
 
 
 async def test_tui_screens_mask_every_secret(secret_root, tui_home):
+    from tests.tui.test_tui_snapshots import viewer_ready
     from tests.tui_kit import settle
     from wftop.tui.config import Config
     from wftop.tui.screens.agent import AgentScreen
@@ -315,13 +316,13 @@ async def test_tui_screens_mask_every_secret(secret_root, tui_home):
         seen["run, cursor on the last call"] = screen_text(app)
         calls.move_cursor(row=1)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, AgentScreen) and app.screen.loaded)
-        await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, AgentScreen))
+        await viewer_ready(pilot, app.screen)
         seen["agent"] = screen_text(app)
         await pilot.press("escape")
         await pilot.press("J")
         await wait_for(pilot, lambda: isinstance(app.screen, JournalScreen))
-        await pilot.pause(0.2)
+        await viewer_ready(pilot, app.screen)
         seen["journal"] = screen_text(app)
         await pilot.press("escape", "escape")
         await pilot.press("r")
