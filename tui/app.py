@@ -16,7 +16,6 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -24,8 +23,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
-from textual.message import Message
-from textual.notifications import Notify, SeverityLevel
+from textual.notifications import Notify
 from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -35,9 +33,19 @@ from wftop.core.exact import Rehearse
 from wftop.core.index import LiveIndex
 from wftop.core.model import PARTIAL, Run, Status
 from wftop.core.remote.feed import HostState
-from wftop.core.remote.link import RemoteHub, Update
+from wftop.core.remote.link import RemoteHub
 from wftop.tui.config import Config
-from wftop.tui.format import status_label
+from wftop.tui.feed import (
+    Alert,
+    HostsUpdated,
+    IndexBatch,
+    IndexChanged,
+    IndexLoaded,
+    IndexProgressed,
+    Keyed,
+    alert_for,
+    needs_a_look,
+)
 from wftop.tui.keys import APP_IDS, KEYS, binding
 from wftop.tui.messages import OpenRun
 from wftop.tui.screens.help import HelpScreen
@@ -52,111 +60,8 @@ if TYPE_CHECKING:
 CSS_FILE = Path(__file__).with_name("app.tcss")
 """The app's stylesheet (package data beside this module)."""
 
-LIVE = frozenset({Status.RUNNING, Status.STALLED})
-
 BANNER_SECONDS = 120.0
 """How long the start banner (the demo's) stays unless a window replaces it."""
-
-
-@dataclass(frozen=True)
-class Alert:
-    """A run changed state in a way a person wants to hear about."""
-
-    ident: str
-    before: str
-    after: str
-    message: str
-    severity: SeverityLevel
-
-
-class IndexLoaded(Message):
-    """The cold start finished; every run arrives as ``added``, and keyed by ident (keyed
-    in the worker: the loop only takes the dicts)."""
-
-    def __init__(self, changes: ChangeSet) -> None:
-        super().__init__()
-        self.changes = changes
-        self.keyed = Keyed.of(changes.added)
-
-
-@dataclass(frozen=True)
-class Keyed:
-    """Runs by ident, and those of them `needs_a_look` says attention may count."""
-
-    runs: dict[str, Run]
-    needy: dict[str, Run]
-
-    @classmethod
-    def of(cls, runs: Iterable[Run]) -> Keyed:
-        keyed = {run.ident: run for run in runs}
-        return cls(keyed, {ident: run for ident, run in keyed.items() if needs_a_look(run)})
-
-
-def needs_a_look(run: Run) -> bool:
-    """Stalled, dead or partial (completed with failed calls): the runs `WftopApp.attention`
-    counts (the dead and partial ones while recent)."""
-    return run.status is Status.STALLED or run.shown_status in (Status.DEAD, PARTIAL)
-
-
-class IndexBatch(Message):
-    """The newest runs, read ahead of the cold start so the first screen has rows."""
-
-    def __init__(self, changes: ChangeSet) -> None:
-        super().__init__()
-        self.changes = changes
-
-
-class HostsUpdated(Message):
-    """Change sets and states from the other hosts' links, in the order they came."""
-
-    def __init__(self, updates: list[Update]) -> None:
-        super().__init__()
-        self.updates = updates
-
-
-class IndexChanged(Message):
-    """A change set the index made in the follow worker, ready to apply."""
-
-    def __init__(self, changes: ChangeSet) -> None:
-        super().__init__()
-        self.changes = changes
-
-
-class IndexProgressed(Message):
-    """The cold start has read this many runs so far."""
-
-    def __init__(self, count: int) -> None:
-        super().__init__()
-        self.count = count
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, IndexProgressed)
-
-
-def alert_for(before: Run, after: Run) -> Alert | None:
-    """The alert for a status change: death, stall, or the end of a live run."""
-    old, new = before.status, after.status
-    if old == new:
-        return None
-    name = after.name or after.run_id
-    if new is Status.DEAD and old in LIVE:
-        workers = len(after.dead_workers)
-        plural = "s" if workers != 1 else ""
-        detail = f" with {workers} worker{plural} in flight" if workers else ""
-        message = f"{name} ({after.run_id}) died{detail}"
-        return Alert(after.ident, old.value, new.value, message, "error")
-    if new is Status.STALLED and old is Status.RUNNING:
-        message = f"{name} ({after.run_id}) stalled: no growth in the stall window"
-        return Alert(after.ident, old.value, new.value, message, "warning")
-    if new in (Status.COMPLETED, Status.FAILED, Status.KILLED) and old in LIVE | {Status.DEAD}:
-        shown = after.shown_status
-        severities: dict[str, SeverityLevel] = {"completed": "information", PARTIAL: "warning"}
-        severity = severities.get(shown, "error")
-        message = f"{name} ({after.run_id}) finished: {status_label(shown)}"
-        if shown == PARTIAL:
-            message += f", {len(after.failed_labels)} failed: resumable (surgical)"
-        return Alert(after.ident, old.value, shown, message, severity)
-    return None
 
 
 class WftopApp(App[int]):

@@ -16,8 +16,9 @@ from wftop.core.changeset import ChangeSet
 from wftop.core.journal import JournalFold
 from wftop.core.model import Status
 from wftop.core.procs import FakeProcessTable
-from wftop.tui.app import Keyed, WftopApp
+from wftop.tui.app import WftopApp
 from wftop.tui.config import Config
+from wftop.tui.feed import Keyed
 from wftop.tui.screens.agent import AgentScreen
 from wftop.tui.start import make_app
 
@@ -184,7 +185,7 @@ async def test_the_whole_index_is_keyed_in_the_worker_and_attention_follows_chan
     ],
 )
 def test_which_changes_raise_an_alert(before, after, severity, words):
-    from wftop.tui.app import alert_for
+    from wftop.tui.feed import alert_for
 
     run = _one_run("killed")
     alert = alert_for(

@@ -13,7 +13,6 @@ from wftop.core.lineindex import LineIndex
 from wftop.core.model import Status
 from wftop.core.procs import FakeProcessTable
 from wftop.core.redact import Redactor
-from wftop.tui.app import alert_for
 from wftop.tui.calls import call_rows, parity_lines, partial_line
 from wftop.tui.config import ConfigError, check_keymap, config_path, load_config, parse_config
 from wftop.tui.conversation import (
@@ -23,6 +22,7 @@ from wftop.tui.conversation import (
     conversation,
     strip_framing,
 )
+from wftop.tui.feed import alert_for
 from wftop.tui.format import CallTally, age, counts_line, parity_text, status_counts, tally
 from wftop.tui.runlist import GroupRow, RunListView
 from wftop.tui.screens.journal import render_line
