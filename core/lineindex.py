@@ -104,6 +104,11 @@ class LineIndex:
         return self.newlines + (1 if self.size > self.end else 0)
 
     @property
+    def checkpoints(self) -> int:
+        """Checkpoints kept: one per block that holds a newline, what the index costs."""
+        return len(self._cp_line)
+
+    @property
     def row_count(self) -> int:
         """Rows: every line, or the lines that match the row pattern."""
         if self._rows is None:

@@ -60,7 +60,7 @@ def test_the_index_holds_a_checkpoint_per_block_not_a_line_per_entry(tmp_path: P
     index = LineIndex(path)
     index.update()
     assert index.lines == 50_000
-    assert len(index._cp_line) <= path.stat().st_size // 4096 + 2
+    assert index.checkpoints <= path.stat().st_size // 4096 + 2
 
 
 def test_a_growing_file_is_followed_and_a_replaced_one_is_noticed(tmp_path: Path):
