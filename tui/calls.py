@@ -100,9 +100,7 @@ def usage_wanted(run: Run) -> list[str]:
     return [agent_id for agent_id in wanted if agent_id and agent_id not in rows]
 
 
-def call_rows(
-    run: Run, usage: Mapping[str, AgentUsage] | None = None
-) -> list[PhaseRow | CallRow]:
+def call_rows(run: Run, usage: Mapping[str, AgentUsage] | None = None) -> list[PhaseRow | CallRow]:
     """Phase headers, then each call, then its earlier attempts, in journal order.
 
     Time, tokens and tool calls come from the snapshot's progress rows, else from ``usage``

@@ -16,7 +16,9 @@ def world(tmp_path):  # type: ignore[no-untyped-def]
 
 def started(journal: str, label: str) -> None:
     with open(journal, "a") as handle:
-        handle.write(f'{{"type":"started","key":"v2:{label}","agentId":"ax01","label":"{label}"}}\n')
+        handle.write(
+            f'{{"type":"started","key":"v2:{label}","agentId":"ax01","label":"{label}"}}\n'
+        )
 
 
 def test_the_launch_checked_again_keeps_the_rehearsed_forecast_and_trips_on_it(world):  # type: ignore[no-untyped-def]
