@@ -121,6 +121,11 @@ class Run:
     stale: bool = False
     """A remote run whose host cannot be reached now: its last known state, not a live one."""
 
+    def __repr__(self) -> str:
+        """Short: a worker's description is the repr of its arguments, and a run's journal
+        fold may hold megabytes of results."""
+        return f"Run({self.ident!r}, {self.status.value})"
+
     @property
     def run_id(self) -> str:
         return self.folder.run_id

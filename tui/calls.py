@@ -42,7 +42,7 @@ class PhaseRow:
         return f"phase:{self.title}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CallRow:
     key: str
     label: str
@@ -58,15 +58,25 @@ class CallRow:
     """0 for the call itself; n for its n-th (earlier) attempt."""
 
 
+PREVIEW_SCAN = 4096
+"""Characters of a result masked for its preview: the 200 shown and room for a secret that
+starts among them to be whole (a result may be megabytes; the preview is one line)."""
+
+
 def _preview(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, str):
-        return one_line(redact(value))
-    try:
-        return one_line(redact(orjson.dumps(value).decode()))
-    except TypeError:
-        return one_line(redact(repr(value)))
+        text = value
+    else:
+        try:
+            text = orjson.dumps(value).decode()
+        except TypeError:
+            text = repr(value)
+    shown = one_line(redact(text[:PREVIEW_SCAN]))
+    if len(text) > PREVIEW_SCAN and not shown.endswith("…"):
+        shown = one_line(shown + " …")
+    return shown
 
 
 def call_state(run: Run, call: Call, row: AgentRow | None) -> str:

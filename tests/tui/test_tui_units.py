@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.corpus import tree
+from tests.corpus import copy_tree, only_journal, tree
 from wftop.core.coldpass import scan_roots
 from wftop.core.lineindex import LineIndex
 from wftop.core.model import Status
@@ -269,3 +269,34 @@ def test_a_re_run_call_marks_its_returned_attempt_not_an_orphan():
     assert first_a4.preview.startswith("returned; a resume ran the call again")
     lines = parity_lines(run)
     assert not any("orphan" in line or "repeated result" in line for line in lines), lines
+
+
+def test_a_large_result_is_masked_for_its_preview_only_as_far_as_it_shows(
+    tmp_path: Path, monkeypatch
+):
+    import orjson
+
+    import wftop.tui.calls as calls_module
+
+    root = copy_tree("clean", tmp_path / "clean")
+    journal = only_journal(root)
+    secret = "sk-ant-" + "s" * 40
+    big = {"agent": "a1", "text": f"token {secret} " + "x" * 200_000}  # kept: under 256 KB
+    lines = [orjson.loads(line) for line in journal.read_bytes().splitlines()]
+    for line in lines:
+        if line.get("type") == "result" and line["result"].get("agent") == "a1":
+            line["result"] = big
+    journal.write_bytes(b"\n".join(orjson.dumps(line) for line in lines) + b"\n")
+    (run,) = scan_roots([str(root)], processes=FakeProcessTable()).runs
+    masked: list[int] = []
+    real = calls_module.redact
+    monkeypatch.setattr(calls_module, "redact", lambda text: masked.append(len(text)) or real(text))
+    (a1,) = [row for row in call_rows(run) if getattr(row, "label", "") == "a1"]
+    assert secret not in a1.preview and "[masked:anthropic_key]" in a1.preview
+    assert a1.preview.endswith("…") and len(a1.preview) <= 200
+    assert max(masked) <= 10_000
+
+
+def test_a_runs_repr_is_short_whatever_its_journal_holds():
+    run = only_run("mid-failure")
+    assert repr(run) == f"Run({run.ident!r}, {run.status.value})"
