@@ -219,3 +219,39 @@ async def test_text_from_the_user_or_disk_is_never_read_as_markup(tui_root, tui_
         await pilot.press("slash", *"[b]", "enter")
         header = str(app.screen.query_one("#runs-header").render())
         assert '[filter "[b]" · 0 of 9]' in header
+
+
+async def test_a_run_with_many_calls_has_its_rows_made_off_the_loop(
+    tui_root, tui_processes, monkeypatch
+):
+    import threading
+
+    from wftop.tui.screens import run as run_screen
+
+    made: list[bool] = []
+    real = run_screen.call_rows
+
+    def counting(run, usage=None):  # type: ignore[no-untyped-def]
+        made.append(threading.current_thread() is threading.main_thread())
+        return real(run, usage)
+
+    monkeypatch.setattr(run_screen, "call_rows", counting)
+    monkeypatch.setattr(run_screen, "BACKGROUND_CALLS", 3)  # the six-call runs count as many
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table(app).move_to_key(ident_of(app, "wf_cd4c7489-d27"))
+        await pilot.press("enter")
+        calls = app.screen.query_one(CallTable)
+        for _ in range(500):
+            if calls.row_count:
+                break
+            await pilot.pause(0.01)
+        assert calls.cursor_row == 1  # the first call, under the Plan phase
+        await pilot.app.workers.wait_for_complete()
+        # made in a worker: once for mount and resume alike, once more with the tokens the
+        # agents' transcripts say (read in a worker of their own)
+        assert made == [False, False]
+        await pilot.press("escape", "enter")  # the same run again: its rows are kept
+        await pilot.app.workers.wait_for_complete()
+        assert made == [False, False]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, cast
 
 import orjson
@@ -11,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import Static
+from textual.worker import get_current_worker
 
 from wftop.core.agent_transcript import AgentUsage
 from wftop.core.cachewarm import cache_text, read_cache_warmth
@@ -73,20 +76,29 @@ def args_text(run: Run, launch: LaunchInfo | None = None) -> str:
     return one_line(orjson.dumps(args, default=repr).decode(), 120) + where
 
 
+def call_facts(run: Run) -> list[str]:
+    """The lines of the summary that count the calls: parity, failures, re-runs."""
+    return [*parity_lines(run), *partial_line(run), *rerun_line(run)]
+
+
 def summary(
-    run: Run, launch: LaunchInfo | None = None, cache: str | None = None, *, root: bool = False
+    run: Run,
+    launch: LaunchInfo | None = None,
+    cache: str | None = None,
+    *,
+    root: bool = False,
+    facts: list[str] | None = None,
 ) -> str:
     """The block above the calls, one fact per line (``cache``: `cache_text`, once read;
-    ``root``: name the run's root, which tells apart copies of one run under several roots)."""
+    ``root``: name the run's root, which tells apart copies of one run under several roots;
+    ``facts``: `call_facts`, when made already)."""
     mask = Redactor()
     head = f"{status_label(run.shown_status)}  {run.name or '(unnamed)'}  {run.run_id}"
     if run.superseded_by:
         head += f"  → continued in session {run.superseded_by}"
     lines = [
         head,
-        *parity_lines(run),
-        *partial_line(run),
-        *rerun_line(run),
+        *(call_facts(run) if facts is None else facts),
         f"script   {display_path(run.script_path)}",
         f"args     {args_text(run, launch)}",
         f"session  {run.session_id}   owner: {owner_text(run)}",
@@ -98,6 +110,32 @@ def summary(
     if run.problems:
         lines.append(f"unreadable: {len(run.problems)} line(s) — J shows them")
     return mask("\n".join(lines))
+
+
+BACKGROUND_CALLS = 2_000
+"""A run with more calls than this has its rows and call counts made in a worker (50,000
+calls take about a second); a smaller one has them made at once (a few milliseconds)."""
+
+
+@dataclass(frozen=True)
+class Built:
+    """A run's call rows and call counts, and what they were made from."""
+
+    run: Run
+    usage: Mapping[str, AgentUsage] | None
+    folded: frozenset[str]
+    rows: list[PhaseRow | CallRow]
+    facts: list[str]
+
+    @classmethod
+    def of(cls, run: Run, usage: Mapping[str, AgentUsage] | None, folded: frozenset[str]) -> Built:
+        rows = fold_phases(call_rows(run, usage), set(folded))
+        return cls(run, usage, folded, rows, call_facts(run))
+
+    def made_from(
+        self, run: Run, usage: Mapping[str, AgentUsage] | None, folded: frozenset[str]
+    ) -> bool:
+        return self.run is run and self.usage is usage and self.folded == folded
 
 
 class RunScreen(Screen[None]):
@@ -117,6 +155,10 @@ class RunScreen(Screen[None]):
         self._usage: dict[str, dict[str, AgentUsage]] = {}
         """Per run, what the agents without a progress row used (`usage_wanted`), once read."""
         self._usages = AgentUsages()
+        self._built: Built | None = None
+        """The rows and counts shown, and what they were made from."""
+        self._building: tuple[Run, Mapping[str, AgentUsage] | None, frozenset[str]] | None = None
+        """What the rows worker was last asked to make them from."""
 
     @property
     def wftop(self) -> WftopApp:
@@ -142,6 +184,7 @@ class RunScreen(Screen[None]):
         if ident != self.ident:
             self.ident = ident
             self.folded.clear()
+            self._built = self._building = None
             if self.is_mounted:
                 self.query_one(CallTable).show([])
                 self.refresh_run()
@@ -166,15 +209,38 @@ class RunScreen(Screen[None]):
         if launch is None and run.snapshot is None and run.host is None:
             self.read_launch(run)
         self.read_warmth(run)
+        if usage_wanted(run):
+            self.read_usage(run)
+        usage, folded = self._usage.get(run.ident), frozenset(self.folded)
+        if self._built is not None and self._built.made_from(run, usage, folded):
+            self.show_summary()
+        elif len(run.fold.calls) > BACKGROUND_CALLS:
+            self.show_summary()
+            if self._building != (run, usage, folded):
+                self._building = (run, usage, folded)
+                self.build_rows(run, usage, folded)
+        else:
+            self._show_built(Built.of(run, usage, folded))
+
+    @work(thread=True, exclusive=True, group="call-rows", exit_on_error=False)
+    def build_rows(
+        self, run: Run, usage: Mapping[str, AgentUsage] | None, folded: frozenset[str]
+    ) -> None:
+        """The rows of a run with many calls, made off the loop."""
+        built = Built.of(run, usage, folded)
+        if not get_current_worker().is_cancelled:  # a newer request replaced this one
+            self.app.call_from_thread(self._show_built, built)
+
+    def _show_built(self, built: Built) -> None:
+        if built.run.ident != self.ident:
+            return
+        self._built = built
         self.show_summary()
         table = self.query_one(CallTable)
         fresh = not table.item_keys
-        if usage_wanted(run):
-            self.read_usage(run)
-        rows = fold_phases(call_rows(run, self._usage.get(run.ident)), self.folded)
-        table.show(list(rows))
+        table.show(list(built.rows))
         if fresh:
-            first = next((row.key for row in rows if isinstance(row, CallRow)), None)
+            first = next((row.key for row in built.rows if isinstance(row, CallRow)), None)
             if first is not None:
                 table.move_to_key(first)
 
@@ -187,9 +253,18 @@ class RunScreen(Screen[None]):
         if run is not None:
             until = self._warm.get(run.ident, False)
             cache = None if until is False else cache_text(until, self.wftop.now())
-            self.query_one("#run-summary", Static).update(
-                Text(summary(run, self._launch.get(run.ident), cache, root=self.several_roots))
-            )
+            built = self._built
+            if built is not None and built.run is run:
+                facts = built.facts
+            elif built is not None and built.run.ident == run.ident:
+                facts = built.facts  # the counts of a moment ago, until the new ones are made
+            elif len(run.fold.calls) > BACKGROUND_CALLS:
+                facts = [f"calls    {len(run.fold.calls):,} (counting…)"]
+            else:
+                facts = None
+            launch = self._launch.get(run.ident)
+            text = summary(run, launch, cache, root=self.several_roots, facts=facts)
+            self.query_one("#run-summary", Static).update(Text(text))
 
     @work(thread=True, exclusive=True, group="warmth", exit_on_error=False)
     def read_warmth(self, run: Run) -> None:
@@ -209,7 +284,7 @@ class RunScreen(Screen[None]):
         self.app.call_from_thread(self._usage_read, run.ident, usage)
 
     def _usage_read(self, ident: str, usage: dict[str, AgentUsage]) -> None:
-        if self._usage.get(ident) != usage:
+        if (self._usage.get(ident) or {}) != usage:  # none read: the rows stay as they are
             self._usage[ident] = usage
             if ident == self.ident:
                 self.refresh_run()
