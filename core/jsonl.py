@@ -42,6 +42,9 @@ CHUNK_BYTES = 1024 * 1024
 PREFIX_BYTES = 64 * 1024
 """How much of an oversized line is kept to recover its leading fields."""
 
+SMALL_LINE_BYTES: Final = 4096
+"""A line this long or shorter is always kept whole (see ``JsonlTail.keep_total``)."""
+
 ELIDED = "<elided>"
 """Value put in place of a ``result`` that was not read or not kept."""
 
@@ -101,11 +104,17 @@ class JsonlTail:
         *,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         keep_bytes: int | None = None,
+        keep_total: int | None = None,
     ):
         self.path = os.fspath(path)
         self.max_line_bytes = max_line_bytes
         self.keep_bytes = max_line_bytes if keep_bytes is None else min(keep_bytes, max_line_bytes)
         """Lines longer than this are parsed, then their ``result`` is elided."""
+        self.keep_total = keep_total
+        """Once the lines longer than `SMALL_LINE_BYTES` kept whole add up to more than this,
+        every later such line is kept without its ``result`` (None: no such budget)."""
+        self.kept = 0
+        """Bytes of the lines longer than `SMALL_LINE_BYTES` kept whole so far."""
         self.offset = 0
         """Byte offset of the first byte not yet consumed (start of any partial line)."""
         self.line_no = 0
@@ -125,6 +134,7 @@ class JsonlTail:
     def _restart(self) -> None:
         self.offset = 0
         self.line_no = 0
+        self.kept = 0
         self._big_prefix = None
         self._big_scanned = 0
         self._open = False
@@ -223,8 +233,10 @@ class JsonlTail:
         except UnreadableLine:
             return  # mid-write, or never completed: nothing to report yet
         self.line_no += 1
-        if len(pending) > self.keep_bytes:
+        if len(pending) > self._keep_now():
             record = elide_result(record, len(pending))
+        elif len(pending) > SMALL_LINE_BYTES:
+            self.kept += len(pending)
         batch.records.append((self.line_no, record))
         batch.open_tail = self._open = True
         self.offset = size
@@ -252,7 +264,8 @@ class JsonlTail:
     def _take_lines(self, lines: list[bytes], batch: Batch) -> None:
         """Parse complete lines (the hot loop of a cold scan: locals only)."""
         records, problems, path = batch.records, batch.problems, self.path
-        limit, keep = self.max_line_bytes, self.keep_bytes
+        limit, keep = self.max_line_bytes, self._keep_now()
+        total, kept = self.keep_total, self.kept
         loads, decode_error = orjson.loads, orjson.JSONDecodeError
         line_no = self.line_no
         for raw in lines:
@@ -274,11 +287,25 @@ class JsonlTail:
                     problems.append(Problem(path, line_no, reason))
                     continue
             if type(value) is dict:
-                records.append((line_no, value if size <= keep else elide_result(value, size)))
+                if size > keep:
+                    value = elide_result(value, size)
+                elif size > SMALL_LINE_BYTES and total is not None:
+                    kept += size
+                    if kept > total:
+                        keep = SMALL_LINE_BYTES
+                records.append((line_no, value))
             else:
                 kind = type(value).__name__
                 problems.append(Problem(path, line_no, f"expected a JSON object, got {kind}"))
         self.line_no = line_no
+        self.kept = kept
+
+    def _keep_now(self) -> int:
+        """The longest line kept whole now: `keep_bytes`, or `SMALL_LINE_BYTES` once the
+        lines kept whole have used up `keep_total`."""
+        if self.keep_total is not None and self.kept > self.keep_total:
+            return min(self.keep_bytes, SMALL_LINE_BYTES)
+        return self.keep_bytes
 
 
 SPLIT_BYTES = 64 * 1024

@@ -40,6 +40,13 @@ view that needs a whole result reads the journal itself (``wftop.core.jsonl.read
 """
 
 
+LIST_KEEP_TOTAL = 16 * 1024 * 1024
+"""What one run's journal may keep of results in the run list: once its lines over 4 KB
+kept whole add up to more, later ones keep no ``result`` either (a 1 GB journal of 100 KB
+results would hold a gigabyte otherwise). Their calls fold the same; previews say the
+result was not kept."""
+
+
 def no_cwd(_folder: RunFolder) -> str | None:
     """A `RunContext` cwd lookup for callers that do not show the working directory."""
     return None
@@ -108,10 +115,16 @@ class RunReader:
     a run list does not pay for the others (`transcript_stats` gives them on demand).
     """
 
-    def __init__(self, folder: RunFolder, *, keep_bytes: int = LIST_KEEP_BYTES):
+    def __init__(
+        self,
+        folder: RunFolder,
+        *,
+        keep_bytes: int = LIST_KEEP_BYTES,
+        keep_total: int | None = LIST_KEEP_TOTAL,
+    ):
         self.folder = folder
-        self.keep_bytes = keep_bytes
-        self.tail = JsonlTail(folder.journal, keep_bytes=keep_bytes)
+        self.keep_bytes, self.keep_total = keep_bytes, keep_total
+        self.tail = self._tail()
         self.fold = JournalFold()
         self.problems: list[Problem] = []
         self.journal_size = 0
@@ -128,13 +141,18 @@ class RunReader:
         self.rerun_tokens: int | None = 0
         """Tokens spent on re-runs of calls that had returned (`wftop.core.usage`)."""
 
+    def _tail(self) -> JsonlTail:
+        return JsonlTail(
+            self.folder.journal, keep_bytes=self.keep_bytes, keep_total=self.keep_total
+        )
+
     def refresh_journal(self) -> bool:
         """Read appended journal lines; True when anything changed."""
         batch = self.tail.read()
         if batch.reset or (self.tail.stat is None and self.tail.line_no):
             # Truncated, replaced, or gone (a vanished journal holds no lines): start over.
             if not batch.reset:
-                self.tail = JsonlTail(self.folder.journal, keep_bytes=self.keep_bytes)
+                self.tail = self._tail()
                 self.tail.stat = None
             self.fold = JournalFold()
             self.problems = []

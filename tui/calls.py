@@ -15,6 +15,7 @@ import orjson
 
 from wftop.core.agent_transcript import AgentUsage
 from wftop.core.journal import Call, CallState
+from wftop.core.jsonl import ELIDED
 from wftop.core.model import PARTIAL, Run, Status
 from wftop.core.redact import redact
 from wftop.core.snapshot import AgentRow
@@ -66,6 +67,8 @@ starts among them to be whole (a result may be megabytes; the preview is one lin
 def _preview(value: object) -> str:
     if value is None:
         return ""
+    if value == ELIDED:
+        return "(result not kept in the run list: J shows its journal line)"
     if isinstance(value, str):
         text = value
     else:

@@ -421,3 +421,35 @@ def test_a_journal_that_stays_gone_counts_as_one_problem_however_often_it_is_rea
         reader.refresh_journal()
     assert [problem.line for problem in reader.problems] == [0]
     assert reader.fold.started_lines == 0
+
+
+def test_a_run_list_keeps_a_bounded_share_of_a_journals_results(tmp_path):
+    """300 results of 100 KB (30 MB): the run list keeps some whole, then none, and every
+    call still reads as returned; appending later does not start keeping them again."""
+    import orjson
+
+    from wftop.core.jsonl import ELIDED
+    from wftop.core.reader import LIST_KEEP_TOTAL
+
+    root = copy_tree("killed", tmp_path)
+    journal = only_journal(root)
+    (folder,) = run_folders_of([str(root)])[0]
+
+    def append(first: int, count: int) -> None:
+        with open(journal, "ab") as handle:
+            for number in range(first, first + count):
+                key, agent = f"v2:big{number}", f"abig{number:013d}"
+                started = {"type": "started", "key": key, "agentId": agent, "label": f"b{number}"}
+                result = {"type": "result", "key": key, "agentId": agent, "result": "r" * 100_000}
+                handle.write(orjson.dumps(started) + b"\n" + orjson.dumps(result) + b"\n")
+
+    append(0, 250)
+    reader = RunReader(folder)
+    reader.refresh()
+    append(250, 50)
+    reader.refresh_journal()
+    big = [call for call in reader.fold.calls.values() if call.label.startswith("b")]
+    assert len(big) == 300 and all(call.has_result for call in big)
+    kept = [call for call in big if call.result != ELIDED]
+    assert 0 < len(kept) * 100_000 <= LIST_KEEP_TOTAL + 100_100
+    assert all(call.result == ELIDED for call in big[len(kept) :])
