@@ -27,6 +27,21 @@ WFTOP = [sys.executable, "-m", "wftop.cli"]
 """How the benchmarks start wftop: the checkout's own code, as ``python -m wftop.cli``."""
 
 
+def child_json(script: str, *args: str) -> dict[str, Any]:
+    """Run ``script --child ARGS`` in a fresh interpreter on the checkout's code; the JSON
+    object its last output line holds."""
+    done = subprocess.run(
+        [sys.executable, script, "--child", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=dict(os.environ, PYTHONPATH=str(TOP)),
+        cwd=TOP,
+    )
+    data: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return data
+
+
 def compile_sources() -> None:
     """Byte-compile wftop's modules once, as ``pip install`` does. A checkout run with
     ``PYTHONDONTWRITEBYTECODE`` set would otherwise compile every module at every start."""
