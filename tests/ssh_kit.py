@@ -31,6 +31,8 @@ class Host:
     home: Path
     port: int = 0
     process: subprocess.Popen[str] | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+    """More of the host's environment (a real CLI there: its binary and the mock's URL)."""
 
     @property
     def root(self) -> Path:
@@ -66,14 +68,24 @@ class SshHosts:
         """What a test's wftop needs to reach the hosts."""
         return {"WFTOP_SSH": f"ssh -F {self.config}"}
 
-    def add(self, name: str, corpus: str | None = "killed") -> Host:
-        home = self.base / "hosts" / name
-        home.mkdir(parents=True)
-        if corpus is not None:
-            shutil.copytree(tree(corpus), home / ".claude", symlinks=True)
-        else:
-            (home / ".claude" / "projects").mkdir(parents=True)
-        host = Host(name, home)
+    def add(
+        self,
+        name: str,
+        corpus: str | None = "killed",
+        *,
+        home: Path | None = None,
+        extra: dict[str, str] | None = None,
+    ) -> Host:
+        """A host serving a copy of ``corpus``, or the HOME ``home`` as it is (its config dir
+        ``home/.claude``), with ``extra`` added to its environment."""
+        if home is None:
+            home = self.base / "hosts" / name
+            home.mkdir(parents=True)
+            if corpus is not None:
+                shutil.copytree(tree(corpus), home / ".claude", symlinks=True)
+            else:
+                (home / ".claude" / "projects").mkdir(parents=True)
+        host = Host(name, home, extra=dict(extra or {}))
         self.hosts[name] = host
         self.start(name)
         return host
@@ -89,6 +101,7 @@ class SshHosts:
             "XDG_CACHE_HOME": str(host.home / ".cache"),
             "TZ": "UTC",
             "LANG": "C.UTF-8",
+            **host.extra,
         }
 
     def start(self, name: str) -> None:

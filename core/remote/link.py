@@ -83,7 +83,7 @@ class HostLink:
         if self.stop.is_set():
             self._end(process)
         stderr: deque[str] = deque(maxlen=20)
-        drain = threading.Thread(target=_drain, args=(process.stderr, stderr), daemon=True)
+        drain = threading.Thread(target=drain_into, args=(process.stderr, stderr), daemon=True)
         drain.start()
         delivered = False
         broken: Unreachable | None = None
@@ -118,7 +118,8 @@ class HostLink:
                 process.terminate()
 
 
-def _drain(stream: IO[bytes] | None, into: deque[str]) -> None:
+def drain_into(stream: IO[bytes] | None, into: deque[str]) -> None:
+    """Read a child's stream to its end, keeping its last lines (its stderr: why it ended)."""
     if stream is None:
         return
     with contextlib.suppress(OSError, ValueError):

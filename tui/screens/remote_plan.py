@@ -2,8 +2,11 @@
 
 The plan of a remote run is the host's own (``wftop resume RUN --dry-run --json`` over SSH,
 in a thread worker): its files, processes and CLI are there, so is the guard. This screen
-shows what it says, masked again here. Launching the resume on the host from here is not in
-this version; the last line names the command to run there.
+shows what it says, masked again here. ``enter`` runs the resume there
+(``wftop resume RUN --yes --json``, `wftop.core.remote.resume`): the host checks the run
+again, launches the CLI detached (it goes on if the connection drops or wftop quits), and its
+events stream back here; when it ends the host is asked for its plan again, so a finished
+run shows that nothing is left and a second ``enter`` launches nothing (the host refuses).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from textual.widgets import Static
 
 from wftop.core.model import Run
 from wftop.core.redact import Redactor, redact_value
+from wftop.core.remote.resume import RemoteResume, event_text, resume_args, words
 from wftop.core.remote.transport import Reply, run_remote
 from wftop.tui.keys import binding
 
@@ -29,33 +33,26 @@ if TYPE_CHECKING:
 
 
 def plan_args(run: Run) -> list[str]:
-    """``wftop resume`` on the host for this run, as a dry run printing JSON. Every value is
-    given as ``--name=value`` or after ``--``: nothing the host sent reads as an option."""
-    folder = run.folder
-    return [
-        "resume",
-        f"--session={folder.session_id}",
-        f"--root={folder.root}",
-        "--no-default-root",
-        "--dry-run",
-        "--json",
-        "--",
-        folder.run_id,
-    ]
+    """``wftop resume`` on the host for this run, as a dry run printing JSON."""
+    return resume_args(run, "--dry-run")
 
 
-def words(items: Any) -> str:
-    return ", ".join(str(item) for item in items) if isinstance(items, list) and items else "-"
+def plan_of(reply: Reply | None) -> dict[str, Any] | None:
+    """The host's plan, when one came back."""
+    if reply is None or not reply.stdout.strip():
+        return None
+    try:
+        plan = orjson.loads(reply.stdout)
+    except orjson.JSONDecodeError:
+        return None
+    return plan if isinstance(plan, dict) else None
 
 
 def remote_plan_text(run: Run, reply: Reply) -> str:
     """What the host's plan says, or why there is none."""
     host = run.host or ""
-    try:
-        plan = orjson.loads(reply.stdout) if reply.stdout.strip() else None
-    except orjson.JSONDecodeError:
-        plan = None
-    if not isinstance(plan, dict):
+    plan = plan_of(reply)
+    if plan is None:
         why = reply.failure.describe(host) if reply.failure else f"{host}: no plan came back"
         return f"No plan from {host}.\n{why}"
     plan = redact_value(plan, Redactor())
@@ -88,6 +85,7 @@ class RemotePlanScreen(ModalScreen[None]):
     """The plan of a run on another host, as that host makes it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "launch", "resume there", id="remote-plan-launch"),
         Binding("escape,q", "close", "close", id="remote-plan-close"),
         binding("help"),
     ]
@@ -104,6 +102,12 @@ class RemotePlanScreen(ModalScreen[None]):
         super().__init__()
         self.run_view = run
         self.reply: Reply | None = None
+        self.resume: RemoteResume | None = None
+        """The resume running on the host, while its events are read."""
+        self.progress: list[str] = []
+        """What the host said of the resume, in order."""
+        self.outcome: str | None = None
+        """How the last resume from here ended."""
 
     @property
     def wftop(self) -> WftopApp:
@@ -115,14 +119,21 @@ class RemotePlanScreen(ModalScreen[None]):
             title = f"Resume {run.name or '(unnamed)'}  {run.run_id}  on {run.host}"
             yield Static(Text(title, style="bold"), id="remote-plan-title")
             yield Static(Text(f"asking {run.host} for its plan …"), id="remote-plan-body")
+            yield Static("", id="remote-plan-progress")
             yield Static(Text(self.footer()), id="remote-plan-keys")
 
     def footer(self) -> str:
-        run = self.run_view
-        return (
-            f"The resume runs on {run.host}, not from here (not in this version): "
-            f"wftop resume {run.run_id} there · esc close"
-        )
+        host = self.run_view.host
+        if self.resume is not None:
+            return f"resuming on {host} … (it goes on there if you close this) · esc close"
+        if self.launchable():
+            return f"enter resume on {host} · esc close"
+        return "esc close"
+
+    def launchable(self) -> bool:
+        """The host made a plan and its guard allows it."""
+        plan = plan_of(self.reply)
+        return plan is not None and plan.get("refusal") is None
 
     def on_mount(self) -> None:
         self.fetch_plan()
@@ -140,6 +151,57 @@ class RemotePlanScreen(ModalScreen[None]):
         self.reply = reply
         body = remote_plan_text(self.run_view, reply)
         self.query_one("#remote-plan-body", Static).update(Text(body))
+        self.show_progress()
+
+    def show_progress(self) -> None:
+        lines = [f"on {self.run_view.host}  {line}" for line in self.progress[-6:]]
+        if self.outcome is not None:
+            lines.append(f"outcome  {self.outcome}")
+        self.query_one("#remote-plan-progress", Static).update(Text("\n".join(lines)))
+        self.query_one("#remote-plan-keys", Static).update(Text(self.footer()))
+
+    def action_launch(self) -> None:
+        host = self.run_view.host
+        if self.resume is not None:
+            self.notify(f"A resume of this run is running on {host}.", title="Resuming")
+        elif not self.launchable():
+            self.notify(f"{host} does not allow it: see the plan.", title="Nothing to launch")
+        else:
+            hub = self.wftop.remote
+            if hub is None or host is None:
+                return
+            self.resume = RemoteResume(hub.argv(host, resume_args(self.run_view, "--yes")))
+            self.progress, self.outcome = [], None
+            self.show_progress()
+            self.run_resume(self.resume)
+
+    @work(thread=True, exclusive=True, group="remote-resume", exit_on_error=False)
+    def run_resume(self, resume: RemoteResume) -> None:
+        """Read the host's events until the resume there ends, then ask for its plan again."""
+        for event in resume.events():
+            text = redact_value(event_text(event), Redactor())
+            self.app.call_from_thread(self._progressed, text)
+        self.app.call_from_thread(self._ended, resume)
+
+    def _progressed(self, text: str) -> None:
+        self.progress.append(text)
+        self.show_progress()
+
+    def _ended(self, resume: RemoteResume) -> None:
+        ended = resume.ended
+        self.resume = None
+        if ended is not None and ended.last is not None:
+            self.outcome = redact_value(event_text(ended.last), Redactor())
+        elif ended is not None and ended.failure is not None:
+            self.outcome = f"no answer: {ended.failure.describe(self.run_view.host or '')}"
+        else:
+            self.outcome = "ended without a word"
+        self.show_progress()
+        self.fetch_plan()  # what is left to do, as the host sees it now
+
+    def on_unmount(self) -> None:
+        if self.resume is not None:
+            self.resume.close()  # stop reading; the resume on the host goes on
 
     def action_close(self) -> None:
         self.dismiss()
