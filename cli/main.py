@@ -108,9 +108,7 @@ def command_in(argv: list[str]) -> str | None:
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole parser, or (``only``) one with just that command."""
     parser = top_parser()
-    subparsers = parser.add_subparsers(
-        dest="command", metavar="COMMAND", action=DescribedCommands
-    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", action=DescribedCommands)
     for name in COMMANDS if only is None else [only]:
         command(name).add_parser(subparsers)
         add_global_options(subparsers.choices[name], command=True)
@@ -128,6 +126,10 @@ def main(argv: list[str] | None = None) -> int:
         from wftop.cli.commands.completion import complete_runs
 
         return complete_runs(argv[1:])
+    if argv[:1] == ["__fetch"]:  # another machine's wftop browses a run of this one
+        from wftop.cli.commands.fetch import fetch
+
+        return fetch(argv[1:])
     args = parse(argv)
     if os.environ.get("WFTOP_READ_ONLY", "") not in ("", "0"):
         args.read_only = True

@@ -1,8 +1,10 @@
-"""What the app does not do yet for a run on another host, said once, in words.
+"""What the app does for a run on another host, and what it does not do yet.
 
 A remote run's journal, transcripts and processes are on its host: reading or launching
 anything for it on this machine would read or start the wrong thing (a path on the host may
-well exist here too). Until wftop does those over SSH, the keys say so.
+well exist here too). Its journal is fetched over SSH when asked for
+(`wftop.tui.screens.journal.open_journal`, in a worker); for what wftop does not do over SSH
+yet, the keys say so.
 """
 
 from __future__ import annotations

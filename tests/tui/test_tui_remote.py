@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from pathlib import Path
 
 from tests.conftest import TUI_NOW
 from tests.corpus import tree
@@ -102,15 +103,21 @@ async def test_the_host_filter_shows_one_hosts_runs(ssh_hosts):
         assert len(table(app).item_keys) == 2
 
 
+async def select_alphas_run(app, pilot):  # type: ignore[no-untyped-def]
+    """Wait for the one run of host alpha and put the cursor on it."""
+    await settle(pilot)
+    await until(pilot, lambda: remote_runs(app, "alpha"), "alpha's rows")
+    await pilot.pause()
+    (alpha,) = remote_runs(app, "alpha")
+    table(app).move_to_key(alpha.ident)
+    return alpha
+
+
 async def test_r_on_a_remote_run_shows_the_plan_the_host_made(ssh_hosts):
     ssh_hosts.add("alpha", "killed")
     app = app_over(ssh_hosts, "alpha")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await until(pilot, lambda: remote_runs(app, "alpha"), "alpha's rows")
-        await pilot.pause()
-        (alpha,) = remote_runs(app, "alpha")
-        table(app).move_to_key(alpha.ident)
+        await select_alphas_run(app, pilot)
         await pilot.press("r")
         screen = app.screen
         assert isinstance(screen, RemotePlanScreen)
@@ -120,9 +127,6 @@ async def test_r_on_a_remote_run_shows_the_plan_the_host_made(ssh_hosts):
         assert "from cache a1, a2, a3, a4" in body and "run again  a5" in body
         assert str(ssh_hosts.hosts["alpha"].root) in str(screen.reply.stdout)  # made there
         await pilot.press("escape")
-        await pilot.press("J")  # the journal is on the host: not read from this machine
-        await pilot.pause()
-        assert any(f"wftop resume {alpha.run_id}" in note.message for note in app._notifications)
 
 
 def test_the_filter_has_a_host_field_and_local_names_this_machine():
@@ -163,3 +167,28 @@ def test_the_run_screen_says_what_of_a_remote_run_is_on_its_host():
     (run,) = HostFeed("build-01").apply(orjson.dumps({"added": [row]})).added
     assert snapshot_text(run) == "on build-01, none current"
     assert "build-01" in args_text(run)
+
+
+async def test_j_on_a_remote_run_fetches_its_journal_masked_and_shows_it(ssh_hosts):
+    from wftop.tui.screens.journal import JournalScreen
+
+    host = ssh_hosts.add("alpha", "killed")
+    (journal,) = host.root.glob("projects/*/*/subagents/workflows/*/journal.jsonl")
+    secret = "sk-ant-" + "k" * 30
+    planted = f'{{"type":"started","key":"v2:zz","agentId":"azz","label":"{secret}"}}\n'
+    with open(journal, "a") as handle:
+        handle.write(planted)
+    before = journal.read_bytes()
+    app = app_over(ssh_hosts, "alpha")
+    async with app.run_test(size=SIZE) as pilot:
+        await select_alphas_run(app, pilot)
+        await pilot.press("J")
+        await until(pilot, lambda: isinstance(app.screen, JournalScreen), "the journal")
+        screen = app.screen
+        await until(pilot, lambda: screen.indexed and screen.view.text(0) is not None, "lines")
+        assert screen.view.count == before.count(b"\n")
+        assert screen.path != str(journal) and screen.run.host == "alpha"
+        copy = Path(screen.path).read_bytes()
+        assert secret.encode() not in copy and b"[masked:anthropic_key]" in copy
+        assert copy.count(b"\n") == before.count(b"\n")
+    assert journal.read_bytes() == before  # nothing written on the host

@@ -34,7 +34,6 @@ from wftop.tui.calls import (
 )
 from wftop.tui.format import display_path, one_line, status_label
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
-from wftop.tui.remote import refuse_remote
 from wftop.tui.widgets.call_table import CallTable
 from wftop.tui.widgets.key_bar import KeyBar
 from wftop.tui.widgets.table import FittedTable
@@ -321,10 +320,10 @@ class RunScreen(Screen[None]):
         self.app.pop_screen()
 
     def action_journal(self) -> None:
-        if self.run is not None and not refuse_remote(self.wftop, self.run, "The journal"):
-            from wftop.tui.screens.journal import JournalScreen
+        if self.run is not None:
+            from wftop.tui.screens.journal import open_journal  # read on first use
 
-            self.app.push_screen(JournalScreen(self.run))
+            open_journal(self.wftop, self.run)
 
     def action_resume(self) -> None:
         if self.run is not None:

@@ -17,7 +17,6 @@ from wftop.core.model import Run
 from wftop.tui.format import count, counts_line, status_counts
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
 from wftop.tui.messages import OpenRun
-from wftop.tui.remote import refuse_remote
 from wftop.tui.runlist import (
     GROUPS,
     LOCAL,
@@ -239,10 +238,10 @@ class RunsScreen(Screen[None]):
 
     def action_journal(self) -> None:
         run = self.selected_run()
-        if run is not None and not refuse_remote(self.wftop, run, "The journal"):
-            from wftop.tui.screens.journal import JournalScreen
+        if run is not None:
+            from wftop.tui.screens.journal import open_journal  # read on first use
 
-            self.app.push_screen(JournalScreen(run))
+            open_journal(self.wftop, run)
 
     def action_copy(self) -> None:
         run = self.selected_run()

@@ -1,0 +1,61 @@
+"""``wftop __fetch``: print one file of a run, masked, for a wftop on another machine.
+
+The wftop that browses a run of this host runs it over SSH (`wftop.core.remote.fetch`):
+``wftop __fetch --session=S --root=R --file=NAME --max-bytes=N -- RUN``. NAME is the run's
+``journal.jsonl`` or one of its ``agent-<id>.jsonl`` and nothing else; the file is read from
+the run's own folder (a link is not followed), at most N bytes of it, each line masked.
+Exit 0, or `CUT_EXIT` when the file was longer (what was printed is its start), or 2 with
+one line saying what was wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from wftop.cli.options import EXIT_OK, EXIT_USAGE
+from wftop.core.discovery import run_folders_of
+from wftop.core.remote.fetch import CUT_EXIT, FETCH, MAX_BYTES, file_problem, read_masked
+
+
+def parser() -> argparse.ArgumentParser:
+    made = argparse.ArgumentParser(prog=f"wftop {FETCH}", add_help=False)
+    made.add_argument("--session", required=True)
+    made.add_argument("--root", required=True)
+    made.add_argument("--file", required=True)
+    made.add_argument("--max-bytes", type=int, default=MAX_BYTES)
+    made.add_argument("run_id")
+    return made
+
+
+def fetch(argv: list[str]) -> int:
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit:
+        return EXIT_USAGE
+    problem = file_problem(args.file)
+    if problem is None and args.max_bytes < 1:
+        problem = f"--max-bytes must be at least 1, not {args.max_bytes}"
+    if problem is not None:
+        print(f"wftop {FETCH}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    folders, _problems = run_folders_of([args.root])
+    found = [
+        folder
+        for folder in folders
+        if folder.session_id == args.session and folder.run_id == args.run_id
+    ]
+    if not found:
+        print(f"wftop {FETCH}: no run {args.run_id} of session {args.session} in {args.root}",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_USAGE
+    path = os.path.join(found[0].path, args.file)
+    try:
+        data, cut = read_masked(path, args.max_bytes)
+    except OSError as error:
+        print(f"wftop {FETCH}: {path}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_USAGE
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+    return CUT_EXIT if cut else EXIT_OK
