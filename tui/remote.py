@@ -9,9 +9,11 @@ yet, the keys say so.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from wftop.core.model import Run
+from wftop.core.remote.fetch import MAX_BYTES, fetch_args, fetch_copy
 
 if TYPE_CHECKING:
     from wftop.tui.app import WftopApp
@@ -29,3 +31,41 @@ def refuse_remote(app: WftopApp, run: Run, what: str) -> bool:
         markup=False,
     )
     return True
+
+
+def open_fetched(
+    app: WftopApp,
+    run: Run,
+    name: str,
+    what: str,
+    show: Callable[[Run], object],
+    into: str | None = None,
+) -> None:
+    """Fetch ``name`` of a remote ``run`` from its host in a worker, then ``show`` its local
+    copy on the loop (`wftop.core.remote.fetch`); a failure is said in a toast."""
+    hub, host = app.remote, run.host
+    if hub is None or host is None:
+        return
+
+    def fetch() -> None:
+        fetched = fetch_copy(hub.argv(host, fetch_args(run, name)), run, name, into)
+        if fetched.copy is None:
+            app.call_from_thread(
+                app.notify,
+                fetched.failure or "no answer",
+                title=f"Couldn't fetch {what}",
+                severity="error",
+                markup=False,
+            )
+            return
+        if fetched.cut:
+            app.call_from_thread(
+                app.notify,
+                f"{what} is longer than {MAX_BYTES // 2**20} MB: its start is shown",
+                title=host,
+                severity="warning",
+                markup=False,
+            )
+        app.call_from_thread(show, fetched.copy)
+
+    app.run_worker(fetch, thread=True, group=f"fetch-{name}", exclusive=True, exit_on_error=False)

@@ -14,11 +14,16 @@ import dataclasses
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from wftop.core.agent_transcript import agent_id_problem
+from wftop.core.journal import JournalFold
+from wftop.core.jsonl import read_all
 from wftop.core.model import Run
+from wftop.core.reader import LIST_KEEP_BYTES
 from wftop.core.redact import Redactor
+from wftop.core.remote.transport import run_remote
 
 FETCH = "__fetch"
 """The hidden command that prints a file of a run (`wftop.cli.main`)."""
@@ -90,3 +95,27 @@ def local_copy(run: Run, name: str, data: bytes, into: str | None = None) -> Run
     os.chmod(path, 0o600)
     moved = dataclasses.replace(run.folder, path=folder, real_path=folder)
     return dataclasses.replace(run, folder=moved)
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A file of a remote run fetched: the run's local copy, or why there is none."""
+
+    copy: Run | None
+    cut: bool = False
+    failure: str | None = None
+
+
+def fetch_copy(argv: list[str], run: Run, name: str, into: str | None = None) -> Fetched:
+    """Run ``argv`` (`fetch_args` over SSH) and keep what came as `local_copy`. When ``name``
+    is the journal, the copy's fold is the fetched journal's: its calls, with their agents."""
+    reply = run_remote(argv, timeout=120.0)
+    failure = reply.failure
+    cut = failure is not None and failure.reason == f"exit {CUT_EXIT}"
+    if failure is not None and not cut:
+        return Fetched(None, failure=failure.describe(run.host or ""))
+    copy = local_copy(run, name, reply.stdout, into)
+    if name == JOURNAL:
+        records = read_all(copy.folder.journal, keep_bytes=LIST_KEEP_BYTES).records
+        copy = dataclasses.replace(copy, fold=JournalFold().feed_all(records))
+    return Fetched(copy, cut)

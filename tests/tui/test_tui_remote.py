@@ -192,3 +192,31 @@ async def test_j_on_a_remote_run_fetches_its_journal_masked_and_shows_it(ssh_hos
         assert secret.encode() not in copy and b"[masked:anthropic_key]" in copy
         assert copy.count(b"\n") == before.count(b"\n")
     assert journal.read_bytes() == before  # nothing written on the host
+
+
+async def test_enter_on_a_call_of_a_remote_run_fetches_its_transcript(ssh_hosts):
+    from wftop.tui.screens.agent import AgentScreen
+    from wftop.tui.screens.run import RunScreen
+    from wftop.tui.widgets.call_table import CallTable
+
+    ssh_hosts.add("alpha", "killed")
+    app = app_over(ssh_hosts, "alpha")
+    async with app.run_test(size=SIZE) as pilot:
+        await select_alphas_run(app, pilot)
+        await pilot.press("enter")
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        calls = screen.query_one(CallTable)
+
+        def agents() -> list[str]:
+            return [getattr(row, "agent_id", "") for row in calls._items]
+
+        await until(pilot, lambda: any(agents()), "the calls fetched with their agents")
+        first = next(index for index, agent in enumerate(agents()) if agent)
+        calls.move_cursor(row=first)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, AgentScreen), "the transcript")
+        agent = app.screen
+        await until(pilot, lambda: agent.indexed and agent.view.count > 0, "its rows")
+        assert agent.run.host == "alpha" and agent.agent_id == agents()[first]
+        assert not agent.path.startswith(str(ssh_hosts.hosts["alpha"].root))  # a copy here

@@ -17,11 +17,10 @@ from wftop.core.jsonl import ELIDED_BYTES, line_verdict
 from wftop.core.lineindex import Line
 from wftop.core.model import Run
 from wftop.core.redact import Redactor
-from wftop.core.remote.fetch import CUT_EXIT, JOURNAL, MAX_BYTES, fetch_args, local_copy
-from wftop.core.remote.transport import run_remote
+from wftop.core.remote.fetch import JOURNAL
 from wftop.tui.format import display_path, size
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
-from wftop.tui.remote import refuse_remote
+from wftop.tui.remote import open_fetched, refuse_remote
 from wftop.tui.screens.viewer import FileViewer
 from wftop.tui.styles import Palette
 
@@ -145,34 +144,13 @@ class JournalScreen(FileViewer):
 
 def open_journal(app: WftopApp, run: Run) -> None:
     """The journal screen of ``run``; a remote run's journal is fetched from its host first."""
-    hub, host = app.remote, run.host
-    if host is None:
+    if run.host is None:
         app.push_screen(JournalScreen(run))
-        return
-    if hub is None:
+    elif app.remote is None:
         refuse_remote(app, run, "The journal")
-        return
-    app.notify(f"fetching the journal of {run.run_id} from {host} …", title=host, markup=False)
-
-    def fetch() -> None:
-        reply = run_remote(hub.argv(host, fetch_args(run, JOURNAL)), timeout=120.0)
-        failure = reply.failure
-        cut = failure is not None and failure.reason == f"exit {CUT_EXIT}"
-        if failure is not None and not cut:
-            why = failure.describe(host)
-            app.call_from_thread(
-                app.notify, why, title="Couldn't fetch the journal", severity="error", markup=False
-            )
-            return
-        copy = local_copy(run, JOURNAL, reply.stdout)
-        if cut:
-            app.call_from_thread(
-                app.notify,
-                f"the journal is longer than {MAX_BYTES // 2**20} MB: its start is shown",
-                title=host,
-                severity="warning",
-                markup=False,
-            )
-        app.call_from_thread(app.push_screen, JournalScreen(copy))
-
-    app.run_worker(fetch, thread=True, group="remote-fetch", exclusive=True, exit_on_error=False)
+    else:
+        host = run.host
+        app.notify(f"fetching the journal of {run.run_id} from {host} …", title=host, markup=False)
+        open_fetched(
+            app, run, JOURNAL, "the journal", lambda copy: app.push_screen(JournalScreen(copy))
+        )

@@ -21,6 +21,7 @@ from wftop.core.changeset import ChangeSet
 from wftop.core.launchinfo import LaunchInfo, find_launch
 from wftop.core.model import Run
 from wftop.core.redact import Redactor
+from wftop.core.remote.fetch import JOURNAL
 from wftop.core.usage import AgentUsages
 from wftop.tui.calls import (
     CallRow,
@@ -34,6 +35,7 @@ from wftop.tui.calls import (
 )
 from wftop.tui.format import display_path, one_line, status_label
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
+from wftop.tui.remote import open_fetched
 from wftop.tui.widgets.call_table import CallTable
 from wftop.tui.widgets.key_bar import KeyBar
 from wftop.tui.widgets.table import FittedTable
@@ -156,6 +158,10 @@ class RunScreen(Screen[None]):
         self._usages = AgentUsages()
         self._built: Built | None = None
         """The rows and counts shown, and what they were made from."""
+        self._remote: dict[str, tuple[Run, Run]] = {}
+        """Per remote run, the run as its row was and its copy with the fetched journal's calls."""
+        self._fetching: set[str] = set()
+        """Remote runs whose journal is being fetched."""
         self._building: tuple[Run, Mapping[str, AgentUsage] | None, frozenset[str]] | None = None
         """What the rows worker was last asked to make them from."""
 
@@ -205,11 +211,14 @@ class RunScreen(Screen[None]):
             self.query_one("#run-summary", Static).update("This run is gone from disk.")
             return
         launch = self._launch.get(run.ident)
-        if launch is None and run.snapshot is None and run.host is None:
+        if run.host is not None:
+            run = self._remote_calls(run)
+        elif launch is None and run.snapshot is None:
             self.read_launch(run)
-        self.read_warmth(run)
-        if usage_wanted(run):
-            self.read_usage(run)
+        if run.host is None:
+            self.read_warmth(run)
+            if usage_wanted(run):
+                self.read_usage(run)
         usage, folded = self._usage.get(run.ident), frozenset(self.folded)
         if self._built is not None and self._built.made_from(run, usage, folded):
             self.show_summary()
@@ -220,6 +229,23 @@ class RunScreen(Screen[None]):
                 self.build_rows(run, usage, folded)
         else:
             self._show_built(Built.of(run, usage, folded))
+
+    def _remote_calls(self, run: Run) -> Run:
+        """A remote run with the calls of its journal as fetched from its host (each with its
+        agents, which its row does not carry), once they came; asked again when the row
+        changes."""
+        source, copy = self._remote.get(run.ident, (None, None))
+        if source is not run and run.ident not in self._fetching:
+            self._fetching.add(run.ident)
+
+            def fetched(copy: Run, source: Run = run) -> None:
+                self._fetching.discard(source.ident)
+                self._remote[source.ident] = (source, copy)
+                if source.ident == self.ident:
+                    self.refresh_run()
+
+            open_fetched(self.wftop, run, JOURNAL, "the run's calls", fetched)
+        return run if copy is None else copy
 
     @work(thread=True, exclusive=True, group="call-rows", exit_on_error=False)
     def build_rows(
@@ -314,7 +340,21 @@ class RunScreen(Screen[None]):
             return
         from wftop.tui.screens.agent import AgentScreen
 
-        self.app.push_screen(AgentScreen(run, row.agent_id, row.label))
+        agent, label = row.agent_id, row.label
+        if run.host is None:
+            self.app.push_screen(AgentScreen(run, agent, label))
+            return
+        _source, copy = self._remote.get(run.ident, (None, None))
+        if copy is not None:
+            self.notify(f"fetching the transcript of {label} from {run.host} …", markup=False)
+            open_fetched(
+                self.wftop,
+                copy,
+                f"agent-{agent}.jsonl",
+                "the transcript",
+                lambda fetched: self.app.push_screen(AgentScreen(fetched, agent, label)),
+                into=copy.folder.path,
+            )
 
     def action_back(self) -> None:
         self.app.pop_screen()
