@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from wftop.core.model import Run
 from wftop.core.remote.fetch import MAX_BYTES, fetch_args, fetch_copy
+from wftop.tui.format import display_path
 
 if TYPE_CHECKING:
     from wftop.tui.app import WftopApp
@@ -69,3 +70,10 @@ def open_fetched(
         app.call_from_thread(show, fetched.copy)
 
     app.run_worker(fetch, thread=True, group=f"fetch-{name}", exclusive=True, exit_on_error=False)
+
+
+def where_read(run: Run, path: str) -> str:
+    """Where a viewer reads its file: the path, or for a remote run the host it came from."""
+    if run.host is None:
+        return display_path(path)
+    return f"fetched from {run.host} into {display_path(path)}"

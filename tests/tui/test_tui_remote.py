@@ -188,6 +188,7 @@ async def test_j_on_a_remote_run_fetches_its_journal_masked_and_shows_it(ssh_hos
         await until(pilot, lambda: screen.indexed and screen.view.text(0) is not None, "lines")
         assert screen.view.count == before.count(b"\n")
         assert screen.path != str(journal) and screen.run.host == "alpha"
+        assert "fetched from alpha into " in str(screen.header())
         copy = Path(screen.path).read_bytes()
         assert secret.encode() not in copy and b"[masked:anthropic_key]" in copy
         assert copy.count(b"\n") == before.count(b"\n")
@@ -219,4 +220,5 @@ async def test_enter_on_a_call_of_a_remote_run_fetches_its_transcript(ssh_hosts)
         agent = app.screen
         await until(pilot, lambda: agent.indexed and agent.view.count > 0, "its rows")
         assert agent.run.host == "alpha" and agent.agent_id == agents()[first]
+        assert "fetched from alpha into " in str(agent.header())
         assert not agent.path.startswith(str(ssh_hosts.hosts["alpha"].root))  # a copy here

@@ -30,8 +30,9 @@ from wftop.tui.conversation import (
     Item,
     conversation,
 )
-from wftop.tui.format import display_path, one_line, size
+from wftop.tui.format import one_line, size
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
+from wftop.tui.remote import where_read
 from wftop.tui.screens.viewer import FileViewer
 from wftop.tui.styles import Palette
 
@@ -171,7 +172,7 @@ class AgentScreen(FileViewer):
         ]
         lines = [
             f"{self.label}  agent {self.agent_id}  ·  run {self.run.run_id}  ·  {state}",
-            "  ·  ".join(facts) + f"  ·  {display_path(self.path)}",
+            "  ·  ".join(facts) + f"  ·  {where_read(self.run, self.path)}",
         ]
         return Text("\n".join(lines))
 

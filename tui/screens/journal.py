@@ -18,9 +18,9 @@ from wftop.core.lineindex import Line
 from wftop.core.model import Run
 from wftop.core.redact import Redactor
 from wftop.core.remote.fetch import JOURNAL
-from wftop.tui.format import display_path, size
+from wftop.tui.format import size
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
-from wftop.tui.remote import open_fetched, refuse_remote
+from wftop.tui.remote import open_fetched, refuse_remote, where_read
 from wftop.tui.screens.viewer import FileViewer
 from wftop.tui.styles import Palette
 
@@ -133,7 +133,7 @@ class JournalScreen(FileViewer):
             facts.append(f"{len(bad)} unreadable (line {named}{more})")
         if self.tally.summary():
             facts.append(self.tally.summary())
-        facts.append(display_path(self.path))
+        facts.append(where_read(self.run, self.path))
         return Text("  ·  ".join(facts))
 
     def action_copy(self) -> None:
