@@ -222,3 +222,24 @@ async def test_enter_on_a_call_of_a_remote_run_fetches_its_transcript(ssh_hosts)
         assert agent.run.host == "alpha" and agent.agent_id == agents()[first]
         assert "fetched from alpha into " in str(agent.header())
         assert not agent.path.startswith(str(ssh_hosts.hosts["alpha"].root))  # a copy here
+
+
+async def test_a_remote_runs_journal_fetched_again_reuses_its_folder(ssh_hosts):
+    import dataclasses
+
+    from wftop.core.changeset import ChangeSet
+    from wftop.tui.screens.run import RunScreen
+
+    ssh_hosts.add("alpha", "killed")
+    app = app_over(ssh_hosts, "alpha")
+    async with app.run_test(size=SIZE) as pilot:
+        alpha = await select_alphas_run(app, pilot)
+        await pilot.press("enter")
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        await until(pilot, lambda: alpha.ident in screen._remote, "the journal fetched")
+        first = screen._remote[alpha.ident][1].folder.path
+        moved = dataclasses.replace(alpha)  # the row changed: the journal is fetched again
+        app.apply_changes(ChangeSet(99, (), (moved,), ()))
+        await until(pilot, lambda: screen._remote[alpha.ident][0] is moved, "fetched again")
+        assert screen._remote[alpha.ident][1].folder.path == first

@@ -244,7 +244,8 @@ class RunScreen(Screen[None]):
                 if source.ident == self.ident:
                     self.refresh_run()
 
-            open_fetched(self.wftop, run, JOURNAL, "the run's calls", fetched)
+            into = None if copy is None else copy.folder.path  # fetched again: same folder
+            open_fetched(self.wftop, run, JOURNAL, "the run's calls", fetched, into=into)
         return run if copy is None else copy
 
     @work(thread=True, exclusive=True, group="call-rows", exit_on_error=False)
