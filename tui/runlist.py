@@ -61,8 +61,11 @@ class RunListView:
     collapsed: set[str] = field(default_factory=set)
     _hay: dict[str, tuple[Run, Hay]] = field(default_factory=dict, repr=False)
     """What ``/`` searches, per ident, kept while the run object is the same."""
-    _order: dict[str, tuple[Run, str, tuple[object, ...]]] = field(default_factory=dict, repr=False)
-    """Each run's sort key under a sort mode, kept likewise."""
+    _order: dict[str, tuple[Run, list[tuple[object, ...] | None]]] = field(
+        default_factory=dict, repr=False
+    )
+    """Each run's sort key under each sort mode once asked for (`order_key`, in the order of
+    `SORTS`), kept likewise: going back to an order does not make its keys again."""
     _terms: tuple[str, tuple[Term, ...]] = ("", ())
     """The filter text and its terms, parsed once per text."""
 
@@ -103,24 +106,17 @@ class RunListView:
 
     def sort_key(self, run: Run) -> tuple[object, ...]:
         """The run's place in the current order, kept while the run object is the same."""
-        ident = run.ident
-        kept = self._order.get(ident)
-        if kept is not None and kept[0] is run and kept[1] == self.sort:
-            return kept[2]
-        key = self._sort_key(run)
-        self._order[ident] = (run, self.sort, key)
-        return key
+        return self._keys_of(run, SORTS.index(self.sort))
 
-    def _sort_key(self, run: Run) -> tuple[object, ...]:
-        newest = -(run.last_activity or 0.0)
-        tie = (run.folder.run_id, run.folder.session_id, run.folder.root)
-        if self.sort == "status":
-            return (ATTENTION_ORDER.get(run.shown_status, 9), newest, *tie)
-        if self.sort == "name":
-            return ((run.name or "~").lower(), newest, *tie)
-        if self.sort == "project":
-            return (run.project_short.lower(), newest, *tie)
-        return (newest, *tie)
+    def _keys_of(self, run: Run, mode: int) -> tuple[object, ...]:
+        kept = self._order.get(run.ident)
+        if kept is None or kept[0] is not run:
+            kept = (run, [None] * len(SORTS))
+            self._order[run.ident] = kept
+        key = kept[1][mode]
+        if key is None:
+            key = kept[1][mode] = order_key(run, SORTS[mode])
+        return key
 
     def group_of(self, run: Run) -> str:
         return run.shown_status if self.group == "status" else run.project_short
@@ -131,7 +127,14 @@ class RunListView:
             chosen: Iterable[Run] = runs
         else:
             chosen = [run for run in runs if self.matches(run, allowed)]
-        shown = sorted(chosen, key=self.sort_key)
+        mode, made, keys_of = SORTS.index(self.sort), self._order, self._keys_of
+
+        def place(run: Run) -> tuple[object, ...]:
+            kept = made.get(run.ident)
+            key = kept[1][mode] if kept is not None and kept[0] is run else None
+            return key if key is not None else keys_of(run, mode)
+
+        shown = sorted(chosen, key=place)
         if self.group == "none":
             return list(shown)
         groups: dict[str, list[Run]] = {}
@@ -165,6 +168,21 @@ class RunListView:
         if self.group != "none":
             parts.append(f"group {self.group}")
         return " · ".join(parts)
+
+
+def order_key(run: Run, sort: str) -> tuple[object, ...]:
+    """A run's sort key under one of `SORTS`: newest activity first, then by the run's
+    identity; status (attention first), name or project before that."""
+    newest = -(run.last_activity or 0.0)
+    folder = run.folder
+    by_activity = (newest, folder.run_id, folder.session_id, folder.root)
+    if sort == "status":
+        return (ATTENTION_ORDER.get(run.shown_status, 9), *by_activity)
+    if sort == "name":
+        return ((run.name or "~").lower(), *by_activity)
+    if sort == "project":
+        return (run.project_short.lower(), *by_activity)
+    return by_activity
 
 
 def row_key(row: Run | GroupRow) -> str:

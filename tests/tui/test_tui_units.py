@@ -239,6 +239,35 @@ def test_run_list_filters_by_label_and_status():
     assert titles == ["dead", "partial", "completed"]
 
 
+def test_going_back_to_an_order_makes_no_key_again(monkeypatch):
+    import wftop.tui.runlist as runlist
+
+    made: list[str] = []
+    real = runlist.order_key
+    monkeypatch.setattr(
+        runlist, "order_key", lambda run, sort: made.append(sort) or real(run, sort)
+    )
+    runs = [only_run("killed"), only_run("clean"), only_run("api-errors-429")]
+    view = RunListView()
+    orders = {}
+    for sort in (*runlist.SORTS, *runlist.SORTS):  # every order, then each again
+        view.sort = sort
+        orders.setdefault(sort, []).append([row.run_id for row in view.rows(runs)])
+    assert sorted(made) == sorted(sort for sort in runlist.SORTS for _run in runs)
+    assert all(first == again for first, again in orders.values())
+    changed = replace(runs[0])  # a new object for one run: its keys are made again
+    view.rows([changed, *runs[1:]])
+    assert len(made) == 3 * len(runlist.SORTS) + 1
+
+
+def test_the_run_table_keys_its_rows_as_row_key_does():
+    from wftop.tui.runlist import row_key
+    from wftop.tui.widgets.run_table import RunTable
+
+    rows = RunListView(group="status").rows([only_run("killed"), only_run("clean")])
+    assert RunTable(Palette(), lambda: 0.0).keys_of(list(rows)) == [row_key(row) for row in rows]
+
+
 # -- journal lines ---------------------------------------------------------------------------
 
 

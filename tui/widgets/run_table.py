@@ -80,6 +80,10 @@ class RunTable(FittedTable):
         assert isinstance(item, Run | GroupRow)
         return row_key(item)
 
+    def keys_of(self, items: list[object]) -> list[str]:
+        """`row_key` of each row, without a call per row (20,000 runs re-sorted per key)."""
+        return [item.ident if type(item) is Run else item.key for item in items]  # type: ignore[attr-defined]
+
     def cells(self, item: object, layout: list[tuple[ColumnSpec, int]]) -> list[Text]:
         if isinstance(item, GroupRow):
             return [self._group_cell(item, spec.key, width) for spec, width in layout]

@@ -133,9 +133,13 @@ class FittedTable(ScrollView, can_focus=True):
         msg = f"column {column!r} is not shown"
         raise KeyError(msg)
 
+    def keys_of(self, items: list[object]) -> list[str]:
+        """The row key of each item (`key_of`); a table of many rows may do it faster."""
+        return [self.key_of(item) for item in items]
+
     def show(self, items: list[object]) -> None:
         """Show ``items`` in this order; the cursor stays on its row key."""
-        keys = [self.key_of(item) for item in items]
+        keys = self.keys_of(items)
         if keys == self._keys:
             self._items = list(items)
             self.refresh()
