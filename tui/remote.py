@@ -41,9 +41,11 @@ def open_fetched(
     what: str,
     show: Callable[[Run], object],
     into: str | None = None,
+    failed: Callable[[], object] | None = None,
 ) -> None:
     """Fetch ``name`` of a remote ``run`` from its host in a worker, then ``show`` its local
-    copy on the loop (`wftop.core.remote.fetch`); a failure is said in a toast."""
+    copy on the loop (`wftop.core.remote.fetch`); a failure is said in a toast, and
+    ``failed`` is called."""
     hub, host = app.remote, run.host
     if hub is None or host is None:
         return
@@ -58,6 +60,8 @@ def open_fetched(
                 severity="error",
                 markup=False,
             )
+            if failed is not None:
+                app.call_from_thread(failed)
             return
         if fetched.cut:
             app.call_from_thread(

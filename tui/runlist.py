@@ -104,11 +104,8 @@ class RunListView:
             return matches(self.terms(), self.haystack(run))
         return True
 
-    def sort_key(self, run: Run) -> tuple[object, ...]:
-        """The run's place in the current order, kept while the run object is the same."""
-        return self._keys_of(run, SORTS.index(self.sort))
-
     def _keys_of(self, run: Run, mode: int) -> tuple[object, ...]:
+        """The run's key under ``SORTS[mode]``, made once per run object and order."""
         kept = self._order.get(run.ident)
         if kept is None or kept[0] is not run:
             kept = (run, [None] * len(SORTS))
@@ -130,6 +127,7 @@ class RunListView:
         mode, made, keys_of = SORTS.index(self.sort), self._order, self._keys_of
 
         def place(run: Run) -> tuple[object, ...]:
+            # `_keys_of` inlined for a kept key: one call less per run and key (20,000 runs)
             kept = made.get(run.ident)
             key = kept[1][mode] if kept is not None and kept[0] is run else None
             return key if key is not None else keys_of(run, mode)

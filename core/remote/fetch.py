@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import atexit
 import dataclasses
+import errno
 import os
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,8 +74,11 @@ def mask_lines(data: bytes) -> bytes:
 
 def read_masked(path: str, max_bytes: int) -> tuple[bytes, bool]:
     """The file's first ``max_bytes`` (to the last whole line), masked; and whether it was cut."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(path, flags)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO would wait for a writer forever
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file, expected a JSONL file")
     with os.fdopen(fd, "rb") as handle:
         data = handle.read(max_bytes + 1)
     cut = len(data) > max_bytes

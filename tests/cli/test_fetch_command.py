@@ -19,7 +19,7 @@ def fetch(root: Path, name: str, *more: str) -> subprocess.CompletedProcess[byte
     session = run_dir.parent.parent.parent.name
     argv = [sys.executable, "-m", "wftop.cli", "__fetch", f"--session={session}"]
     argv += [f"--root={root}", f"--file={name}", *more, "--", run_dir.name]
-    return subprocess.run(argv, capture_output=True, check=False)
+    return subprocess.run(argv, capture_output=True, check=False, timeout=60)
 
 
 def test_the_journal_comes_whole_and_masked(tmp_path):
@@ -60,3 +60,11 @@ def test_a_link_in_the_run_folder_is_not_followed(tmp_path):
     done = fetch(root, "agent-alink.jsonl")
     assert done.returncode == 2 and b"private" not in done.stdout
     assert b"agent-alink.jsonl" in done.stderr  # named, and why it was not read
+
+
+def test_a_fifo_in_the_run_folder_is_refused_without_waiting_for_a_writer(tmp_path):
+    root = copy_tree("killed", tmp_path / "t")
+    os.mkfifo(only_journal(root).parent / "agent-afifo.jsonl")
+    done = fetch(root, "agent-afifo.jsonl")  # fetch() waits at most 60 s (a hang fails)
+    assert done.returncode == 2 and done.stdout == b""
+    assert b"not a regular file" in done.stderr

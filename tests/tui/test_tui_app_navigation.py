@@ -255,3 +255,28 @@ async def test_a_run_with_many_calls_has_its_rows_made_off_the_loop(
         await pilot.press("escape", "enter")  # the same run again: its rows are kept
         await pilot.app.workers.wait_for_complete()
         assert made == [False, False]
+
+
+async def test_a_run_of_many_calls_changed_into_an_equal_object_gets_rows_from_it(
+    tui_root, tui_processes, monkeypatch
+):
+    import dataclasses
+
+    from wftop.core.changeset import ChangeSet
+    from wftop.tui.screens import run as run_screen
+
+    monkeypatch.setattr(run_screen, "BACKGROUND_CALLS", 3)  # the six-call runs count as many
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        ident = ident_of(app, "wf_cd4c7489-d27")
+        table(app).move_to_key(ident)
+        await pilot.press("enter")
+        screen = app.screen
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        again = dataclasses.replace(app.runs[ident])  # equal field by field, a new object
+        app.apply_changes(ChangeSet(99, (), (again,), ()))
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen._built is not None and screen._built.run is again

@@ -243,3 +243,20 @@ async def test_a_remote_runs_journal_fetched_again_reuses_its_folder(ssh_hosts):
         app.apply_changes(ChangeSet(99, (), (moved,), ()))
         await until(pilot, lambda: screen._remote[alpha.ident][0] is moved, "fetched again")
         assert screen._remote[alpha.ident][1].folder.path == first
+
+
+async def test_a_failed_fetch_of_a_remote_runs_calls_is_asked_again(ssh_hosts):
+    from wftop.tui.screens.run import RunScreen
+
+    ssh_hosts.add("alpha", "killed")
+    app = app_over(ssh_hosts, "alpha")
+    async with app.run_test(size=SIZE) as pilot:
+        alpha = await select_alphas_run(app, pilot)
+        ssh_hosts.kill("alpha")  # the row stays (stale); the fetch of its journal fails
+        await pilot.press("enter")
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        failed = "Couldn't fetch the run's calls"
+        await until(pilot, lambda: any(n.title == failed for n in app._notifications), "toast")
+        await pilot.pause()
+        assert alpha.ident not in screen._fetching  # the next change of its row asks again

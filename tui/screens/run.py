@@ -118,25 +118,40 @@ BACKGROUND_CALLS = 2_000
 calls take about a second); a smaller one has them made at once (a few milliseconds)."""
 
 
-@dataclass(frozen=True)
-class Built:
-    """A run's call rows and call counts, and what they were made from."""
+@dataclass(frozen=True, eq=False)
+class Inputs:
+    """What a run's rows are made from; the same inputs are the same objects (a `Run` compared
+    field by field would compare its whole fold)."""
 
     run: Run
     usage: Mapping[str, AgentUsage] | None
     folded: frozenset[str]
+
+    def same(self, other: Inputs | None) -> bool:
+        return (
+            other is not None
+            and self.run is other.run
+            and self.usage is other.usage
+            and self.folded == other.folded
+        )
+
+
+@dataclass(frozen=True)
+class Built:
+    """A run's call rows and call counts, and what they were made from."""
+
+    inputs: Inputs
     rows: list[PhaseRow | CallRow]
     facts: list[str]
 
-    @classmethod
-    def of(cls, run: Run, usage: Mapping[str, AgentUsage] | None, folded: frozenset[str]) -> Built:
-        rows = fold_phases(call_rows(run, usage), set(folded))
-        return cls(run, usage, folded, rows, call_facts(run))
+    @property
+    def run(self) -> Run:
+        return self.inputs.run
 
-    def made_from(
-        self, run: Run, usage: Mapping[str, AgentUsage] | None, folded: frozenset[str]
-    ) -> bool:
-        return self.run is run and self.usage is usage and self.folded == folded
+    @classmethod
+    def of(cls, inputs: Inputs) -> Built:
+        rows = fold_phases(call_rows(inputs.run, inputs.usage), set(inputs.folded))
+        return cls(inputs, rows, call_facts(inputs.run))
 
 
 class RunScreen(Screen[None]):
@@ -162,7 +177,7 @@ class RunScreen(Screen[None]):
         """Per remote run, the run as its row was and its copy with the fetched journal's calls."""
         self._fetching: set[str] = set()
         """Remote runs whose journal is being fetched."""
-        self._building: tuple[Run, Mapping[str, AgentUsage] | None, frozenset[str]] | None = None
+        self._building: Inputs | None = None
         """What the rows worker was last asked to make them from."""
 
     @property
@@ -219,16 +234,16 @@ class RunScreen(Screen[None]):
             self.read_warmth(run)
             if usage_wanted(run):
                 self.read_usage(run)
-        usage, folded = self._usage.get(run.ident), frozenset(self.folded)
-        if self._built is not None and self._built.made_from(run, usage, folded):
+        inputs = Inputs(run, self._usage.get(run.ident), frozenset(self.folded))
+        if self._built is not None and inputs.same(self._built.inputs):
             self.show_summary()
         elif len(run.fold.calls) > BACKGROUND_CALLS:
             self.show_summary()
-            if self._building != (run, usage, folded):
-                self._building = (run, usage, folded)
-                self.build_rows(run, usage, folded)
+            if not inputs.same(self._building):
+                self._building = inputs
+                self.build_rows(inputs)
         else:
-            self._show_built(Built.of(run, usage, folded))
+            self._show_built(Built.of(inputs))
 
     def _remote_calls(self, run: Run) -> Run:
         """A remote run with the calls of its journal as fetched from its host (each with its
@@ -244,16 +259,19 @@ class RunScreen(Screen[None]):
                 if source.ident == self.ident:
                     self.refresh_run()
 
+            def failed(ident: str = run.ident) -> None:
+                self._fetching.discard(ident)  # asked again when the row next changes
+
             into = None if copy is None else copy.folder.path  # fetched again: same folder
-            open_fetched(self.wftop, run, JOURNAL, "the run's calls", fetched, into=into)
+            open_fetched(
+                self.wftop, run, JOURNAL, "the run's calls", fetched, into=into, failed=failed
+            )
         return run if copy is None else copy
 
     @work(thread=True, exclusive=True, group="call-rows", exit_on_error=False)
-    def build_rows(
-        self, run: Run, usage: Mapping[str, AgentUsage] | None, folded: frozenset[str]
-    ) -> None:
+    def build_rows(self, inputs: Inputs) -> None:
         """The rows of a run with many calls, made off the loop."""
-        built = Built.of(run, usage, folded)
+        built = Built.of(inputs)
         if not get_current_worker().is_cancelled:  # a newer request replaced this one
             self.app.call_from_thread(self._show_built, built)
 
