@@ -22,6 +22,11 @@ INDENT = "  "
 MAX_TEXT = 4000
 """Characters of one item shown; the rest is counted, not kept."""
 
+MASK_SCAN = MAX_TEXT + 4096
+"""Characters of one item's text masked: those shown and room for a secret that starts among
+them to be whole. A transcript line may hold megabytes; masking all of it to show 4,000
+characters cost 14 ms per row drawn for a 100 KB text."""
+
 KIND_PROMPT = "prompt"
 KIND_USER = "user"
 KIND_TEXT = "text"
@@ -80,6 +85,14 @@ def _clip(text: str, limit: int = MAX_TEXT) -> tuple[str, int]:
     return text[:limit], len(text) - limit
 
 
+def _masked_clip(text: str, mask: Callable[[str], str]) -> tuple[str, int]:
+    """The shown head of ``text``, masked, and how many characters were left out.
+
+    Only the first `MASK_SCAN` characters are masked: what lies beyond is never shown."""
+    shown, cut = _clip(mask(text[:MASK_SCAN]))
+    return shown, cut + max(0, len(text) - MASK_SCAN)
+
+
 def _json(value: Any) -> str:
     try:
         return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
@@ -121,7 +134,7 @@ def conversation(
     items: list[Item] = []
 
     def add(kind: str, text: str, title: str = "", line: int = 0, is_error: bool = False) -> None:
-        shown, cut = _clip(mask(text))
+        shown, cut = _masked_clip(text, mask)
         items.append(Item(kind, shown, mask(title), line, is_error, cut))
 
     for line, record in records:

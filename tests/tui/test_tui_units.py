@@ -210,6 +210,29 @@ def test_conversation_masks_secrets_and_marks_api_errors():
     assert mask.summary() == "1 masked (anthropic_key ×1)"
 
 
+def test_a_long_transcript_text_is_masked_only_as_far_as_it_shows():
+    from wftop.tui.conversation import MAX_TEXT
+
+    secret = "sk-ant-" + "s" * 40
+    head = "h" * (MAX_TEXT - 10) + secret  # the secret straddles the shown edge
+    text = head + " " + "x" * 500_000 + " " + secret  # and one far past it, never shown
+    record = {"type": "assistant", "message": {"content": [{"type": "text", "text": text}]}}
+    seen: list[int] = []
+    tally = Redactor()
+
+    def mask(value: str) -> str:
+        seen.append(len(value))
+        return tally(value)
+
+    (item,), _ = conversation([(7, record)], mask, first_prompt_seen=True)
+    assert max(seen) <= 10_000
+    assert len(item.text) == MAX_TEXT and "sss" not in item.text
+    assert item.text.endswith("[masked:anthropic_key]"[:10])
+    masked_length = len(text) - len(secret) + len("[masked:anthropic_key]")
+    assert item.cut == masked_length - MAX_TEXT  # the far secret counted as it is
+    assert tally.summary() == "1 masked (anthropic_key ×1)"
+
+
 # -- calls and parity --------------------------------------------------------------------
 
 
