@@ -144,12 +144,13 @@ class Run:
         folder = self.folder
         return run_ident(f"{self.host}:{folder.root}", folder.session_id, folder.run_id)
 
-    @property
+    @cached_property
     def project_short(self) -> str:
-        """The project as a person names it: the cwd's last folder, else the slug."""
+        """The project as a person names it: the cwd's last folder, else the slug (kept once
+        made, as `shown_status`: re-sorting and refiltering 20,000 runs asks every run)."""
         return short_project(self.cwd, self.folder.project)
 
-    @property
+    @cached_property
     def shown_status(self) -> str:
         """`status_word`: the status, or ``partial`` when it completed with failed calls."""
         return status_word(self.status.value, len(self.failed_labels))

@@ -7,7 +7,8 @@ decide between updating cells in place and rebuilding the table.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import operator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -61,11 +62,15 @@ class RunListView:
     collapsed: set[str] = field(default_factory=set)
     _hay: dict[str, tuple[Run, Hay]] = field(default_factory=dict, repr=False)
     """What ``/`` searches, per ident, kept while the run object is the same."""
-    _order: dict[str, tuple[Run, list[tuple[object, ...] | None]]] = field(
-        default_factory=dict, repr=False
+    _activity: dict[str, tuple[Run, tuple[object, ...]]] = field(default_factory=dict, repr=False)
+    """Each run's key in the activity order, per ident, kept while the run object is the same."""
+    _base: tuple[list[Run], list[Run]] = field(default_factory=lambda: ([], []), repr=False)
+    """The runs last given and the same runs in the activity order."""
+    _chosen: tuple[list[Run], tuple[object, ...], list[Run], int] | None = field(
+        default=None, repr=False
     )
-    """Each run's sort key under each sort mode once asked for (`order_key`, in the order of
-    `SORTS`), kept likewise: going back to an order does not make its keys again."""
+    """Of the last ``_base`` order and filters: the runs that pass, in that order, and the
+    tokens their re-runs spent."""
     _terms: tuple[str, tuple[Term, ...]] = ("", ())
     """The filter text and its terms, parsed once per text."""
 
@@ -104,35 +109,57 @@ class RunListView:
             return matches(self.terms(), self.haystack(run))
         return True
 
-    def _keys_of(self, run: Run, mode: int) -> tuple[object, ...]:
-        """The run's key under ``SORTS[mode]``, made once per run object and order."""
-        kept = self._order.get(run.ident)
-        if kept is None or kept[0] is not run:
-            kept = (run, [None] * len(SORTS))
-            self._order[run.ident] = kept
-        key = kept[1][mode]
-        if key is None:
-            key = kept[1][mode] = order_key(run, SORTS[mode])
-        return key
+    def by_activity(self, runs: Iterable[Run]) -> list[Run]:
+        """``runs`` newest activity first; made again only when a run object changed."""
+        given = list(runs)
+        last_given, last_order = self._base
+        if len(given) == len(last_given) and all(map(operator.is_, given, last_given)):
+            return last_order
+        kept, keys = self._activity, {}
+
+        def place(run: Run) -> tuple[object, ...]:
+            ident = run.ident
+            held = kept.get(ident)
+            key = held[1] if held is not None and held[0] is run else activity_key(run)
+            keys[ident] = (run, key)
+            return key
+
+        order = sorted(given, key=place)
+        self._activity, self._base = keys, (given, order)
+        return order
+
+    def chosen(self, runs: Iterable[Run]) -> list[Run]:
+        """The runs the filters let through, newest activity first (kept while neither the
+        runs nor the filters change: a new order only sorts them again)."""
+        base = self.by_activity(runs)
+        filters = (self.text, self.status, self.project, self.host)
+        kept = self._chosen
+        if kept is not None and kept[0] is base and kept[1] == filters:
+            return kept[2]
+        allowed = self.allowed()
+        if allowed is None and self.project is None and self.host is None and not self.text:
+            chosen = base
+        elif self.project is None and self.host is None and not self.text:
+            chosen = [run for run in base if run.shown_status in allowed]  # type: ignore[operator]
+        else:
+            chosen = [run for run in base if self.matches(run, allowed)]
+        spent = sum(run.rerun_tokens or 0 for run in chosen)
+        self._chosen = (base, filters, chosen, spent)
+        return chosen
+
+    def rerun_tokens(self, runs: Iterable[Run]) -> int:
+        """Tokens spent on re-runs over the runs `chosen` gives."""
+        self.chosen(runs)
+        assert self._chosen is not None
+        return self._chosen[3]
 
     def group_of(self, run: Run) -> str:
         return run.shown_status if self.group == "status" else run.project_short
 
     def rows(self, runs: Iterable[Run]) -> list[Run | GroupRow]:
-        allowed = self.allowed()
-        if allowed is None and self.project is None and self.host is None and not self.text:
-            chosen: Iterable[Run] = runs
-        else:
-            chosen = [run for run in runs if self.matches(run, allowed)]
-        mode, made, keys_of = SORTS.index(self.sort), self._order, self._keys_of
-
-        def place(run: Run) -> tuple[object, ...]:
-            # `_keys_of` inlined for a kept key: one call less per run and key (20,000 runs)
-            kept = made.get(run.ident)
-            key = kept[1][mode] if kept is not None and kept[0] is run else None
-            return key if key is not None else keys_of(run, mode)
-
-        shown = sorted(chosen, key=place)
+        chosen = self.chosen(runs)
+        # Stable: runs of one status, name or project stay newest first, as `order_key` says.
+        shown = chosen if self.sort == "activity" else sorted(chosen, key=FIRST_KEYS[self.sort])
         if self.group == "none":
             return list(shown)
         groups: dict[str, list[Run]] = {}
@@ -168,19 +195,26 @@ class RunListView:
         return " · ".join(parts)
 
 
+def activity_key(run: Run) -> tuple[object, ...]:
+    """Newest activity first, then by the run's identity."""
+    folder = run.folder
+    return (-(run.last_activity or 0.0), folder.run_id, folder.session_id, folder.root)
+
+
+FIRST_KEYS: dict[str, Callable[[Run], int | str]] = {
+    "status": lambda run: ATTENTION_ORDER.get(run.shown_status, 9),
+    "name": lambda run: (run.name or "~").lower(),
+    "project": lambda run: run.project_short.lower(),
+}
+"""What each order other than activity sorts by first (status: attention first)."""
+
+
 def order_key(run: Run, sort: str) -> tuple[object, ...]:
     """A run's sort key under one of `SORTS`: newest activity first, then by the run's
-    identity; status (attention first), name or project before that."""
-    newest = -(run.last_activity or 0.0)
-    folder = run.folder
-    by_activity = (newest, folder.run_id, folder.session_id, folder.root)
-    if sort == "status":
-        return (ATTENTION_ORDER.get(run.shown_status, 9), *by_activity)
-    if sort == "name":
-        return ((run.name or "~").lower(), *by_activity)
-    if sort == "project":
-        return (run.project_short.lower(), *by_activity)
-    return by_activity
+    identity; status (attention first), name or project before that. `RunListView` sorts
+    the activity order again by the first key alone, which gives the same order."""
+    first = FIRST_KEYS.get(sort)
+    return activity_key(run) if first is None else (first(run), *activity_key(run))
 
 
 def row_key(row: Run | GroupRow) -> str:

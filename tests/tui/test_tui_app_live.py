@@ -126,7 +126,12 @@ async def test_a_line_appended_on_disk_updates_its_row_in_place(tui_root, tui_pr
 async def test_the_app_loop_never_folds_a_line_it_only_applies_change_sets(
     tui_root, tui_processes, monkeypatch
 ):
+    """Nor does it make what the list sorts and filters by (a project's short name, the
+    status shown), which 20,000 runs would pay at the first `o` or `s`."""
+    import wftop.core.model as model
+
     folded_on: list[int] = []
+    made_on: list[int] = []
     feed_all = JournalFold.feed_all
 
     def counted(fold: JournalFold, records: list[Any]) -> JournalFold:
@@ -135,17 +140,26 @@ async def test_the_app_loop_never_folds_a_line_it_only_applies_change_sets(
         return feed_all(fold, records)
 
     monkeypatch.setattr(JournalFold, "feed_all", counted)
+    for name in ("short_project", "status_word"):
+        real = getattr(model, name)
+        monkeypatch.setattr(
+            model, name, lambda *a, real=real: made_on.append(threading.get_ident()) or real(*a)
+        )
     app = live_app(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.pause(0.5)  # let the watcher come up
         ident = ident_of(app, "wf_1a8e2cea-7df")
-        before = len(folded_on)
+        before, made_before = len(folded_on), len(made_on)
         await return_the_call_in_flight(pilot, ident)
         assert app.runs[ident].fold.result_lines == 5
+        await pilot.press(*"oooo", *"s" * 10)  # every order and every status filter
+        await pilot.pause()
     loop_thread = threading.get_ident()
     assert len(folded_on) > before > 0
     assert loop_thread not in folded_on
+    assert len(made_on) > made_before > 0
+    assert loop_thread not in made_on
 
 
 async def test_the_whole_index_is_keyed_in_the_worker_and_attention_follows_changes(

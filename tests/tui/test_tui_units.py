@@ -262,25 +262,57 @@ def test_run_list_filters_by_label_and_status():
     assert titles == ["dead", "partial", "completed"]
 
 
-def test_going_back_to_an_order_makes_no_key_again(monkeypatch):
+def some_runs() -> list:  # type: ignore[type-arg]
+    """Runs with ties in every first key: twins of each tree, a second later or another root."""
+    runs = [only_run(name) for name in ("killed", "clean", "api-errors-429", "mid-failure")]
+    twins = [
+        replace(
+            run,
+            folder=replace(run.folder, run_id=run.folder.run_id + "-twin"),
+            last_activity=(run.last_activity or 0) + 1,
+            name=None,
+        )
+        for run in runs[:2]
+    ]
+    elsewhere = [replace(run, folder=replace(run.folder, root="/elsewhere")) for run in runs[2:]]
+    return [*runs, *twins, *elsewhere]
+
+
+def test_every_order_and_filter_is_the_order_key_order():
     import wftop.tui.runlist as runlist
 
+    runs = some_runs()
+    view = RunListView()
+    for status in (None, "attention", "completed"):
+        for sort in runlist.SORTS:
+            view.sort, view.status = sort, status
+            passing = [run for run in runs if view.matches(run)]
+            expected = sorted(passing, key=lambda run: runlist.order_key(run, sort))
+            assert [run.ident for run in view.rows(runs)] == [run.ident for run in expected]
+            assert view.rerun_tokens(runs) == sum(run.rerun_tokens or 0 for run in passing)
+
+
+def test_a_new_order_of_the_same_runs_makes_no_key_again(monkeypatch):
+    import wftop.tui.runlist as runlist
+
+    runs = some_runs()
+    assert len({run.ident for run in runs}) == len(runs)
+
     made: list[str] = []
-    real = runlist.order_key
-    monkeypatch.setattr(
-        runlist, "order_key", lambda run, sort: made.append(sort) or real(run, sort)
-    )
-    runs = [only_run("killed"), only_run("clean"), only_run("api-errors-429")]
+    real = runlist.activity_key
+    monkeypatch.setattr(runlist, "activity_key", lambda run: made.append(run.ident) or real(run))
     view = RunListView()
     orders = {}
     for sort in (*runlist.SORTS, *runlist.SORTS):  # every order, then each again
         view.sort = sort
-        orders.setdefault(sort, []).append([row.run_id for row in view.rows(runs)])
-    assert sorted(made) == sorted(sort for sort in runlist.SORTS for _run in runs)
-    assert all(first == again for first, again in orders.values())
-    changed = replace(runs[0])  # a new object for one run: its keys are made again
+        for status in (None, "dead", None):
+            view.status = status
+            orders.setdefault((sort, status), []).append([row.ident for row in view.rows(runs)])
+    assert sorted(made) == sorted(run.ident for run in runs)  # once each, for the first list
+    assert all(len({tuple(order) for order in seen}) == 1 for seen in orders.values())
+    changed = replace(runs[0])  # a new object for one run: its key is made again
     view.rows([changed, *runs[1:]])
-    assert len(made) == 3 * len(runlist.SORTS) + 1
+    assert made[len(runs) :] == [changed.ident]
 
 
 def test_the_run_table_keys_its_rows_as_row_key_does():

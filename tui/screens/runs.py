@@ -110,7 +110,10 @@ class RunsScreen(Screen[None]):
         groups = (
             sum(1 for row in rows if isinstance(row, GroupRow)) if self.view.group != "none" else 0
         )
-        self._spent = sum(row.rerun_tokens or 0 for row in rows if isinstance(row, Run))
+        if groups and self.view.collapsed:  # the runs of a folded group are not counted
+            self._spent = sum(row.rerun_tokens or 0 for row in rows if isinstance(row, Run))
+        else:
+            self._spent = self.view.rerun_tokens(runs)
         self._header(runs, len(rows) - groups)
 
     def _header(self, runs: Iterable[Run], shown: int) -> None:
