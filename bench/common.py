@@ -42,6 +42,18 @@ def child_json(script: str, *args: str) -> dict[str, Any]:
     return data
 
 
+async def painted(app: Any) -> None:
+    """Wait for the app's next screen refresh. Not for idleness, which the pilot's ``pause``
+    waits for (up to 1 s): it asks the whole process to be idle, and a cold start or the
+    links of other hosts keep threads busy while the screen already shows rows."""
+    import asyncio
+
+    done = asyncio.get_running_loop().create_future()
+    app.screen.call_after_refresh(lambda: done.done() or done.set_result(None))
+    app.screen.refresh()
+    await done
+
+
 def compile_sources() -> None:
     """Byte-compile wftop's modules once, as ``pip install`` does. A checkout run with
     ``PYTHONDONTWRITEBYTECODE`` set would otherwise compile every module at every start."""

@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import TOP, WFTOP, default_workdir, ensure_corpus
+from common import TOP, WFTOP, default_workdir, ensure_corpus, painted
 from make_corpus import Plan
 
 KEYS = [("j", 60), ("pagedown", 20), ("s", 10), ("o", 6), ("enter", 10), ("escape", 10)]
@@ -135,15 +135,15 @@ def child(config: str, hosts: int, remote_command: str, local_root: str) -> None
         app = make_app([local_root], config=app_config, live=False, remote=remote)
         result: dict[str, Any] = {}
         async with app.run_test(size=(100, 30)) as pilot:
-            while not any(run.host for run in app.runs.values()):
+            table = app.screen.query_one(RunTable)
+            while not table.row_count:
                 await asyncio.sleep(0.002)
-            await pilot.pause()
+            await painted(app)
             result["first_rows_s"] = time.time() - started
             want = hosts * int(os.environ["BENCH_RUNS"])
-            table = app.screen.query_one(RunTable)
             while table.row_count < want:
                 await asyncio.sleep(0.01)
-            await pilot.pause()
+            await painted(app)
             result["all_rows_s"] = time.time() - started
             result["rows"] = table.row_count
             result["rss_mb"] = psutil.Process().memory_info().rss / 2**20

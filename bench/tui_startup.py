@@ -45,6 +45,8 @@ def child(root: str) -> None:
     """Runs in the measured process; prints one JSON line."""
     import asyncio
 
+    from common import painted
+
     from wftop.tui.config import Config
     from wftop.tui.start import make_app
     from wftop.tui.widgets.run_table import RunTable
@@ -54,25 +56,18 @@ def child(root: str) -> None:
         app = make_app([root], config=config, live=False)
         result: dict[str, object] = {}
 
-        async def painted() -> None:
-            """Wait for the next screen refresh (not for idleness: a scan may be busy)."""
-            done = asyncio.get_running_loop().create_future()
-            app.screen.call_after_refresh(lambda: done.done() or done.set_result(None))
-            app.screen.refresh()
-            await done
-
         async with app.run_test(size=(100, 30)) as pilot:
             while True:
                 tables = app.screen.query(RunTable)
                 if tables and tables.first().row_count:
                     break
                 await asyncio.sleep(0.001)
-            await painted()
+            await painted(app)
             result["paint_wall"] = time.time()
             result["rows_at_paint"] = tables.first().row_count
             while not app.loaded:
                 await asyncio.sleep(0.005)
-            await painted()
+            await painted(app)
             result["loaded_wall"] = time.time()
             await pilot.pause()
             result["runs"] = len(app.runs)

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from common import child_json
+from common import child_json, painted
 
 TOP = Path(__file__).resolve().parent.parent
 TREE = TOP / "tests" / "data" / "corpus" / "clean"
@@ -126,12 +126,6 @@ def child(root: str) -> None:
 
         async with app.run_test(size=(100, 30)) as pilot:
 
-            async def painted() -> None:
-                done = asyncio.get_running_loop().create_future()
-                app.screen.call_after_refresh(lambda: done.done() or done.set_result(None))
-                app.screen.refresh()
-                await done
-
             async def key(name: str, character: str | None = None) -> None:
                 """Post the key as the terminal driver does (the pilot's press also waits
                 for every widget of the screen, which costs more than most keys)."""
@@ -144,7 +138,7 @@ def child(root: str) -> None:
                     if time.monotonic() - start > 300:
                         raise SystemExit("not reached in 300 s")
                     await asyncio.sleep(0.001)
-                await painted()
+                await painted(app)
                 return time.monotonic() - start
 
             await until(lambda: app.loaded)
@@ -153,7 +147,7 @@ def child(root: str) -> None:
             for _ in range(10):
                 start = time.monotonic()
                 await key("f12")
-                await painted()
+                await painted(app)
                 noop.append((time.monotonic() - start) * 1000)
             result["noop_key_ms"] = statistics.median(noop)
             table = app.screen.query_one(RunTable)
