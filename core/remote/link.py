@@ -47,7 +47,11 @@ class HostLink:
         emit: Callable[[Update], None],
         *,
         backoff: Sequence[float] = BACKOFF,
+        snapshots: threading.Lock | None = None,
     ) -> None:
+        """Args:
+        snapshots: held while a connection's first line (every run of the host) is made
+            runs; the links of one hub share it (see `RemoteHub`)."""
         self.host = host
         self.argv = list(argv)
         self.emit = emit
@@ -56,6 +60,7 @@ class HostLink:
         self.stop = threading.Event()
         self._process: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
+        self.snapshots = snapshots or threading.Lock()
 
     def run(self) -> None:
         """Connect, read, and reconnect until `close` (call it from a thread of its own)."""
@@ -90,7 +95,11 @@ class HostLink:
         assert process.stdout is not None
         for line in process.stdout:
             try:
-                changes = self.feed.apply(line)
+                if self.feed.synced:
+                    changes = self.feed.apply(line)
+                else:
+                    with self.snapshots:
+                        changes = self.feed.apply(line)
             except StreamError as error:
                 broken = Unreachable("bad stream", str(error))
                 break
@@ -143,8 +152,12 @@ class RemoteHub:
         """
         self.command = command
         self.updates: queue.Queue[Update] = queue.Queue()
+        # One host's snapshot is made runs at a time: twenty made at once share the
+        # interpreter and all come out at the end, the first rows as late as the last.
+        snapshots = threading.Lock()
         self.links = [
-            HostLink(host, argv, self.updates.put, backoff=backoff) for host, argv in argvs.items()
+            HostLink(host, argv, self.updates.put, backoff=backoff, snapshots=snapshots)
+            for host, argv in argvs.items()
         ]
         self.threads: list[threading.Thread] = []
 

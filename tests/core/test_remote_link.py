@@ -137,3 +137,40 @@ def test_ssh_runs_in_wftops_process_group_so_a_closed_terminal_ends_it_too():
         link.close()
         thread.join(timeout=10)
     assert not thread.is_alive()
+
+
+def test_the_hosts_snapshots_are_made_runs_one_at_a_time(monkeypatch):
+    """Twenty snapshots made at once would all come out at the end: the first host's rows
+    as late as the last host's."""
+    import sys
+    import threading
+
+    from wftop.core.remote.feed import HostFeed
+
+    lock, inside, most = threading.Lock(), [0], [0]
+    real = HostFeed.apply
+
+    def slow_snapshot(feed: HostFeed, line: bytes):  # type: ignore[no-untyped-def]
+        if feed.synced:
+            return real(feed, line)
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        try:
+            time.sleep(0.3)  # a snapshot of many runs takes a while to make runs of
+            return real(feed, line)
+        finally:
+            with lock:
+                inside[0] -= 1
+
+    monkeypatch.setattr(HostFeed, "apply", slow_snapshot)
+    line = json.dumps({"seq": 1, "added": [], "changed": [], "removed": []})
+    script = f"print({line!r}, flush=True); import time; time.sleep(30)"
+    hub = RemoteHub({host: [sys.executable, "-c", script] for host in "abc"}, backoff=(0.1,))
+    hub.start()
+    try:
+        updates = [hub.next(timeout=WAIT) for _ in range(3)]
+    finally:
+        hub.close()
+    assert all(update is not None and update.state.connected for update in updates)
+    assert most[0] == 1
