@@ -43,20 +43,30 @@ class AgentRow:
 @dataclass(frozen=True)
 class Snapshot:
     """A parsed snapshot. Only what a run list needs is taken out up front; the other
-    fields are read from ``data`` on first use (a run list never asks for most)."""
+    fields are read from ``data`` on first use (a run list never asks for most), which is
+    kept as compact JSON until then."""
 
     path: str
     status: str | None
     """``completed``, ``failed`` or ``killed``."""
     name: str | None = None
     script_path: str | None = None
-    data: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    """The snapshot object as read."""
+    packed: bytes = field(default=b"{}", repr=False, compare=False)
+    """The snapshot object as compact JSON, its `BULKY_FIELDS` left out: parsed, it would
+    hold several times its size for every run of a list, which reads only the fields
+    taken out up front (these and the three below)."""
+    timestamp: float | None = field(default=None, compare=False)
+    """Epoch seconds when the snapshot was written."""
+    agent_id_set: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+    """The agents of its ``workflow_agent`` rows."""
+    errored: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+    """The agents whose row says ``error``."""
 
     @cached_property
-    def timestamp(self) -> float | None:
-        """Epoch seconds when the snapshot was written."""
-        return parse_iso_time(self.data.get("timestamp"))
+    def data(self) -> dict[str, Any]:
+        """The snapshot object as read (without its `BULKY_FIELDS`), parsed on first use."""
+        data: dict[str, Any] = orjson.loads(self.packed)
+        return data
 
     @cached_property
     def summary(self) -> str | None:
@@ -100,32 +110,28 @@ class Snapshot:
     def raw_rows(self) -> tuple[dict[str, Any], ...]:
         """The ``workflow_agent`` items as read; `rows` turns them into `AgentRow`s on
         demand (a run list needs only their agent ids and states)."""
-        progress = self.data.get("workflowProgress")
-        return tuple(
-            item
-            for item in (progress if type(progress) is list else ())
-            if type(item) is dict and item.get("type") == "workflow_agent"
-        )
+        return agent_items(self.data)
 
     @cached_property
     def rows(self) -> tuple[AgentRow, ...]:
         return tuple(_agent_row(item, number) for number, item in enumerate(self.raw_rows, 1))
-
-    @cached_property
-    def agent_id_set(self) -> frozenset[str]:
-        found = {item.get("agentId") for item in self.raw_rows}
-        return frozenset(agent for agent in found if type(agent) is str and agent)
 
     def agent_ids(self) -> set[str]:
         return set(self.agent_id_set)
 
     def errored_agent_ids(self) -> set[str]:
         """Agents whose row says ``error``."""
-        return {
-            agent
-            for item in self.raw_rows
-            if item.get("state") == "error" and type(agent := item.get("agentId")) is str and agent
-        }
+        return set(self.errored)
+
+
+def agent_items(data: dict[str, Any]) -> tuple[dict[str, Any], ...]:
+    """The ``workflow_agent`` items of a snapshot object's ``workflowProgress``."""
+    progress = data.get("workflowProgress")
+    return tuple(
+        item
+        for item in (progress if type(progress) is list else ())
+        if type(item) is dict and item.get("type") == "workflow_agent"
+    )
 
 
 def parse_iso_time(value: object) -> float | None:
@@ -226,9 +232,23 @@ is on disk, the result in the journal): dropped so an index's memory does not fo
 def _snapshot_from(path: str, data: dict[str, Any]) -> Snapshot:
     for bulky in BULKY_FIELDS:
         data.pop(bulky, None)
+    agents, errored = set(), set()
+    for item in agent_items(data):
+        agent = item.get("agentId")
+        if type(agent) is str and agent:
+            agents.add(agent)
+            if item.get("state") == "error":
+                errored.add(agent)
     get = data.get
     return Snapshot(
-        path, _str(get("status")), _str(get("workflowName")), _str(get("scriptPath")), data
+        path,
+        _str(get("status")),
+        _str(get("workflowName")),
+        _str(get("scriptPath")),
+        bytes(memoryview(orjson.dumps(data))),  # a copy: orjson leaves room at the end
+        parse_iso_time(get("timestamp")),
+        frozenset(agents),
+        frozenset(errored),
     )
 
 
