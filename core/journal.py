@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+import orjson
+
 
 class CallState(StrEnum):
     """State of a call's latest attempt."""
@@ -49,7 +51,8 @@ class Call:
     started_after_result: bool = False
     """A ``started`` line came after a ``result`` of this call (a resume re-ran it)."""
     state: CallState = CallState.IN_FLIGHT
-    result: Any = None
+    packed_result: Any = field(default=None, repr=False)
+    """`result` as kept: an object or array as compact JSON bytes (see `pack`), else as is."""
     result_agent_id: str | None = None
     has_result: bool = False
     """The CLI's reader holds a result for this key (it would be served from cache)."""
@@ -68,6 +71,33 @@ class Call:
     @property
     def attempts(self) -> int:
         return len(self.agent_ids)
+
+    @property
+    def result(self) -> Any:
+        """The latest ``result`` line's value (parsed again on each read when it was packed)."""
+        kept = self.packed_result
+        return orjson.loads(kept) if type(kept) is bytes else kept
+
+    @result.setter
+    def result(self, value: Any) -> None:
+        self.packed_result = pack(value)
+
+
+def pack(value: Any) -> Any:
+    """An object or array as compact JSON bytes; anything else as it is.
+
+    A run list holds the result of every call of every run: a parsed ``{"ok": true}`` costs
+    about ten times its text. A value JSON cannot write back the same (a lone surrogate or
+    an infinity, read the way ``JSON.parse`` reads them) is kept as it is."""
+    if type(value) is not dict and type(value) is not list:
+        return value
+    try:
+        packed = orjson.dumps(value)
+    except TypeError:  # orjson.JSONEncodeError is one
+        return value
+    if b"null" in packed and orjson.loads(packed) != value:  # an infinity wrote as null
+        return value
+    return bytes(memoryview(packed))  # a copy: orjson leaves room at the end
 
 
 @dataclass

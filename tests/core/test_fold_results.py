@@ -1,0 +1,70 @@
+"""What a fold keeps of each call's result: an object or array as compact text, read back
+equal; what JSON cannot write back the same, as it was read."""
+
+from __future__ import annotations
+
+import math
+import tracemalloc
+
+import orjson
+
+from wftop.core.journal import JournalFold
+from wftop.core.jsonline import parse_lenient
+
+
+def fed(results: list[object]) -> JournalFold:
+    fold = JournalFold()
+    for number, result in enumerate(results):
+        key = f"v2:k{number}"
+        fold.feed(2 * number + 1, {"type": "started", "key": key, "agentId": f"a{number}"})
+        fold.feed(2 * number + 2, {"type": "result", "key": key, "result": result})
+    return fold
+
+
+def test_every_result_reads_back_as_it_was_read():
+    results = [
+        {"agent": "a1", "ok": True, "n": 1, "nested": [1, {"x": None}]},
+        [1, "two", None],
+        "a plain text result",
+        42,
+        None,
+        {},
+        parse_lenient(b'{"big": 1e999}'),  # an infinity, as JSON.parse reads it
+        parse_lenient(b'{"text": "\\ud800 lone"}'),  # a lone surrogate
+    ]
+    fold = fed(results)
+    back = [call.result for call in fold.calls.values()]
+    assert back[:6] == results[:6]
+    assert math.isinf(back[6]["big"])
+    assert back[7] == results[7]
+
+
+def test_a_fold_holds_small_object_results_as_their_text():
+    """A run list holds the result of every call of every run, each parsed from its line."""
+
+    def lines(result: str) -> list[bytes]:
+        return [
+            line
+            for n in range(2000)
+            for line in (
+                b'{"type":"started","key":"v2:k%d","agentId":"a%d"}' % (n, n),
+                b'{"type":"result","key":"v2:k%d","result":%s}' % (n, result.encode()),
+            )
+        ]
+
+    def held(raw: list[bytes]) -> tuple[JournalFold, int]:
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            fold = JournalFold()
+            for number, line in enumerate(raw, 1):
+                fold.feed(number, orjson.loads(line))
+            return fold, tracemalloc.get_traced_memory()[0] - before
+        finally:
+            tracemalloc.stop()
+
+    with_results, kept = held(lines('{"agent":"a1","ok":true,"n":7}'))
+    without, bare = held(lines("null"))
+    assert len(with_results.calls) == len(without.calls) == 2000
+    per_result = (kept - bare) / 2000
+    assert per_result < 100, per_result  # parsed: about 300 bytes each
