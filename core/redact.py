@@ -52,6 +52,33 @@ of them is returned as it is: one cheap search instead of every pattern, so ever
 every listed run can be masked."""
 PREFILTER_BYTES = re.compile(PREFILTER.pattern.encode())
 
+_LITERALS = ("sk-", "://", "AKIA", "ASIA", "Bearer", "-----BEGIN", "github_pat_")
+_LITERALS_BYTES = tuple(literal.encode() for literal in _LITERALS)
+_GH, _XOX = re.compile(r"gh[pousr]_"), re.compile(r"xox[abposr]-")
+_GH_BYTES, _XOX_BYTES = re.compile(rb"gh[pousr]_"), re.compile(rb"xox[abposr]-")
+
+
+def may_hold_secret(text: str) -> bool:
+    """True wherever `PREFILTER` finds a literal (and a few times more), about ten times
+    faster on long text: the alternation tries every literal at every character, where a
+    substring test per literal runs in C."""
+    for literal in _LITERALS:
+        if literal in text:
+            return True
+    if ("gh" in text and _GH.search(text)) or ("xox" in text and _XOX.search(text)):
+        return True
+    return "secret" in text.casefold()  # every case of it, as (?i) matches (and more)
+
+
+def may_hold_secret_bytes(data: bytes) -> bool:
+    """`may_hold_secret` of UTF-8 text (`PREFILTER_BYTES`, whose case rule is ASCII's)."""
+    for literal in _LITERALS_BYTES:
+        if literal in data:
+            return True
+    if (b"gh" in data and _GH_BYTES.search(data)) or (b"xox" in data and _XOX_BYTES.search(data)):
+        return True
+    return b"secret" in data.lower()
+
 
 def mask_one(kind: str) -> str:
     return f"[masked:{kind}]"
@@ -64,7 +91,7 @@ class Redactor:
     masked: Counter[str] = field(default_factory=Counter)
 
     def __call__(self, text: str) -> str:
-        if PREFILTER.search(text) is None:
+        if not may_hold_secret(text):
             return text
         for kind, pattern in PATTERNS.items():
             replace = _masker(kind, pattern)
@@ -100,7 +127,7 @@ def _masker(kind: str, pattern: re.Pattern[str]) -> str | Callable[[re.Match[str
 
 def redact(text: str) -> str:
     """Mask every secret-shaped string in ``text``."""
-    if PREFILTER.search(text) is None:  # as nearly always: no counter to make
+    if not may_hold_secret(text):  # as nearly always: no counter to make
         return text
     return Redactor()(text)
 
@@ -124,7 +151,7 @@ def dumps_redacted(value: Any, redactor: Redactor | None = None, option: int = 0
         text = orjson.dumps(value, option=option)
     except TypeError:  # a surrogate or a non-string key: the slow, safe way
         text = None
-    if text is not None and PREFILTER_BYTES.search(text) is None:
+    if text is not None and not may_hold_secret_bytes(text):
         return text
     return orjson.dumps(redact_value(json_safe(value), redactor), option=option)
 
@@ -134,7 +161,7 @@ def _may_hold_secret(value: dict[str, Any] | list[Any]) -> bool:
         text = orjson.dumps(value)
     except TypeError:  # not plain JSON (a surrogate, a non-string key): walk it
         return True
-    return PREFILTER_BYTES.search(text) is not None
+    return may_hold_secret_bytes(text)
 
 
 def redact_tree(value: Any, redactor: Redactor) -> Any:

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from wftop.core.redact import Redactor, redact
 
@@ -90,3 +92,33 @@ def test_lookalikes_are_left_alone_beside_the_real_thing():
     text = "\n".join([*lookalikes, f"aws_secret_access_key={AWS_SECRET}"])
     expected = "\n".join([*lookalikes, "aws_secret_access_key=[masked:aws_secret_key]"])
     assert redact(text) == expected
+
+
+FRAGMENTS = [
+    "sk-", "s", "k", "-", "github_pat_", "gh", "p", "o", "_", "AKIA", "ASIA", "AK", "secret",
+    "SeCrEt", "ſecret", "ecret", "xox", "b", "x", "Bearer", "://", ":/", "-----BEGIN", "----",
+    "é", "ß", " ", "a", "\n", "🙂",
+]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=12).map("".join))
+def test_the_quick_secret_test_never_misses_what_the_prefilter_finds(text):
+    from wftop.core.redact import (
+        PREFILTER,
+        PREFILTER_BYTES,
+        may_hold_secret,
+        may_hold_secret_bytes,
+    )
+
+    if PREFILTER.search(text):
+        assert may_hold_secret(text)
+    data = text.encode()
+    if PREFILTER_BYTES.search(data):
+        assert may_hold_secret_bytes(data)
+
+
+def test_the_quick_secret_test_passes_ordinary_text_by():
+    from wftop.core.redact import may_hold_secret, may_hold_secret_bytes
+
+    text = '{"agent":"a12","ok":true,"text":"high through the night, at https"}' * 50
+    assert not may_hold_secret(text) and not may_hold_secret_bytes(text.encode())
