@@ -65,12 +65,16 @@ starts among them to be whole (a result may be megabytes; the preview is one lin
 
 
 def _preview(value: object) -> str:
+    """One line of a result: ``value`` is `Call.packed_result` (an object or array as its
+    compact JSON, which is what the preview shows of it, so it is not parsed)."""
     if value is None:
         return ""
     if value == ELIDED:
         return "(result not kept in the run list: J shows its journal line)"
     if isinstance(value, str):
         text = value
+    elif isinstance(value, bytes):  # a character cut at the end is left out
+        text = value[: 4 * PREVIEW_SCAN].decode("utf-8", "ignore")
     else:
         try:
             text = orjson.dumps(value).decode()
@@ -135,7 +139,7 @@ def call_rows(run: Run, usage: Mapping[str, AgentUsage] | None = None) -> list[P
             row = by_agent.get(latest)
             state = call_state(run, call, row)
             if call.has_result:
-                preview = _preview(call.result)
+                preview = _preview(call.packed_result)
             elif row is not None and (row.error or row.result_preview):
                 preview = one_line(redact(row.error or row.result_preview or ""))
             else:
@@ -154,6 +158,8 @@ def call_rows(run: Run, usage: Mapping[str, AgentUsage] | None = None) -> list[P
                     preview=preview,
                 )
             )
+            if len(call.agent_ids) < 2:  # as nearly always: no earlier attempt
+                continue
             for number, (agent_id, kind) in enumerate(earlier_attempts(call), start=1):
                 took, tokens, tools = _facts(by_agent.get(agent_id), usage.get(agent_id))
                 rows.append(

@@ -381,6 +381,20 @@ def test_a_large_result_is_masked_for_its_preview_only_as_far_as_it_shows(
     assert max(masked) <= 10_000
 
 
+def test_the_call_rows_show_object_results_without_parsing_them(monkeypatch):
+    import wftop.core.journal as journal
+
+    run = only_run("clean")
+    expected = {row.key: row.preview for row in call_rows(run) if hasattr(row, "preview")}
+    parsed: list[bytes] = []
+    real = journal.orjson.loads
+    monkeypatch.setattr(journal.orjson, "loads", lambda raw: parsed.append(raw) or real(raw))
+    rows = call_rows(run)
+    assert {row.key: row.preview for row in rows if hasattr(row, "preview")} == expected
+    assert any('"' in preview for preview in expected.values())  # objects, shown as JSON
+    assert parsed == []
+
+
 def test_a_runs_repr_is_short_whatever_its_journal_holds():
     run = only_run("mid-failure")
     assert repr(run) == f"Run({run.ident!r}, {run.status.value})"
