@@ -51,9 +51,19 @@ async def test_the_run_screen_names_the_re_run_calls_and_their_tokens():
         assert "re-runs  1 call ran again after returning (a4): 30 tokens spent twice" in summary
 
 
-async def test_a_dead_run_shows_time_tokens_and_tools_from_its_transcripts():
+async def test_a_dead_run_shows_time_tokens_and_tools_from_its_transcripts(monkeypatch):
     """killed has no snapshot (no progress rows): the transcripts say what each agent used,
-    a5 (dead in flight) included."""
+    a5 (dead in flight) included. Which agents those are is found off the loop: it walks
+    every call of the run (50,000 of them cost 64 ms on the loop, twice)."""
+    import threading
+
+    import wftop.tui.screens.run as run_screen
+
+    found_on: list[int] = []
+    real = run_screen.usage_wanted
+    monkeypatch.setattr(
+        run_screen, "usage_wanted", lambda run: found_on.append(threading.get_ident()) or real(run)
+    )
     app = build(tree("killed"), FakeProcessTable())
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -70,3 +80,4 @@ async def test_a_dead_run_shows_time_tokens_and_tools_from_its_transcripts():
         # first answer: nothing used yet, which is known, not blank
         assert shown == [("30", "1")] * 4 + [("0", "0")]
         assert all(calls.cell_text(key, "duration").strip().endswith("ms") for key in keys[:4])
+    assert found_on and threading.get_ident() not in found_on

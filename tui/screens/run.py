@@ -232,8 +232,7 @@ class RunScreen(Screen[None]):
             self.read_launch(run)
         if run.host is None:
             self.read_warmth(run)
-            if usage_wanted(run):
-                self.read_usage(run)
+            self.read_usage(run)
         inputs = Inputs(run, self._usage.get(run.ident), frozenset(self.folded))
         if self._built is not None and inputs.same(self._built.inputs):
             self.show_summary()
@@ -323,9 +322,12 @@ class RunScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="usage", exit_on_error=False)
     def read_usage(self, run: Run) -> None:
-        """Time, tokens and tool calls of agents without a progress row, from transcripts."""
-        usage = self._usages.all_of(run.folder.path, usage_wanted(run))
-        self.app.call_from_thread(self._usage_read, run.ident, usage)
+        """Time, tokens and tool calls of agents without a progress row, from transcripts
+        (which agents those are is found here too: a run may have 50,000 calls)."""
+        wanted = usage_wanted(run)
+        if wanted:
+            usage = self._usages.all_of(run.folder.path, wanted)
+            self.app.call_from_thread(self._usage_read, run.ident, usage)
 
     def _usage_read(self, ident: str, usage: dict[str, AgentUsage]) -> None:
         if (self._usage.get(ident) or {}) != usage:  # none read: the rows stay as they are
