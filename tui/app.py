@@ -29,11 +29,8 @@ from textual.signal import Signal
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from wftop.core.changeset import ChangeSet
-from wftop.core.exact import Rehearse
 from wftop.core.index import LiveIndex
 from wftop.core.model import PARTIAL, Run, Status
-from wftop.core.remote.feed import HostState
-from wftop.core.remote.link import RemoteHub
 from wftop.tui.config import Config
 from wftop.tui.feed import (
     Alert,
@@ -48,14 +45,16 @@ from wftop.tui.feed import (
 )
 from wftop.tui.keys import APP_IDS, KEYS, binding
 from wftop.tui.messages import OpenRun
-from wftop.tui.screens.help import HelpScreen
-from wftop.tui.screens.run import RunScreen
 from wftop.tui.screens.runs import RunsScreen
 from wftop.tui.source import preview_runs
 from wftop.tui.styles import Palette
 
 if TYPE_CHECKING:
+    from wftop.core.exact import Rehearse
+    from wftop.core.remote.feed import HostState
+    from wftop.core.remote.link import RemoteHub
     from wftop.core.resume.policy import ResumePolicy
+    from wftop.tui.screens.run import RunScreen
 
 CSS_FILE = Path(__file__).with_name("app.tcss")
 """The app's stylesheet (package data beside this module)."""
@@ -128,9 +127,7 @@ class WftopApp(App[int]):
         """Rehearses a plan's resume for its exact forecast (`wftop.core.exact.Rehearse`)."""
         self.runs_changed: Signal[ChangeSet] = Signal(self, "runs-changed")
         self.remote = remote
-        self.hosts: dict[str, HostState] = (
-            {link.host: HostState(link.host) for link in remote.links} if remote else {}
-        )
+        self.hosts: dict[str, HostState] = remote.states() if remote is not None else {}
         """Every other host read, and whether its runs are live."""
         self._unmounting = threading.Event()
         self._stop_follow: Callable[[], object] | None = None
@@ -343,6 +340,8 @@ class WftopApp(App[int]):
 
     def run_screen(self, ident: str) -> RunScreen:
         """The run screen, made once and reused (mounting a screen costs more than a key)."""
+        from wftop.tui.screens.run import RunScreen  # not imported before a run is opened
+
         if not self.is_screen_installed("run"):
             self.install_screen(RunScreen(ident), "run")
         screen = self.get_screen("run", RunScreen)
@@ -353,6 +352,8 @@ class WftopApp(App[int]):
         self.push_screen(self.run_screen(message.ident))
 
     def action_help(self) -> None:
+        from wftop.tui.screens.help import HelpScreen
+
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
         else:

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 from textual.notifications import SeverityLevel
 
 from wftop.core.changeset import ChangeSet
 from wftop.core.model import PARTIAL, Run, Status
-from wftop.core.remote.link import Update
 from wftop.tui.format import status_label
+
+if TYPE_CHECKING:
+    from wftop.core.remote.link import Update
 
 LIVE = frozenset({Status.RUNNING, Status.STALLED})
 

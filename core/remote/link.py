@@ -167,6 +167,10 @@ class RemoteHub:
             raise ValueError("this hub was made without a command for one-shot asks")
         return self.command(host, args)
 
+    def states(self) -> dict[str, HostState]:
+        """Each host's state before its link has said anything: connecting."""
+        return {link.host: HostState(link.host) for link in self.links}
+
     def start(self) -> None:
         for link in self.links:
             thread = threading.Thread(target=link.run, name=f"wftop-ssh-{link.host}", daemon=True)

@@ -1,0 +1,27 @@
+"""What the TUI imports before its first rows: not what only a later key needs (the run
+screen, help, the links to other hosts, the rehearsal). Every module is time the user
+waits for the first paint."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+LATER = (
+    "wftop.tui.screens.run",
+    "wftop.tui.screens.help",
+    "wftop.core.remote.link",
+    "wftop.core.remote.feed",
+    "wftop.core.exact",
+)
+
+
+def test_the_app_starts_without_what_only_a_later_key_needs():
+    script = (
+        "import sys; import wftop.tui.app; "
+        f"print(' '.join(name for name in {LATER!r} if name in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == []
