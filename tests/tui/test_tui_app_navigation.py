@@ -280,3 +280,36 @@ async def test_a_run_of_many_calls_changed_into_an_equal_object_gets_rows_from_i
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         assert screen._built is not None and screen._built.run is again
+
+
+async def test_the_header_counts_what_was_masked_once_the_rows_come(
+    tui_root, tui_processes, monkeypatch
+):
+    """However late the rows are read (their worker after the index and the detail), the
+    header then says what they masked."""
+    import time
+
+    (transcript,) = tui_root.glob("projects/*/cb526ab9-*/subagents/workflows/*/agent-a5eb*.jsonl")
+    secret = "sk-ant-api03-FAKE0123456789abcdef"
+    transcript.write_text(transcript.read_text().replace("Part three.", f"Part {secret}.", 1))
+    real = AgentScreen.rows
+
+    def slow_rows(screen: AgentScreen, first: int, count: int):  # type: ignore[no-untyped-def]
+        time.sleep(0.3)
+        return real(screen, first, count)
+
+    monkeypatch.setattr(AgentScreen, "rows", slow_rows)
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        run = next(run for run in app.runs.values() if run.run_id == "wf_cd4c7489-d27")
+        screen = AgentScreen(run, "a5eb88c6f1aa356a8", "a3")
+        await app.push_screen(screen)
+        for _ in range(200):
+            if screen.indexed and screen.view.text(0) is not None:
+                break
+            await pilot.pause(0.02)
+        await pilot.pause()
+        header = str(screen.query_one("#viewer-header").render())
+        assert "1 masked (anthropic_key ×1)" in header
+        assert secret not in str(screen.view.text(0))

@@ -48,10 +48,12 @@ class Tally:
     def __init__(self) -> None:
         self._lines: dict[int, Counter[str]] = {}
 
-    def add(self, line: int, masked: Counter[str]) -> None:
-        """What was masked in one line's text (kept the first time only)."""
+    def add(self, line: int, masked: Counter[str]) -> bool:
+        """What was masked in one line's text (kept the first time only); True: it was new."""
         if masked and line not in self._lines:
             self._lines[line] = Counter(masked)
+            return True
+        return False
 
     @property
     def masked(self) -> Counter[str]:
@@ -185,10 +187,13 @@ class FileViewer(Screen[None]):
         """The texts of some rows (in a thread, for the `LineView`)."""
         palette = self.wftop.styles_palette
         texts: dict[int, Text] = {}
+        counted = False
         for row, line in enumerate(self.index.read_rows(first, count), start=first):
             mask = Redactor()
             texts[row] = self.render_row(line, mask, palette)
-            self.tally.add(line.number, mask.masked)
+            counted = self.tally.add(line.number, mask.masked) or counted
+        if counted:  # the header counts what was masked in the rows drawn
+            self.app.call_from_thread(self._show_header)
         return texts
 
     @on(LineView.Moved)
