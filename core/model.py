@@ -159,6 +159,25 @@ class Run:
     def ended(self) -> bool:
         return self.status in ENDED
 
+    @cached_property
+    def call_counts(self) -> tuple[int, int, int, int]:
+        """How the calls' latest attempts stand: (done, failed, in flight, stopped). A call
+        is failed when its label is a failed label too; in flight once the run ended reads
+        stopped. Kept once made: the run list draws it for every row it shows, and without a
+        failed label it is a few lengths, not a walk of every call (50,000 took 26 ms)."""
+        fold, failed_labels = self.fold, set(self.failed_labels)
+        if failed_labels:
+            failed = sum(
+                1
+                for call in fold.calls.values()
+                if call.label in failed_labels or call.state is CallState.FAILED
+            )
+            flying = sum(1 for key in fold.open_keys if fold.calls[key].label not in failed_labels)
+        else:
+            failed, flying = len(fold.failed_keys), len(fold.open_keys)
+        done = len(fold.calls) - failed - flying
+        return (done, failed, 0, flying) if self.ended else (done, failed, flying, 0)
+
     @property
     def in_flight_calls(self) -> list[Call]:
         """Calls whose latest attempt has neither result nor failed (empty once ended)."""

@@ -14,7 +14,6 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from wftop.core.journal import CallState
 from wftop.core.model import NEEDS_YOU, Run
 
 STATUS_ICONS: dict[str, str] = {
@@ -145,19 +144,8 @@ class CallTally:
 
 
 def tally(run: Run) -> CallTally:
-    """Count a run's calls by how their latest attempt stands."""
-    failed_labels = set(run.failed_labels)
-    done = failed = in_flight = stopped = 0
-    for call in run.fold.calls.values():
-        if call.label in failed_labels or call.state is CallState.FAILED:
-            failed += 1
-        elif call.state is CallState.DONE:
-            done += 1
-        elif run.ended:
-            stopped += 1
-        else:
-            in_flight += 1
-    return CallTally(done, failed, in_flight, stopped)
+    """Count a run's calls by how their latest attempt stands (`Run.call_counts`)."""
+    return CallTally(*run.call_counts)
 
 
 def _apportion(parts: list[int], width: int) -> list[int]:

@@ -128,6 +128,34 @@ def test_tally_of_real_runs():
     assert tally(only_run("api-errors-429")) == CallTally(done=5, failed=1)
 
 
+def walked_tally(run) -> CallTally:  # type: ignore[no-untyped-def]
+    """Every call looked at: a failed label or a failed attempt is failed, then done, then
+    stopped once the run ended, else in flight."""
+    from wftop.core.journal import CallState
+
+    counts = {"done": 0, "failed": 0, "in_flight": 0, "stopped": 0}
+    for call in run.fold.calls.values():
+        if call.label in run.failed_labels or call.state is CallState.FAILED:
+            counts["failed"] += 1
+        elif call.state is CallState.DONE:
+            counts["done"] += 1
+        else:
+            counts["stopped" if run.ended else "in_flight"] += 1
+    return CallTally(**counts)
+
+
+@pytest.mark.parametrize("name", sorted(path.name for path in tree("clean").parent.iterdir()))
+def test_the_tally_counts_as_a_walk_of_every_call_would(name):
+    for run in scan_roots([str(tree(name))], processes=FakeProcessTable()).runs:
+        for variant in (
+            run,
+            replace(run, failed_labels=(next(iter(run.fold.calls.values())).label,)),
+            replace(run, status=Status.RUNNING),
+            replace(run, status=Status.DEAD, failed_labels=()),
+        ):
+            assert tally(variant) == walked_tally(variant), (name, variant.status)
+
+
 def test_ages_and_counts():
     assert [age(100 - d, 100) for d in (5, 90, 7200, 3 * 86400)] == ["5s", "1m", "2h", "3d"]
     assert age(None, 0) == "-"
