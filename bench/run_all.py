@@ -126,7 +126,7 @@ def section(results: dict[str, Any]) -> str:
         f"| {idle['cpu_percent_of_one_core']:.2f} % | {idle['change_sets_while_idle']} | "
         f"{idle['rss_mb']:.0f} MB | < 1 %: {verdict(idle['cpu_percent_of_one_core'] < 1)} |",
         "",
-        *loop_section(results.get("loop")),
+        *loop_section(results.get("loop"), results.get("writers")),
         *tui_idle_section(results.get("tui_idle")),
         *growth_section(results.get("growth")),
         METHOD,
@@ -135,11 +135,12 @@ def section(results: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def loop_section(loop: dict[str, Any] | None) -> list[str]:
-    """The TUI's event loop while one 100k-line journal grows (`bench/loop_cost.py`)."""
+def loop_section(loop: dict[str, Any] | None, writers: dict[str, Any] | None = None) -> list[str]:
+    """The TUI's event loop while one 100k-line journal grows, and keys meanwhile and under
+    many writers (`bench/loop_cost.py`)."""
     if loop is None:
         return []
-    return [
+    lines = [
         f"### The TUI's event loop while a {loop['journal_lines']:,}-line journal grows",
         "",
         f"The real app (headless, live) on one run whose journal holds "
@@ -158,6 +159,37 @@ def loop_section(loop: dict[str, Any] | None) -> list[str]:
         f"{loop['worker_ms_max']:.1f} ms |",
         "",
     ]
+    if "keys_writing" not in loop:
+        return lines
+    lines += [
+        "Keys meanwhile: `j` and `k` on the runs screen every 40 ms, sent as the terminal driver "
+        "sends them; wall time from the key to the screen refreshed after its action. First "
+        "with nothing written (the floor), then while the journal grows"
+        + (
+            f", and in a second run while {writers['writers']} writers append to "
+            f"{writers['writers']} runs at {writers['rate']} lines/s together"
+            if writers
+            else ""
+        )
+        + ":",
+        "",
+        "| | presses | p50 | p99 | max | target |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    cases = [("nothing written", loop["keys_idle"]), ("one journal growing", loop["keys_writing"])]
+    if writers:
+        cases.append((f"{writers['writers']} writers", writers["keys_writing"]))
+    for name, keys in cases:
+        goal = (
+            ""
+            if name == "nothing written"
+            else ("p99 < 50 ms: " + ("met" if keys["p99_ms"] < 50 else "**missed**"))
+        )
+        lines.append(
+            f"| {name} | {keys['presses']} | {keys['p50_ms']:.1f} ms | {keys['p99_ms']:.1f} ms "
+            f"| {keys['max_ms']:.1f} ms | {goal} |"
+        )
+    return [*lines, ""]
 
 
 def tui_idle_section(idle: dict[str, Any] | None) -> list[str]:
@@ -378,6 +410,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     results["live"] = live_latency.main([*common, "--seconds", str(args.live_seconds)])
     results["idle"] = idle_cpu.main([*common, "--seconds", str(args.idle_seconds)])
     results["loop"] = loop_cost.main([])
+    results["writers"] = loop_cost.main(["--writers", "16", "--lines", "1000"])
     results["growth"] = growth.main(["--workdir", str(args.workdir), "--repeat", "3"])
     results["tui_idle"] = tui_idle.main([*common, "--seconds", str(args.idle_seconds)])
     if args.peers_from is not None:
