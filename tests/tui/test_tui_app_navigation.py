@@ -313,3 +313,34 @@ async def test_the_header_counts_what_was_masked_once_the_rows_come(
         header = str(screen.query_one("#viewer-header").render())
         assert "1 masked (anthropic_key ×1)" in header
         assert secret not in str(screen.view.text(0))
+
+
+async def test_the_last_rows_are_read_once_the_file_is_indexed(tmp_path):
+    """`end` on a long journal draws at once: its last rows were read ahead, like the first."""
+    import orjson
+
+    from tests.corpus import copy_tree, only_journal
+    from wftop.core.procs import FakeProcessTable
+
+    root = copy_tree("clean", tmp_path)
+    with only_journal(root).open("ab") as journal:
+        for number in range(2000):
+            line = {"type": "started", "key": f"v2:more{number}", "agentId": f"m{number}"}
+            journal.write(orjson.dumps(line) + b"\n")
+    app = build(root, FakeProcessTable())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = JournalScreen(next(iter(app.runs.values())))
+        await app.push_screen(screen)
+        view = screen.view
+        for _ in range(200):
+            if screen.indexed and view.text(0) is not None:
+                break
+            await pilot.pause(0.02)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert view.count > 2000 and view.cursor == 0
+        assert view.text(view.count - 1) is not None  # read before any key asked for it
+        assert "m1999" in view.text(view.count - 1).plain
+        await pilot.press("end")
+        assert view.cursor == view.count - 1

@@ -162,6 +162,7 @@ class FileViewer(Screen[None]):
             return
         self.indexed = True
         self.app.call_from_thread(self._show_header)
+        self.app.call_from_thread(self.view.read_ahead_end)
 
     def _indexed(self, index: LineIndex, change: str) -> None:
         if index is not self.index:

@@ -142,6 +142,18 @@ class LineView(ScrollView, can_focus=True):
         texts = self.source(first, count)
         self.app.call_from_thread(self._fill, generation, texts)
 
+    def read_ahead_end(self) -> None:
+        """Read the last rows now, as if the view were there: `end` then draws at once."""
+        count = min(self.count, 2 * self.page)
+        first = self.count - count
+        if count and any(row not in self._texts for row in range(first, self.count)):
+            self._load_ahead(self._generation, first, count)
+
+    @work(thread=True, exclusive=True, group="line-view-ahead", exit_on_error=False)
+    def _load_ahead(self, generation: int, first: int, count: int) -> None:
+        texts = self.source(first, count)
+        self.app.call_from_thread(self._fill, generation, texts)
+
     def _fill(self, generation: int, texts: dict[int, Text]) -> None:
         if generation != self._generation:
             return
