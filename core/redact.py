@@ -48,8 +48,9 @@ PREFILTER = re.compile(
     r"sk-|github_pat_|gh[pousr]_|AKIA|ASIA|(?i:secret)|xox[abposr]-|Bearer|://|-----BEGIN"
 )
 """The literal each shape starts with (or, for an AWS secret key, holds). Text without any
-of them is returned as it is: one cheap search instead of every pattern, so every field of
-every listed run can be masked."""
+of them is returned as it is, so every field of every listed run can be masked. This is the
+definition; `may_hold_secret` (and `may_hold_secret_bytes` for `PREFILTER_BYTES`) is the quick
+test the masking runs, held to it by a property test."""
 PREFILTER_BYTES = re.compile(PREFILTER.pattern.encode())
 
 _LITERALS = ("sk-", "://", "AKIA", "ASIA", "Bearer", "-----BEGIN", "github_pat_")

@@ -3,7 +3,9 @@
 Pure: joins the journal fold (keys, attempts, results) with the snapshot's
 agent rows (tokens, tool calls, duration, cached, error) by agent id, and names
 each attempt: the latest one carries the call's state; earlier ones are orphan
-``started`` lines (the agent never returned) that a later attempt respawned.
+``started`` lines (the agent never returned) that a later attempt respawned. `Built`
+holds a run's rows with what they were made from (`Inputs`), so the run screen makes them
+again only when one of those changed.
 """
 
 from __future__ import annotations
@@ -288,3 +290,44 @@ def rerun_line(run: Run) -> list[str]:
         f"re-runs  {len(again)} call{plural} ran again after returning "
         f"({', '.join(again)}): {tokens} spent twice"
     ]
+
+
+def call_facts(run: Run) -> list[str]:
+    """The lines of the summary that count the calls: parity, failures, re-runs."""
+    return [*parity_lines(run), *partial_line(run), *rerun_line(run)]
+
+
+@dataclass(frozen=True, eq=False)
+class Inputs:
+    """What a run's rows are made from; the same inputs are the same objects (a `Run` compared
+    field by field would compare its whole fold)."""
+
+    run: Run
+    usage: Mapping[str, AgentUsage] | None
+    folded: frozenset[str]
+
+    def same(self, other: Inputs | None) -> bool:
+        return (
+            other is not None
+            and self.run is other.run
+            and self.usage is other.usage
+            and self.folded == other.folded
+        )
+
+
+@dataclass(frozen=True)
+class Built:
+    """A run's call rows and call counts, and what they were made from."""
+
+    inputs: Inputs
+    rows: list[PhaseRow | CallRow]
+    facts: list[str]
+
+    @property
+    def run(self) -> Run:
+        return self.inputs.run
+
+    @classmethod
+    def of(cls, inputs: Inputs) -> Built:
+        rows = fold_phases(call_rows(inputs.run, inputs.usage), set(inputs.folded))
+        return cls(inputs, rows, call_facts(inputs.run))

@@ -226,16 +226,17 @@ async def test_a_run_with_many_calls_has_its_rows_made_off_the_loop(
 ):
     import threading
 
+    from wftop.tui import calls as calls_module
     from wftop.tui.screens import run as run_screen
 
     made: list[bool] = []
-    real = run_screen.call_rows
+    real = calls_module.call_rows
 
     def counting(run, usage=None):  # type: ignore[no-untyped-def]
         made.append(threading.current_thread() is threading.main_thread())
         return real(run, usage)
 
-    monkeypatch.setattr(run_screen, "call_rows", counting)
+    monkeypatch.setattr(calls_module, "call_rows", counting)
     monkeypatch.setattr(run_screen, "BACKGROUND_CALLS", 3)  # the six-call runs count as many
     app = build(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:

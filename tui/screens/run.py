@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, cast
 
 import orjson
@@ -24,13 +22,11 @@ from wftop.core.redact import Redactor
 from wftop.core.remote.fetch import JOURNAL
 from wftop.core.usage import AgentUsages
 from wftop.tui.calls import (
+    Built,
     CallRow,
+    Inputs,
     PhaseRow,
-    call_rows,
-    fold_phases,
-    parity_lines,
-    partial_line,
-    rerun_line,
+    call_facts,
     usage_wanted,
 )
 from wftop.tui.format import display_path, one_line, status_label
@@ -77,11 +73,6 @@ def args_text(run: Run, launch: LaunchInfo | None = None) -> str:
     return one_line(orjson.dumps(args, default=repr).decode(), 120) + where
 
 
-def call_facts(run: Run) -> list[str]:
-    """The lines of the summary that count the calls: parity, failures, re-runs."""
-    return [*parity_lines(run), *partial_line(run), *rerun_line(run)]
-
-
 def summary(
     run: Run,
     launch: LaunchInfo | None = None,
@@ -116,42 +107,6 @@ def summary(
 BACKGROUND_CALLS = 2_000
 """A run with more calls than this has its rows and call counts made in a worker (50,000
 calls take about a second); a smaller one has them made at once (a few milliseconds)."""
-
-
-@dataclass(frozen=True, eq=False)
-class Inputs:
-    """What a run's rows are made from; the same inputs are the same objects (a `Run` compared
-    field by field would compare its whole fold)."""
-
-    run: Run
-    usage: Mapping[str, AgentUsage] | None
-    folded: frozenset[str]
-
-    def same(self, other: Inputs | None) -> bool:
-        return (
-            other is not None
-            and self.run is other.run
-            and self.usage is other.usage
-            and self.folded == other.folded
-        )
-
-
-@dataclass(frozen=True)
-class Built:
-    """A run's call rows and call counts, and what they were made from."""
-
-    inputs: Inputs
-    rows: list[PhaseRow | CallRow]
-    facts: list[str]
-
-    @property
-    def run(self) -> Run:
-        return self.inputs.run
-
-    @classmethod
-    def of(cls, inputs: Inputs) -> Built:
-        rows = fold_phases(call_rows(inputs.run, inputs.usage), set(inputs.folded))
-        return cls(inputs, rows, call_facts(inputs.run))
 
 
 class RunScreen(Screen[None]):

@@ -149,6 +149,7 @@ class LineView(ScrollView, can_focus=True):
         if count and any(row not in self._texts for row in range(first, self.count)):
             self._load_ahead(self._generation, first, count)
 
+    # A group of its own: a window asked for meanwhile (`_load`) must not replace it.
     @work(thread=True, exclusive=True, group="line-view-ahead", exit_on_error=False)
     def _load_ahead(self, generation: int, first: int, count: int) -> None:
         texts = self.source(first, count)
