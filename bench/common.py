@@ -48,9 +48,10 @@ async def painted(app: Any) -> None:
     links of other hosts keep threads busy while the screen already shows rows."""
     import asyncio
 
+    for _ in range(3):  # let the widgets that changed tell their screen first
+        await asyncio.sleep(0)
     done = asyncio.get_running_loop().create_future()
     app.screen.call_after_refresh(lambda: done.done() or done.set_result(None))
-    app.screen.refresh()
     await done
 
 

@@ -3,12 +3,16 @@ whole file, search far down, keys that move like less, and lines appended while 
 
 from __future__ import annotations
 
+import threading
+
 import orjson
 import pytest
 
 from tests.tui_kit import SIZE, build, settle
 from wftop.tui.screens import journal as journal_screen
 from wftop.tui.screens.journal import JournalScreen
+from wftop.tui.widgets.key_bar import KeyBar
+from wftop.tui.widgets.line_view import LineView, missing_spans
 
 RUN_ID = "wf_cd4c7489-d27"
 GROWN = 50_000
@@ -136,3 +140,128 @@ async def test_lines_appended_while_open_show_and_the_cursor_follows(tui_root, t
         assert screen.view.cursor == 8
         assert '"label":"late"' in screen.view.text(8).plain
         assert "9 lines" in str(screen.header())
+
+
+async def test_a_search_lands_on_rows_it_has_read_already(tui_root, tui_processes, monkeypatch):
+    """The search reads the page its line will show on in the same worker: the cursor moves
+    onto a row that is there to draw, not onto a placeholder read by a second worker."""
+    landed: list[bool] = []
+    real = LineView.watch_cursor
+
+    def watch(view: LineView, old: int, new: int) -> None:
+        top = round(view.scroll_y)
+        shown = range(top, min(view.count, top + view.page))
+        landed.append(all(view.text(row) is not None for row in (new, *shown)))
+        real(view, old, new)
+
+    asked: list[tuple[int, int]] = []
+    rows = JournalScreen.rows
+
+    def reading(screen: JournalScreen, first: int, count: int):  # type: ignore[no-untyped-def]
+        asked.append((first, count))
+        return rows(screen, first, count)
+
+    monkeypatch.setattr(LineView, "watch_cursor", watch)
+    monkeypatch.setattr(JournalScreen, "rows", reading)
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        grow(journal_of(app), GROWN, needle_at=40_000)
+        screen = await open_journal(app, pilot)
+        landed.clear()
+        await pilot.press("slash", *"needle-far", "enter")
+        await until(pilot, lambda: screen.view.cursor == 40_000 - 1)
+        assert landed == [True]
+        # The rows around that page are read after it, and the page itself is not read again.
+        view = screen.view
+        await pilot.app.workers.wait_for_complete()
+        top = round(view.scroll_y)
+        page = set(range(top, top + view.page))
+        reads = [set(range(first, first + count)) for first, count in asked]
+        assert sum(1 for read in reads if read & page) == 1
+        assert view.text(top - 1) is not None and view.text(top + view.page) is not None
+
+
+async def test_the_search_box_takes_the_key_bars_line_and_closes_once_found(
+    tui_root, tui_processes
+):
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        grow(journal_of(app), 500, needle_at=400)
+        screen = await open_journal(app, pilot)
+        view, box, keys = screen.view, screen.query_one("#viewer-search"), screen.query_one(KeyBar)
+        page = view.page
+        await pilot.press("slash")
+        await pilot.pause()
+        assert (box.display, keys.display) == (True, False)
+        assert view.page == page  # the rows keep their height: no second layout, no re-read
+        await pilot.press(*"needle-far", "enter")
+        await until(pilot, lambda: view.cursor == 400 - 1)
+        await pilot.pause()
+        assert (box.display, keys.display) == (False, True)
+        assert screen.focused is view
+        await pilot.press("slash", *"not-there", "enter")
+        await until(pilot, lambda: not box.display)
+        assert keys.display and screen.focused is view and view.cursor == 400 - 1
+
+
+def test_missing_spans_are_the_runs_of_rows_not_held():
+    assert missing_spans({3, 4, 8}, 0, 10) == [(0, 3), (5, 3), (9, 1)]
+    assert missing_spans(set(), 5, 3) == [(5, 3)]
+    assert missing_spans(set(range(10)), 0, 10) == []
+
+
+async def test_the_key_bar_follows_the_focus_without_laying_the_screen_out_again(
+    tui_root, tui_processes, monkeypatch
+):
+    """A new text in the one-line bar cannot change the layout: asking for one costs the
+    screen a second frame after the key that moved the focus."""
+    layouts: list[bool] = []
+    real = KeyBar.update
+
+    def update(bar: KeyBar, content, *, layout: bool = True) -> None:  # type: ignore[no-untyped-def]
+        layouts.append(layout)
+        real(bar, content, layout=layout)
+
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = await open_journal(app, pilot)
+        keys = screen.query_one(KeyBar)
+        before = str(keys.render())
+        monkeypatch.setattr(KeyBar, "update", update)
+        await pilot.press("slash")  # the search box takes the keys
+        await pilot.pause()
+        assert str(keys.render()) != before and layouts == [False]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert str(keys.render()) == before and layouts == [False, False]
+        keys._bindings_changed(screen)  # the same keys again: nothing to draw
+        assert layouts == [False, False]
+
+
+async def test_esc_while_a_search_looks_drops_it(tui_root, tui_processes, monkeypatch):
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        grow(journal_of(app), 500, needle_at=400)
+        screen = await open_journal(app, pilot)
+        view = screen.view
+        release = threading.Event()
+        find = screen.index.find
+
+        def slow(*args, **kwargs):  # type: ignore[no-untyped-def]
+            release.wait(5)
+            return find(*args, **kwargs)
+
+        monkeypatch.setattr(screen.index, "find", slow)
+        await pilot.press("slash", *"needle-far", "enter")
+        await pilot.pause()
+        assert screen.query_one("#viewer-search").display  # still saying what it looks for
+        await pilot.press("escape")
+        release.set()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert view.cursor == 0 and app.screen is screen
+        assert not screen.query_one("#viewer-search").display

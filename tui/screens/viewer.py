@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
@@ -70,6 +71,18 @@ class Tally:
         return f"{sum(masked.values())} masked ({kinds})"
 
 
+@dataclass(frozen=True)
+class Asked:
+    """One search: its number, what and from where, and the view it was asked of."""
+
+    number: int
+    text: str
+    line: int
+    backward: bool
+    page: int
+    generation: int
+
+
 class FileViewer(Screen[None]):
     """A JSON Lines file, one row per line (or per line that matches `ROWS`)."""
 
@@ -84,6 +97,10 @@ class FileViewer(Screen[None]):
         self.index = LineIndex(path, rows=self.ROWS)
         self.tally = Tally()
         self.search_text = ""
+        self._latest_search = 0
+        """Searches asked so far: only the latest one's result is used."""
+        self._box_waits_for: int | None = None
+        """The search the open box waits for (it closes when that one is done)."""
         self.indexed = False
         """The file was indexed to its end once."""
         self.error = ""
@@ -234,23 +251,38 @@ class FileViewer(Screen[None]):
     def action_search(self) -> None:
         box = self.query_one("#viewer-search", Input)
         box.value = self.search_text
-        box.display = True
+        self._box_waits_for = None  # a search still running moves the cursor, not this box
+        self._prompting(True)  # in the key bar's place: the rows keep their height
         box.focus()
 
     @on(Input.Submitted, "#viewer-search")
     def _search_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self._close_search()
         self.search_text = event.value
         view = self.view
-        view.match = event.value
-        view.redraw()
-        if event.value:
-            self.search(event.value, self.index.row_line(view.cursor) if view.count else 0)
+        if event.value and view.count:
+            # The box stays up, saying what is looked for, until the line is found: then
+            # it closes, the match shows and the cursor moves in one frame.
+            self.search(event.value, self.index.row_line(view.cursor))
+            self._box_waits_for = self._latest_search
+            return
+        self._close_search()
+        self._highlight(event.value)
+
+    def _highlight(self, text: str) -> None:
+        view = self.view
+        if view.match != text:
+            view.match = text
+            view.redraw()
+
+    def _prompting(self, prompting: bool) -> None:
+        self.query_one("#viewer-search", Input).display = prompting
+        self.query_one(KeyBar).display = not prompting
 
     def _close_search(self) -> None:
-        self.query_one("#viewer-search", Input).display = False
-        self.view.focus()
+        self._prompting(False)
+        if self.focused is not self.view:
+            self.set_focus(self.view)
 
     def action_search_next(self) -> None:
         self._search_again(backward=False)
@@ -266,18 +298,37 @@ class FileViewer(Screen[None]):
         if view.count:
             self.search(self.search_text, self.index.row_line(view.cursor), backward)
 
-    @work(thread=True, exclusive=True, group="viewer-search", exit_on_error=False)
     def search(self, text: str, line: int, backward: bool = False) -> None:
         """Find the next line holding ``text`` after ``line`` (before it, backward)."""
-        found = self.index.find(text, line, backward=backward)
-        self.app.call_from_thread(self._found, text, found)
+        view = self.view
+        self._latest_search += 1
+        self._search(Asked(self._latest_search, text, line, backward, view.page, view.generation))
 
-    def _found(self, text: str, line: int | None) -> None:
-        row = None if line is None else self.index.row_of_line(line)
+    @work(thread=True, exclusive=True, group="viewer-search", exit_on_error=False)
+    def _search(self, asked: Asked) -> None:
+        """The line found, and the rows of the page it will show on, read in the same
+        thread: the cursor moves and the page draws in one go, not after a second read."""
+        index = self.index
+        found = index.find(asked.text, asked.line, backward=asked.backward)
+        row = None if found is None else index.row_of_line(found)
+        page = asked.page
+        texts = {} if row is None else self.rows(LineView.centred_top(row, page), page)
+        self.app.call_from_thread(self._found, asked, row, texts)
+
+    def _found(self, asked: Asked, row: int | None, texts: dict[int, Text]) -> None:
+        if asked.number != self._latest_search:
+            return  # a later search was asked, or esc dropped this one
+        text = asked.text
+        if self._box_waits_for == asked.number:
+            self._box_waits_for = None
+            self._close_search()
+        self._highlight(text if row is not None else "")
         if row is None:
             self.notify(f"not found: {text}", timeout=3)
             return
-        self.view.move_cursor(row, center=True)
+        view = self.view
+        view.add_rows(asked.generation, texts)
+        view.move_cursor(row, center=True)
 
     # -- moving ----------------------------------------------------------------------------
 
@@ -289,6 +340,9 @@ class FileViewer(Screen[None]):
 
     def action_back(self) -> None:
         if self.query_one("#viewer-search").display:
+            if self._box_waits_for is not None:  # esc while it looks: the search is dropped
+                self._box_waits_for = None
+                self._latest_search += 1
             self._close_search()
             return
         self.app.pop_screen()

@@ -56,6 +56,8 @@ class KeyBar(Static):
     }
     """
 
+    _line: Text | None = None
+
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
         self._draw()
@@ -103,4 +105,8 @@ class KeyBar(Static):
                 line.append(GAP)
             line.append(key, style=key_style)
             line.append(f" {words}")
-        self.update(line)
+        if line != self._line:
+            self._line = line
+            # One line, docked, of a fixed height: no new layout of the screen (which
+            # would cost a second frame after the key that changed the bindings).
+            self.update(line, layout=False)

@@ -9,7 +9,7 @@ ellipsized to the pane's width; the screen shows a row whole elsewhere.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -29,6 +29,20 @@ Source = Callable[[int, int], dict[int, Text]]
 """Rows ``first`` … ``first + count - 1`` as texts (run in a thread: it may read disk)."""
 
 PLACEHOLDER = Text("…", style="dim")
+
+
+def missing_spans(held: Container[int], first: int, count: int) -> list[tuple[int, int]]:
+    """The runs of rows from ``first`` (``count`` of them) not in ``held``, as (first, count)."""
+    spans: list[tuple[int, int]] = []
+    start = None
+    for row in range(first, first + count + 1):
+        gap = row < first + count and row not in held
+        if gap and start is None:
+            start = row
+        elif not gap and start is not None:
+            spans.append((start, row - start))
+            start = None
+    return spans
 
 
 class LineView(ScrollView, can_focus=True):
@@ -131,15 +145,19 @@ class LineView(ScrollView, can_focus=True):
         first, count = self._window()
         if count <= 0:
             return
-        missing = [row for row in range(first, first + count) if row not in self._texts]
-        if not missing or self._asked == (first, count):
+        if self._asked == (first, count):
+            return
+        spans = missing_spans(self._texts, first, count)
+        if not spans:
             return
         self._asked = (first, count)
-        self._load(self._generation, missing[0], missing[-1] - missing[0] + 1)
+        self._load(self._generation, spans)
 
     @work(thread=True, exclusive=True, group="line-view", exit_on_error=False)
-    def _load(self, generation: int, first: int, count: int) -> None:
-        texts = self.source(first, count)
+    def _load(self, generation: int, spans: list[tuple[int, int]]) -> None:
+        texts: dict[int, Text] = {}
+        for first, count in spans:
+            texts.update(self.source(first, count))
         self.app.call_from_thread(self._fill, generation, texts)
 
     def read_ahead_end(self) -> None:
@@ -155,19 +173,40 @@ class LineView(ScrollView, can_focus=True):
         texts = self.source(first, count)
         self.app.call_from_thread(self._fill, generation, texts)
 
+    @property
+    def generation(self) -> int:
+        """Bumped by `reset`: rows read before it are not added (`add_rows`)."""
+        return self._generation
+
+    def add_rows(self, generation: int, texts: dict[int, Text]) -> None:
+        """Rows read elsewhere (a search reads the page it lands on), unless the view
+        was `reset` since ``generation``."""
+        self._fill(generation, texts)
+
+    @staticmethod
+    def centred_top(row: int, page: int) -> int:
+        """The first row shown when ``row`` is centred (`move_cursor` with ``center``)."""
+        return max(0, row - page // 2)
+
     def _fill(self, generation: int, texts: dict[int, Text]) -> None:
         if generation != self._generation:
             return
-        self._texts.update(texts)
-        for row in texts:
-            self._strips.pop(row, None)
+        top = round(self.scroll_y)
+        shown = range(top, top + self.page)
+        drawn = False
+        for row, text in texts.items():
+            if row not in self._texts:  # a row read twice (a search read it first) stays
+                self._texts[row] = text
+                self._strips.pop(row, None)
+                drawn = drawn or row in shown
         first, count = self._window()
         keep = range(first - self.page, first + count + self.page)
         if len(self._texts) > 4 * len(keep):
             self._texts = {row: text for row, text in self._texts.items() if row in keep}
             self._strips = {row: strip for row, strip in self._strips.items() if row in keep}
         self._asked = None
-        self.refresh()
+        if drawn:  # rows read ahead, out of view, need no frame
+            self.refresh()
         self._want()
 
     # -- cursor ----------------------------------------------------------------------------
@@ -177,7 +216,7 @@ class LineView(ScrollView, can_focus=True):
             return
         row = max(0, min(row, self.count - 1))
         if center:
-            self.scroll_to(y=max(0, row - self.page // 2), animate=False, immediate=True)
+            self.scroll_to(y=self.centred_top(row, self.page), animate=False, immediate=True)
         self.cursor = row
 
     def watch_cursor(self, old: int, new: int) -> None:
