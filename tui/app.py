@@ -31,6 +31,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from wftop.core.changeset import ChangeSet
 from wftop.core.index import LiveIndex
 from wftop.core.model import PARTIAL, Run, Status
+from wftop.tui import pacing
 from wftop.tui.config import Config
 from wftop.tui.feed import (
     Alert,
@@ -98,6 +99,7 @@ class WftopApp(App[int]):
         read_only_reason: what ``r`` says when read-only (default: the --read-only flag).
         remote: the links to other hosts, whose runs join this machine's.
         """
+        pacing.install()
         super().__init__()
         self.index = index
         self.config = config or Config()
