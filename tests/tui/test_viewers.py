@@ -11,6 +11,7 @@ import pytest
 from tests.tui_kit import SIZE, build, settle
 from wftop.tui.screens import journal as journal_screen
 from wftop.tui.screens.journal import JournalScreen
+from wftop.tui.widgets import line_view
 from wftop.tui.widgets.key_bar import KeyBar
 from wftop.tui.widgets.line_view import LineView, missing_spans
 
@@ -265,3 +266,25 @@ async def test_esc_while_a_search_looks_drops_it(tui_root, tui_processes, monkey
         await pilot.pause()
         assert view.cursor == 0 and app.screen is screen
         assert not screen.query_one("#viewer-search").display
+
+
+async def test_a_far_jump_reads_the_rows_near_it_only(tui_root, tui_processes, monkeypatch):
+    """Scrolling to a line far from the cursor (a search, a mouse wheel) looks at the rows
+    near where the view is, not at every row between it and the cursor."""
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        grow(journal_of(app), GROWN)
+        screen = await open_journal(app, pilot)
+        view = screen.view
+        looked: list[int] = []
+        spans = line_view.missing_spans
+
+        def counting(held, first: int, count: int):  # type: ignore[no-untyped-def]
+            looked.append(count)
+            return spans(held, first, count)
+
+        monkeypatch.setattr(line_view, "missing_spans", counting)
+        view.scroll_to(y=40_000, animate=False, immediate=True)
+        await until(pilot, lambda: view.text(40_000) is not None)
+        assert looked and max(looked) <= 4 * view.page

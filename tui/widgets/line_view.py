@@ -136,9 +136,13 @@ class LineView(ScrollView, can_focus=True):
         return self._texts.get(row)
 
     def _window(self) -> tuple[int, int]:
+        """The rows to hold: a page each side of the page shown (and of the cursor, when
+        it is on or next to that page; far from it, the cursor is about to be scrolled to
+        or was scrolled away from, and the rows between are not read)."""
         top, page = round(self.scroll_y), self.page
-        first = max(0, min(top, self.cursor) - page)
-        return first, min(self.count, max(top, self.cursor) + 2 * page) - first
+        cursor = self.cursor if abs(self.cursor - top) <= 2 * page else top
+        first = max(0, min(top, cursor) - page)
+        return first, min(self.count, max(top, cursor) + 2 * page) - first
 
     def _want(self) -> None:
         """Ask the source for the rows near the screen that are not read yet."""
