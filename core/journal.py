@@ -42,11 +42,12 @@ class Call:
     """Position of the call's first line among the calls (0-based)."""
     label: str = ""
     phase: str | None = None
-    agent_ids: list[str] = field(default_factory=list)
-    """Agent id of every ``started`` attempt, oldest first."""
-    attempt_lines: list[int] = field(default_factory=list)
+    agent_ids: tuple[str, ...] = ()
+    """Agent id of every ``started`` attempt, oldest first (tuples: most calls have one
+    attempt, and a run list holds every call of every run)."""
+    attempt_lines: tuple[int, ...] = ()
     """Journal line of every ``started`` attempt, oldest first."""
-    returned_agent_ids: list[str] = field(default_factory=list)
+    returned_agent_ids: tuple[str, ...] = ()
     """Agent id of every ``result`` line, oldest first."""
     started_after_result: bool = False
     """A ``started`` line came after a ``result`` of this call (a resume re-ran it)."""
@@ -159,12 +160,7 @@ class JournalFold:
     def _unshared(self, call: Call) -> Call:
         if call.key in self._own:
             return call
-        mine = replace(
-            call,
-            agent_ids=list(call.agent_ids),
-            attempt_lines=list(call.attempt_lines),
-            returned_agent_ids=list(call.returned_agent_ids),
-        )
+        mine = replace(call)
         self.calls[call.key] = mine
         self._own.add(call.key)
         return mine
@@ -241,8 +237,8 @@ class JournalFold:
             if call.results_seen:
                 call.started_after_result = True
                 self.rerun_agent_ids.append(agent_id or "")
-            call.agent_ids.append(agent_id or "")
-            call.attempt_lines.append(line)
+            call.agent_ids += (agent_id or "",)
+            call.attempt_lines += (line,)
             call.state = CallState.IN_FLIGHT
             self.open_keys[call.key] = None
             self.failed_keys.pop(call.key, None)
@@ -254,7 +250,7 @@ class JournalFold:
             call.demoted = False
             call.result = get("result")
             call.result_agent_id = agent_id
-            call.returned_agent_ids.append(agent_id or "")
+            call.returned_agent_ids += (agent_id or "",)
             call.results_seen += 1
             call.state = CallState.DONE
             self.open_keys.pop(call.key, None)

@@ -68,3 +68,29 @@ def test_a_fold_holds_small_object_results_as_their_text():
     assert len(with_results.calls) == len(without.calls) == 2000
     per_result = (kept - bare) / 2000
     assert per_result < 100, per_result  # parsed: about 300 bytes each
+
+
+def test_a_call_of_one_attempt_holds_its_attempt_in_a_few_bytes():
+    """A run list holds every call of every run, nearly all of them of one attempt: its
+    agent ids and line numbers are held as they are, not in lists with room to grow."""
+
+    def held() -> float:
+        lines = []
+        for number in range(2000):
+            agent = f"a{number}"
+            lines.append({"type": "started", "key": f"v2:k{number}", "agentId": agent})
+            lines.append({"type": "result", "key": f"v2:k{number}", "agentId": agent})
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            fold = JournalFold()
+            for number, record in enumerate(lines, 1):
+                fold.feed(number, record)
+            return (tracemalloc.get_traced_memory()[0] - before) / len(fold.calls)
+        finally:
+            tracemalloc.stop()
+
+    per_call = held()
+    # Its key and agent id strings, the call and the fold's dicts are most of it (about 440
+    # bytes); the three lists the attempt was kept in took 120 more (about 560).
+    assert per_call < 500, per_call
