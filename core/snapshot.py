@@ -52,15 +52,18 @@ class Snapshot:
     name: str | None = None
     script_path: str | None = None
     packed: bytes = field(default=b"{}", repr=False, compare=False)
-    """The snapshot object as compact JSON, its `BULKY_FIELDS` left out: parsed, it would
-    hold several times its size for every run of a list, which reads only the fields
-    taken out up front (these and the three below)."""
+    """The snapshot object as compact JSON, its `BULKY_FIELDS` and ``workflowProgress`` left
+    out: parsed, it would hold several times its size for every run of a list, which reads
+    only the fields taken out up front (these and the four below)."""
     timestamp: float | None = field(default=None, compare=False)
     """Epoch seconds when the snapshot was written."""
     agent_id_set: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
     """The agents of its ``workflow_agent`` rows."""
     errored: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
     """The agents whose row says ``error``."""
+    agent_rows: int = field(default=0, compare=False)
+    """How many ``workflow_agent`` items ``workflowProgress`` held when it was read: the
+    items themselves are read from the file again when a view asks (`raw_rows`)."""
 
     @cached_property
     def data(self) -> dict[str, Any]:
@@ -108,9 +111,29 @@ class Snapshot:
 
     @cached_property
     def raw_rows(self) -> tuple[dict[str, Any], ...]:
-        """The ``workflow_agent`` items as read; `rows` turns them into `AgentRow`s on
-        demand (a run list needs only their agent ids and states)."""
-        return agent_items(self.data)
+        """The ``workflow_agent`` items; `rows` turns them into `AgentRow`s.
+
+        A run list needs only their agent ids and states, taken out when the file was read
+        (`agent_id_set`, `errored`): the items, most of a snapshot's size, are not held but
+        read from the file again here, by the view that asks (in a worker: a run screen's
+        rows, a resume plan). A snapshot ends its run and is not written again; if it is
+        gone or no longer reads, there are no rows.
+        """
+        if "workflowProgress" in self.data:  # made from an object, not read from a file
+            return agent_items(self.data)
+        if not self.agent_rows:
+            return ()
+        data, _problem, _info = _read_object(self.path)
+        return agent_items(data) if data is not None else ()
+
+    @property
+    def rows_held(self) -> bool:
+        """`raw_rows` are in memory: asking for them does not read the file."""
+        return (
+            not self.agent_rows
+            or "raw_rows" in self.__dict__
+            or "workflowProgress" in (self.__dict__.get("data") or ())
+        )
 
     @cached_property
     def rows(self) -> tuple[AgentRow, ...]:
@@ -153,6 +176,16 @@ def read_snapshot_with_stat(
     path: str,
 ) -> tuple[Snapshot | None, Problem | None, os.stat_result | None]:
     """`read_snapshot`, plus the status of the file that was read (None if none was)."""
+    data, problem, info = _read_object(path)
+    if data is None:
+        return None, problem, info
+    return _snapshot_from(path, data), None, info
+
+
+def _read_object(
+    path: str,
+) -> tuple[dict[str, Any] | None, Problem | None, os.stat_result | None]:
+    """The snapshot file's object, or why there is none (no problem: there is no file)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
@@ -179,7 +212,7 @@ def read_snapshot_with_stat(
         return None, problem, info
     if not isinstance(data, dict):
         return None, Problem(path, 1, "expected a JSON object"), info
-    return _snapshot_from(path, data), None, info
+    return data, None, info
 
 
 def _read_fd(fd: int, size: int) -> bytes:
@@ -232,8 +265,10 @@ is on disk, the result in the journal): dropped so an index's memory does not fo
 def _snapshot_from(path: str, data: dict[str, Any]) -> Snapshot:
     for bulky in BULKY_FIELDS:
         data.pop(bulky, None)
+    items = agent_items(data)
+    data.pop("workflowProgress", None)  # read again when a view asks (`Snapshot.raw_rows`)
     agents, errored = set(), set()
-    for item in agent_items(data):
+    for item in items:
         agent = item.get("agentId")
         if type(agent) is str and agent:
             agents.add(agent)
@@ -249,6 +284,7 @@ def _snapshot_from(path: str, data: dict[str, Any]) -> Snapshot:
         parse_iso_time(get("timestamp")),
         frozenset(agents),
         frozenset(errored),
+        len(items),
     )
 
 

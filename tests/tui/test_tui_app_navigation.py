@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from tests.tui_kit import SIZE, build, ident_of, settle, table
+from wftop.core import snapshot as snapshot_module
 from wftop.tui.config import Config
 from wftop.tui.screens.agent import AgentScreen
 from wftop.tui.screens.copy import CopyScreen
@@ -345,3 +348,28 @@ async def test_the_last_rows_are_read_once_the_file_is_indexed(tmp_path):
         assert "m1999" in view.text(view.count - 1).plain
         await pilot.press("end")
         assert view.cursor == view.count - 1
+
+
+async def test_the_run_screen_reads_the_snapshot_rows_in_a_worker(
+    tui_root, tui_processes, monkeypatch
+):
+    """A listed run holds its snapshot's agent ids, not its agent rows: the run screen
+    reads those from the file when it opens, never on the app's loop."""
+    on_loop: list[bool] = []
+    real = snapshot_module._read_object
+
+    def reading(path: str):  # type: ignore[no-untyped-def]
+        on_loop.append(threading.current_thread() is threading.main_thread())
+        return real(path)
+
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        monkeypatch.setattr(snapshot_module, "_read_object", reading)
+        run = next(run for run in app.runs.values() if run.snapshot and run.snapshot.agent_ids())
+        table(app).move_to_key(run.ident)
+        await pilot.press("enter")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        calls = app.screen.query_one(CallTable)
+        assert calls.row_count and on_loop == [False]

@@ -104,6 +104,12 @@ def summary(
     return mask("\n".join(lines))
 
 
+def rows_held(run: Run) -> bool:
+    """The snapshot's agent rows, which the call rows join, are in memory (the first time
+    they are read from the file, in the worker that makes the rows)."""
+    return run.snapshot is None or run.snapshot.rows_held
+
+
 BACKGROUND_CALLS = 2_000
 """A run with more calls than this has its rows and call counts made in a worker (50,000
 calls take about a second); a smaller one has them made at once (a few milliseconds)."""
@@ -191,7 +197,7 @@ class RunScreen(Screen[None]):
         inputs = Inputs(run, self._usage.get(run.ident), frozenset(self.folded))
         if self._built is not None and inputs.same(self._built.inputs):
             self.show_summary()
-        elif len(run.fold.calls) > BACKGROUND_CALLS:
+        elif len(run.fold.calls) > BACKGROUND_CALLS or not rows_held(run):
             self.show_summary()
             if not inputs.same(self._building):
                 self._building = inputs
@@ -256,7 +262,7 @@ class RunScreen(Screen[None]):
                 facts = built.facts
             elif built is not None and built.run.ident == run.ident:
                 facts = built.facts  # the counts of a moment ago, until the new ones are made
-            elif len(run.fold.calls) > BACKGROUND_CALLS:
+            elif len(run.fold.calls) > BACKGROUND_CALLS or not rows_held(run):
                 facts = [f"calls    {len(run.fold.calls):,} (counting…)"]
             else:
                 facts = None
