@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -142,15 +141,11 @@ async def test_the_app_loop_never_folds_a_line_it_only_applies_change_sets(
         return feed_all(fold, records)
 
     monkeypatch.setattr(JournalFold, "feed_all", counted)
-    for name in ("short_project", "status_word"):
+    for name in ("short_project", "status_word", "count_calls"):  # count_calls: parity bars
         real = getattr(model, name)
         monkeypatch.setattr(
             model, name, lambda *a, real=real: made_on.append(threading.get_ident()) or real(*a)
         )
-    counts = model.Run.__dict__["call_counts"].func  # the parity bar's: a walk of the calls
-    kept = cached_property(lambda run: made_on.append(threading.get_ident()) or counts(run))
-    kept.__set_name__(model.Run, "call_counts")
-    monkeypatch.setattr(model.Run, "call_counts", kept)
     app = live_app(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
