@@ -174,14 +174,15 @@ def session_run_folders(
     for run in entries:
         if not RUN_FOLDER.match(run.name):
             continue
+        path, real = run.path, _real_child(workflows_real, run)
         folders.append(
             RunFolder(
                 root=root,
                 project=project,
                 session_id=session,
                 run_id=run.name,
-                path=run.path,
-                real_path=_real_child(workflows_real, run),
+                path=path,
+                real_path=path if real == path else real,  # one string held, not two
             )
         )
     return folders

@@ -31,3 +31,10 @@ def test_a_listed_run_keeps_what_lists_ask_of_it_in_a_few_hundred_bytes():
         assert kept[0] is run.ident and kept[3] is run.call_counts  # made once
         # 216 bytes slotted; 888 with an instance dict holding these four values.
         assert held(run) < 400, held(run)
+
+
+def test_a_run_folder_that_is_no_link_holds_its_path_once():
+    (run,) = scan_roots([str(tree("clean"))], processes=FakeProcessTable()).runs
+    folder = run.folder
+    assert folder.real_path == folder.path
+    assert folder.real_path is folder.path  # 20,000 runs: one path string each, not two
