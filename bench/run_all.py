@@ -24,7 +24,11 @@ import live_latency
 import loop_cost
 import peers
 import tui_idle
+import tui_startup
+import viewers
 from common import TOP, default_workdir, machine
+from idle_cpu import corpus_of
+from report_tui import keys_section, viewers_section
 
 DOC = TOP / "docs" / "performance.md"
 BEGIN = "<!-- bench/run_all.py: begin (generated; edit bench/run_all.py instead) -->"
@@ -129,6 +133,8 @@ def section(results: dict[str, Any]) -> str:
         *loop_section(results.get("loop"), results.get("writers")),
         *tui_idle_section(results.get("tui_idle")),
         *growth_section(results.get("growth")),
+        *keys_section(results.get("keys")),
+        *viewers_section(results.get("viewers")),
         METHOD,
         END,
     ]
@@ -396,6 +402,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     parser.add_argument("--live-seconds", type=float, default=20.0)
     parser.add_argument("--idle-seconds", type=float, default=60.0)
+    parser.add_argument(
+        "--viewer-cases",
+        default=",".join(viewers.CASES),
+        help="the large-file cases of bench/viewers.py (1gb writes 2 GB once); '' for none",
+    )
     parser.add_argument("--workdir", type=Path, default=default_workdir())
     parser.add_argument("--doc", type=Path, default=DOC, help="the file to write its section into")
     args = parser.parse_args(argv)
@@ -413,6 +424,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     results["writers"] = loop_cost.main(["--writers", "16", "--lines", "1000"])
     results["growth"] = growth.main(["--workdir", str(args.workdir), "--repeat", "3"])
     results["tui_idle"] = tui_idle.main([*common, "--seconds", str(args.idle_seconds)])
+    largest = max(row["runs"] for row in results["growth"]["sizes"])
+    results["keys"] = tui_startup.run(corpus_of(args.workdir, largest), 3)
+    if args.viewer_cases:
+        results["viewers"] = viewers.run(args.viewer_cases.split(","), 3)
     if args.peers_from is not None:
         results["peers"] = json.loads(args.peers_from.read_text())["peers"]
         results["peers_reused_from"] = str(args.peers_from)

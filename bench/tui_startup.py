@@ -29,6 +29,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 TOP = Path(__file__).resolve().parent.parent
 KEYS = [
@@ -106,7 +107,7 @@ def ensure_corpus(path: Path, runs: int) -> None:
     subprocess.run([*argv, "--runs", str(runs), "--thin-agents"], check=True, cwd=TOP)
 
 
-def measure(root: Path) -> dict[str, object]:
+def measure(root: Path) -> dict[str, Any]:
     env = dict(os.environ, PYTHONPATH=str(TOP))
     start = time.time()
     done = subprocess.run(
@@ -123,6 +124,27 @@ def measure(root: Path) -> dict[str, object]:
     return data
 
 
+def run(corpus: Path, repeat: int) -> dict[str, Any]:
+    """The app started ``repeat`` times over ``corpus`` after a warm-up: medians, and each
+    key's median and max over every press."""
+    measure(corpus)  # warm the page cache, as a pane reopened during the day would be
+    rounds = [measure(corpus) for _ in range(repeat)]
+    paint = statistics.median(float(r["first_paint_s"]) for r in rounds)
+    loaded = statistics.median(float(r["all_runs_s"]) for r in rounds)
+    keys: dict[str, dict[str, float]] = {}
+    for name in rounds[0]["latency_ms"]:
+        samples = [ms for r in rounds for ms in r["latency_ms"][name]]
+        keys[name] = {"median_ms": statistics.median(samples), "max_ms": max(samples)}
+    return {
+        "runs": rounds[0]["runs"],
+        "rows_at_first_paint": rounds[0]["rows_at_paint"],
+        "first_paint_s": round(paint, 3),
+        "noop_cpu_ms": round(statistics.median(float(r["noop_cpu_ms"]) for r in rounds), 1),
+        "all_runs_s": round(loaded, 3),
+        "keys": {k: {m: round(v, 1) for m, v in d.items()} for k, d in keys.items()},
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5000)
@@ -136,22 +158,8 @@ def main() -> int:
         return 0
     corpus = args.corpus or TOP / "bench" / "out" / f"c{args.runs}"
     ensure_corpus(corpus, args.runs)
-    measure(corpus)  # warm the page cache, as a pane reopened during the day would be
-    rounds = [measure(corpus) for _ in range(args.repeat)]
-    paint = statistics.median(float(r["first_paint_s"]) for r in rounds)  # type: ignore[arg-type]
-    loaded = statistics.median(float(r["all_runs_s"]) for r in rounds)  # type: ignore[arg-type]
-    keys: dict[str, dict[str, float]] = {}
-    for name in rounds[0]["latency_ms"]:  # type: ignore[union-attr]
-        samples = [ms for r in rounds for ms in r["latency_ms"][name]]  # type: ignore[index]
-        keys[name] = {"median_ms": statistics.median(samples), "max_ms": max(samples)}
-    summary = {
-        "runs": rounds[0]["runs"],
-        "rows_at_first_paint": rounds[0]["rows_at_paint"],
-        "first_paint_s": round(paint, 3),
-        "noop_cpu_ms": round(statistics.median(float(r["noop_cpu_ms"]) for r in rounds), 1),  # type: ignore[arg-type]
-        "all_runs_s": round(loaded, 3),
-        "keys": {k: {m: round(v, 1) for m, v in d.items()} for k, d in keys.items()},
-    }
+    summary = run(corpus, args.repeat)
+    paint, loaded = summary["first_paint_s"], summary["all_runs_s"]
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
@@ -159,9 +167,9 @@ def main() -> int:
     first = summary["rows_at_first_paint"]
     print(f"first useful paint   {paint:6.3f} s   ({first} rows shown)")
     print(f"every run listed     {loaded:6.3f} s")
-    for name, stats in keys.items():
+    for name, stats in summary["keys"].items():
         print(f"  {name:<22} median {stats['median_ms']:6.1f} ms   max {stats['max_ms']:6.1f} ms")
-    noop = statistics.median(float(r["noop_cpu_ms"]) for r in rounds)  # type: ignore[arg-type]
+    noop = summary["noop_cpu_ms"]
     print(f"  (harness cost of a key bound to nothing, subtracted: {noop:.1f} ms CPU)")
     return 0
 

@@ -252,23 +252,29 @@ def main() -> int:
     if args.child:
         child(args.child)
         return 0
+    results = run(args.cases.split(","), args.repeat, say=not args.json)
+    if args.json:
+        print(json.dumps(results, indent=2))
+    return 0
+
+
+def run(cases: list[str], repeat: int, *, say: bool = False) -> dict[str, Any]:
+    """Each case built (once) and measured ``repeat`` times after a warm-up: medians."""
     results: dict[str, Any] = {}
-    for case in args.cases.split(","):
+    for case in cases:
         calls, result_bytes = CASES[case]
         root = TOP / "bench" / "out" / "viewers" / case
         build_case(root, calls, result_bytes)
         journal = run_folder(root) / "journal.jsonl"
         measure(root)  # warm the page cache, as a file read during the day would be
-        summary = summarise([measure(root) for _ in range(args.repeat)])
+        summary = summarise([measure(root) for _ in range(repeat)])
         summary["journal_mb"] = round(journal.stat().st_size / 2**20, 1)
         floor = statistics.median(parse_floor(journal) for _ in range(3))
         summary["parse_floor_s"] = round(floor, 3)
         results[case] = summary
-        if not args.json:
+        if say:
             print(f"{case}: {json.dumps(summary)}", flush=True)
-    if args.json:
-        print(json.dumps(results, indent=2))
-    return 0
+    return results
 
 
 if __name__ == "__main__":
