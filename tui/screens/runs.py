@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
@@ -168,6 +168,13 @@ class RunsScreen(Screen[None]):
         box = self.query_one("#runs-filter", Input)
         box.display = True
         box.focus()
+        self.make_hays(list(self.wftop.runs.values()))
+
+    @work(thread=True, exclusive=True, group="hays", exit_on_error=False)
+    def make_hays(self, runs: list[Run]) -> None:
+        """What the filter will match each run against, made while the first key is typed."""
+        made = RunListView.make_hays(runs)
+        self.app.call_from_thread(self.view.add_hays, made)
 
     @on(Input.Changed, "#runs-filter")
     def filter_typed(self, event: Input.Changed) -> None:
