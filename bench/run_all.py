@@ -52,8 +52,8 @@ def section(results: dict[str, Any]) -> str:
         "## Live index: cold start, live latency, idle cost",
         "",
         f"Reproduce with one command: `python3 bench/run_all.py` (it took "
-        f"{results['minutes']:.0f} min here, most of it the peers; corpora are built once "
-        "under `bench/out/`). "
+        f"{results['minutes']:.0f} min here{', most of it the peers' if 'peers' in results else ''}"
+        "; corpora and large files are built once under `bench/out/`). "
         f"Measured {results['when']} on {info['cpus']} CPUs ({info['cpu']}), {info['memory']}, "
         f"Python {info['python']}, Linux {info['kernel']}; load average before the run "
         f"{results['load_before']}, after {info['load']} (the machine is shared with other "
