@@ -427,7 +427,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     largest = max(row["runs"] for row in results["growth"]["sizes"])
     results["keys"] = tui_startup.run(corpus_of(args.workdir, largest), 3)
     if args.viewer_cases:
-        results["viewers"] = viewers.run(args.viewer_cases.split(","), 3)
+        results["viewers"] = viewers.run(args.viewer_cases.split(","), 5)
     if args.peers_from is not None:
         results["peers"] = json.loads(args.peers_from.read_text())["peers"]
         results["peers_reused_from"] = str(args.peers_from)
