@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from wftop.core.model import NEEDS_YOU, Run
 from wftop.tui.format import ATTENTION_ORDER
-from wftop.tui.query import Hay, Term, hay, matches, parse
+from wftop.tui.query import Hay, Term, hay, id_shaped, matches, parse
 
 SORTS = ("activity", "status", "name", "project")
 GROUPS = ("none", "status", "project")
@@ -151,10 +151,29 @@ class RunListView:
             chosen = base
         elif self.project is None and self.host is None and not self.text:
             chosen = [run for run in base if run.shown_status in allowed]  # type: ignore[operator]
+        elif allowed is None and self.project is None and self.host is None and self.plain():
+            chosen = self._with_words(base, [value for _field, value in self.terms()])
         else:
             chosen = [run for run in base if self.matches(run, allowed)]
         spent = sum(run.rerun_tokens or 0 for run in chosen)
         self._chosen = (base, filters, chosen, spent)
+        return chosen
+
+    def plain(self) -> bool:
+        """The filter is free words only, none shaped like an id (`id_shaped`): a run passes
+        when each is in its `Hay.words`, as `matches` would say."""
+        return all(not field and not id_shaped(value) for field, value in self.terms())
+
+    def _with_words(self, base: list[Run], words: list[str]) -> list[Run]:
+        """`chosen` for a `plain` filter: the same runs as `matches` lets through, in one
+        pass without its calls per run and term (20,000 runs, typed a key at a time)."""
+        held, make = self._hay, self.haystack
+        chosen = []
+        for run in base:
+            kept = held.get(run.ident)
+            text = (kept[1] if kept is not None and kept[0] is run else make(run)).words
+            if all(word in text for word in words):
+                chosen.append(run)
         return chosen
 
     def rerun_tokens(self, runs: Iterable[Run]) -> int:

@@ -426,3 +426,17 @@ def test_the_call_rows_show_object_results_without_parsing_them(monkeypatch):
 def test_a_runs_repr_is_short_whatever_its_journal_holds():
     run = only_run("mid-failure")
     assert repr(run) == f"Run({run.ident!r}, {run.status.value})"
+
+
+def test_a_filter_of_plain_words_lets_through_what_every_term_matches():
+    """Free words (none shaped like an id) take a quicker pass over the runs: it lets through
+    the runs the term-by-term match does, for every text."""
+    names = ("killed", "clean", "api-errors-429", "mid-failure", "killed-in-parallel", "resumed")
+    runs = [only_run(name) for name in names]
+    texts = ["a", "completed", "dead", "mock", "zzz", "proj", "DEAD", "dead mock", "e k"]
+    for text in texts:
+        view = RunListView(text=text)
+        assert view.plain()
+        assert view.chosen(runs) == [run for run in view.by_activity(runs) if view.matches(run)]
+    for text in ("A6", "d27", "status:dead", "a_1", "run:wf", "dead a3"):
+        assert not RunListView(text=text).plain()
