@@ -288,3 +288,21 @@ async def test_a_far_jump_reads_the_rows_near_it_only(tui_root, tui_processes, m
         view.scroll_to(y=40_000, animate=False, immediate=True)
         await until(pilot, lambda: view.text(40_000) is not None)
         assert looked and max(looked) <= 4 * view.page
+
+
+async def test_line_numbers_stay_aligned_past_99999_lines(tui_root, tui_processes):
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        grow(journal_of(app), 100_000)
+        screen = await open_journal(app, pilot)
+        view = screen.view
+        await pilot.press("end")
+        await until(pilot, lambda: view.text(view.count - 1) is not None)
+        await until(pilot, lambda: view.text(view.count - 4) is not None)
+        rows = range(view.count - 4, view.count)
+        assert view.count > 99_999 + 4  # the last rows cross from five digits to six
+        assert [view.text(row).plain[:7] for row in rows] == [f"{row + 1:>6} " for row in rows]
+        await pilot.press("home")
+        await until(pilot, lambda: view.text(0) is not None)
+        assert view.text(0).plain.startswith("     1 ")  # the column is as wide for every row

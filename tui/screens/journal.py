@@ -48,10 +48,17 @@ def verdict_of(line: Line) -> dict[str, Any] | str | None:
     return verdict
 
 
-def _lead(line: Line, palette: Palette, verdict: Any) -> tuple[Text, dict[str, Any] | None]:
+def number_width(lines: int) -> int:
+    """Digits of the line numbers column for a file of ``lines`` lines (at least five)."""
+    return max(5, len(str(lines)))
+
+
+def _lead(
+    line: Line, palette: Palette, verdict: Any, width: int = 5
+) -> tuple[Text, dict[str, Any] | None]:
     """The line number and what the line is; the record when it is one."""
     out = Text(no_wrap=True)
-    out.append(f"{line.number:>5} ", style=palette["muted"])
+    out.append(f"{line.number:>{width}} ", style=palette["muted"])
     if isinstance(verdict, str):
         out.append(f"✗ unreadable: {verdict}  ", style=palette["error"])
         return out, None
@@ -71,10 +78,10 @@ def _lead(line: Line, palette: Palette, verdict: Any) -> tuple[Text, dict[str, A
     return out, record
 
 
-def render_line(line: Line, mask: Redactor, palette: Palette) -> Text:
-    """One row: number, kind, and the record's other fields on one line."""
+def render_line(line: Line, mask: Redactor, palette: Palette, width: int = 5) -> Text:
+    """One row: number (``width`` digits), kind, and the record's other fields on one line."""
     verdict = verdict_of(line)
-    out, record = _lead(line, palette, verdict)
+    out, record = _lead(line, palette, verdict, width)
     if isinstance(verdict, str):
         out.append(mask(line.raw[:ROW_CHARS].decode("utf-8", errors="replace")))
     elif record is not None:
@@ -106,8 +113,11 @@ class JournalScreen(FileViewer):
         super().__init__(run.folder.journal)
         self.run = run
 
+    def row_shape(self) -> object:
+        return number_width(self.index.lines)
+
     def render_row(self, line: Line, mask: Redactor, palette: Palette) -> Text:
-        return render_line(line, mask, palette)
+        return render_line(line, mask, palette, number_width(self.index.lines))
 
     def render_detail(self, line: Line, mask: Redactor, palette: Palette) -> Text:
         return render_whole(line, mask, palette)

@@ -105,6 +105,7 @@ class FileViewer(Screen[None]):
         """The file was indexed to its end once."""
         self.error = ""
         self._detail_open = self.DETAIL_OPEN
+        self._shape = self.row_shape()
 
     # -- for subclasses --------------------------------------------------------------------
 
@@ -120,6 +121,11 @@ class FileViewer(Screen[None]):
     def following(self) -> bool:
         """The screen looks for appended lines now."""
         return self.wftop.live
+
+    def row_shape(self) -> object:
+        """What every row's drawing depends on beyond its own line (the journal's number
+        column width): when it changes, the rows read so far are read again."""
+        return None
 
     def start_at_end(self) -> bool:
         """The cursor goes to the last row once the first rows are known."""
@@ -186,6 +192,11 @@ class FileViewer(Screen[None]):
             return
         view = self.view
         before = view.count
+        shape = self.row_shape()
+        if shape != self._shape:
+            self._shape = shape
+            if before:
+                view.read_again()
         view.set_count(index.row_count)
         if change == "grew" and before and before <= view.count:
             view.forget(before - 1)  # the last line may have been open: read it again

@@ -123,6 +123,15 @@ class LineView(ScrollView, can_focus=True):
         self.virtual_size = Size(self._width(), 0)
         self.refresh()
 
+    def read_again(self) -> None:
+        """Read every row anew (how rows are drawn changed); the count and cursor stay."""
+        self._generation += 1
+        self._texts.clear()
+        self._strips.clear()
+        self._asked = None
+        self._want()
+        self.refresh()
+
     def forget(self, row: int) -> None:
         """Read one row again (the open last line of a growing file changed)."""
         self._texts.pop(row, None)
