@@ -40,6 +40,13 @@ async def open_journal(app, pilot) -> JournalScreen:  # type: ignore[no-untyped-
     return screen
 
 
+async def grown(app, pilot, lines: int, needle_at: int | None = None) -> JournalScreen:  # type: ignore[no-untyped-def]
+    """The app settled, its test journal grown by ``lines`` lines, its journal screen open."""
+    await settle(pilot)
+    grow(journal_of(app), lines, needle_at)
+    return await open_journal(app, pilot)
+
+
 async def until(pilot, condition) -> None:  # type: ignore[no-untyped-def]
     for _ in range(1000):
         if condition():
@@ -71,9 +78,7 @@ async def test_a_large_journal_shows_its_first_lines_parsing_only_those(
 ):
     app = build(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        grow(journal_of(app), GROWN)
-        screen = await open_journal(app, pilot)
+        screen = await grown(app, pilot, GROWN)
         await pilot.app.workers.wait_for_complete()
         assert screen.view.count == 8 + GROWN
         assert "launched" in screen.view.text(0).plain
@@ -87,9 +92,7 @@ async def test_a_large_journal_shows_its_first_lines_parsing_only_those(
 async def test_search_finds_a_line_far_down_and_n_and_N_go_on(tui_root, tui_processes):
     app = build(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        grow(journal_of(app), GROWN, needle_at=40_000)
-        screen = await open_journal(app, pilot)
+        screen = await grown(app, pilot, GROWN, needle_at=40_000)
         await pilot.press("slash", *"needle-far", "enter")
         await until(pilot, lambda: screen.view.cursor == 40_000 - 1)
         await until(pilot, lambda: screen.view.text(40_000 - 1) is not None)
@@ -108,9 +111,7 @@ async def test_search_finds_a_line_far_down_and_n_and_N_go_on(tui_root, tui_proc
 async def test_keys_move_as_in_less(tui_root, tui_processes):
     app = build(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        grow(journal_of(app), 500)
-        screen = await open_journal(app, pilot)
+        screen = await grown(app, pilot, 500)
         view = screen.view
         await pilot.press("ctrl+d")
         assert view.cursor == view.page // 2
@@ -166,9 +167,7 @@ async def test_a_search_lands_on_rows_it_has_read_already(tui_root, tui_processe
     monkeypatch.setattr(JournalScreen, "rows", reading)
     app = build(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        grow(journal_of(app), GROWN, needle_at=40_000)
-        screen = await open_journal(app, pilot)
+        screen = await grown(app, pilot, GROWN, needle_at=40_000)
         landed.clear()
         await pilot.press("slash", *"needle-far", "enter")
         await until(pilot, lambda: screen.view.cursor == 40_000 - 1)
@@ -188,9 +187,7 @@ async def test_the_search_box_takes_the_key_bars_line_and_closes_once_found(
 ):
     app = build(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        grow(journal_of(app), 500, needle_at=400)
-        screen = await open_journal(app, pilot)
+        screen = await grown(app, pilot, 500, needle_at=400)
         view, box, keys = screen.view, screen.query_one("#viewer-search"), screen.query_one(KeyBar)
         page = view.page
         await pilot.press("slash")
@@ -245,9 +242,7 @@ async def test_the_key_bar_follows_the_focus_without_laying_the_screen_out_again
 async def test_esc_while_a_search_looks_drops_it(tui_root, tui_processes, monkeypatch):
     app = build(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        grow(journal_of(app), 500, needle_at=400)
-        screen = await open_journal(app, pilot)
+        screen = await grown(app, pilot, 500, needle_at=400)
         view = screen.view
         release = threading.Event()
         find = screen.index.find
@@ -273,9 +268,7 @@ async def test_a_far_jump_reads_the_rows_near_it_only(tui_root, tui_processes, m
     near where the view is, not at every row between it and the cursor."""
     app = build(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        grow(journal_of(app), GROWN)
-        screen = await open_journal(app, pilot)
+        screen = await grown(app, pilot, GROWN)
         view = screen.view
         looked: list[int] = []
         spans = line_view.missing_spans
@@ -293,9 +286,7 @@ async def test_a_far_jump_reads_the_rows_near_it_only(tui_root, tui_processes, m
 async def test_line_numbers_stay_aligned_past_99999_lines(tui_root, tui_processes):
     app = build(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        grow(journal_of(app), 100_000)
-        screen = await open_journal(app, pilot)
+        screen = await grown(app, pilot, 100_000)
         view = screen.view
         await pilot.press("end")
         await until(pilot, lambda: view.text(view.count - 1) is not None)
