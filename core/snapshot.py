@@ -116,8 +116,9 @@ class Snapshot:
         A run list needs only their agent ids and states, taken out when the file was read
         (`agent_id_set`, `errored`): the items, most of a snapshot's size, are not held but
         read from the file again here, by the view that asks (in a worker: a run screen's
-        rows, a resume plan). A snapshot ends its run and is not written again; if it is
-        gone or no longer reads, there are no rows.
+        rows, a resume plan). A snapshot is written when its run ends; a resume that ends
+        writes it again, and then these are the newer rows (the index hands out a new run
+        for that change soon after). If it is gone or no longer reads, there are no rows.
         """
         if "workflowProgress" in self.data:  # made from an object, not read from a file
             return agent_items(self.data)

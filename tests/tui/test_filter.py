@@ -75,3 +75,22 @@ async def test_opening_the_filter_makes_what_it_matches_in_a_worker(
         assert on_loop and not any(on_loop)
         shown = {app.runs[ident].shown_status for ident in table(app).item_keys}
         assert shown == {"killed"}
+
+
+async def test_the_filter_box_opened_again_makes_no_hay_twice(tui_root, tui_processes, monkeypatch):
+    made: list[str] = []
+    real = runlist.hay
+
+    def making(run):  # type: ignore[no-untyped-def]
+        made.append(run.ident)
+        return real(run)
+
+    monkeypatch.setattr(runlist, "hay", making)
+    app = build(tui_root, tui_processes)
+    async with app.run_test() as pilot:
+        await settle(pilot)
+        for _ in range(2):
+            await pilot.press("slash")
+            await pilot.app.workers.wait_for_complete()
+            await pilot.press("escape", "escape")
+        assert sorted(made) == sorted(app.runs)  # each run's, once

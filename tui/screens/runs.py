@@ -168,7 +168,9 @@ class RunsScreen(Screen[None]):
         box = self.query_one("#runs-filter", Input)
         box.display = True
         box.focus()
-        self.make_hays(list(self.wftop.runs.values()))
+        wanted = self.view.without_hays(self.wftop.runs.values())
+        if wanted:
+            self.make_hays(wanted)
 
     @work(thread=True, exclusive=True, group="hays", exit_on_error=False)
     def make_hays(self, runs: list[Run]) -> None:
