@@ -41,9 +41,9 @@ TOP = Path(__file__).resolve().parent.parent
 if str(TOP) not in sys.path:
     sys.path.insert(0, str(TOP))
 
-from wftop.core import jsonl  # noqa: E402
-from wftop.core.journal import CallState, JournalFold  # noqa: E402
-from wftop.core.jsonl import JsonlTail  # noqa: E402
+from wftop.core.read import jsonl  # noqa: E402
+from wftop.core.read.journal import CallState, JournalFold  # noqa: E402
+from wftop.core.read.jsonl import JsonlTail  # noqa: E402
 
 CASE_SECONDS = 5.0
 """A case taking longer than this counts as a hang."""
@@ -51,9 +51,9 @@ CASE_SECONDS = 5.0
 LINE_LIMIT = 96
 """The reader's line limit in the fuzz (small, so over-long lines are common)."""
 PREFIX = 40
-"""The prefix kept of an over-long line (``wftop.core.jsonl.PREFIX_BYTES``, scaled down)."""
+"""The prefix kept of an over-long line (``wftop.core.read.jsonl.PREFIX_BYTES``, scaled down)."""
 CHUNK = 13
-"""The reader's read size in the fuzz (``wftop.core.jsonl.CHUNK_BYTES``, scaled down)."""
+"""The reader's read size in the fuzz (``wftop.core.read.jsonl.CHUNK_BYTES``, scaled down)."""
 
 KEYS = ["v2:aa", "v2:bb", "v2:cc", "v2:dd", "v2:ee"]
 TYPES = ["started", "result", "failed", "launched", "resumed", "restoring", "restored", "mystery"]

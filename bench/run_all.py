@@ -332,7 +332,7 @@ def peer_rows(found: dict[str, Any] | None, cold: dict[str, Any], reused: bool) 
 
 METHOD = """### How wftop gets there
 
-* **A first run** (`wftop.core.coldpass.scan_rows`; `scan_roots` is the same pass giving `Run`
+* **A first run** (`wftop.core.index.coldpass.scan_rows`; `scan_roots` is the same pass giving `Run`
   objects, as `LiveIndex.cold_start` uses it): one `scandir` per folder level, no
   `realpath` unless a folder is a link, one `open`/`fstat`/`pread`/`close` per journal
   parsed in a tight loop, the snapshot opened directly (no `stat` first) with only its
@@ -341,10 +341,10 @@ METHOD = """### How wftop gets there
   cyclic GC paused while objects are built. Agent transcripts are only `stat`ed (never
   read), and only for runs that have not ended and whose owner may be alive. The run
   folders are cut into one slice per CPU (a session's runs stay together), each read by
-  a forked worker process (`wftop.core.fanout`; Linux, at least 250 runs per extra worker),
+  a forked worker process (`wftop.core.index.fanout`; Linux, at least 250 runs per extra worker),
   which sends back its rows as printed bytes; the parent sorts them (the CPU column
   counts the workers too).
-* **Every later run** (`wftop.core.rowcache`): a run that has ended or whose owner is not
+* **Every later run** (`wftop.core.index.rowcache`): a run that has ended or whose owner is not
   alive cannot change unless its files do, so `ls` keeps its printed row in the user cache
   dir under a key of the journal's and snapshot's inode, size and mtime, the session
   transcript's inode and scripts folder, the owner and the superseding session. Such a run
@@ -360,7 +360,8 @@ METHOD = """### How wftop gets there
   to hold; a view that needs it reads the journal.
 * **Live**: one `watchfiles.awatch` over each root's `projects/` and `sessions/`
   (folders, not files) plus the real folders of linked runs elsewhere, run in a helper
-  process (`python -m wftop.core.watcher`): watchfiles registers its ~15,000 inotify watches for
+  process (`python -m wftop.core.index.watcher`):
+  watchfiles registers its ~15,000 inotify watches for
   5,000 runs holding the interpreter lock for about 5 s, which in-process would freeze
   the app. `ls --watch` uses `debounce=15 ms, step=15 ms` (a 5 ms step measured
   p95 35 ms but 1.9 % idle CPU here; the index's defaults are 50/20 for the TUI). A batch of

@@ -11,7 +11,8 @@ takes ``--cycle`` seconds. The watcher is a real ``wftop ls --watch --json`` pro
 this script reads its stream and keeps the latest row of every run.
 
 At the end of each cycle the watcher's rows must equal a fresh cold scan
-(``wftop.core.coldpass.scan_roots``) and every run's started/returned counts must equal the lines
+(``wftop.core.index.coldpass.scan_roots``) and
+every run's started/returned counts must equal the lines
 written (each line counted exactly once); then the cycle's run folders are deleted and
 16 new copies made, so the data the watcher holds stays the same size and any growth
 of its memory is a leak, not data. Every ``--sample`` seconds the watcher's RSS (and
@@ -197,7 +198,7 @@ class Watcher:
 
 
 def cold_rows(root: Path) -> dict[str, dict[str, Any]]:
-    from wftop.core.coldpass import scan_roots
+    from wftop.core.index.coldpass import scan_roots
 
     return {ident_of(run.to_json()): run.to_json() for run in scan_roots([str(root)]).runs}
 

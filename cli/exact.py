@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from wftop.core.exact import RehearsalFailed, Rehearse
+from wftop.core.forecast.exact import RehearsalFailed, Rehearse
 
 if TYPE_CHECKING:
-    from wftop.core.forecast import Forecast
+    from wftop.core.forecast.instant import Forecast
     from wftop.core.resume.plan import Plan
     from wftop.tui.config import Config
 

@@ -149,7 +149,7 @@ def pick_roots(args: argparse.Namespace, config: Config) -> list[str]:
     Raises:
         RootError: an explicitly named root cannot be read.
     """
-    from wftop.core.discovery import RootError, check_root, resolve_roots
+    from wftop.core.read.discovery import RootError, check_root, resolve_roots
 
     extra = list(config.roots) + list(args.root)
     include_default = config.default_root and not args.no_default_root
@@ -169,7 +169,7 @@ def pick_roots(args: argparse.Namespace, config: Config) -> list[str]:
 def run_tui(args: argparse.Namespace) -> int:
     """``wftop`` without a command: read the config, pick the roots, build and run the app."""
     from wftop.cli.remote import hub_for
-    from wftop.core.discovery import RootError
+    from wftop.core.read.discovery import RootError
     from wftop.core.remote.transport import HostError
     from wftop.tui.config import ConfigError, load_config
 

@@ -192,7 +192,7 @@ def roots_or_exit(args: argparse.Namespace) -> list[str] | None:
     Every ``--root`` must be readable. The default root may be missing when
     ``--root`` dirs are given (a machine that never ran Claude Code itself).
     """
-    from wftop.core.discovery import RootError, check_root, resolve_roots
+    from wftop.core.read.discovery import RootError, check_root, resolve_roots
 
     merge_global_options(args)  # a command line parsed without `wftop.cli.main.parse`
     explicit = resolve_roots(args.root, include_default=False)

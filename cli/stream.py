@@ -3,7 +3,7 @@
 The first line is the cold index (every run ``added``); each later line is one
 change set, ``{"seq": n, "added": [...], "changed": [...], "removed": [...]}``, with
 runs in the ``ls --json`` shape and removed runs as their idents, ``<session>/<runId>@<root>``
-(`wftop.core.discovery.run_ident`).
+(`wftop.core.read.discovery.run_ident`).
 Each line is flushed as it is written. SIGINT or SIGTERM ends the stream (exit 0).
 """
 
@@ -23,9 +23,9 @@ from typing import Any
 import orjson
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE
-from wftop.core.changeset import ChangeSet
-from wftop.core.index import LiveIndex
-from wftop.core.redact import Redactor, redact_value
+from wftop.core.index.changeset import ChangeSet
+from wftop.core.index.live import LiveIndex
+from wftop.core.text.redact import Redactor, redact_value
 
 DEBOUNCE_MS = 15
 """Longest a burst of file events is held before its change set goes out."""

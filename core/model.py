@@ -10,11 +10,11 @@ from typing import Any
 
 import orjson
 
-from wftop.core.discovery import RunFolder, run_ident
-from wftop.core.journal import Call, CallState, JournalFold
-from wftop.core.jsonl import Problem
-from wftop.core.sessions import Owner
-from wftop.core.snapshot import Snapshot
+from wftop.core.read.discovery import RunFolder, run_ident
+from wftop.core.read.journal import Call, CallState, JournalFold
+from wftop.core.read.jsonl import Problem
+from wftop.core.read.sessions import Owner
+from wftop.core.read.snapshot import Snapshot
 
 DEFAULT_STALL_WINDOW = 10 * 60.0
 """Seconds without journal or transcript growth before a live run reads as stalled."""
@@ -119,7 +119,7 @@ class Run:
     rerun_tokens: int | None = 0
     """Tokens the agents of re-run calls (calls started again after they had returned)
     used, from their transcripts: 0 without re-runs, None when none of theirs can be read
-    (`wftop.core.usage`)."""
+    (`wftop.core.read.usage`)."""
     host: str | None = None
     """The SSH host the run lives on (None: this machine); see `wftop.core.remote`."""
     stale: bool = False
@@ -146,7 +146,7 @@ class Run:
 
     @property
     def ident(self) -> str:
-        """The run's identity (`wftop.core.discovery.run_ident`); a remote run's root is
+        """The run's identity (`wftop.core.read.discovery.run_ident`); a remote run's root is
         ``<host>:<root>``. Kept once made: sorting a long list asks for it per run and per
         comparison."""
         made = self._ident
@@ -208,7 +208,8 @@ class Run:
         return json_safe_dict(self.json_fields())
 
     def json_fields(self) -> dict[str, Any]:
-        """`to_json` before names are made printable (for `wftop.core.redact.dumps_redacted`)."""
+        """`to_json` before names are made printable
+        (for `wftop.core.text.redact.dumps_redacted`)."""
         flight = self.in_flight_calls
         return {
             "run_id": self.run_id,

@@ -136,9 +136,7 @@ def steps(
     note("copy the killed journal into a new session, run it with --session-id")
     new_session = str(uuid.uuid4())
     assert killed.session_dir is not None
-    target = (
-        killed.session_dir.parent / new_session / "subagents" / "workflows" / killed.run_id
-    )
+    target = killed.session_dir.parent / new_session / "subagents" / "workflows" / killed.run_id
     target.mkdir(parents=True)
     shutil.copyfile(saved, target / "journal.jsonl")
     moved = run_step(claude, mock, home, prompt, extra_args=["--session-id", new_session])

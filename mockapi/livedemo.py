@@ -112,7 +112,14 @@ def live_demo(claude: str, say: Callable[[str], None]) -> Iterator[LiveDemo]:
                 "60 s quiet window (a real dead run gets there by waiting)"
             )
             demo = LiveDemo(
-                temp, home, mock, claude, version, killed, env, time.monotonic() - started,
+                temp,
+                home,
+                mock,
+                claude,
+                version,
+                killed,
+                env,
+                time.monotonic() - started,
                 mock.mark(),
             )
             try:
@@ -136,10 +143,10 @@ def environment(env: dict[str, str]) -> Iterator[None]:
 
 def stop_leftover_resume(demo: LiveDemo) -> None:
     """A resume launched from the TUI runs detached; stop it before its dir is removed."""
-    from wftop.core.procs import default_table
     from wftop.core.resume.driver import ResumeDriver
     from wftop.core.resume.launcher import SubprocessLauncher
     from wftop.core.resume.store import ResumeStore
+    from wftop.core.system.procs import default_table
 
     state = demo.temp / "state"
     run_id = demo.killed.run_id
@@ -159,9 +166,9 @@ def stop_leftover_resume(demo: LiveDemo) -> None:
 
 def headless_plan(demo: LiveDemo):  # type: ignore[no-untyped-def]
     """The resume plan for the killed run, as ``wftop resume --dry-run`` would print it."""
-    from wftop.core.coldpass import scan_roots
-    from wftop.core.procs import default_table
+    from wftop.core.index.coldpass import scan_roots
     from wftop.core.resume.plan import make_plan
+    from wftop.core.system.procs import default_table
 
     runs = [run for run in scan_roots([demo.root]).runs if run.run_id == demo.killed.run_id]
     if not runs:

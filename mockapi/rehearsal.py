@@ -10,7 +10,7 @@ the resume turn with the ``Workflow`` call and every live sub-agent call at once
 answer that fits its output schema: no tokens, no tool run by any agent, nothing written
 outside the throwaway dir (the user's journal, transcript and script are only read). What
 the CLI appended to the copied journal and wrote in the rehearsed run's snapshot says which
-calls ran and which came from cache (`wftop.core.exact`). Answer timing does not change
+calls ran and which came from cache (`wftop.core.forecast.exact`). Answer timing does not change
 which calls the CLI serves from cache, so instant answers predict the real resume.
 """
 
@@ -26,12 +26,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from wftop.core.exact import RehearsalFailed, Rehearse, Seen, exact_forecast, first_miss_index
-from wftop.core.forecast import Forecast
+from wftop.core.forecast.exact import (
+    RehearsalFailed,
+    Rehearse,
+    Seen,
+    exact_forecast,
+    first_miss_index,
+)
+from wftop.core.forecast.instant import Forecast
+from wftop.core.read.snapshot import read_snapshot
 from wftop.core.resume.command import Strategy, build_argv, build_prompt
 from wftop.core.resume.plan import Plan, find_claude, project_slug
 from wftop.core.resume.relocate import fold_lines, relocate_journal
-from wftop.core.snapshot import read_snapshot
 from wftop.mockapi.cliproc import CliHome, CliProcess, RealCliError, cli_env, cli_version
 from wftop.mockapi.server import MockAPI
 

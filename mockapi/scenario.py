@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wftop.core.jsonl import read_all
+from wftop.core.read.jsonl import read_all
 from wftop.mockapi.cliproc import CliHome, CliProcess, RealCliError, claude_argv, cli_env
 from wftop.mockapi.server import MockAPI
 
@@ -86,7 +86,7 @@ def find_run(session_dir: Path) -> tuple[str, Path, Path | None] | None:
 
 
 def read_journal(path: Path) -> list[dict[str, Any]]:
-    """The journal's records, as `wftop.core.jsonl` (the one reader) reads them."""
+    """The journal's records, as `wftop.core.read.jsonl` (the one reader) reads them."""
     return [record for _, record in read_all(path).records]
 
 

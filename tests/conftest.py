@@ -172,7 +172,7 @@ def tui_root(tui_home: Path) -> Path:
 
 @pytest.fixture
 def tui_processes():  # type: ignore[no-untyped-def]
-    from wftop.core.procs import FakeProcess, FakeProcessTable
+    from wftop.core.system.procs import FakeProcess, FakeProcessTable
 
     return FakeProcessTable({pid: FakeProcess(start) for pid, start in TUI_PIDS.items()})
 

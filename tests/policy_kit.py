@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tests.faults_kit import RUN, SESSION, World
-from wftop.core.procs import FakeProcess, FakeProcessTable
 from wftop.core.resume.launcher import Launch, LaunchPoll
 from wftop.core.resume.policy import ResumePolicy
 from wftop.core.resume.store import ResumeStore
+from wftop.core.system.procs import FakeProcess, FakeProcessTable
 
 NOW = 4_000_000_000.0
 """The policy's clock: the tree's files are ten minutes older."""

@@ -28,8 +28,8 @@ from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from wftop.core.changeset import ChangeSet
-from wftop.core.index import LiveIndex
+from wftop.core.index.changeset import ChangeSet
+from wftop.core.index.live import LiveIndex
 from wftop.core.model import PARTIAL, Run, Status
 from wftop.tui import pacing
 from wftop.tui.config import Config
@@ -51,7 +51,7 @@ from wftop.tui.source import preview_runs
 from wftop.tui.styles import Palette
 
 if TYPE_CHECKING:
-    from wftop.core.exact import Rehearse
+    from wftop.core.forecast.exact import Rehearse
     from wftop.core.remote.feed import HostState
     from wftop.core.remote.link import RemoteHub
     from wftop.core.resume.policy import ResumePolicy
@@ -86,7 +86,7 @@ class WftopApp(App[int]):
         remote: RemoteHub | None = None,
     ) -> None:
         """Args:
-        index: the live index (``wftop.core.index.LiveIndex``).
+        index: the live index (``wftop.core.index.live.LiveIndex``).
         config: settings from the config file.
         now: the clock; tests pass a fixed one.
         live: follow the index after the cold start (off in snapshot tests).
@@ -126,7 +126,8 @@ class WftopApp(App[int]):
         """What the terminal title was last set to."""
         self.styles_palette = Palette()
         self.rehearse = None if read_only else rehearse
-        """Rehearses a plan's resume for its exact forecast (`wftop.core.exact.Rehearse`)."""
+        """Rehearses a plan's resume for its exact forecast
+        (`wftop.core.forecast.exact.Rehearse`)."""
         self.runs_changed: Signal[ChangeSet] = Signal(self, "runs-changed")
         self.remote = remote
         self.hosts: dict[str, HostState] = remote.states() if remote is not None else {}

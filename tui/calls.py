@@ -15,12 +15,12 @@ from dataclasses import dataclass
 
 import orjson
 
-from wftop.core.agent_transcript import AgentUsage
-from wftop.core.journal import Call, CallState
-from wftop.core.jsonl import ELIDED
 from wftop.core.model import PARTIAL, Run, Status
-from wftop.core.redact import redact
-from wftop.core.snapshot import AgentRow
+from wftop.core.read.agent_transcript import AgentUsage
+from wftop.core.read.journal import Call, CallState
+from wftop.core.read.jsonl import ELIDED
+from wftop.core.read.snapshot import AgentRow
+from wftop.core.text.redact import redact
 from wftop.tui.format import count, one_line
 
 STATE_GLYPHS = {
@@ -104,7 +104,7 @@ def call_state(run: Run, call: Call, row: AgentRow | None) -> str:
 
 def _facts(row: AgentRow | None, used: AgentUsage | None) -> tuple[int | None, ...]:
     """(time in ms, tokens, tool calls) of an agent: from the snapshot's progress row, else
-    from what its transcript says (`wftop.core.usage`), else unknown."""
+    from what its transcript says (`wftop.core.read.usage`), else unknown."""
     source = row if row is not None else used
     if source is None:
         return (None, None, None)
@@ -124,7 +124,7 @@ def call_rows(run: Run, usage: Mapping[str, AgentUsage] | None = None) -> list[P
 
     Time, tokens and tool calls come from the snapshot's progress rows, else from ``usage``
     (agent id → what its transcript says, read off the UI loop: `usage_wanted`). Labels,
-    phase titles and previews are masked (`wftop.core.redact`) before they are cut.
+    phase titles and previews are masked (`wftop.core.text.redact`) before they are cut.
     """
     usage = usage or {}
     by_agent = {row.agent_id: row for row in run.snapshot.rows} if run.snapshot else {}

@@ -1,6 +1,6 @@
 """Agent transcript records → conversation items a person can read.
 
-Pure: takes the parsed records of an ``agent-<id>.jsonl`` (from `wftop.core.jsonl`) and
+Pure: takes the parsed records of an ``agent-<id>.jsonl`` (from `wftop.core.read.jsonl`) and
 returns plain dataclasses. Bookkeeping records (attachments, request shapes,
 queue operations) are skipped; nothing here renders or reads files. Every string
 is passed through the caller's `Redactor` before it leaves this module.
@@ -123,7 +123,7 @@ def conversation(
     """Conversation items of transcript records, in order.
 
     Args:
-        records: (line number, record) pairs, as `wftop.core.jsonl.JsonlTail.read` gives them.
+        records: (line number, record) pairs, as `wftop.core.read.jsonl.JsonlTail.read` gives them.
         mask: the secret masker every shown string goes through.
         first_prompt_seen: the prompt was already taken from earlier records
             (when following a file, batch after batch).

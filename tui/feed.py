@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 from textual.notifications import SeverityLevel
 
-from wftop.core.changeset import ChangeSet
+from wftop.core.index.changeset import ChangeSet
 from wftop.core.model import PARTIAL, Run, Status
 from wftop.tui.format import status_label
 

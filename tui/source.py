@@ -1,6 +1,6 @@
 """Where the app gets its runs: the live index, and a read-ahead of the newest runs.
 
-`open_index` builds ``wftop.core.index.LiveIndex`` over the roots; the app talks to
+`open_index` builds ``wftop.core.index.live.LiveIndex`` over the roots; the app talks to
 that alone (``cold_start``, then ``changes``). Its cold start hands out nothing until
 it has read every run, so `preview_runs` reads about a hundred of the newest runs
 ahead of it, for the first screen to paint while it works.
@@ -13,11 +13,11 @@ import os
 import time
 from collections.abc import Callable
 
-from wftop.core.changeset import ChangeSet
-from wftop.core.discovery import RunFolder, session_run_folders
-from wftop.core.index import LiveIndex
+from wftop.core.index.changeset import ChangeSet
+from wftop.core.index.live import LiveIndex
 from wftop.core.model import DEFAULT_STALL_WINDOW
-from wftop.core.procs import ProcessTable
+from wftop.core.read.discovery import RunFolder, session_run_folders
+from wftop.core.system.procs import ProcessTable
 
 PREVIEW_RUNS = 100
 

@@ -6,8 +6,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from wftop.core.exact import Rehearse
-from wftop.core.procs import ProcessTable
+from wftop.core.forecast.exact import Rehearse
+from wftop.core.system.procs import ProcessTable
 from wftop.tui.config import Config
 
 if TYPE_CHECKING:

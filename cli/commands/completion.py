@@ -3,7 +3,7 @@
 The script is generated from wftop's own argparse parser (commands, their options, the
 choices of options such as ``--format``), which ``wftop.cli.main`` hands to `run`, so it
 never drifts from the CLI. No dependency. Run ids come from the hidden ``wftop
-__complete-runs``, which reads only the rows cache (`wftop.core.rowcache.cached_journals`).
+__complete-runs``, which reads only the rows cache (`wftop.core.index.rowcache.cached_journals`).
 Install: ``wftop completion bash > ~/.local/share/bash-completion/completions/wftop``,
 ``wftop completion zsh > "${fpath[1]}/_wftop"``,
 ``wftop completion fish > ~/.config/fish/completions/wftop.fish``.
@@ -99,8 +99,8 @@ def roots_in(words: list[str]) -> tuple[list[str], bool]:
 def run_ids(words: list[str], cache: Path | None = None) -> list[str]:
     """Run ids of the roots the words name, newest activity first, from the rows cache only
     (``wftop ls`` fills it); ids not shaped as the CLI writes them are left out."""
-    from wftop.core.discovery import RUN_FOLDER, resolve_roots
-    from wftop.core.rowcache import cached_journals
+    from wftop.core.index.rowcache import cached_journals
+    from wftop.core.read.discovery import RUN_FOLDER, resolve_roots
 
     extra, default = roots_in(words)
     kept = cached_journals(resolve_roots(extra, include_default=default), cache)

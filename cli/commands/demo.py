@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
 def headless(demo: Any, *, resume: bool) -> int:
     from wftop.cli.commands.ls import table
     from wftop.cli.commands.resume import describe
-    from wftop.core.coldpass import scan_roots
+    from wftop.core.index.coldpass import scan_roots
     from wftop.mockapi.livedemo import environment, headless_plan
 
     print(table(scan_roots([demo.root]).runs, time.time()))
@@ -179,7 +179,7 @@ def bundled(args: argparse.Namespace) -> int:
         banner, reason = why_read_only(args)
         if args.no_tui or not sys.stdout.isatty():
             from wftop.cli.commands.ls import table
-            from wftop.core.coldpass import scan_roots
+            from wftop.core.index.coldpass import scan_roots
 
             print(table(scan_roots(roots).runs, time.time()))
             return 0

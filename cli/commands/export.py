@@ -15,7 +15,7 @@ import orjson
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
 from wftop.core.forensics.masking import NOTE, redaction_json
 from wftop.core.forensics.salvage import RunNotFound, find_run, salvage, to_markdown
-from wftop.core.redact import Redactor, redact_tree
+from wftop.core.text.redact import Redactor, redact_tree
 
 
 def add_parser(subparsers: Any) -> None:

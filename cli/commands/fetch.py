@@ -15,7 +15,7 @@ import os
 import sys
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE
-from wftop.core.discovery import run_folders_of
+from wftop.core.read.discovery import run_folders_of
 from wftop.core.remote.fetch import CUT_EXIT, FETCH, MAX_BYTES, file_problem, read_masked
 
 

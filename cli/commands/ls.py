@@ -17,13 +17,13 @@ import orjson
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_host_options, roots_or_exit
 from wftop.cli.remote import EXIT_UNREACHABLE, argvs_or_exit, ask_hosts
-from wftop.core.coldpass import scan_rows
-from wftop.core.jsonl import Problem
+from wftop.core.index.coldpass import scan_rows
+from wftop.core.index.rowcache import RowCache, rows_cache_path
 from wftop.core.model import Run, status_word
-from wftop.core.redact import Redactor, dumps_redacted, redact_value
+from wftop.core.read.jsonl import Problem
+from wftop.core.read.snapshot import parse_iso_time
 from wftop.core.remote.transport import Unreachable
-from wftop.core.rowcache import RowCache, rows_cache_path
-from wftop.core.snapshot import parse_iso_time
+from wftop.core.text.redact import Redactor, dumps_redacted, redact_value
 from wftop.tui.format import age, status_label
 
 

@@ -13,16 +13,16 @@ import orjson
 
 from wftop.cli.exact import EXIT_NO_EXACT, Rehearsed, add_exact_options, rehearse_plan, rehearser
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
-from wftop.core.cachewarm import cache_text
-from wftop.core.coldpass import scan_roots
+from wftop.core.forecast.cachewarm import cache_text
+from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Run, Status
-from wftop.core.procs import default_table
-from wftop.core.redact import redact, redact_value
 from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.machine import ResumeState
 from wftop.core.resume.plan import Plan
 from wftop.core.resume.policy import Event, Request, ResumePolicy, what_is_left
 from wftop.core.resume.store import ResumeStore
+from wftop.core.system.procs import default_table
+from wftop.core.text.redact import redact, redact_value
 
 EXIT_FAILED, EXIT_REFUSED, EXIT_LAUNCH_FAILED, EXIT_WITH_FAILURES = 1, 3, 4, 5
 OUTCOME_EXIT = {

@@ -14,7 +14,6 @@ from typing import Any
 import orjson
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
-from wftop.core.discovery import resolve_roots
 from wftop.core.forensics.causes import cause_words
 from wftop.core.forensics.limits import RECENT_SESSIONS, cut
 from wftop.core.forensics.masking import redaction_json, redaction_line
@@ -27,9 +26,10 @@ from wftop.core.forensics.sessionlist import (
     pick_session,
 )
 from wftop.core.forensics.summary import owners, recent_rows, report_text
-from wftop.core.procs import default_table
-from wftop.core.redact import Redactor, redact_tree
-from wftop.core.sessions import Liveness, Owner
+from wftop.core.read.discovery import resolve_roots
+from wftop.core.read.sessions import Liveness, Owner
+from wftop.core.system.procs import default_table
+from wftop.core.text.redact import Redactor, redact_tree
 
 
 def add_parser(subparsers: Any) -> None:

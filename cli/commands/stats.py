@@ -15,7 +15,7 @@ from wftop.core.forensics.limits import cut
 from wftop.core.forensics.masking import redaction_json, redaction_line
 from wftop.core.forensics.stats import compute_stats
 from wftop.core.model import status_word
-from wftop.core.redact import Redactor, redact_tree
+from wftop.core.text.redact import Redactor, redact_tree
 
 RETURNED, NOT_RETURNED = "●", "○"
 DOTS = 40

@@ -4,7 +4,7 @@
 (completed with failed calls) need attention; running ones are counted alongside them.
 ``--format tmux`` colours the line with tmux style tags, ``json`` always prints the counts.
 It reads the runs once (no watcher, no TUI import); runs that cannot change on their own
-come from a cache (``wftop.core.statuscount``).
+come from a cache (``wftop.core.index.statuscount``).
 """
 
 from __future__ import annotations
@@ -83,8 +83,8 @@ def host_counts(text: bytes) -> Counter[str] | None:
 def run(args: argparse.Namespace) -> int:
     import time
 
+    from wftop.core.index.statuscount import cache_path, count_statuses
     from wftop.core.model import DEFAULT_STALL_WINDOW
-    from wftop.core.statuscount import cache_path, count_statuses
 
     roots = roots_or_exit(args)
     if roots is None:

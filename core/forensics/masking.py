@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wftop.core.redact import Redactor
+from wftop.core.text.redact import Redactor
 
 NOTE = "secrets are masked by shape; this is shape matching, not a guarantee"
 

@@ -11,10 +11,10 @@ from wftop.core.forensics.limits import TAIL_RECORDS
 from wftop.core.forensics.receipts import Completion, Launch
 from wftop.core.forensics.session_transcript import ErrorEvent, read_transcript, read_worker_events
 from wftop.core.forensics.workers import DeadWorker, examine
-from wftop.core.jsonl import Problem
 from wftop.core.model import iso_utc
-from wftop.core.procs import ProcessTable, default_table
-from wftop.core.sessions import Liveness, Owner, local_pid_domain, owners_by_session
+from wftop.core.read.jsonl import Problem
+from wftop.core.read.sessions import Liveness, Owner, local_pid_domain, owners_by_session
+from wftop.core.system.procs import ProcessTable, default_table
 
 
 @dataclass(frozen=True)

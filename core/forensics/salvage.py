@@ -8,12 +8,12 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from wftop.core.agent_transcript import agent_id_problem, transcript_path
-from wftop.core.discovery import RunFolder, find_run_folders
 from wftop.core.forensics.limits import LAST_TEXT_CHARS, MAX_WORKER_TRANSCRIPT_BYTES
-from wftop.core.journal import CallState, JournalFold
-from wftop.core.jsonl import Problem, read_all
-from wftop.core.snapshot import read_snapshot
+from wftop.core.read.agent_transcript import agent_id_problem, transcript_path
+from wftop.core.read.discovery import RunFolder, find_run_folders
+from wftop.core.read.journal import CallState, JournalFold
+from wftop.core.read.jsonl import Problem, read_all
+from wftop.core.read.snapshot import read_snapshot
 
 
 class RunNotFound(Exception):

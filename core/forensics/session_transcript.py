@@ -22,7 +22,7 @@ from wftop.core.forensics.receipts import (
     parse_receipt,
     parse_taskstop,
 )
-from wftop.core.jsonl import Problem, read_all
+from wftop.core.read.jsonl import Problem, read_all
 
 INTERRUPT_MARKER = "[Request interrupted by user"
 """Prefix of both interrupt markers the CLI writes (plain and ``for tool use``)."""

@@ -12,8 +12,8 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from wftop.core.jsonl import Problem
-from wftop.core.sessions import transcript_cwd
+from wftop.core.read.jsonl import Problem
+from wftop.core.read.sessions import transcript_cwd
 
 SESSION_FILE = re.compile(r"^[0-9A-Za-z][0-9A-Za-z-]{7,127}\.jsonl$")
 

@@ -8,12 +8,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from wftop.core.coldpass import scan_roots
 from wftop.core.forensics.report import build_report
-from wftop.core.journal import CallState, JournalFold
-from wftop.core.jsonl import Problem
+from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Run
-from wftop.core.procs import ProcessTable, default_table
+from wftop.core.read.journal import CallState, JournalFold
+from wftop.core.read.jsonl import Problem
+from wftop.core.system.procs import ProcessTable, default_table
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class RunStats:
     failed_calls: list[str] = field(default_factory=list)
     """Labels of the calls that ended failed (as in ``ls --json``): with ``status``
     completed, the run is partial."""
-    """Tokens those re-runs used, from their transcripts (`wftop.core.usage`)."""
+    """Tokens those re-runs used, from their transcripts (`wftop.core.read.usage`)."""
     attempts: list[Attempt] = field(default_factory=list)
     cause: str | None = None
 

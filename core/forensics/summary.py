@@ -14,8 +14,8 @@ from wftop.core.forensics.limits import SUMMARY_CHARS, cut
 from wftop.core.forensics.report import SessionReport, build_report
 from wftop.core.forensics.sessionlist import SessionFile, list_sessions
 from wftop.core.model import iso_utc
-from wftop.core.procs import ProcessTable, default_table
-from wftop.core.sessions import Liveness, Owner, local_pid_domain, owners_by_session
+from wftop.core.read.sessions import Liveness, Owner, local_pid_domain, owners_by_session
+from wftop.core.system.procs import ProcessTable, default_table
 
 
 def owners(roots: list[str], processes: ProcessTable) -> dict[str, Owner]:

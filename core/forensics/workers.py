@@ -6,7 +6,7 @@ it is looked for in the process table, and its output file is checked for writes
 after the session's last one. A workflow runs inside its session's process too.
 
 Every id and path here was read from a transcript or a journal: an agent id names a
-file only through `wftop.core.agent_transcript.transcript_path`, a run id only when it is
+file only through `wftop.core.read.agent_transcript.transcript_path`, a run id only when it is
 one the CLI writes, and a path with a NUL in it is not a file (never an error).
 """
 
@@ -19,15 +19,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from wftop.core.agent_transcript import transcript_path
 from wftop.core.forensics.limits import MAX_WORKER_TRANSCRIPT_BYTES, MIN_COMMAND_MATCH_CHARS
 from wftop.core.forensics.limits import OUTPUT_GROWTH_GRACE_S as GRACE
 from wftop.core.forensics.receipts import Launch, WorkerKind
-from wftop.core.journal import CallState, JournalFold
-from wftop.core.jsonl import read_all
-from wftop.core.procs import ProcessTable
-from wftop.core.sessions import Liveness, Owner
-from wftop.core.snapshot import read_snapshot, snapshot_is_current
+from wftop.core.read.agent_transcript import transcript_path
+from wftop.core.read.journal import CallState, JournalFold
+from wftop.core.read.jsonl import read_all
+from wftop.core.read.sessions import Liveness, Owner
+from wftop.core.read.snapshot import read_snapshot, snapshot_is_current
+from wftop.core.system.procs import ProcessTable
 
 RUN_ID = re.compile(r"wf_[a-z0-9-]{6,}")
 """The run ids the CLI writes: only these name a run folder or a snapshot."""

@@ -16,11 +16,11 @@ from typing import Any
 
 import orjson
 
-from wftop.core.changeset import ChangeSet
+from wftop.core.index.changeset import ChangeSet
 from wftop.core.model import Run
-from wftop.core.redact import Redactor
 from wftop.core.remote.rows import RowError, run_from_row
 from wftop.core.remote.transport import Unreachable
+from wftop.core.text.redact import Redactor
 
 
 class StreamError(ValueError):

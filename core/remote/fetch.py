@@ -19,13 +19,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from wftop.core.agent_transcript import agent_id_problem
-from wftop.core.journal import JournalFold
-from wftop.core.jsonl import read_all
+from wftop.core.index.reader import LIST_KEEP_BYTES
 from wftop.core.model import Run
-from wftop.core.reader import LIST_KEEP_BYTES
-from wftop.core.redact import Redactor
+from wftop.core.read.agent_transcript import agent_id_problem
+from wftop.core.read.journal import JournalFold
+from wftop.core.read.jsonl import read_all
 from wftop.core.remote.transport import run_remote
+from wftop.core.text.redact import Redactor
 
 FETCH = "__fetch"
 """The hidden command that prints a file of a run (`wftop.cli.main`)."""
@@ -65,7 +65,7 @@ def fetch_args(run: Run, name: str, max_bytes: int = MAX_BYTES) -> list[str]:
 
 
 def mask_lines(data: bytes) -> bytes:
-    """Every line masked (`wftop.core.redact`); the masks hold no quote, so JSON stays JSON."""
+    """Every line masked (`wftop.core.text.redact`); the masks hold no quote, so JSON stays JSON."""
     mask = Redactor()
     return b"".join(
         mask(line.decode("utf-8", "replace")).encode() for line in data.splitlines(keepends=True)

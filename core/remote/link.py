@@ -19,10 +19,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO
 
-from wftop.core.changeset import ChangeSet
-from wftop.core.procs import end_child
+from wftop.core.index.changeset import ChangeSet
 from wftop.core.remote.feed import HostFeed, HostState, StreamError
 from wftop.core.remote.transport import Unreachable, classify_exit
+from wftop.core.system.procs import end_child
 
 BACKOFF = (0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
 """Seconds between attempts after a connection ends, growing while none gets through."""

@@ -19,9 +19,9 @@ from typing import Any
 import orjson
 
 from wftop.core.model import Run
-from wftop.core.procs import end_child
 from wftop.core.remote.link import drain_into
 from wftop.core.remote.transport import Unreachable, classify_exit
+from wftop.core.system.procs import end_child
 
 
 def resume_args(run: Run, *mode: str) -> list[str]:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from wftop.core.discovery import RunFolder
-from wftop.core.journal import Call, CallState, JournalFold
 from wftop.core.model import Run, Status, TranscriptStats
-from wftop.core.redact import Redactor, redact_value
-from wftop.core.sessions import Liveness, Owner
-from wftop.core.snapshot import parse_iso_time
+from wftop.core.read.discovery import RunFolder
+from wftop.core.read.journal import Call, CallState, JournalFold
+from wftop.core.read.sessions import Liveness, Owner
+from wftop.core.read.snapshot import parse_iso_time
+from wftop.core.text.redact import Redactor, redact_value
 
 REQUIRED = ("run_id", "session_id", "project", "status")
 

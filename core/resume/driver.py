@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from wftop.core.forecast import Fate
-from wftop.core.journal import JournalFold
-from wftop.core.jsonl import JsonlTail
-from wftop.core.procs import ProcessTable
+from wftop.core.forecast.instant import Fate
+from wftop.core.read.journal import JournalFold
+from wftop.core.read.jsonl import JsonlTail
+from wftop.core.read.snapshot import read_snapshot, snapshot_is_current
 from wftop.core.resume.errors import LaunchError, RelocationError
 from wftop.core.resume.launcher import Launch, Launcher, Strategy, build_argv
 from wftop.core.resume.machine import ACTIVE_STATES, ResumeEvent, ResumeState
@@ -25,7 +25,7 @@ from wftop.core.resume.records import RequestStatus, TransitionDetails
 from wftop.core.resume.relocate import relocate_journal
 from wftop.core.resume.store import ResumeStore, RunLock
 from wftop.core.resume.tripwire import JournalWatch, Progress, StreamWatch, newest_journal
-from wftop.core.snapshot import read_snapshot, snapshot_is_current
+from wftop.core.system.procs import ProcessTable
 
 NO_CONVERSATION = "No conversation found with session ID"
 STARTED_MARKERS = ("Workflow launched in background", '"subtype":"task_started"')

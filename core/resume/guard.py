@@ -12,10 +12,10 @@ import os
 from dataclasses import dataclass
 
 from wftop.core.model import Run, Status
-from wftop.core.procs import ProcessTable
+from wftop.core.read.sessions import Liveness, processes_resuming
 from wftop.core.resume.errors import InvalidIdentifier
 from wftop.core.resume.ids import validate_run_id, validate_session_id
-from wftop.core.sessions import Liveness, processes_resuming
+from wftop.core.system.procs import ProcessTable
 
 QUIET_SECONDS = 60.0
 """A run whose journal or agent transcripts grew this recently may still be alive."""

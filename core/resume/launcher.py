@@ -8,7 +8,7 @@ A launch starts ``core/resume/runner.py`` (by file path, with ``python -I``, so 
 runs from any cwd whether or not wftop is installed) in a new session; the runner
 starts the real command and writes the status file that lets a restarted wftop find
 the process again and read its exit code (`Launch.attach`). Liveness goes through the
-``wftop.core.procs.ProcessTable`` seam so tests can fake it.
+``wftop.core.system.procs.ProcessTable`` seam so tests can fake it.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from typing import Final, Literal, Protocol
 
 import orjson
 
-from wftop.core.procs import ProcessTable
 from wftop.core.resume.command import (
     CONFLICTING_FLAGS,
     Strategy,
@@ -35,6 +34,7 @@ from wftop.core.resume.command import (
 )
 from wftop.core.resume.errors import LaunchError
 from wftop.core.resume.ids import validate_agent_id, validate_run_id, validate_session_id
+from wftop.core.system.procs import ProcessTable
 
 __all__ = [
     "CONFLICTING_FLAGS",

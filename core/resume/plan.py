@@ -13,19 +13,19 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from wftop.core.cachewarm import COLD, read_cache_warmth
-from wftop.core.forecast import CallFate, Fate, Forecast, gather, predict
-from wftop.core.jsonl import read_all
-from wftop.core.launchinfo import find_launch, installed_version, writer_version
+from wftop.core.forecast.cachewarm import COLD, read_cache_warmth
+from wftop.core.forecast.instant import CallFate, Fate, Forecast, gather, predict
+from wftop.core.forecast.launchinfo import find_launch, installed_version, writer_version
 from wftop.core.model import Run, iso_utc, json_safe_dict
-from wftop.core.procs import ProcessTable
+from wftop.core.read.jsonl import read_all
+from wftop.core.read.sessions import Liveness
 from wftop.core.resume.command import build_fresh_prompt
 from wftop.core.resume.errors import InvalidIdentifier
 from wftop.core.resume.guard import Verdict, check
 from wftop.core.resume.launcher import Strategy, build_argv, build_prompt
 from wftop.core.resume.relocate import healed_fold
 from wftop.core.resume.stopcause import StopCause, stop_cause
-from wftop.core.sessions import Liveness
+from wftop.core.system.procs import ProcessTable
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class Plan:
     extra_flags: tuple[str, ...] = ()
     cache_warm_until: float | None = None
     """Until when the owner session's prompt cache probably stays warm (an estimate,
-    `wftop.core.cachewarm`); None when it is cold or nothing of the session was cached."""
+    `wftop.core.forecast.cachewarm`); None when it is cold or nothing of the session was cached."""
     stop_cause: StopCause | None = None
     """Why the run stopped (`wftop scan`'s cause), with a warning if it is probably still there."""
 
@@ -260,7 +260,7 @@ def recommend(
     """The strategy the plan recommends: ``surgical`` where it runs fewer calls and no owner
     may still be writing; else ``relocate`` where the owner's transcript is gone; else
     ``resume-owner``. On a tie the owner session wins: it sends the owner's conversation again,
-    so it reads the prompt cache while that is warm (`wftop.core.cachewarm`; relocate and
+    so it reads the prompt cache while that is warm (`wftop.core.forecast.cachewarm`; relocate and
     surgical start a new conversation, which nothing has cached), and the owner's conversation
     receives the result."""
     if len(surgical.live) < len(default.live) and owner_clear:

@@ -21,11 +21,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from wftop.core.coldpass import ColdPass
-from wftop.core.discovery import find_run_folders
-from wftop.core.launchinfo import installed_version
+from wftop.core.forecast.launchinfo import installed_version
+from wftop.core.index.coldpass import ColdPass
 from wftop.core.model import Run
-from wftop.core.procs import ProcessTable
+from wftop.core.read.discovery import find_run_folders
 from wftop.core.resume.driver import NO_CONVERSATION, Attempt, ResumeDriver, relocated_plan
 from wftop.core.resume.errors import ResumeError, ResumeInProgress
 from wftop.core.resume.guard import NOTHING_TO_RESUME
@@ -34,6 +33,7 @@ from wftop.core.resume.machine import MAX_LAUNCH_ATTEMPTS, ResumeState
 from wftop.core.resume.plan import Plan, make_plan, relocation_target
 from wftop.core.resume.records import RequestStatus
 from wftop.core.resume.store import ResumeStore
+from wftop.core.system.procs import ProcessTable
 
 Version = tuple[int, int, int] | None
 

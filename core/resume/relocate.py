@@ -28,7 +28,7 @@ makes the CLI chain past that call with the ``replaced`` rule, so removing it wo
 change the keys of every later call. Every other line is copied byte for byte,
 unparseable lines included. ``agentId`` plays no part (it may be ``""``).
 
-One reader. The heal decides from the records of `wftop.core.jsonl.read_all` (the reader
+One reader. The heal decides from the records of `wftop.core.read.jsonl.read_all` (the reader
 every view uses), and `healed_fold` predicts the fold of the copy from the same records,
 numbered as the copy numbers them: the fold of the copy, read back, equals it.
 
@@ -51,9 +51,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from wftop.core.journal import Call, JournalFold
-from wftop.core.jsonl import read_all
-from wftop.core.jsonline import UnreadableLine, parse_line
+from wftop.core.read.journal import Call, JournalFold
+from wftop.core.read.jsonl import read_all
+from wftop.core.read.jsonline import UnreadableLine, parse_line
 from wftop.core.resume.errors import RelocationConflict, RelocationError
 from wftop.core.resume.ids import validate_run_id, validate_session_id
 
@@ -132,7 +132,7 @@ def _dropped_by(record: dict[str, Any], plan: HealPlan) -> bool:
 def healed_fold(records: list[tuple[int, dict[str, Any]]]) -> tuple[JournalFold, set[int]]:
     """The fold of the healed copy, and the source line numbers the heal drops.
 
-    ``records`` are the source journal's records as `wftop.core.jsonl.read_all` gives them;
+    ``records`` are the source journal's records as `wftop.core.read.jsonl.read_all` gives them;
     the rules are `relocate_journal`'s, and the kept records are numbered as they will be
     in the copy (each dropped line moves the lines after it up by one).
     """
@@ -183,7 +183,7 @@ def may_be_launched(fragment: bytes) -> bool:
 def fold_lines(path: Path) -> tuple[JournalFold, dict[int, dict[str, Any]]]:
     """Fold a journal as the CLI reads it; also return the record of each line.
 
-    The records are `wftop.core.jsonl.read_all`'s: the reader every view uses.
+    The records are `wftop.core.read.jsonl.read_all`'s: the reader every view uses.
     """
     records = read_all(path).records
     return JournalFold().feed_all(records), dict(records)
@@ -346,7 +346,8 @@ def _write_copy(
 
 
 def _parses(line: bytes) -> bool:
-    """The CLI parses this line (any JSON value, as `wftop.core.jsonline.parse_line` reads it)."""
+    """The CLI parses this line
+    (any JSON value, as `wftop.core.read.jsonline.parse_line` reads it)."""
     try:
         parse_line(line)
     except UnreadableLine:

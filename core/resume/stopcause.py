@@ -18,7 +18,7 @@ from typing import Any, Final
 from wftop.core.forensics.causes import Cause
 from wftop.core.forensics.report import build_report
 from wftop.core.model import Run, Status, iso_utc
-from wftop.core.procs import ProcessTable
+from wftop.core.system.procs import ProcessTable
 
 KILLED: Final = "killed"
 """The cause of a dead (or killed) run whose session recorded no error."""

@@ -26,7 +26,7 @@ from typing import Final
 
 import platformdirs
 
-from wftop.core.jsonl import Problem, read_all
+from wftop.core.read.jsonl import Problem, read_all
 from wftop.core.resume.errors import ResumeError, ResumeInProgress
 from wftop.core.resume.ids import validate_run_id
 from wftop.core.resume.lock import DIR_MODE, FILE_MODE, RunLock, ensure_private_dir, open_private

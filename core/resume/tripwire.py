@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from wftop.core.jsonl import JsonlTail
+from wftop.core.read.jsonl import JsonlTail
 
 
 @dataclass

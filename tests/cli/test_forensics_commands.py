@@ -232,7 +232,7 @@ def test_limits_are_what_the_docs_say():
 
 def test_the_tail_limit_bounds_where_a_cause_is_looked_for(tmp_path):
     from wftop.core.forensics.report import build_report
-    from wftop.core.procs import FakeProcessTable
+    from wftop.core.system.procs import FakeProcessTable
 
     root = copy_fixture("api-429", tmp_path)
     (path,) = root.glob("projects/*/*.jsonl")

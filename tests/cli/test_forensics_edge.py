@@ -30,8 +30,8 @@ from wftop.core.forensics.causes import Cause
 from wftop.core.forensics.report import build_report
 from wftop.core.forensics.sessionlist import list_sessions
 from wftop.core.forensics.workers import Digest, WorkerLiveness
-from wftop.core.procs import FakeProcessTable
-from wftop.core.sessions import Liveness, Owner
+from wftop.core.read.sessions import Liveness, Owner
+from wftop.core.system.procs import FakeProcessTable
 
 DEAD = Owner(Liveness.DEAD)
 

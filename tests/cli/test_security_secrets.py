@@ -1,6 +1,6 @@
 """Secrets never reach an output unmasked.
 
-A private copy of the real ``killed`` tree gets every secret shape ``wftop.core.redact``
+A private copy of the real ``killed`` tree gets every secret shape ``wftop.core.text.redact``
 knows (an Anthropic key, an OpenAI key, a GitHub token and fine-grained PAT, an AWS access
 key id and secret access key, a Slack token, a bearer token, a password in a URL, a PEM
 private key) in every place a user's text can be: call labels, results, agent prompts and
@@ -34,8 +34,8 @@ import pytest
 
 from tests.corpus import copy_tree
 from tests.faults_kit import FAKE_CLAUDE, TIMEOUT, World, read_lines, wftop
-from wftop.core.procs import FakeProcessTable
-from wftop.core.redact import PATTERNS
+from wftop.core.system.procs import FakeProcessTable
+from wftop.core.text.redact import PATTERNS
 
 RUN = "wf_c4e8dc39-03f"
 SESSION = "e5c99c64-96da-45a1-841d-2b381f965487"
@@ -78,7 +78,7 @@ MARKERS = [
 
 
 def test_every_secret_shape_is_planted():
-    from wftop.core.redact import Redactor
+    from wftop.core.text.redact import Redactor
 
     assert set(SECRETS) == set(PATTERNS)
     for kind, secret in SECRETS.items():

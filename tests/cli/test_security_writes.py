@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from tests.faults_kit import RUN, SESSION, TIMEOUT, World
-from wftop.core.procs import FakeProcessTable
+from wftop.core.system.procs import FakeProcessTable
 
 TOP = Path(__file__).resolve().parent.parent.parent
 Record = dict[str, tuple[str, int, int, int]]

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from wftop.core.agent_transcript import agent_id_problem, transcript_path
+from wftop.core.read.agent_transcript import agent_id_problem, transcript_path
 
 
 def test_an_id_the_cli_writes_names_its_transcript(tmp_path):

@@ -1,4 +1,5 @@
-"""When to resume: until when the owner session's prompt cache stays warm (`wftop.core.cachewarm`).
+"""When to resume: until when the owner session's prompt cache stays warm
+(`wftop.core.forecast.cachewarm`).
 
 The transcripts are the real CLI's (the ``killed`` corpus tree, written against the mock, which
 reports no cache use), with the usage of their responses set as the real API reports it.
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.corpus import tree
-from wftop.core.cachewarm import (
+from wftop.core.forecast.cachewarm import (
     BLOCK,
     COLD,
     TTL_1H,
@@ -20,7 +21,7 @@ from wftop.core.cachewarm import (
     cache_text,
     read_cache_warmth,
 )
-from wftop.core.snapshot import parse_iso_time
+from wftop.core.read.snapshot import parse_iso_time
 
 (TRANSCRIPT,) = sorted((tree("killed") / "projects").glob("*/*.jsonl"))
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.corpus import tree
-from wftop.core.coldpass import scan_roots
-from wftop.core.procs import FakeProcessTable
+from wftop.core.index.coldpass import scan_roots
+from wftop.core.system.procs import FakeProcessTable
 
 CASES = [
     # tree, status, started/returned/failed, calls, in flight, failed calls

@@ -1,10 +1,10 @@
-"""The exact forecast: what a rehearsal showed, call by call (`wftop.core.exact`)."""
+"""The exact forecast: what a rehearsal showed, call by call (`wftop.core.forecast.exact`)."""
 
 from __future__ import annotations
 
-from wftop.core.exact import Seen, exact_forecast, first_miss_index
-from wftop.core.forecast import Fate
-from wftop.core.journal import JournalFold
+from wftop.core.forecast.exact import Seen, exact_forecast, first_miss_index
+from wftop.core.forecast.instant import Fate
+from wftop.core.read.journal import JournalFold
 
 
 def fold_of(*calls: tuple[str, str, bool]) -> JournalFold:

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 
 import pytest
 
-import wftop.core.fanout
+import wftop.core.index.fanout
 from tests.corpus import CORPUS, VERSIONS
-from wftop.core.coldpass import scan_roots, scan_rows
-from wftop.core.fanout import fan_out, worker_count
+from wftop.core.index.coldpass import scan_roots, scan_rows
+from wftop.core.index.fanout import fan_out, worker_count
 
 linux_only = pytest.mark.skipif(sys.platform != "linux", reason="fork fan-out runs on Linux only")
 
@@ -81,7 +81,7 @@ def test_where_workers_cannot_be_forked_every_hand_is_computed_here(monkeypatch)
     def no_fork() -> int:
         raise AssertionError("forked")
 
-    monkeypatch.setattr(wftop.core.fanout, "can_fork_workers", lambda: False)
+    monkeypatch.setattr(wftop.core.index.fanout, "can_fork_workers", lambda: False)
     monkeypatch.setattr(os, "fork", no_fork, raising=False)
     assert worker_count(100_000, cpus=4) == 1
 

@@ -25,8 +25,8 @@ import pytest
 from tests.core.test_index import append
 from tests.corpus import copy_tree, only_journal
 from tests.faults_kit import RUN, STARTED, run_folder, unprivileged, wftop
-from wftop.core.coldpass import scan_roots
-from wftop.core.procs import FakeProcessTable
+from wftop.core.index.coldpass import scan_roots
+from wftop.core.system.procs import FakeProcessTable
 
 
 def manifest(top: Path) -> dict[bytes, tuple[int, int, int, int]]:

@@ -20,14 +20,14 @@ from pathlib import Path
 import pytest
 
 from tests.faults_kit import RUN, TOP, WAIT, World, world_at
-from wftop.core.coldpass import scan_roots
-from wftop.core.procs import FakeProcess, FakeProcessTable, ProcFs
+from wftop.core.index.coldpass import scan_roots
 from wftop.core.resume.driver import ResumeDriver
 from wftop.core.resume.launcher import SubprocessLauncher
 from wftop.core.resume.machine import ResumeEvent, ResumeState
 from wftop.core.resume.plan import make_plan
 from wftop.core.resume.records import TransitionDetails
 from wftop.core.resume.store import ResumeStore
+from wftop.core.system.procs import FakeProcess, FakeProcessTable, ProcFs
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.faults_kit import RUN, SESSION, TOP, WAIT, World, world_at
-from wftop.core.coldpass import scan_roots
+from wftop.core.index.coldpass import scan_roots
 from wftop.core.resume import relocate as relocate_module
 from wftop.core.resume.errors import RelocationError
 from wftop.core.resume.relocate import relocate_journal

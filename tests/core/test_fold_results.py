@@ -8,8 +8,8 @@ import tracemalloc
 
 import orjson
 
-from wftop.core.journal import JournalFold
-from wftop.core.jsonline import parse_lenient
+from wftop.core.read.journal import JournalFold
+from wftop.core.read.jsonline import parse_lenient
 
 
 def fed(results: list[object]) -> JournalFold:

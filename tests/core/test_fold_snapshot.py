@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wftop.core.journal import CallState, JournalFold
+from wftop.core.read.journal import CallState, JournalFold
 
 
 def started(key: str, agent: str) -> dict[str, Any]:

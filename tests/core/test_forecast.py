@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from tests.corpus import live_agents, tree
-from wftop.core.coldpass import scan_roots
-from wftop.core.forecast import Fate, ForecastInput, gather, predict
-from wftop.core.journal import JournalFold
-from wftop.core.jsonl import read_all
-from wftop.core.keyorder import Span, snapshot_spans
-from wftop.core.procs import FakeProcessTable
+from wftop.core.forecast.instant import Fate, ForecastInput, gather, predict
+from wftop.core.forecast.keyorder import Span, snapshot_spans
+from wftop.core.index.coldpass import scan_roots
+from wftop.core.read.journal import JournalFold
+from wftop.core.read.jsonl import read_all
 from wftop.core.resume.relocate import healed_fold
+from wftop.core.system.procs import FakeProcessTable
 
 CLI = (2, 1, 332)
 

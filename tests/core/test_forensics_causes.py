@@ -20,7 +20,7 @@ from tests.forensics_kit import (
 from wftop.core.forensics.causes import CLEARS, PRIORITY, SIGNATURES, Cause, classify_event
 from wftop.core.forensics.report import build_report
 from wftop.core.forensics.session_transcript import read_transcript
-from wftop.core.procs import FakeProcessTable
+from wftop.core.system.procs import FakeProcessTable
 
 # fixture (made by the real CLI through the harness) → cause and the text of its evidence
 REAL = {

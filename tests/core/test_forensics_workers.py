@@ -24,8 +24,8 @@ from wftop.core.forensics.receipts import WorkerKind, parse_notifications
 from wftop.core.forensics.report import build_report
 from wftop.core.forensics.session_transcript import read_transcript
 from wftop.core.forensics.workers import Action, Digest, WorkerLiveness
-from wftop.core.procs import FakeProcess, FakeProcessTable
-from wftop.core.sessions import Liveness, Owner, RegistryEntry
+from wftop.core.read.sessions import Liveness, Owner, RegistryEntry
+from wftop.core.system.procs import FakeProcess, FakeProcessTable
 
 DEAD_OWNER = Owner(Liveness.DEAD)
 NO_PROCESSES = FakeProcessTable()

@@ -14,12 +14,12 @@ from types import SimpleNamespace
 import psutil
 import pytest
 
-import wftop.core.procs
+import wftop.core.system.procs
 from tests.corpus import copy_tree, only_journal
-from wftop.core.coldpass import scan_roots
-from wftop.core.procs import FakeProcess, FakeProcessTable, ProcFs, PsutilTable
+from wftop.core.index.coldpass import scan_roots
+from wftop.core.read.sessions import Liveness
 from wftop.core.resume.guard import QUIET_SECONDS, check
-from wftop.core.sessions import Liveness
+from wftop.core.system.procs import FakeProcess, FakeProcessTable, ProcFs, PsutilTable
 
 SESSION = "e5c99c64-96da-45a1-841d-2b381f965487"
 NOW = 4e9
@@ -84,9 +84,9 @@ def test_recycled_pid_is_not_an_owner(killed):
 
 
 def test_owner_in_another_pid_namespace_cannot_be_checked(killed, monkeypatch):
-    import wftop.core.coldpass
+    import wftop.core.index.coldpass
 
-    monkeypatch.setattr(wftop.core.coldpass, "local_pid_domain", lambda: "linux:here:pid:[1]")
+    monkeypatch.setattr(wftop.core.index.coldpass, "local_pid_domain", lambda: "linux:here:pid:[1]")
     root = killed[0]
     register(root, 4242, "777", domain="linux:elsewhere:pid:[2]")
     result = verdict(the_run(root), killed)
@@ -215,7 +215,7 @@ BLIND_TABLES = {
 def blind_table(request, tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
     """A process table whose view of the processes is missing, one way or another."""
     probe = hidden_by_proc_mount if request.param.endswith("hidden") else no_kill_probe
-    monkeypatch.setattr(wftop.core.procs.os, "kill", probe)
+    monkeypatch.setattr(wftop.core.system.procs.os, "kill", probe)
     return BLIND_TABLES[request.param](tmp_path)
 
 
@@ -272,7 +272,7 @@ def test_a_running_pid_with_no_start_to_compare_is_unknown_and_refused(killed):
 
 
 def test_the_psutil_table_without_linux_start_times_compares_creation_times(killed, monkeypatch):
-    monkeypatch.setattr(wftop.core.procs, "reproduces_proc_start", lambda: False)
+    monkeypatch.setattr(wftop.core.system.procs, "reproduces_proc_start", lambda: False)
 
     def process(created):  # type: ignore[no-untyped-def]
         return lambda pid: SimpleNamespace(pid=pid, create_time=lambda: created)

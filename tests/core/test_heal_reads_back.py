@@ -3,7 +3,7 @@
 On every journal written by a real CLI under ``tests/data`` and on a thousand generated
 journals (every record kind, keyed and keyless, duplicates, invalid UTF-8, lone
 surrogates, ``1e999``, ``NaN``, garbage, blank and whitespace lines, a torn last line that
-parses or does not), the fold of the healed copy, read back by `wftop.core.jsonl`, equals
+parses or does not), the fold of the healed copy, read back by `wftop.core.read.jsonl`, equals
 the heal's own prediction (`healed_fold`, what the plan and its forecast use), and the
 lines it says it drops are the lines it dropped.
 """
@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 from tests.corpus import DATA
 from tests.relocate_kit import NEW_SID, RUN
-from wftop.core.journal import JournalFold
-from wftop.core.jsonl import read_all
+from wftop.core.read.journal import JournalFold
+from wftop.core.read.jsonl import read_all
 from wftop.core.resume.relocate import healed_fold, may_be_launched, relocate_journal
 
 JOURNALS = sorted(DATA.rglob("journal.jsonl"))

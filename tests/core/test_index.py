@@ -2,7 +2,7 @@
 
 Each test changes a private copy of a real corpus tree while the index watches it,
 waits (bounded) for the index to catch up, and compares every run's ``ls --json``
-shape with ``wftop.core.coldpass.scan_roots`` over the same tree.
+shape with ``wftop.core.index.coldpass.scan_roots`` over the same tree.
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ from typing import Any
 import pytest
 
 from tests.corpus import copy_tree, only_journal
-from wftop.core.changeset import ChangeSet
-from wftop.core.coldpass import scan_roots
-from wftop.core.discovery import run_folders_of
-from wftop.core.index import LiveIndex
-from wftop.core.procs import FakeProcess, FakeProcessTable
-from wftop.core.reader import RunReader
+from wftop.core.index.changeset import ChangeSet
+from wftop.core.index.coldpass import scan_roots
+from wftop.core.index.live import LiveIndex
+from wftop.core.index.reader import RunReader
+from wftop.core.read.discovery import run_folders_of
+from wftop.core.system.procs import FakeProcess, FakeProcessTable
 
 WAIT = 20.0
 """Upper bound for any wait in these tests (seconds); they normally take milliseconds."""
@@ -334,7 +334,7 @@ async def test_event_storm_of_ten_thousand_appends(tmp_path):
 
 async def test_missed_events_are_caught_by_the_sweep(tmp_path, monkeypatch):
     """With no usable watch (no inotify), the stat sweep alone keeps the index right."""
-    monkeypatch.setattr("wftop.core.touch.watch_paths", lambda roots, readers: ())
+    monkeypatch.setattr("wftop.core.index.touch.watch_paths", lambda roots, readers: ())
     root = copy_tree("killed", tmp_path)
     async with follow(root, sweep_interval=0.1) as live:
         append(only_journal(root), started("k3", "swept"))
@@ -428,8 +428,8 @@ def test_a_run_list_keeps_a_bounded_share_of_a_journals_results(tmp_path):
     call still reads as returned; appending later does not start keeping them again."""
     import orjson
 
-    from wftop.core.jsonl import ELIDED
-    from wftop.core.reader import LIST_KEEP_TOTAL
+    from wftop.core.index.reader import LIST_KEEP_TOTAL
+    from wftop.core.read.jsonl import ELIDED
 
     root = copy_tree("killed", tmp_path)
     journal = only_journal(root)

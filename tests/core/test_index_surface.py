@@ -1,7 +1,7 @@
 """The live index is reached through its public surface only.
 
-`wftop.core.index.LiveIndex` keeps its tables private so that it alone decides how they
-change; the follow loop (`wftop.core.follow`), the app and the tests use its methods. This
+`wftop.core.index.live.LiveIndex` keeps its tables private so that it alone decides how they
+change; the follow loop (`wftop.core.index.follow`), the app and the tests use its methods. This
 walks the syntax tree of every module of the project but the index's own and fails on any
 read of a ``_private`` attribute of something named ``index`` or ``_index`` (``index._x``,
 ``self.index._x``, ``live.index._x``, ``self._index._x``).
@@ -14,7 +14,7 @@ from pathlib import Path
 
 TOP = Path(__file__).resolve().parents[2]
 ROOMS = ("core", "tui", "cli", "mockapi", "tests", "bench")
-OWN = TOP / "core" / "index.py"
+OWN = TOP / "core" / "index" / "live.py"
 INDEX_NAMES = frozenset({"index", "_index"})
 
 
@@ -60,8 +60,8 @@ def test_the_walk_sees_every_spelling_of_a_private_read() -> None:
 
 def test_the_walk_covers_the_follow_loop_the_app_and_the_tests() -> None:
     walked = {path.relative_to(TOP).as_posix() for path in modules()}
-    assert {"core/follow.py", "tui/source.py", "tests/core/test_index.py"} <= walked
-    assert "core/index.py" not in walked
+    assert {"core/index/follow.py", "tui/source.py", "tests/core/test_index.py"} <= walked
+    assert "core/index/live.py" not in walked
 
 
 def test_no_module_reads_the_live_index_private_state() -> None:

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from tests.core.test_launcher_argv import SID
-from wftop.core.procs import FakeProcess, FakeProcessTable, ProcFs
 from wftop.core.resume.errors import LaunchError
 from wftop.core.resume.launcher import (
     Launch,
@@ -26,6 +25,7 @@ from wftop.core.resume.launcher import (
     build_argv,
     read_runner_status,
 )
+from wftop.core.system.procs import FakeProcess, FakeProcessTable, ProcFs
 
 TOP = Path(__file__).parent.parent.parent
 
@@ -180,7 +180,7 @@ LAUNCH_AND_QUIT = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from wftop.core.procs import ProcFs
+    from wftop.core.system.procs import ProcFs
     from wftop.core.resume.launcher import SubprocessLauncher
     argv, cwd, log, status = sys.argv[1:2], Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4])
     launch = SubprocessLauncher(ProcFs()).launch(argv, cwd=cwd, log_path=log, status_path=status)

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from wftop.core import lineindex
-from wftop.core.jsonl import line_verdict, read_all
-from wftop.core.lineindex import LineIndex
+from wftop.core.read import lineindex
+from wftop.core.read.jsonl import line_verdict, read_all
+from wftop.core.read.lineindex import LineIndex
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

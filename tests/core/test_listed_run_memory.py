@@ -7,9 +7,9 @@ from __future__ import annotations
 import sys
 
 from tests.corpus import tree
-from wftop.core.coldpass import scan_roots
+from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import count_calls, short_project, status_word
-from wftop.core.procs import FakeProcessTable
+from wftop.core.system.procs import FakeProcessTable
 
 TREES = ("clean", "mid-failure", "killed", "resumed")
 

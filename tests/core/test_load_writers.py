@@ -2,7 +2,7 @@
 
 The writers (``bench/soak.py --writer``, the same code the 10-minute soak runs) append
 to 16 journals under copies of the real ``killed`` run folder, as fast as they can, one
-line in seven torn across two writes. The index (``wftop.core.index.LiveIndex``) runs in this
+line in seven torn across two writes. The index (``wftop.core.index.live.LiveIndex``) runs in this
 process; afterwards every line must be counted exactly once (the fold's started and
 result counts) and the index must equal a fresh cold scan, run by run, field by field.
 No change set along the way may show a count above what was written, or a count going
@@ -17,8 +17,8 @@ import time
 from bench.soak import added_counts, base_counts, make_runs, writer_argv
 from tests.core.test_index import follow, rows
 from tests.corpus import copy_tree
-from wftop.core.changeset import ChangeSet
-from wftop.core.discovery import run_ident
+from wftop.core.index.changeset import ChangeSet
+from wftop.core.read.discovery import run_ident
 
 WRITERS = 16
 LINES = 10_000

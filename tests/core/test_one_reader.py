@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 
 from tests.corpus import copy_tree, only_journal
-from wftop.core.coldpass import scan_roots
 from wftop.core.forensics.stats import run_stats
-from wftop.core.journal import JournalFold
-from wftop.core.jsonl import ELIDED_BYTES, read_all
-from wftop.core.lineindex import LineIndex
-from wftop.core.procs import FakeProcessTable
-from wftop.core.reader import LIST_KEEP_BYTES
+from wftop.core.index.coldpass import scan_roots
+from wftop.core.index.reader import LIST_KEEP_BYTES
+from wftop.core.read.journal import JournalFold
+from wftop.core.read.jsonl import ELIDED_BYTES, read_all
+from wftop.core.read.lineindex import LineIndex
 from wftop.core.resume.relocate import fold_lines, healed_fold
+from wftop.core.system.procs import FakeProcessTable
 from wftop.mockapi.scenario import read_journal
 from wftop.tui.screens.journal import verdict_of
 

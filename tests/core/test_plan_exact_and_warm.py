@@ -7,14 +7,14 @@ from pathlib import Path
 
 from tests.core.test_cachewarm import request_time, responses, with_usage
 from tests.corpus import copy_tree
-from wftop.core.coldpass import scan_roots
-from wftop.core.exact import Seen, exact_forecast
-from wftop.core.forecast import Fate
+from wftop.core.forecast.exact import Seen, exact_forecast
+from wftop.core.forecast.instant import Fate
+from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Run, iso_utc
-from wftop.core.procs import FakeProcessTable
 from wftop.core.resume.driver import watchers
 from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.plan import Plan, make_plan, recommend
+from wftop.core.system.procs import FakeProcessTable
 
 VERSION = (2, 1, 332)
 

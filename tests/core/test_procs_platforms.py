@@ -1,6 +1,6 @@
 """Platform seams around the process table, each fallback exercised by patching its question.
 
-`wftop.core.platforms` answers what this platform can do; here every answer is forced, so the
+`wftop.core.system.platforms` answers what this platform can do; here every answer is forced, so the
 macOS and unknown-platform paths run on Linux too. Process tables are plain data.
 """
 
@@ -12,16 +12,16 @@ from types import SimpleNamespace
 
 import pytest
 
-import wftop.core.procs
-import wftop.core.sessions
-from wftop.core.procs import FakeProcess, FakeProcessTable, PsutilTable, Seen
-from wftop.core.sessions import (
+import wftop.core.read.sessions
+import wftop.core.system.procs
+from wftop.core.read.sessions import (
     Liveness,
     RegistryEntry,
     judge_owner,
     local_pid_domain,
     read_registry,
 )
+from wftop.core.system.procs import FakeProcess, FakeProcessTable, PsutilTable, Seen
 
 HERE = "linux:here:pid:[4026531836]"
 
@@ -46,7 +46,7 @@ def test_the_registry_file_gives_started_at_in_milliseconds(tmp_path) -> None:  
 
 
 def test_on_macos_the_domain_is_the_word_darwin(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(wftop.core.sessions, "pid_domain_kind", lambda: "darwin")
+    monkeypatch.setattr(wftop.core.read.sessions, "pid_domain_kind", lambda: "darwin")
     assert local_pid_domain() == "darwin"
     mac = FakeProcessTable({4242: FakeProcess("", created=1_000.0)}, proc_starts=False)
     here = entry("darwin", "Thu Sep 10 08:31:58 2026", started_at=1_001_000)
@@ -56,7 +56,7 @@ def test_on_macos_the_domain_is_the_word_darwin(monkeypatch) -> None:  # type: i
 
 
 def test_where_the_domain_cannot_be_named_an_entry_naming_one_is_unknown(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(wftop.core.sessions, "pid_domain_kind", lambda: None)
+    monkeypatch.setattr(wftop.core.read.sessions, "pid_domain_kind", lambda: None)
     assert local_pid_domain() is None
     owner = judge_owner(entry("windows:box"), LIVE, local_pid_domain())
     assert owner.liveness is Liveness.UNKNOWN
@@ -70,7 +70,7 @@ def test_on_linux_an_unreadable_part_of_the_domain_is_left_empty(monkeypatch) ->
     def unreadable(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise FileNotFoundError(2, "No such file or directory")
 
-    monkeypatch.setattr(wftop.core.sessions, "pid_domain_kind", lambda: "linux")
+    monkeypatch.setattr(wftop.core.read.sessions, "pid_domain_kind", lambda: "linux")
     monkeypatch.setattr(pathlib.Path, "read_text", unreadable)
     monkeypatch.setattr(os, "readlink", lambda path: "pid:[4026531836]")
     assert local_pid_domain() == "linux::pid:[4026531836]"
@@ -86,7 +86,7 @@ def test_the_same_domain_compares_starts_and_another_is_unknown() -> None:
 
 
 def test_the_creation_time_may_follow_started_at_by_the_slack_only() -> None:
-    slack = wftop.core.sessions.START_SLACK
+    slack = wftop.core.read.sessions.START_SLACK
     table = FakeProcessTable({4242: FakeProcess("", created=1_000.0)}, proc_starts=False)
     just_within = entry(start=None, started_at=(1_000.0 - slack + 0.1) * 1000)
     assert judge_owner(just_within, table, None).liveness is Liveness.ALIVE
@@ -113,8 +113,8 @@ def test_without_a_kill_probe_a_pid_psutil_cannot_find_is_gone(monkeypatch) -> N
         Process=only_me,
         boot_time=lambda: 0.0,
     )
-    monkeypatch.setattr(wftop.core.procs, "can_probe_pids", lambda: False)
-    monkeypatch.setattr(wftop.core.procs.os, "kill", never)
+    monkeypatch.setattr(wftop.core.system.procs, "can_probe_pids", lambda: False)
+    monkeypatch.setattr(wftop.core.system.procs.os, "kill", never)
     assert PsutilTable(module).sighting(4242).seen is Seen.GONE
 
 

@@ -17,8 +17,8 @@ from types import SimpleNamespace
 import psutil
 import pytest
 
-import wftop.core.procs
-from wftop.core.procs import ProcFs, PsutilTable, Seen, default_table
+import wftop.core.system.procs
+from wftop.core.system.procs import ProcFs, PsutilTable, Seen, default_table
 
 on_linux = pytest.mark.skipif(
     not sys.platform.startswith("linux") or not os.path.isdir("/proc/self"),
@@ -97,7 +97,7 @@ def stand_in(boot_times, created):  # type: ignore[no-untyped-def]
 
 @pytest.mark.skipif(not hasattr(os, "sysconf"), reason="needs the clock tick rate")
 def test_ticks_are_creation_minus_boot_times_the_tick_rate(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(wftop.core.procs, "reproduces_proc_start", lambda: True)
+    monkeypatch.setattr(wftop.core.system.procs, "reproduces_proc_start", lambda: True)
     rate = os.sysconf("SC_CLK_TCK")
     boot = 1_765_000_000.0
     table = PsutilTable(stand_in([boot, boot], boot + 1_234_567 / rate))
@@ -105,14 +105,14 @@ def test_ticks_are_creation_minus_boot_times_the_tick_rate(monkeypatch) -> None:
 
 
 def test_a_boot_time_that_keeps_moving_gives_no_start(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(wftop.core.procs, "reproduces_proc_start", lambda: True)
+    monkeypatch.setattr(wftop.core.system.procs, "reproduces_proc_start", lambda: True)
     table = PsutilTable(stand_in(itertools.count(1000.0), 1500.0))
     assert table.sighting(7).seen is Seen.HIDDEN
     assert table.start_time(7) is None
 
 
 def test_without_linux_start_times_the_start_is_the_creation_time(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(wftop.core.procs, "reproduces_proc_start", lambda: False)
+    monkeypatch.setattr(wftop.core.system.procs, "reproduces_proc_start", lambda: False)
     table = PsutilTable(stand_in([], 1_765_000_000.25))
     seen = table.sighting(7)
     assert (seen.seen, seen.proc_start, seen.created) == (Seen.RUNNING, None, 1_765_000_000.25)

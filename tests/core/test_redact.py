@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wftop.core.redact import Redactor, redact
+from wftop.core.text.redact import Redactor, redact
 
 SAMPLES = {
     "anthropic_key": "sk-ant-api03-AbCdEf0123456789xyz",
@@ -103,7 +103,7 @@ FRAGMENTS = [
 
 @given(st.lists(st.sampled_from(FRAGMENTS), max_size=12).map("".join))
 def test_the_quick_secret_test_never_misses_what_the_prefilter_finds(text):
-    from wftop.core.redact import (
+    from wftop.core.text.redact import (
         PREFILTER,
         PREFILTER_BYTES,
         may_hold_secret,
@@ -118,7 +118,7 @@ def test_the_quick_secret_test_never_misses_what_the_prefilter_finds(text):
 
 
 def test_the_quick_secret_test_passes_ordinary_text_by():
-    from wftop.core.redact import may_hold_secret, may_hold_secret_bytes
+    from wftop.core.text.redact import may_hold_secret, may_hold_secret_bytes
 
     text = '{"agent":"a12","ok":true,"text":"high through the night, at https"}' * 50
     assert not may_hold_secret(text) and not may_hold_secret_bytes(text.encode())

@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.fuzz import KEYS, LABELS, TYPES, check_case, check_fold, small_limits
-from wftop.core.journal import JournalFold
-from wftop.core.jsonl import JsonlTail
+from wftop.core.read.journal import JournalFold
+from wftop.core.read.jsonl import JsonlTail
 
 EXAMPLES = int(os.environ.get("WFTOP_HYPOTHESIS_EXAMPLES", "150"))
 PROPS = settings(

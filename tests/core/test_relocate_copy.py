@@ -10,7 +10,7 @@ import pytest
 
 from tests.corpus import copy_tree, only_journal
 from tests.relocate_kit import NEW_SID, RUN, failed, journal_at, key, result, sha, started, states
-from wftop.core.journal import CallState
+from wftop.core.read.journal import CallState
 from wftop.core.resume.errors import InvalidIdentifier, RelocationConflict, RelocationError
 from wftop.core.resume.relocate import may_be_launched, relocate_journal
 

@@ -21,7 +21,7 @@ from tests.relocate_kit import (
     started,
     states,
 )
-from wftop.core.journal import CallState
+from wftop.core.read.journal import CallState
 from wftop.core.resume.relocate import fold_lines, heal_plan, healed_fold, relocate_journal
 
 
@@ -165,7 +165,7 @@ def test_heal_plan_is_usable_on_a_fold_alone(tmp_path):
 
 
 def test_healed_fold_matches_what_the_copy_reads(tmp_path, target_session):
-    from wftop.core.jsonl import read_all
+    from wftop.core.read.jsonl import read_all
 
     for name in ("mid-failure", "fanout-failure", "mid-failure-resumed"):
         source = only_journal(copy_tree(name, tmp_path / name))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 from tests.corpus import tree
-from wftop.core.coldpass import scan_roots
-from wftop.core.procs import FakeProcessTable
+from wftop.core.index.coldpass import scan_roots
 from wftop.core.remote.resume import event_text, resume_args
+from wftop.core.system.procs import FakeProcessTable
 
 
 def test_every_value_from_the_host_is_an_option_value_or_after_the_double_dash():

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.corpus import copy_tree, tree
-from wftop.core.agent_transcript import agent_usage
-from wftop.core.coldpass import scan_roots
-from wftop.core.procs import FakeProcessTable
+from wftop.core.index.coldpass import scan_roots
+from wftop.core.read.agent_transcript import agent_usage
+from wftop.core.system.procs import FakeProcessTable
 
 RERUN_A4 = "ac8f4debebe67992d"
 """mid-failure-resumed: a3 failed, the resume ran a3 again and a4 (same key, had returned);

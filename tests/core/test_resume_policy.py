@@ -12,12 +12,12 @@ import pytest
 
 from tests.corpus import copy_tree
 from tests.policy_kit import NOW, SESSION, make_world, policy_for
-from wftop.core.coldpass import scan_roots
-from wftop.core.procs import FakeProcess, FakeProcessTable
+from wftop.core.index.coldpass import scan_roots
 from wftop.core.resume.guard import NOTHING_TO_RESUME
 from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.machine import ResumeState
 from wftop.core.resume.policy import what_is_left
+from wftop.core.system.procs import FakeProcess, FakeProcessTable
 
 
 def the_run(root, table=None):

@@ -6,7 +6,7 @@ import pytest
 
 from tests.core.test_resume_policy import the_run
 from tests.policy_kit import make_world, policy_for
-from wftop.core.exact import Seen, exact_forecast
+from wftop.core.forecast.exact import Seen, exact_forecast
 
 
 @pytest.fixture

@@ -14,10 +14,10 @@ import orjson
 
 from tests.corpus import CORPUS, copy_tree, only_journal
 from wftop.cli.commands.ls import json_item
-from wftop.core.coldpass import scan_rows
-from wftop.core.procs import FakeProcess, FakeProcessTable
-from wftop.core.redact import Redactor
-from wftop.core.rowcache import RowCache, root_file
+from wftop.core.index.coldpass import scan_rows
+from wftop.core.index.rowcache import RowCache, root_file
+from wftop.core.system.procs import FakeProcess, FakeProcessTable
+from wftop.core.text.redact import Redactor
 
 NOW = 1_800_000_000.0
 

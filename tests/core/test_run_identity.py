@@ -10,11 +10,11 @@ from pathlib import Path
 
 from tests.core.test_index import append, follow, started
 from tests.corpus import copy_tree, only_journal
-from wftop.core.coldpass import scan_roots
-from wftop.core.discovery import run_ident
-from wftop.core.index import LiveIndex
-from wftop.core.procs import FakeProcessTable
+from wftop.core.index.coldpass import scan_roots
+from wftop.core.index.live import LiveIndex
+from wftop.core.read.discovery import run_ident
 from wftop.core.resume.plan import make_plan
+from wftop.core.system.procs import FakeProcessTable
 
 
 def _backup(root: Path) -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 
 from tests.corpus import tree
-from wftop.core.snapshot import BULKY_FIELDS, parse_iso_time, read_snapshot
+from wftop.core.read.snapshot import BULKY_FIELDS, parse_iso_time, read_snapshot
 
 TREES = ("clean", "mid-failure", "api-errors-429", "killed-in-parallel-resumed", "resumed")
 

@@ -7,9 +7,9 @@ import os
 import shutil
 
 from tests.corpus import copy_tree, only_journal
-from wftop.core.coldpass import scan_roots
-from wftop.core.procs import FakeProcess, FakeProcessTable
-from wftop.core.sessions import Liveness
+from wftop.core.index.coldpass import scan_roots
+from wftop.core.read.sessions import Liveness
+from wftop.core.system.procs import FakeProcess, FakeProcessTable
 
 SESSION = "e5c99c64-96da-45a1-841d-2b381f965487"
 

@@ -21,12 +21,12 @@ from pathlib import Path
 import pytest
 
 from tests.corpus import tree
-from wftop.core.coldpass import scan_roots
-from wftop.core.forecast import Forecast
+from wftop.core.forecast.instant import Forecast
+from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Run
-from wftop.core.procs import FakeProcessTable, ProcFs
+from wftop.core.read.snapshot import read_snapshot
 from wftop.core.resume.plan import make_plan, project_slug
-from wftop.core.snapshot import read_snapshot
+from wftop.core.system.procs import FakeProcessTable, ProcFs
 from wftop.mockapi.cliproc import CliHome, cli_env
 from wftop.mockapi.rehearsal import rehearse
 from wftop.mockapi.scenario import age_tree

@@ -12,7 +12,7 @@ LATER = (
     "wftop.tui.screens.help",
     "wftop.core.remote.link",
     "wftop.core.remote.feed",
-    "wftop.core.exact",
+    "wftop.core.forecast.exact",
 )
 
 

@@ -7,7 +7,7 @@ from textual.widgets import DataTable, Static
 
 from tests.corpus import tree
 from tests.forensics_kit import fixture
-from wftop.core.procs import FakeProcessTable
+from wftop.core.system.procs import FakeProcessTable
 from wftop.tui.screens.attempts import AttemptPlot, AttemptsScreen
 from wftop.tui.screens.sessions import SessionReportScreen, SessionsScreen
 

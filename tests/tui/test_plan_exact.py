@@ -14,10 +14,10 @@ from tests.policy_kit import NOW, SESSION, make_world, policy_for
 from tests.tui.test_cache_warm_tui import warm_owner
 from tests.tui.test_plan_live import SIZE, open_plan, until
 from wftop.cli.main import main
-from wftop.core.exact import RehearsalFailed, Rehearse, Seen, exact_forecast
-from wftop.core.forecast import Forecast
-from wftop.core.procs import FakeProcessTable
+from wftop.core.forecast.exact import RehearsalFailed, Rehearse, Seen, exact_forecast
+from wftop.core.forecast.instant import Forecast
 from wftop.core.resume.plan import Plan
+from wftop.core.system.procs import FakeProcessTable
 from wftop.tui.config import Config
 from wftop.tui.screens.plan import ResumePlanScreen
 from wftop.tui.start import make_app

@@ -9,8 +9,8 @@ import pytest
 
 from tests.policy_kit import NOW, SESSION, make_world, policy_for
 from tests.tui_kit import settle
-from wftop.core.changeset import ChangeSet
-from wftop.core.procs import FakeProcess, FakeProcessTable
+from wftop.core.index.changeset import ChangeSet
+from wftop.core.system.procs import FakeProcess, FakeProcessTable
 from wftop.tui.config import Config
 from wftop.tui.screens.force import ForceScreen
 from wftop.tui.screens.plan import ResumePlanScreen

@@ -12,10 +12,10 @@ import pytest
 
 from tests.conftest import TUI_NOW
 from tests.tui_kit import SIZE, build, ident_of, settle, table
-from wftop.core.changeset import ChangeSet
-from wftop.core.journal import JournalFold
+from wftop.core.index.changeset import ChangeSet
 from wftop.core.model import Status
-from wftop.core.procs import FakeProcessTable
+from wftop.core.read.journal import JournalFold
+from wftop.core.system.procs import FakeProcessTable
 from wftop.tui.app import WftopApp
 from wftop.tui.config import Config
 from wftop.tui.feed import Keyed
@@ -214,8 +214,8 @@ def test_which_changes_raise_an_alert(before, after, severity, words):
 
 def _one_run(name: str):  # type: ignore[no-untyped-def]
     from tests.corpus import tree
-    from wftop.core.coldpass import scan_roots
-    from wftop.core.procs import FakeProcessTable
+    from wftop.core.index.coldpass import scan_roots
+    from wftop.core.system.procs import FakeProcessTable
 
     (run,) = scan_roots([str(tree(name))], processes=FakeProcessTable()).runs
     return run

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from tests.tui_kit import SIZE, build, ident_of, settle, table
-from wftop.core import snapshot as snapshot_module
+from wftop.core.read import snapshot as snapshot_module
 from wftop.tui.config import Config
 from wftop.tui.screens.agent import AgentScreen
 from wftop.tui.screens.copy import CopyScreen
@@ -266,7 +266,7 @@ async def test_a_run_of_many_calls_changed_into_an_equal_object_gets_rows_from_i
 ):
     import dataclasses
 
-    from wftop.core.changeset import ChangeSet
+    from wftop.core.index.changeset import ChangeSet
     from wftop.tui.screens import run as run_screen
 
     monkeypatch.setattr(run_screen, "BACKGROUND_CALLS", 3)  # the six-call runs count as many
@@ -324,7 +324,7 @@ async def test_the_last_rows_are_read_once_the_file_is_indexed(tmp_path):
     import orjson
 
     from tests.corpus import copy_tree, only_journal
-    from wftop.core.procs import FakeProcessTable
+    from wftop.core.system.procs import FakeProcessTable
 
     root = copy_tree("clean", tmp_path)
     with only_journal(root).open("ab") as journal:

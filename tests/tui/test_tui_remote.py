@@ -227,7 +227,7 @@ async def test_enter_on_a_call_of_a_remote_run_fetches_its_transcript(ssh_hosts)
 async def test_a_remote_runs_journal_fetched_again_reuses_its_folder(ssh_hosts):
     import dataclasses
 
-    from wftop.core.changeset import ChangeSet
+    from wftop.core.index.changeset import ChangeSet
     from wftop.tui.screens.run import RunScreen
 
     ssh_hosts.add("alpha", "killed")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.corpus import tree
 from tests.tui_kit import SIZE, build, ident_of, settle, table
-from wftop.core.procs import FakeProcessTable
+from wftop.core.system.procs import FakeProcessTable
 from wftop.tui.screens.run import RunScreen
 from wftop.tui.widgets.call_table import CallTable
 

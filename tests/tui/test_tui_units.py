@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from tests.corpus import copy_tree, only_journal, tree
-from wftop.core.coldpass import scan_roots
-from wftop.core.lineindex import LineIndex
+from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Status
-from wftop.core.procs import FakeProcessTable
-from wftop.core.redact import Redactor
+from wftop.core.read.lineindex import LineIndex
+from wftop.core.system.procs import FakeProcessTable
+from wftop.core.text.redact import Redactor
 from wftop.tui.calls import call_rows, parity_lines, partial_line
 from wftop.tui.config import ConfigError, check_keymap, config_path, load_config, parse_config
 from wftop.tui.conversation import (
@@ -131,7 +131,7 @@ def test_tally_of_real_runs():
 def walked_tally(run) -> CallTally:  # type: ignore[no-untyped-def]
     """Every call looked at: a failed label or a failed attempt is failed, then done, then
     stopped once the run ended, else in flight."""
-    from wftop.core.journal import CallState
+    from wftop.core.read.journal import CallState
 
     counts = {"done": 0, "failed": 0, "in_flight": 0, "stopped": 0}
     for call in run.fold.calls.values():
@@ -410,7 +410,7 @@ def test_a_large_result_is_masked_for_its_preview_only_as_far_as_it_shows(
 
 
 def test_the_call_rows_show_object_results_without_parsing_them(monkeypatch):
-    import wftop.core.journal as journal
+    import wftop.core.read.journal as journal
 
     run = only_run("clean")
     expected = {row.key: row.preview for row in call_rows(run) if hasattr(row, "preview")}

@@ -15,10 +15,10 @@ from typing import ClassVar
 from rich.text import Text
 from textual.binding import BindingType
 
-from wftop.core.jsonl import line_verdict
-from wftop.core.lineindex import Line
 from wftop.core.model import Run, Status
-from wftop.core.redact import Redactor
+from wftop.core.read.jsonl import line_verdict
+from wftop.core.read.lineindex import Line
+from wftop.core.text.redact import Redactor
 from wftop.tui.conversation import (
     KIND_API_ERROR,
     KIND_PROMPT,

@@ -19,8 +19,8 @@ from textual.widgets import Static
 
 from wftop.core.forensics.masking import redaction_line
 from wftop.core.forensics.stats import compute_stats
-from wftop.core.procs import ProcessTable, default_table
-from wftop.core.redact import Redactor, redact_tree
+from wftop.core.system.procs import ProcessTable, default_table
+from wftop.core.text.redact import Redactor, redact_tree
 from wftop.tui.widgets.key_bar import KeyBar
 
 RETURNED, NOT_RETURNED = "●", "○"

@@ -1,6 +1,6 @@
 """The raw journal of a run, one line per row; ``enter`` shows the row's line pretty-printed.
 
-What each line is (a record, or unreadable and why) is what `wftop.core.jsonl` reads
+What each line is (a record, or unreadable and why) is what `wftop.core.read.jsonl` reads
 (`line_verdict`, the reader's rules for one line): a line the run list folds is never
 shown here as unreadable, and the other way round. Only the lines in view are read.
 """
@@ -13,11 +13,11 @@ import orjson
 from rich.text import Text
 from textual.binding import BindingType
 
-from wftop.core.jsonl import ELIDED_BYTES, line_verdict
-from wftop.core.lineindex import Line
 from wftop.core.model import Run
-from wftop.core.redact import Redactor
+from wftop.core.read.jsonl import ELIDED_BYTES, line_verdict
+from wftop.core.read.lineindex import Line
 from wftop.core.remote.fetch import JOURNAL
+from wftop.core.text.redact import Redactor
 from wftop.tui.format import size
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
 from wftop.tui.remote import open_fetched, refuse_remote, where_read

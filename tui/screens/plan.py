@@ -25,17 +25,17 @@ from textual.timer import Timer
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from wftop.core.changeset import ChangeSet
-from wftop.core.exact import RehearsalFailed, Rehearse
-from wftop.core.forecast import Forecast
-from wftop.core.launchinfo import installed_version
+from wftop.core.forecast.exact import RehearsalFailed, Rehearse
+from wftop.core.forecast.instant import Forecast
+from wftop.core.forecast.launchinfo import installed_version
+from wftop.core.index.changeset import ChangeSet
 from wftop.core.model import Run
-from wftop.core.redact import redact
 from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.machine import ResumeState
 from wftop.core.resume.plan import Plan
 from wftop.core.resume.policy import Event, Request, ResumePolicy, Version
 from wftop.core.resume.store import ResumeStore
+from wftop.core.text.redact import redact
 from wftop.tui.keys import binding
 from wftop.tui.remote import refuse_remote
 from wftop.tui.screens.force import ForceScreen

@@ -2,25 +2,25 @@
 session, argv), why the run stopped, the forecast, the hazards; and, docked under them, the
 verdict (or the request in flight, or its outcome) with the keys that act on it.
 
-Everything read from disk is masked (`wftop.core.redact`) and escaped.
+Everything read from disk is masked (`wftop.core.text.redact`) and escaped.
 """
 
 from __future__ import annotations
 
 from rich.markup import escape
 
-from wftop.core.cachewarm import cache_text
-from wftop.core.redact import redact
+from wftop.core.forecast.cachewarm import cache_text
 from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.machine import ResumeState
 from wftop.core.resume.plan import Plan
 from wftop.core.resume.policy import Request, what_is_left
+from wftop.core.text.redact import redact
 
 KEYS_FOLLOWING = "s stop the relaunch · esc close (the run goes on)"
 
 
 def shown(text: str) -> str:
-    """Text from disk as markup: secrets masked (`wftop.core.redact`), then escaped."""
+    """Text from disk as markup: secrets masked (`wftop.core.text.redact`), then escaped."""
     return escape(redact(text))
 
 

@@ -23,9 +23,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from wftop.core.model import Run
-from wftop.core.redact import Redactor, redact_value
 from wftop.core.remote.resume import RemoteResume, event_text, resume_args, words
 from wftop.core.remote.transport import Reply, run_remote
+from wftop.core.text.redact import Redactor, redact_value
 from wftop.tui.keys import binding
 
 if TYPE_CHECKING:

@@ -13,14 +13,14 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from wftop.core.agent_transcript import AgentUsage
-from wftop.core.cachewarm import cache_text, read_cache_warmth
-from wftop.core.changeset import ChangeSet
-from wftop.core.launchinfo import LaunchInfo, find_launch
+from wftop.core.forecast.cachewarm import cache_text, read_cache_warmth
+from wftop.core.forecast.launchinfo import LaunchInfo, find_launch
+from wftop.core.index.changeset import ChangeSet
 from wftop.core.model import Run
-from wftop.core.redact import Redactor
+from wftop.core.read.agent_transcript import AgentUsage
+from wftop.core.read.usage import AgentUsages
 from wftop.core.remote.fetch import JOURNAL
-from wftop.core.usage import AgentUsages
+from wftop.core.text.redact import Redactor
 from wftop.tui.calls import (
     Built,
     CallRow,

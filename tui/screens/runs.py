@@ -12,7 +12,7 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from wftop.core.changeset import ChangeSet
+from wftop.core.index.changeset import ChangeSet
 from wftop.core.model import Run
 from wftop.tui.format import count, counts_line, status_counts
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for

@@ -20,14 +20,14 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from wftop.core.discovery import default_roots, run_ident
 from wftop.core.forensics.causes import cause_words
 from wftop.core.forensics.limits import RECENT_SESSIONS
 from wftop.core.forensics.masking import redaction_line
 from wftop.core.forensics.report import build_report
 from wftop.core.forensics.summary import recent_rows, report_text
-from wftop.core.procs import ProcessTable, default_table
-from wftop.core.redact import Redactor, redact_tree
+from wftop.core.read.discovery import default_roots, run_ident
+from wftop.core.system.procs import ProcessTable, default_table
+from wftop.core.text.redact import Redactor, redact_tree
 from wftop.tui.screens import plan
 from wftop.tui.widgets.key_bar import KeyBar
 
@@ -246,7 +246,7 @@ def open_resume(app: Any, transcript: str, run_id: str) -> None:
     if run is None:
         run = getattr(app, "runs", {}).get(ident)
     if run is None:
-        from wftop.core.coldpass import scan_roots
+        from wftop.core.index.coldpass import scan_roots
 
         run = next(
             (r for r in scan_roots(app_roots(app)).runs if r.ident == ident),

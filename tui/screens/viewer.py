@@ -1,6 +1,6 @@
 """What the journal screen and the transcript screen share: a file shown line by line.
 
-The file is indexed in a thread (`wftop.core.lineindex`), a piece at a time, so the first
+The file is indexed in a thread (`wftop.core.read.lineindex`), a piece at a time, so the first
 rows show while the rest is still being scanned; only the rows in view are read, parsed
 and drawn (`LineView`), and the whole of the row under the cursor is shown below it on
 ``enter``. A file that grows is followed (the screen looks again every second); one that
@@ -22,8 +22,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from wftop.core.lineindex import Line, LineIndex
-from wftop.core.redact import Redactor
+from wftop.core.read.lineindex import Line, LineIndex
+from wftop.core.text.redact import Redactor
 from wftop.tui.styles import Palette
 from wftop.tui.widgets.key_bar import KeyBar
 from wftop.tui.widgets.line_view import LineView

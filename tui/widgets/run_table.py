@@ -9,7 +9,7 @@ from typing import ClassVar
 from rich.text import Text
 
 from wftop.core.model import Run
-from wftop.core.redact import redact
+from wftop.core.text.redact import redact
 from wftop.tui.format import STATUS_STYLES, age, count, parity_segments, status_label, tally
 from wftop.tui.runlist import GroupRow, row_key
 from wftop.tui.styles import Palette

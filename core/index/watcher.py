@@ -1,10 +1,10 @@
 """The file watcher of the live index, and the helper process it runs in.
 
-`Watcher` starts ``python -m wftop.core.watcher`` over a set of folders and hands out batches
+`Watcher` starts ``python -m wftop.core.index.watcher`` over a set of folders and hands out batches
 of changed paths, coalescing whatever queued up meanwhile. `serve` is that helper: one
 ``watchfiles.awatch``, a ``ready`` line once it is up, then one JSON line of changed
 paths per batch until its stdin closes. What a changed path means is decided elsewhere
-(``wftop.core.touch``). Nothing here imports UI code.
+(``wftop.core.index.touch``). Nothing here imports UI code.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from wftop.core.procs import end_child
+from wftop.core.system.procs import end_child
 
 READY_TIMEOUT = 600.0
 """Longest wait for a new watch to be set up (5,000 runs take about 5 s here)."""
@@ -31,7 +31,8 @@ class Watcher:
 
     Setting up a watch registers one inotify watch per folder (15,000 for 5,000 runs)
     and watchfiles does that holding the interpreter lock, for seconds: in-process it
-    would freeze the app. The helper (``python -m wftop.core.watcher``) pays that instead, then
+    would freeze the app. The helper (``python -m wftop.core.index.watcher``)
+    pays that instead, then
     writes one JSON line of changed paths per batch; it exits when its stdin closes. A
     thread reads those lines into the event loop's queue.
     """
@@ -52,7 +53,7 @@ class Watcher:
         self.paths = paths
         if not paths:
             return False
-        module = "wftop.core.watcher"
+        module = "wftop.core.index.watcher"
         argv = [sys.executable, "-m", module, str(self.debounce_ms), str(self.step_ms)]
         self._process = process = subprocess.Popen(
             [*argv, *paths],
@@ -138,7 +139,7 @@ def _settle(future: asyncio.Future[bool], value: bool) -> None:
 
 
 def serve(argv: list[str]) -> int:
-    """The helper process: ``python -m wftop.core.watcher DEBOUNCE_MS STEP_MS FOLDER...``.
+    """The helper process: ``python -m wftop.core.index.watcher DEBOUNCE_MS STEP_MS FOLDER...``.
 
     Prints ``ready`` once the watch is up, then one JSON list of changed paths per
     batch; ends when stdin closes (the index stopped, or its process died).

@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from wftop.core.platforms import can_fork_workers
+from wftop.core.system.platforms import can_fork_workers
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")

@@ -5,7 +5,8 @@ journal screen, forensics, drill, tripwire) reads it here, and sees what the CLI
 reader sees (the rules, for people: ``docs/on-disk-format.md``, *How the lines are read*):
 
 * a line orjson refuses is parsed again as ``JSON.parse`` reads the CLI's UTF-8 text
-  (`wftop.core.jsonline`): invalid UTF-8 and lone surrogate escapes read as U+FFFD, ``1e999`` is
+  (`wftop.core.read.jsonline`): invalid UTF-8 and lone surrogate escapes read as U+FFFD,
+  ``1e999`` is
   infinite, ``NaN`` and ``Infinity`` stay unreadable; a line that is not a JSON object, or
   is only whitespace, is a `Problem`; an empty line is skipped;
 * a last line without its newline is a record once it parses, provisionally: continued
@@ -33,7 +34,7 @@ from typing import Any, Final
 
 import orjson
 
-from wftop.core.jsonline import UnreadableLine, parse_lenient, parse_line, read_record
+from wftop.core.read.jsonline import UnreadableLine, parse_lenient, parse_line, read_record
 
 DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 """The line limit: a longer line is not parsed whole (see `ELIDED`)."""

@@ -5,7 +5,7 @@ registry it concerns and what has to be looked at again (no I/O). `observe` is t
 consistency sweep (`plan_sweep` says what one `Sweep` looks at): it only lists folders
 and stats files (never reads one) and returns what it saw, so the index can re-read only
 what differs (`touches_from`). `watch_paths` names
-the folders the watcher (``wftop.core.watcher``) follows. Nothing here imports UI code.
+the folders the watcher (``wftop.core.index.watcher``) follows. Nothing here imports UI code.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from wftop.core.discovery import RUN_FOLDER
+from wftop.core.index.reader import RunReader, transcript_stats
 from wftop.core.model import Run, TranscriptStats
-from wftop.core.reader import RunReader, transcript_stats
+from wftop.core.read.discovery import RUN_FOLDER
 
 Stamp = tuple[int, float, int]
 """(size, mtime, inode) of a file."""

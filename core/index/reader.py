@@ -1,7 +1,7 @@
 """One run folder read into a `wftop.core.model.Run`, and kept up to date as its files change.
 
-`RunReader.run` is the one way a `Run` is made: the cold pass (`wftop.core.coldpass`),
-the live index (`wftop.core.index`) and the status counts (`wftop.core.statuscount`) all
+`RunReader.run` is the one way a `Run` is made: the cold pass (`wftop.core.index.coldpass`),
+the live index (`wftop.core.index.live`) and the status counts (`wftop.core.index.statuscount`) all
 read a folder with a `RunReader` and hand it a `RunContext` (what the run's status depends
 on besides its own files), so every surface classifies a run the same way.
 """
@@ -13,9 +13,6 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from wftop.core.discovery import RunFolder
-from wftop.core.journal import JournalFold
-from wftop.core.jsonl import JsonlTail, Problem
 from wftop.core.model import (
     DEFAULT_STALL_WINDOW,
     Run,
@@ -23,9 +20,12 @@ from wftop.core.model import (
     classify,
     failed_labels,
 )
-from wftop.core.sessions import NO_OWNER, Owner
-from wftop.core.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
-from wftop.core.usage import AgentUsages
+from wftop.core.read.discovery import RunFolder
+from wftop.core.read.journal import JournalFold
+from wftop.core.read.jsonl import JsonlTail, Problem
+from wftop.core.read.sessions import NO_OWNER, Owner
+from wftop.core.read.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
+from wftop.core.read.usage import AgentUsages
 
 _META_NAME = re.compile(r"""\bname\s*:\s*(['"`])((?:(?!\1).){1,200})\1""")
 
@@ -33,10 +33,10 @@ _META_NAME = re.compile(r"""\bname\s*:\s*(['"`])((?:(?!\1).){1,200})\1""")
 LIST_KEEP_BYTES = 256 * 1024
 """Journal lines longer than this keep no ``result`` in the run list.
 
-Such a line is still read (up to the reader's one line limit, `wftop.core.jsonl`), so the
+Such a line is still read (up to the reader's one line limit, `wftop.core.read.jsonl`), so the
 run list folds exactly the records every other view folds; only its ``result`` reads
 ``<elided>``, so the memory of an index does not grow with the size of the results. A
-view that needs a whole result reads the journal itself (``wftop.core.jsonl.read_all``).
+view that needs a whole result reads the journal itself (``wftop.core.read.jsonl.read_all``).
 """
 
 
@@ -139,7 +139,7 @@ class RunReader:
         self.script_name: str | None = None
         self._usages = AgentUsages()
         self.rerun_tokens: int | None = 0
-        """Tokens spent on re-runs of calls that had returned (`wftop.core.usage`)."""
+        """Tokens spent on re-runs of calls that had returned (`wftop.core.read.usage`)."""
 
     def _tail(self) -> JsonlTail:
         return JsonlTail(

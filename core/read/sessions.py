@@ -19,8 +19,8 @@ from pathlib import Path
 
 import orjson
 
-from wftop.core.platforms import pid_domain_kind
-from wftop.core.procs import ProcessTable, Seen
+from wftop.core.system.platforms import pid_domain_kind
+from wftop.core.system.procs import ProcessTable, Seen
 
 HEAD_BYTES = 1024 * 1024
 """How much of a session transcript is read to find its working directory."""

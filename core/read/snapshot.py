@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from wftop.core.jsonl import Problem
+from wftop.core.read.jsonl import Problem
 
 MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
 

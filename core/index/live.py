@@ -1,25 +1,27 @@
 """The live index: every run under the roots, kept current from file events.
 
 Theory of operation: `LiveIndex.cold_start` reads every run folder once (newest sessions
-first) with the readers ``wftop.core.coldpass.scan_roots`` uses, so a cold scan and the index agree.
+first) with the readers ``wftop.core.index.coldpass.scan_roots``
+uses, so a cold scan and the index agree.
 `LiveIndex.changes` then follows the disk with one ``watchfiles.awatch`` over each root's
 ``projects/`` and ``sessions/`` folders (folders, not files, so a file replaced by rename
 stays followed) and the real folders of linked runs elsewhere. A batch of changed paths
-is classified (``wftop.core.touch.classify``) and re-reads only what it names: appended journal
+is classified (``wftop.core.index.touch.classify``) and
+re-reads only what it names: appended journal
 bytes from the last offset, a snapshot whose size, time or inode changed, a run's agent
 transcript sizes (stat only), one session's run folders, one root's registry. Only the
 runs touched are rebuilt, and they come out as one `ChangeSet`. No event says that a
 SIGKILLed owner died or that time passed, so owners are re-checked every few seconds,
-a timer ends each running run's stall window (`wftop.core.stalltimers`), and a stat-only
+a timer ends each running run's stall window (`wftop.core.index.stalltimers`), and a stat-only
 sweep (in a worker thread) every ``sweep_interval`` survives missed events. Nothing is
 rescanned whole again.
 
-The loop that waits for events, sweeps and timers is `wftop.core.follow.changes`; it
+The loop that waits for events, sweeps and timers is `wftop.core.index.follow.changes`; it
 reaches the index only through the methods under "what the follow loop uses" (the
-`wftop.core.follow.Followed` protocol), never its private state.
+`wftop.core.index.follow.Followed` protocol), never its private state.
 
 Every `Run` the index hands out is immutable, its ``fold`` included (a
-`wftop.core.journal.JournalFold.snapshot`, which copies a call only when a later line
+`wftop.core.read.journal.JournalFold.snapshot`, which copies a call only when a later line
 changes it): the index may fold on in a worker thread while a screen reads the runs it
 handed out before.
 """
@@ -32,22 +34,29 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 
-from wftop.core import follow
-from wftop.core import touch as sense
-from wftop.core.changeset import Batch, ChangeSet
-from wftop.core.coldpass import ColdPass, SessionFacts, find_superseded, newest_first, paused_gc
-from wftop.core.discovery import (
+from wftop.core.index import follow
+from wftop.core.index import touch as sense
+from wftop.core.index.changeset import Batch, ChangeSet
+from wftop.core.index.coldpass import (
+    ColdPass,
+    SessionFacts,
+    find_superseded,
+    newest_first,
+    paused_gc,
+)
+from wftop.core.index.reader import RunContext
+from wftop.core.index.runtable import RunTable
+from wftop.core.index.stalltimers import StallTimers
+from wftop.core.index.touch import Kind, Observation, Sweep, Touch, registry_stamps
+from wftop.core.model import DEFAULT_STALL_WINDOW, Run
+from wftop.core.read.discovery import (
     RunFolder,
     newest_sessions_first,
     run_folders_of,
     run_ident,
     session_run_folders,
 )
-from wftop.core.model import DEFAULT_STALL_WINDOW, Run
-from wftop.core.procs import ProcessTable, default_table
-from wftop.core.reader import RunContext
-from wftop.core.runtable import RunTable
-from wftop.core.sessions import (
+from wftop.core.read.sessions import (
     NO_OWNER,
     Owner,
     RegistryEntry,
@@ -55,8 +64,7 @@ from wftop.core.sessions import (
     owners_from_entries,
     read_registry,
 )
-from wftop.core.stalltimers import StallTimers
-from wftop.core.touch import Kind, Observation, Sweep, Touch, registry_stamps
+from wftop.core.system.procs import ProcessTable, default_table
 
 RECENT_SECONDS = 3600.0
 """Runs active this recently are stat'ed by every sweep, like runs with a live owner."""
@@ -189,7 +197,7 @@ class LiveIndex:
     def _session_idents(self, touch: Touch) -> set[str]:
         return self._table.session_idents(touch.root, touch.project, touch.session)
 
-    # -- what the follow loop uses (wftop.core.follow.Followed) ----------------------------
+    # -- what the follow loop uses (wftop.core.index.follow.Followed) ----------------------------
 
     @property
     def started(self) -> bool:
@@ -208,7 +216,7 @@ class LiveIndex:
         return rewatch
 
     def watch_targets(self) -> tuple[str, ...]:
-        """The folders to watch now (``wftop.core.touch.watch_paths``)."""
+        """The folders to watch now (``wftop.core.index.touch.watch_paths``)."""
         return sense.watch_paths(self.roots, self._table.readers)
 
     def classify(self, paths: Iterable[str]) -> list[Touch]:
@@ -373,6 +381,6 @@ class LiveIndex:
 
         The cold start comes first when it has not been done yet. Only non-empty
         change sets are yielded; whatever arrives while one is being consumed is
-        coalesced into the next. The loop itself is `wftop.core.follow.changes`.
+        coalesced into the next. The loop itself is `wftop.core.index.follow.changes`.
         """
         return follow.changes(self, stop_event)

@@ -1,6 +1,6 @@
 """The one fold of a workflow ``journal.jsonl``, with the CLI's own reader semantics.
 
-Records come from `wftop.core.jsonl` (the one reader); every view of a journal folds them
+Records come from `wftop.core.read.jsonl` (the one reader); every view of a journal folds them
 here. Per call key the fold keeps what Claude Code's journal reader keeps (results,
 started attempts, failed, demoted, replaced), so a forecast can predict what the CLI will
 serve from cache, plus what a person wants to see: label, phase, attempts, agent ids and
@@ -104,7 +104,7 @@ def pack(value: Any) -> Any:
 
 @dataclass
 class JournalFold:
-    """Accumulates journal records in order; feed it records from `wftop.core.jsonl`."""
+    """Accumulates journal records in order; feed it records from `wftop.core.read.jsonl`."""
 
     calls: dict[str, Call] = field(default_factory=dict)
     started_lines: int = 0

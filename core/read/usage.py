@@ -2,7 +2,7 @@
 the tokens spent twice.
 
 A run without a snapshot (a dead one) has no progress rows, so its calls' time, tokens and
-tool calls come from the agents' transcripts (`wftop.core.agent_transcript.agent_usage`).
+tool calls come from the agents' transcripts (`wftop.core.read.agent_transcript.agent_usage`).
 
 A ``started`` line for a call that has a ``result`` line before it is a re-run: a resume
 ran again a call whose result the journal held (`JournalFold.rerun_agent_ids`; ``wftop
@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from wftop.core.agent_transcript import AgentUsage, agent_usage, transcript_path
+from wftop.core.read.agent_transcript import AgentUsage, agent_usage, transcript_path
 
 
 class AgentUsages:

@@ -24,8 +24,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-from wftop.core.jsonline import UnreadableLine, read_record
-from wftop.core.snapshot import parse_iso_time
+from wftop.core.read.jsonline import UnreadableLine, read_record
+from wftop.core.read.snapshot import parse_iso_time
 
 TTL_5M: Final = 300.0
 TTL_1H: Final = 3600.0

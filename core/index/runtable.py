@@ -1,18 +1,18 @@
 """The run folders the live index follows, and the tables its file events are looked up in.
 
-A `RunTable` holds one `wftop.core.reader.RunReader` per run ident, with the lookups a
+A `RunTable` holds one `wftop.core.index.reader.RunReader` per run ident, with the lookups a
 changed path or a sweep needs: run folder paths (its own and its real one) to idents,
 idents by session and by run id, and which run continued which in another session. It
 keeps each real folder once, and it notes when a linked run folder came or went (the
-folders to watch may then change). The live index (`wftop.core.index`) owns one.
+folders to watch may then change). The live index (`wftop.core.index.live`) owns one.
 """
 
 from __future__ import annotations
 
-from wftop.core.changeset import Batch
-from wftop.core.coldpass import find_superseded
-from wftop.core.discovery import RunFolder
-from wftop.core.reader import RunReader
+from wftop.core.index.changeset import Batch
+from wftop.core.index.coldpass import find_superseded
+from wftop.core.index.reader import RunReader
+from wftop.core.read.discovery import RunFolder
 
 Place = tuple[str, str, str]
 """(root, project slug, session id) of a session."""

@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from wftop.core.jsonl import Problem
+from wftop.core.read.jsonl import Problem
 
 RUN_FOLDER = re.compile(r"^wf_[A-Za-z0-9-]+$")
 

@@ -1,6 +1,6 @@
 """When running runs turn stalled: the live index's one timer per running run.
 
-No file event says that time passed, so `wftop.core.index.LiveIndex` keeps a timer for
+No file event says that time passed, so `wftop.core.index.live.LiveIndex` keeps a timer for
 every running run, due when its stall window ends after its last activity. A timer is
 moved on, not duplicated, as the run grows: a due timer whose run has grown since is set
 again for the new end; one whose run is still quiet says the run must be classified again.

@@ -3,7 +3,7 @@
 A run that completed with failed calls counts as ``partial``, not as ``completed``
 (`wftop.core.model.status_word`).
 
-The status of a run is kept in the user cache dir by the policy of `wftop.core.cachefile`:
+The status of a run is kept in the user cache dir by the policy of `wftop.core.index.cachefile`:
 under its `run_key` (journal, snapshot, owner, supersession), and only for a `settled` run
 (ended, or no owner may be alive), so a cached status is always the one a fresh read would
 give. Two kinds of run are decided without reading anything: superseded runs (found from the
@@ -19,10 +19,10 @@ from collections import Counter
 from pathlib import Path
 from typing import TypeGuard
 
-from wftop.core.cachefile import cache_dir, load_cache, run_key, save_cache, settled
-from wftop.core.coldpass import ColdPass
-from wftop.core.discovery import run_folders_of
-from wftop.core.reader import RunReader
+from wftop.core.index.cachefile import cache_dir, load_cache, run_key, save_cache, settled
+from wftop.core.index.coldpass import ColdPass
+from wftop.core.index.reader import RunReader
+from wftop.core.read.discovery import run_folders_of
 
 CACHE_VERSION = 3
 """Bump whenever the key or the meaning of a cached status changes."""

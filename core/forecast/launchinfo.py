@@ -8,9 +8,9 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
-from wftop.core.agent_transcript import transcript_path
-from wftop.core.jsonl import JsonlTail, read_all
 from wftop.core.model import Run
+from wftop.core.read.agent_transcript import transcript_path
+from wftop.core.read.jsonl import JsonlTail, read_all
 
 _VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 

@@ -2,7 +2,7 @@
 
 `scan_roots` gives `wftop.core.model.Run` objects (the views need them). `scan_rows` gives
 one caller-made row per run instead, and deals the folders out to forked workers on a
-machine with several CPUs (`wftop.core.fanout`): a cold ``wftop ls`` of thousands of runs is
+machine with several CPUs (`wftop.core.index.fanout`): a cold ``wftop ls`` of thousands of runs is
 per-run work that needs nothing from the other runs.
 """
 
@@ -17,21 +17,27 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Generic, NamedTuple, TypeVar, cast
 
-from wftop.core.cachefile import settled
-from wftop.core.discovery import RunFolder, run_folders_of
-from wftop.core.fanout import fan_out
-from wftop.core.jsonl import Problem
-from wftop.core.model import DEFAULT_STALL_WINDOW, Run
-from wftop.core.procs import ProcessTable, default_table
-from wftop.core.reader import (
+from wftop.core.index.cachefile import settled
+from wftop.core.index.fanout import fan_out
+from wftop.core.index.reader import (
     LIST_KEEP_BYTES,
     RunContext,
     RunReader,
     no_cwd,
     sorted_listing,
 )
-from wftop.core.rowcache import Kept, NamedScript, RowCache
-from wftop.core.sessions import NO_OWNER, Owner, local_pid_domain, owners_by_session, transcript_cwd
+from wftop.core.index.rowcache import Kept, NamedScript, RowCache
+from wftop.core.model import DEFAULT_STALL_WINDOW, Run
+from wftop.core.read.discovery import RunFolder, run_folders_of
+from wftop.core.read.jsonl import Problem
+from wftop.core.read.sessions import (
+    NO_OWNER,
+    Owner,
+    local_pid_domain,
+    owners_by_session,
+    transcript_cwd,
+)
+from wftop.core.system.procs import ProcessTable, default_table
 
 Row = TypeVar("Row")
 
@@ -99,7 +105,7 @@ class SessionFacts:
         self._scripts: dict[str, list[str]] = {}
 
     def scripts(self, folder: str) -> list[str]:
-        """`wftop.core.reader.sorted_listing` of a session's scripts folder, listed once."""
+        """`wftop.core.index.reader.sorted_listing` of a session's scripts folder, listed once."""
         names = self._scripts.get(folder)
         if names is None:
             names = self._scripts[folder] = sorted_listing(folder)
@@ -303,4 +309,4 @@ class Made(NamedTuple, Generic[Row]):
     journal: str
     named: NamedScript
     settled: bool
-    """The run can change only when its files do (``wftop.core.cachefile.settled``)."""
+    """The run can change only when its files do (``wftop.core.index.cachefile.settled``)."""

@@ -1,6 +1,6 @@
 """Rows of ``wftop ls --json`` kept between runs, for runs that cannot change on their own.
 
-The policy is `wftop.core.cachefile`'s: a row is kept only for a `settled` run (ended, or
+The policy is `wftop.core.index.cachefile`'s: a row is kept only for a `settled` run (ended, or
 no owner may be alive), under its `run_key`, and reused while the key holds. Besides
 what the status is read from (journal, snapshot, owner, supersession), a row is read from
 
@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wftop.core.cachefile import cache_dir, file_stamp, load_cache, run_key, save_cache
-from wftop.core.discovery import RunFolder
-from wftop.core.sessions import Owner
+from wftop.core.index.cachefile import cache_dir, file_stamp, load_cache, run_key, save_cache
+from wftop.core.read.discovery import RunFolder
+from wftop.core.read.sessions import Owner
 
 CACHE_VERSION = 4
 """Bump whenever the shape or the meaning of an ``ls --json`` row changes (4: ``host``)."""

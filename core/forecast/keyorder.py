@@ -27,9 +27,9 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wftop.core.journal import Call, CallState, JournalFold
-from wftop.core.launchinfo import chain_family
+from wftop.core.forecast.launchinfo import chain_family
 from wftop.core.model import Run
+from wftop.core.read.journal import Call, CallState, JournalFold
 
 
 def keying_order(run: Run) -> tuple[list[Call], str]:

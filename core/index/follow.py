@@ -1,7 +1,7 @@
 """The live index's follow loop: file events, stat sweeps, owner checks, stall timers.
 
-`changes` is what `wftop.core.index.LiveIndex.changes` returns. It keeps a
-`wftop.core.watcher.Watcher` on the folders the index names and hands each batch of
+`changes` is what `wftop.core.index.live.LiveIndex.changes` returns. It keeps a
+`wftop.core.index.watcher.Watcher` on the folders the index names and hands each batch of
 changed paths to the index to classify. Every ``sweep_interval`` it runs a stat-only sweep
 the index planned in a worker thread (after the watch is up, so nothing changed in between
 goes unseen), every few seconds it has owners re-checked, and it wakes when a running
@@ -20,9 +20,9 @@ import math
 from collections.abc import AsyncIterator, Iterable
 from typing import Protocol
 
-from wftop.core.changeset import ChangeSet
-from wftop.core.touch import Observation, Sweep, Touch
-from wftop.core.watcher import Watcher
+from wftop.core.index.changeset import ChangeSet
+from wftop.core.index.touch import Observation, Sweep, Touch
+from wftop.core.index.watcher import Watcher
 
 LIVENESS_INTERVAL = 5.0
 """Seconds between checks that registered owners are still alive."""
@@ -75,7 +75,8 @@ class Followed(Protocol):
 async def changes(
     index: Followed, stop_event: asyncio.Event | None = None
 ) -> AsyncIterator[ChangeSet]:
-    """The loop behind `wftop.core.index.LiveIndex.changes` (its docstring says what comes out)."""
+    """The loop behind `wftop.core.index.live.LiveIndex.changes` (its
+    docstring says what comes out)."""
     if not index.started:
         yield index.cold_start()
     stop = stop_event if stop_event is not None else asyncio.Event()

@@ -9,10 +9,10 @@ runs live even when it had a result.
 
 The instant forecast (`predict`) walks the journal's calls that way, then says *at risk*
 wherever the journal cannot be sure: the resume keys hits without waiting, so around a
-miss among concurrent calls its order is not the journal's (`wftop.core.keyorder`), and a
+miss among concurrent calls its order is not the journal's (`wftop.core.forecast.keyorder`), and a
 call keyed after a failure that the resume re-runs without ending reuse may embed that
 failure's new result, or follow calls the failure had skipped. It never says ``cached``
-for a call it is not sure of; a rehearsal (`wftop.core.exact`) settles the rest.
+for a call it is not sure of; a rehearsal (`wftop.core.forecast.exact`) settles the rest.
 """
 
 from __future__ import annotations
@@ -22,9 +22,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from wftop.core.agent_transcript import agent_prompt, agent_tokens, transcript_path
-from wftop.core.journal import Call, CallState, JournalFold
-from wftop.core.keyorder import (
+from wftop.core.forecast.keyorder import (
     Span,
     chain_differs,
     doubts,
@@ -32,8 +30,10 @@ from wftop.core.keyorder import (
     keying_order,
     snapshot_spans,
 )
-from wftop.core.launchinfo import first_parallel_call, writer_version
+from wftop.core.forecast.launchinfo import first_parallel_call, writer_version
 from wftop.core.model import Run
+from wftop.core.read.agent_transcript import agent_prompt, agent_tokens, transcript_path
+from wftop.core.read.journal import Call, CallState, JournalFold
 
 
 class Fate(StrEnum):

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from wftop.core.forecast import CallFate, Fate, Forecast
-from wftop.core.journal import JournalFold
+from wftop.core.forecast.instant import CallFate, Fate, Forecast
+from wftop.core.read.journal import JournalFold
 
 if TYPE_CHECKING:
     from wftop.core.resume.plan import Plan

@@ -1,7 +1,7 @@
 """Answers about runs kept between commands: when one still holds, and the files they live in.
 
-One policy serves every such cache (the ``ls --json`` rows of `wftop.core.rowcache`, the
-status counts of `wftop.core.statuscount`):
+One policy serves every such cache (the ``ls --json`` rows of `wftop.core.index.rowcache`, the
+status counts of `wftop.core.index.statuscount`):
 
 * An answer is keyed by `run_key`, taken before the run's files are read: the stamps
   (inode, size, modification time) of its journal and snapshot, its owner's liveness and
@@ -25,9 +25,9 @@ from typing import Any
 
 import orjson
 
-from wftop.core.discovery import RunFolder
 from wftop.core.model import Run
-from wftop.core.sessions import Owner
+from wftop.core.read.discovery import RunFolder
+from wftop.core.read.sessions import Owner
 
 
 def file_stamp(path: str, *, size: bool = True) -> str:

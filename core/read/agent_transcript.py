@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-from wftop.core.jsonl import JsonlTail
-from wftop.core.snapshot import parse_iso_time
+from wftop.core.read.jsonl import JsonlTail
+from wftop.core.read.snapshot import parse_iso_time
 
 AGENT_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,128}")
 """The agent ids the CLI writes (its journal's own validation: ASCII word characters)."""

@@ -1,6 +1,6 @@
 """How the CLI reads one JSON line (``JSON.parse`` of UTF-8 text), and nothing else.
 
-`wftop.core.jsonl` cuts a file into lines and reads each one here.
+`wftop.core.read.jsonl` cuts a file into lines and reads each one here.
 """
 
 from __future__ import annotations

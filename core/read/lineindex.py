@@ -5,7 +5,7 @@ checkpoint, a line number and where that line starts, per block of `BLOCK_BYTES`
 a newline: a 1 GB file costs some 16,000 checkpoints, not one entry per line. Any line is
 then found by reading forward from the checkpoint before it (`locate`), a block at most
 besides the lines longer than a block. `read` gives the bytes of a few lines; what a line
-reads as (a record, or unreadable and why) is `wftop.core.jsonl.line_verdict`, the one
+reads as (a record, or unreadable and why) is `wftop.core.read.jsonl.line_verdict`, the one
 reader's rules for one line.
 
 An index can also keep rows: the lines where a pattern occurs (an agent transcript's
@@ -27,7 +27,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from wftop.core.jsonl import DEFAULT_MAX_LINE_BYTES, PREFIX_BYTES
+from wftop.core.read.jsonl import DEFAULT_MAX_LINE_BYTES, PREFIX_BYTES
 
 BLOCK_BYTES: Final = 64 * 1024
 """One checkpoint per block of this size that holds a newline."""

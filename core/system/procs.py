@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
-from wftop.core.platforms import can_probe_pids, reproduces_proc_start
+from wftop.core.system.platforms import can_probe_pids, reproduces_proc_start
 
 
 class Seen(StrEnum):
