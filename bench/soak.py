@@ -199,8 +199,10 @@ class Watcher:
 
 def cold_rows(root: Path) -> dict[str, dict[str, Any]]:
     from wftop.core.index.coldpass import scan_roots
+    from wftop.core.row import RunRow
 
-    return {ident_of(run.to_json()): run.to_json() for run in scan_roots([str(root)]).runs}
+    rows = [RunRow.of(run).to_json() for run in scan_roots([str(root)]).runs]
+    return {ident_of(row): row for row in rows}
 
 
 def settle(watcher: Watcher, root: Path, deadline: float) -> bool:

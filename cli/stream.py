@@ -25,6 +25,7 @@ import orjson
 from wftop.cli.options import EXIT_OK, EXIT_USAGE
 from wftop.core.index.changeset import ChangeSet
 from wftop.core.index.live import LiveIndex
+from wftop.core.row import RunRow
 from wftop.core.text.redact import Redactor, redact_value
 
 DEBOUNCE_MS = 15
@@ -81,8 +82,8 @@ def line_of(change: ChangeSet) -> bytes:
     redactor = Redactor()
     payload = {
         "seq": change.seq,
-        "added": [redact_value(run.to_json(), redactor) for run in change.added],
-        "changed": [redact_value(run.to_json(), redactor) for run in change.changed],
+        "added": [redact_value(RunRow.of(run).to_json(), redactor) for run in change.added],
+        "changed": [redact_value(RunRow.of(run).to_json(), redactor) for run in change.changed],
         "removed": [redactor(ident) for ident in change.removed],
     }
     try:

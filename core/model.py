@@ -203,43 +203,6 @@ class Run:
     def dead_workers(self) -> list[Call]:
         return self.in_flight_calls if self.status is Status.DEAD else []
 
-    def to_json(self) -> dict[str, Any]:
-        """The ``wftop ls --json`` shape; bytes of names that are not UTF-8 read ``\\xNN``."""
-        return json_safe_dict(self.json_fields())
-
-    def json_fields(self) -> dict[str, Any]:
-        """`to_json` before names are made printable
-        (for `wftop.core.text.redact.dumps_redacted`)."""
-        flight = self.in_flight_calls
-        return {
-            "run_id": self.run_id,
-            "session_id": self.session_id,
-            "project": self.folder.project,
-            "project_name": self.project_short,
-            "root": self.folder.root,
-            "cwd": self.cwd,
-            "name": self.name,
-            "status": self.status.value,
-            "started": self.fold.started_lines,
-            "returned": self.fold.result_lines,
-            "failed": self.fold.failed_lines,
-            "calls": len(self.fold.calls),
-            "in_flight": [call.label for call in flight],
-            "failed_calls": list(self.failed_labels),
-            "rerun_tokens": self.rerun_tokens,
-            "dead_workers": len(flight) if self.status is Status.DEAD else 0,
-            "journal": self.folder.journal,
-            "snapshot": self.folder.snapshot if self.snapshot is not None else None,
-            "snapshot_current": self.snapshot_current,
-            "script_path": self.script_path,
-            "owner": self.owner.liveness.value,
-            "owner_pid": self.owner.entry.pid if self.owner.entry else None,
-            "superseded_by": self.superseded_by,
-            "last_activity": iso_utc(self.last_activity),
-            "unreadable_lines": len(self.problems),
-            "host": self.host,
-        }
-
 
 def count_calls(run: Run) -> tuple[int, int, int, int]:
     """How a run's calls' latest attempts stand: (done, failed, in flight, stopped). A call

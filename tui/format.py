@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from wftop.core.model import NEEDS_YOU, Run
+from wftop.core.row import Tally
 
 STATUS_ICONS: dict[str, str] = {
     "running": "▶",
@@ -129,23 +129,9 @@ def display_path(path: str | None, home: str | None = None) -> str:
 # -- parity ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CallTally:
-    """How a run's calls ended, for the parity bar."""
-
-    done: int = 0
-    failed: int = 0
-    in_flight: int = 0
-    stopped: int = 0
-
-    @property
-    def total(self) -> int:
-        return self.done + self.failed + self.in_flight + self.stopped
-
-
-def tally(run: Run) -> CallTally:
+def tally(run: Run) -> Tally:
     """Count a run's calls by how their latest attempt stands (`Run.call_counts`)."""
-    return CallTally(*run.call_counts)
+    return Tally(*run.call_counts)
 
 
 def _apportion(parts: list[int], width: int) -> list[int]:
@@ -169,7 +155,7 @@ def _apportion(parts: list[int], width: int) -> list[int]:
 
 
 def parity_segments(
-    started: int, returned: int, calls: CallTally, width: int = 6
+    started: int, returned: int, calls: Tally, width: int = 6
 ) -> list[tuple[str, str]]:
     """The parity cell as (text, style name) pieces: ``7/6 ▕██████▏``.
 
@@ -195,7 +181,7 @@ def parity_segments(
     return pieces
 
 
-def parity_text(started: int, returned: int, calls: CallTally, width: int = 6) -> str:
+def parity_text(started: int, returned: int, calls: Tally, width: int = 6) -> str:
     return "".join(text for text, _ in parity_segments(started, returned, calls, width))
 
 

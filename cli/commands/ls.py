@@ -23,6 +23,7 @@ from wftop.core.model import Run, status_word
 from wftop.core.read.jsonl import Problem
 from wftop.core.read.snapshot import parse_iso_time
 from wftop.core.remote.transport import Unreachable
+from wftop.core.row import RowError, RunRow
 from wftop.core.text.redact import Redactor, dumps_redacted, redact_value
 from wftop.tui.format import age, status_label
 
@@ -71,7 +72,7 @@ def table(runs: list[Run], now: float) -> str:
 
 def json_item(run: Run, redactor: Redactor) -> bytes:
     """One run of the ``--json`` array, indented as an item of it."""
-    text = dumps_redacted(run.json_fields(), redactor, option=orjson.OPT_INDENT_2)
+    text = dumps_redacted(RunRow.of(run).json_fields(), redactor, option=orjson.OPT_INDENT_2)
     return b"  " + text.replace(b"\n", b"\n  ")
 
 
@@ -150,7 +151,8 @@ def merged(args: argparse.Namespace, local: list[bytes], now: float) -> int:
 
 
 def host_rows(host: str, text: bytes) -> list[dict[str, Any]] | None:
-    """The rows a host printed, each with ``host`` set and masked again here (None: not rows)."""
+    """The rows a host printed, each checked (`RunRow.from_json`), with ``host`` set and
+    masked again here (None: not a JSON array)."""
     try:
         found = orjson.loads(text)
     except orjson.JSONDecodeError:
@@ -159,35 +161,17 @@ def host_rows(host: str, text: bytes) -> list[dict[str, Any]] | None:
         return None
     redactor = Redactor()
     rows = []
-    for at, row in enumerate(found):
-        if not row_ok(row):
-            print(f"wftop: {host}: ls --json item {at}: not a run row; skipped", file=sys.stderr)
+    for at, item in enumerate(found):
+        try:
+            row = RunRow.from_json(item, host=host)
+        except RowError as error:
+            print(
+                f"wftop: {host}: ls --json item {at}: not a run row ({error}); skipped",
+                file=sys.stderr,
+            )
             continue
-        rows.append(redact_value({**row, "host": host}, redactor))
+        rows.append(redact_value(row.to_json(), redactor))
     return rows
-
-
-ROW_TYPES: dict[str, type | tuple[type, ...]] = {
-    "run_id": str,
-    "session_id": str,
-    "project": str,
-    "status": str,
-    "name": (str, type(None)),
-    "cwd": (str, type(None)),
-    "last_activity": (str, type(None)),
-    "started": int,
-    "returned": int,
-    "failed": int,
-    "in_flight": list,
-    "failed_calls": list,
-}
-"""What a remote row must hold for a table line to be made of it."""
-
-
-def row_ok(row: Any) -> bool:
-    return isinstance(row, dict) and all(
-        isinstance(row.get(key, ...), kind) for key, kind in ROW_TYPES.items()
-    )
 
 
 def json_row(row: dict[str, Any]) -> bytes:

@@ -18,8 +18,9 @@ import orjson
 
 from wftop.core.index.changeset import ChangeSet
 from wftop.core.model import Run
-from wftop.core.remote.rows import RowError, run_from_row
+from wftop.core.remote.rows import run_from_row
 from wftop.core.remote.transport import Unreachable
+from wftop.core.row import RowError
 from wftop.core.text.redact import Redactor
 
 

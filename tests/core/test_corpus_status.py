@@ -6,6 +6,7 @@ import pytest
 
 from tests.corpus import tree
 from wftop.core.index.coldpass import scan_roots
+from wftop.core.row import RunRow
 from wftop.core.system.procs import FakeProcessTable
 
 CASES = [
@@ -28,7 +29,7 @@ CASES = [
 def test_corpus_tree(name, status, parity, calls, in_flight, failed):
     result = scan_roots([str(tree(name))], processes=FakeProcessTable())
     (run,) = result.runs
-    row = run.to_json()
+    row = RunRow.of(run).to_json()
     assert row["status"] == status
     assert (row["started"], row["returned"], row["failed"]) == parity
     assert row["calls"] == calls

@@ -31,6 +31,7 @@ from wftop.core.index.coldpass import scan_roots
 from wftop.core.index.live import LiveIndex
 from wftop.core.index.reader import RunReader
 from wftop.core.read.discovery import run_folders_of
+from wftop.core.row import RunRow
 from wftop.core.system.procs import FakeProcess, FakeProcessTable
 
 WAIT = 20.0
@@ -41,7 +42,7 @@ SESSION = "e5c99c64-96da-45a1-841d-2b381f965487"
 
 
 def rows(runs: list[Any]) -> list[dict[str, Any]]:
-    return [run.to_json() for run in runs]
+    return [RunRow.of(run).to_json() for run in runs]
 
 
 class Follower:
@@ -148,7 +149,7 @@ async def test_append_updates_the_run(tmp_path):
         ident = live.cold.added[0].ident
         append(only_journal(root), started("k1", "x1"))
         await live.settled()
-        assert live.index.get(ident).to_json()["in_flight"] == ["a5", "x1"]
+        assert RunRow.of(live.index.get(ident)).to_json()["in_flight"] == ["a5", "x1"]
         assert ident in live.changed_idents()
         assert [change.seq for change in live.sets] == list(range(2, 2 + len(live.sets)))
 
@@ -183,11 +184,11 @@ async def test_torn_line_counts_only_once_completed(tmp_path):
         append(journal, line[:20])
         await live.until(lambda: live.index.get(ident).journal_size == journal.stat().st_size)
         await live.settled()
-        assert live.index.get(ident).to_json()["started"] == 5
+        assert RunRow.of(live.index.get(ident)).to_json()["started"] == 5
         append(journal, line[20:] + b"\n")
         await live.settled()
-        assert live.index.get(ident).to_json()["started"] == 6
-        assert live.index.get(ident).to_json()["unreadable_lines"] == 0
+        assert RunRow.of(live.index.get(ident)).to_json()["started"] == 6
+        assert RunRow.of(live.index.get(ident)).to_json()["unreadable_lines"] == 0
 
 
 async def test_new_run_folder_is_added(tmp_path):
@@ -228,7 +229,7 @@ async def test_owner_registry_file_removed_means_dead(tmp_path):
         registry.unlink()
         await live.settled()
         assert live.index.runs()[0].status.value == "dead"
-        assert live.index.runs()[0].to_json()["in_flight"] == ["a5"]
+        assert RunRow.of(live.index.runs()[0]).to_json()["in_flight"] == ["a5"]
 
 
 async def test_owner_killed_without_removing_its_file_is_noticed(tmp_path):
@@ -269,7 +270,7 @@ async def test_truncated_journal_is_read_again(tmp_path):
         with open(journal, "r+b") as handle:
             handle.truncate(len(b"".join(lines[:3])))
         await live.settled()
-        assert live.index.runs()[0].to_json()["started"] < 5
+        assert RunRow.of(live.index.runs()[0]).to_json()["started"] < 5
 
 
 async def test_deleted_run_folder_is_removed(tmp_path):
@@ -295,7 +296,7 @@ async def test_symlinked_run_folder_outside_the_root_is_followed(tmp_path):
         append(outside / "journal.jsonl", started("k9", "via-link"))
         await live.settled()
         linked = next(run for run in live.index.runs() if run.run_id == source.name)
-        assert linked.to_json()["in_flight"] == ["via-link"]
+        assert RunRow.of(linked).to_json()["in_flight"] == ["via-link"]
         assert linked.fold.started_lines == 7
 
 
@@ -339,7 +340,7 @@ async def test_missed_events_are_caught_by_the_sweep(tmp_path, monkeypatch):
     async with follow(root, sweep_interval=0.1) as live:
         append(only_journal(root), started("k3", "swept"))
         await live.settled()
-        assert "swept" in live.index.runs()[0].to_json()["in_flight"]
+        assert "swept" in RunRow.of(live.index.runs()[0]).to_json()["in_flight"]
 
 
 async def test_changes_stop_on_stop_event_and_on_cancel(tmp_path):

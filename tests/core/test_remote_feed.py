@@ -6,6 +6,7 @@ import orjson
 import pytest
 
 from wftop.core.remote.feed import HostFeed, StreamError
+from wftop.core.row import RunRow
 
 
 def row(run_id: str, status: str = "running", **extra):
@@ -37,7 +38,7 @@ def test_rows_become_runs_of_the_host():
     changes = feed.apply(line(1, [row("wf_a")]))
     (run,) = changes.added
     assert run.host == "alpha" and run.ident == "s1/wf_a@alpha:/r"
-    assert run.status.value == "running" and run.to_json()["host"] == "alpha"
+    assert run.status.value == "running" and RunRow.of(run).to_json()["host"] == "alpha"
     assert [call.label for call in run.in_flight_calls] == ["a2", "a3"]
     assert run.fold.started_lines == 3 and len(run.fold.calls) == 3
 

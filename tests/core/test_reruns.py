@@ -7,6 +7,7 @@ from pathlib import Path
 from tests.corpus import copy_tree, tree
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.read.agent_transcript import agent_usage
+from wftop.core.row import RunRow
 from wftop.core.system.procs import FakeProcessTable
 
 RERUN_A4 = "ac8f4debebe67992d"
@@ -25,7 +26,7 @@ def test_a_resume_that_re_ran_a_returned_call_spent_its_tokens_twice():
     usage = agent_usage(str(Path(run.folder.path) / f"agent-{RERUN_A4}.jsonl"))
     assert usage is not None and usage.tokens == 30  # 10 in + 20 out, from the mock
     assert run.rerun_tokens == 30
-    assert run.to_json()["rerun_tokens"] == 30
+    assert RunRow.of(run).to_json()["rerun_tokens"] == 30
 
 
 def test_runs_without_re_runs_spent_nothing_twice():

@@ -14,6 +14,7 @@ from wftop.core.index.coldpass import scan_roots
 from wftop.core.index.live import LiveIndex
 from wftop.core.read.discovery import run_ident
 from wftop.core.resume.plan import make_plan
+from wftop.core.row import RunRow
 from wftop.core.system.procs import FakeProcessTable
 
 
@@ -55,8 +56,8 @@ async def test_a_change_under_one_root_changes_only_its_run(tmp_path):
         assert live.index.get(runs[str(first)].ident).status.value == "dead"
         append(only_journal(first), started("k9", "x9"))
         await live.settled()
-        assert live.index.get(runs[str(first)].ident).to_json()["in_flight"] == ["x9"]
-        assert live.index.get(runs[str(backup)].ident).to_json()["in_flight"] == []
+        assert RunRow.of(live.index.get(runs[str(first)].ident)).in_flight == ("x9",)
+        assert RunRow.of(live.index.get(runs[str(backup)].ident)).in_flight == ()
 
 
 def test_a_run_is_superseded_only_by_a_session_of_its_own_root(tmp_path):

@@ -9,6 +9,7 @@ import shutil
 from tests.corpus import copy_tree, only_journal
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.read.sessions import Liveness
+from wftop.core.row import RunRow
 from wftop.core.system.procs import FakeProcess, FakeProcessTable
 
 SESSION = "e5c99c64-96da-45a1-841d-2b381f965487"
@@ -84,7 +85,7 @@ def test_run_copied_into_another_session_and_continued_is_superseded(tmp_path):
     assert runs[SESSION].status.value == "superseded"
     assert runs[SESSION].superseded_by == other.name
     assert runs[other.name].status.value == "dead"
-    assert runs[SESSION].to_json()["in_flight"] == []
+    assert RunRow.of(runs[SESSION]).to_json()["in_flight"] == []
 
 
 def test_linked_run_folder_is_reported_once(tmp_path):

@@ -11,6 +11,7 @@ from tests.corpus import copy_tree, only_journal, tree
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Status
 from wftop.core.read.lineindex import LineIndex
+from wftop.core.row import Tally
 from wftop.core.system.procs import FakeProcessTable
 from wftop.core.text.redact import Redactor
 from wftop.tui.calls import call_rows, parity_lines, partial_line
@@ -23,7 +24,7 @@ from wftop.tui.conversation import (
     strip_framing,
 )
 from wftop.tui.feed import alert_for
-from wftop.tui.format import CallTally, age, counts_line, parity_text, status_counts, tally
+from wftop.tui.format import age, counts_line, parity_text, status_counts, tally
 from wftop.tui.runlist import GroupRow, RunListView
 from wftop.tui.screens.journal import render_line
 from wftop.tui.styles import Palette
@@ -116,19 +117,19 @@ def test_unreadable_toml_is_a_config_error(tmp_path: Path):
 
 
 def test_parity_bar_has_one_width_and_shows_failed_and_in_flight():
-    assert parity_text(7, 6, CallTally(done=6)) == "7/6   ▕██████▏"
-    assert parity_text(5, 4, CallTally(done=4, in_flight=1)) == "5/4   ▕█████░▏"
-    assert parity_text(6, 5, CallTally(done=5, failed=1)) == "6/5   ▕█████✗▏"
-    many = parity_text(40, 20, CallTally(done=20, failed=1, in_flight=19))
+    assert parity_text(7, 6, Tally(done=6)) == "7/6   ▕██████▏"
+    assert parity_text(5, 4, Tally(done=4, in_flight=1)) == "5/4   ▕█████░▏"
+    assert parity_text(6, 5, Tally(done=5, failed=1)) == "6/5   ▕█████✗▏"
+    many = parity_text(40, 20, Tally(done=20, failed=1, in_flight=19))
     assert many.startswith("40/20 ▕") and "✗" in many and "░" in many and len(many) == 14
 
 
 def test_tally_of_real_runs():
-    assert tally(only_run("killed")) == CallTally(done=4, in_flight=1)
-    assert tally(only_run("api-errors-429")) == CallTally(done=5, failed=1)
+    assert tally(only_run("killed")) == Tally(done=4, in_flight=1)
+    assert tally(only_run("api-errors-429")) == Tally(done=5, failed=1)
 
 
-def walked_tally(run) -> CallTally:  # type: ignore[no-untyped-def]
+def walked_tally(run) -> Tally:  # type: ignore[no-untyped-def]
     """Every call looked at: a failed label or a failed attempt is failed, then done, then
     stopped once the run ended, else in flight."""
     from wftop.core.read.journal import CallState
@@ -141,7 +142,7 @@ def walked_tally(run) -> CallTally:  # type: ignore[no-untyped-def]
             counts["done"] += 1
         else:
             counts["stopped" if run.ended else "in_flight"] += 1
-    return CallTally(**counts)
+    return Tally(**counts)
 
 
 @pytest.mark.parametrize("name", sorted(path.name for path in tree("clean").parent.iterdir()))

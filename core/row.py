@@ -1,0 +1,297 @@
+"""A run as a list holds it: `RunRow`, one immutable value per run, and its JSON shape.
+
+A `wftop.core.model.Run` carries a run's whole fold (every call, every attempt); a list needs
+a few dozen facts of it: who the run is, what it is called, how it stands, how its calls
+stand, where its files are. `RunRow.of` takes those facts from a `Run` once; `RunRow.to_json`
+is the ``wftop ls --json`` row, the one shape every stream of runs uses (``ls --json``, the
+rows cache, ``ls --watch --json``, the engine's stream, a remote host's); `RunRow.from_json`
+reads such a row back from a pipe, a socket or another host, checking every field it knows
+and naming the first one that is wrong (`RowError`): a row that came from a process is
+never trusted.
+
+Adding a field: declare it below with its `Wire` kind (where it sits is where it prints),
+and take it from the run in `RunRow.of`; `to_json` and `from_json` follow from the
+declaration. A field with a default may be missing from a row (an older wftop, another
+host), which then reads as the default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+from wftop.core.model import ENDED, Run, Status, iso_utc, json_safe_dict, status_word
+from wftop.core.read.discovery import run_ident
+from wftop.core.read.sessions import Liveness
+from wftop.core.read.snapshot import parse_iso_time
+
+
+class RowError(ValueError):
+    """A row that is not a run: the message names the field and what it expected."""
+
+
+class Tally(NamedTuple):
+    """How a run's calls stand, by their latest attempt (`wftop.core.model.count_calls`)."""
+
+    done: int = 0
+    failed: int = 0
+    in_flight: int = 0
+    stopped: int = 0
+    """In flight when the run ended: they will never return."""
+
+    @property
+    def total(self) -> int:
+        return self.done + self.failed + self.in_flight + self.stopped
+
+
+class Wire(NamedTuple):
+    """How one field of a row crosses a pipe: ``dump`` makes its JSON value, ``load`` reads
+    one back (`RowError` naming ``key`` when it is not such a value)."""
+
+    dump: Callable[[Any], Any]
+    load: Callable[[Any, str], Any]
+
+
+def _wrong(key: str, expected: str, value: Any) -> RowError:
+    shown = repr(value)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return RowError(f"{key}: expected {expected}, got {shown}")
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _text(value: Any, key: str) -> str:
+    if not isinstance(value, str):
+        raise _wrong(key, "a string", value)
+    return value
+
+
+def _name(value: Any, key: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise _wrong(key, "a non-empty string", value)
+    return value
+
+
+def _maybe_text(value: Any, key: str) -> str | None:
+    return None if value is None else _text(value, key)
+
+
+def _count(value: Any, key: str) -> int:
+    if type(value) is not int or value < 0:
+        raise _wrong(key, "a whole number ≥ 0", value)
+    return value
+
+
+def _maybe_count(value: Any, key: str) -> int | None:
+    return None if value is None else _count(value, key)
+
+
+def _flag(value: Any, key: str) -> bool:
+    if not isinstance(value, bool):
+        raise _wrong(key, "true or false", value)
+    return value
+
+
+def _labels(value: Any, key: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise _wrong(key, "a list of strings", value)
+    return tuple(value)
+
+
+def _word(words: type[StrEnum]) -> Callable[[Any, str], Any]:
+    """A reader of one of the words of ``words`` (a `StrEnum`)."""
+
+    def load(value: Any, key: str) -> Any:
+        try:
+            return words(value)
+        except ValueError:
+            names = ", ".join(word.value for word in words)
+            raise _wrong(key, f"one of {names}", value) from None
+
+    return load
+
+
+def _moment(value: Any, key: str) -> float | None:
+    if value is None:
+        return None
+    moment = parse_iso_time(value)
+    if moment is None:
+        raise _wrong(key, "an ISO 8601 time or null", value)
+    return moment
+
+
+def _tally(value: Any, key: str) -> Tally:
+    if not isinstance(value, dict):
+        raise _wrong(key, "an object of counts (done, failed, in_flight, stopped)", value)
+    return Tally(*(_count(value.get(name, 0), f"{key}.{name}") for name in Tally._fields))
+
+
+TEXT = Wire(_same, _text)
+NAME = Wire(_same, _name)
+MAYBE_TEXT = Wire(_same, _maybe_text)
+COUNT = Wire(_same, _count)
+MAYBE_COUNT = Wire(_same, _maybe_count)
+FLAG = Wire(_same, _flag)
+LABELS = Wire(list, _labels)
+STATUS = Wire(lambda status: status.value, _word(Status))
+LIVENESS = Wire(lambda liveness: liveness.value, _word(Liveness))
+MOMENT = Wire(iso_utc, _moment)
+TALLY = Wire(lambda tally: tally._asdict(), _tally)
+
+
+def wire(kind: Wire, **options: Any) -> Any:
+    """A row field that crosses the wire as ``kind`` (``options``: `dataclasses.field`'s)."""
+    return field(metadata={"wire": kind}, **options)
+
+
+@dataclass(frozen=True, slots=True)
+class RunRow:
+    """What a list needs of one run, in the order ``ls --json`` prints it.
+
+    Made from a `Run` by `of`, from a JSON row by `from_json`. Slotted and immutable: an
+    engine and every view hold one per run (20,000 of them), and rows cross threads.
+    """
+
+    run_id: str = wire(NAME)
+    session_id: str = wire(NAME)
+    project: str = wire(NAME)
+    """The project folder's name: the slug Claude Code derives from the working directory."""
+    project_name: str = wire(TEXT, default="")
+    """The name a person uses: the working directory's last folder (else the slug's end)."""
+    root: str = wire(TEXT, default="")
+    """The config root the run was found under (on its host, for a remote run)."""
+    cwd: str | None = wire(MAYBE_TEXT, default=None)
+    name: str | None = wire(MAYBE_TEXT, default=None)
+    status: Status = wire(STATUS, default=Status.DEAD)
+    started: int = wire(COUNT, default=0)
+    """Journal lines: ``started``, then ``result`` and ``failed`` below."""
+    returned: int = wire(COUNT, default=0)
+    failed: int = wire(COUNT, default=0)
+    calls: int = wire(COUNT, default=0)
+    in_flight: tuple[str, ...] = wire(LABELS, default=())
+    """Labels of the calls in flight (none once the run ended)."""
+    failed_calls: tuple[str, ...] = wire(LABELS, default=())
+    rerun_tokens: int | None = wire(MAYBE_COUNT, default=0)
+    dead_workers: int = wire(COUNT, default=0)
+    journal: str = wire(TEXT, default="")
+    snapshot: str | None = wire(MAYBE_TEXT, default=None)
+    snapshot_current: bool = wire(FLAG, default=False)
+    script_path: str | None = wire(MAYBE_TEXT, default=None)
+    owner: Liveness = wire(LIVENESS, default=Liveness.UNKNOWN)
+    owner_pid: int | None = wire(MAYBE_COUNT, default=None)
+    superseded_by: str | None = wire(MAYBE_TEXT, default=None)
+    last_activity: float | None = wire(MOMENT, default=None)
+    """Seconds since the epoch, to the millisecond that JSON holds (ISO 8601 there): a row
+    read back from its JSON equals the row."""
+    unreadable_lines: int = wire(COUNT, default=0)
+    host: str | None = wire(MAYBE_TEXT, default=None)
+    """The SSH host the run lives on (None: this machine)."""
+    call_states: Tally = wire(TALLY, default=Tally())
+    """How the calls stand (a row without it reads them from the counts and labels)."""
+    stale: bool = False
+    """A remote run whose host cannot be reached now: its last known state (not sent)."""
+    ident: str = field(init=False, default="")
+    """`wftop.core.read.discovery.run_ident`; a remote run's root reads ``<host>:<root>``."""
+    shown_status: str = field(init=False, default="")
+    """`wftop.core.model.status_word`: the status, or ``partial``."""
+
+    def __post_init__(self) -> None:
+        root = self.root if self.host is None else f"{self.host}:{self.root}"
+        object.__setattr__(self, "ident", run_ident(root, self.session_id, self.run_id))
+        shown = status_word(self.status.value, len(self.failed_calls))
+        object.__setattr__(self, "shown_status", shown)
+
+    @property
+    def ended(self) -> bool:
+        return self.status in ENDED
+
+    @property
+    def folder_ident(self) -> str:
+        """The ident the run's own host names it by (this machine's, for a local run)."""
+        return run_ident(self.root, self.session_id, self.run_id)
+
+    @classmethod
+    def of(cls, run: Run) -> RunRow:
+        """The row of a run (made once per change of the run, in whichever thread read it)."""
+        folder, fold = run.folder, run.fold
+        flight = tuple(call.label for call in run.in_flight_calls)
+        dead = run.status is Status.DEAD
+        return cls(
+            run_id=folder.run_id,
+            session_id=folder.session_id,
+            project=folder.project,
+            project_name=run.project_short,
+            root=folder.root,
+            cwd=run.cwd,
+            name=run.name,
+            status=run.status,
+            started=fold.started_lines,
+            returned=fold.result_lines,
+            failed=fold.failed_lines,
+            calls=len(fold.calls),
+            in_flight=flight,
+            failed_calls=tuple(run.failed_labels),
+            rerun_tokens=run.rerun_tokens,
+            dead_workers=len(flight) if dead else 0,
+            journal=folder.journal,
+            snapshot=folder.snapshot if run.snapshot is not None else None,
+            snapshot_current=run.snapshot_current,
+            script_path=run.script_path,
+            owner=run.owner.liveness,
+            owner_pid=run.owner.entry.pid if run.owner.entry else None,
+            superseded_by=run.superseded_by,
+            last_activity=_moment(iso_utc(run.last_activity), "last_activity"),
+            unreadable_lines=len(run.problems),
+            host=run.host,
+            call_states=Tally(*run.call_counts),
+            stale=run.stale,
+        )
+
+    def json_fields(self) -> dict[str, Any]:
+        """`to_json` before names are made printable
+        (for `wftop.core.text.redact.dumps_redacted`)."""
+        return {name: kind.dump(getattr(self, name)) for name, kind in WIRE}
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``wftop ls --json`` row; bytes of names that are not UTF-8 read ``\\xNN``."""
+        return json_safe_dict(self.json_fields())
+
+    @classmethod
+    def from_json(cls, data: Any, *, host: str | None = None) -> RunRow:
+        """The row a JSON object describes, every known field checked (`RowError` names the
+        first that is wrong); fields it does not know are left out. ``host``: the host the
+        row came from, which replaces the one it names."""
+        if not isinstance(data, Mapping):
+            raise _wrong("row", "an object", data)
+        values: dict[str, Any] = {}
+        for name, kind in WIRE:
+            if name in data:
+                values[name] = kind.load(data[name], name)
+            elif name in REQUIRED:
+                raise RowError(f"{name}: missing (a row names its {', '.join(sorted(REQUIRED))})")
+        if host is not None:
+            values["host"] = host
+        if "call_states" not in data:
+            values["call_states"] = guessed_tally(values)
+        return cls(**values)
+
+
+WIRE: tuple[tuple[str, Wire], ...] = tuple(
+    (item.name, item.metadata["wire"]) for item in fields(RunRow) if "wire" in item.metadata
+)
+"""Every field that crosses the wire, in print order, with its kind."""
+REQUIRED = frozenset({"run_id", "session_id", "project", "status"})
+"""What a row cannot go without: who the run is, and how it stands."""
+
+
+def guessed_tally(values: Mapping[str, Any]) -> Tally:
+    """How the calls stand, as far as a row without ``call_states`` tells: the labels in
+    flight and failed, the other calls done."""
+    flight, failed = len(values.get("in_flight", ())), len(values.get("failed_calls", ()))
+    done = max(0, values.get("calls", 0) - flight - failed)
+    return Tally(done, failed, flight, 0)
