@@ -27,6 +27,7 @@ from wftop.core.index.reader import (
     sorted_listing,
 )
 from wftop.core.index.rowcache import Kept, NamedScript, RowCache
+from wftop.core.index.supersede import find_superseded
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
 from wftop.core.read.discovery import RunFolder, run_folders_of
 from wftop.core.read.jsonl import Problem
@@ -43,44 +44,6 @@ Row = TypeVar("Row")
 
 Recency = tuple[float, str, str, str]
 """Sort key of `newest_first`: newest activity first, then run id, session and root."""
-
-
-def journal_lines_without_failed(path: str) -> list[bytes] | None:
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError:
-        return None
-    return [line for line in raw.split(b"\n") if line and b'"type":"failed"' not in line]
-
-
-def find_superseded(folders: Iterable[RunFolder]) -> dict[str, str]:
-    """Runs continued in another session: ident → the session that continued it.
-
-    A run is superseded when the same run id exists in another session of its root whose journal
-    begins with this one's lines and is longer. ``failed`` lines are left out of the
-    comparison, so a healed copy (failed lines dropped) still counts.
-    """
-    by_run: dict[tuple[str, str], list[RunFolder]] = {}
-    for folder in folders:
-        by_run.setdefault((folder.root, folder.run_id), []).append(folder)
-    superseded: dict[str, str] = {}
-    for group in by_run.values():
-        if len(group) < 2:
-            continue
-        lines = {folder.ident: journal_lines_without_failed(folder.journal) for folder in group}
-        for older in group:
-            mine = lines[older.ident]
-            if not mine:
-                continue
-            for newer in group:
-                theirs = lines[newer.ident]
-                if newer is older or theirs is None or len(theirs) <= len(mine):
-                    continue
-                if theirs[: len(mine)] == mine:
-                    superseded[older.ident] = newer.session_id
-                    break
-    return superseded
 
 
 @dataclass

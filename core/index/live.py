@@ -40,13 +40,13 @@ from wftop.core.index.changeset import Batch, ChangeSet
 from wftop.core.index.coldpass import (
     ColdPass,
     SessionFacts,
-    find_superseded,
     newest_first,
     paused_gc,
 )
 from wftop.core.index.reader import RunContext
 from wftop.core.index.runtable import RunTable
 from wftop.core.index.stalltimers import StallTimers
+from wftop.core.index.supersede import find_superseded
 from wftop.core.index.touch import Kind, Observation, Sweep, Touch, registry_stamps
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
 from wftop.core.read.discovery import (
@@ -311,8 +311,14 @@ class LiveIndex:
                 snapshots.add(run_ident(touch.root, touch.session, touch.name))
             else:
                 snapshots.update(self._session_idents(touch))
-        transcripts = {t.ident for t in kinds.get(Kind.TRANSCRIPT, [])}
-        for ident in sorted(journals | snapshots | transcripts):
+        transcripts: dict[str, set[str] | None] = {}
+        for touch in kinds.get(Kind.TRANSCRIPT, []):
+            named = transcripts.setdefault(touch.ident, set())
+            if named is not None and touch.name:
+                named.add(touch.name)
+            else:  # a sweep saw them differ: stat them all
+                transcripts[touch.ident] = None
+        for ident in sorted(journals | snapshots | set(transcripts)):
             reader = self._table.readers.get(ident)
             if reader is None or ident in batch.added:
                 continue
@@ -324,7 +330,11 @@ class LiveIndex:
             if ident in snapshots and reader.refresh_snapshot():
                 changed = True
                 reader.find_script()
-            changed = reader.refresh_transcripts(self._alive(reader.folder)) or changed
+            # Only the transcripts named; none for a journal or snapshot alone, unless the
+            # run now needs them (or no longer does): a run may have made thousands.
+            agents = transcripts.get(ident, ())
+            alive = self._alive(reader.folder)
+            changed = reader.refresh_transcripts(alive, agents) or changed
             if ident in transcripts and self._cwd_from_agents(reader.folder):
                 changed = True
             if changed:

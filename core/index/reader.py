@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from wftop.core.model import (
@@ -19,13 +19,14 @@ from wftop.core.model import (
     TranscriptStats,
     classify,
     failed_labels,
+    tally_calls,
 )
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.journal import JournalFold
 from wftop.core.read.jsonl import JsonlTail, Problem
 from wftop.core.read.sessions import NO_OWNER, Owner
 from wftop.core.read.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
-from wftop.core.read.usage import AgentUsages
+from wftop.core.read.usage import RerunTokens
 
 _META_NAME = re.compile(r"""\bname\s*:\s*(['"`])((?:(?!\1).){1,200})\1""")
 
@@ -74,9 +75,13 @@ class RunContext:
         return self.owners.get(folder.session_id, NO_OWNER)
 
 
-def transcript_stats(folder: str) -> TranscriptStats:
+AgentStamps = dict[str, tuple[int, float]]
+"""Agent id → (size, mtime) of its ``agent-<id>.jsonl``."""
+
+
+def agent_stamps(folder: str) -> AgentStamps:
     """Size and time of every ``agent-<id>.jsonl`` of a run folder (content not read)."""
-    sizes = []
+    stamps: AgentStamps = {}
     try:
         with os.scandir(folder) as entries:
             for entry in entries:
@@ -87,15 +92,22 @@ def transcript_stats(folder: str) -> TranscriptStats:
                     info = entry.stat()
                 except OSError:
                     continue
-                sizes.append((name[6:-6], info.st_size, info.st_mtime))
+                stamps[name[6:-6]] = (info.st_size, info.st_mtime)
     except OSError:
         pass
-    sizes.sort()
+    return stamps
+
+
+def transcript_stats(folder: str) -> TranscriptStats:
+    """Size and time facts of every ``agent-<id>.jsonl`` of a run folder."""
+    return stats_of(agent_stamps(folder))
+
+
+def stats_of(stamps: AgentStamps) -> TranscriptStats:
     return TranscriptStats(
-        count=len(sizes),
-        total_bytes=sum(size for _, size, _ in sizes),
-        newest_mtime=max((mtime for _, _, mtime in sizes), default=None),
-        sizes=tuple(sizes),
+        count=len(stamps),
+        total_bytes=sum(size for size, _ in stamps.values()),
+        newest_mtime=max((mtime for _, mtime in stamps.values()), default=None),
     )
 
 
@@ -135,9 +147,11 @@ class RunReader:
         self._snapshot_stamp: tuple[int, float, int] | None = None
         self._snapshot_checked = False
         self.transcripts = TranscriptStats()
+        self._agents: AgentStamps = {}
+        self._agents_read = False
         self.script_path: str | None = None
         self.script_name: str | None = None
-        self._usages = AgentUsages()
+        self._reruns = RerunTokens()
         self.rerun_tokens: int | None = 0
         """Tokens spent on re-runs of calls that had returned (`wftop.core.read.usage`)."""
 
@@ -155,6 +169,7 @@ class RunReader:
                 self.tail = self._tail()
                 self.tail.stat = None
             self.fold = JournalFold()
+            self._reruns = RerunTokens()
             self.problems = []
             batch.reset = True
         self.fold.feed_all(batch.records)
@@ -214,17 +229,65 @@ class RunReader:
             self.snapshot, self.journal_mtime, self.fold.last_agent_id
         )
 
-    def refresh_transcripts(self, owner_alive: bool = True) -> bool:
-        """Stat every agent transcript (never read them); True when anything changed.
+    def refresh_transcripts(
+        self, owner_alive: bool = True, agents: Collection[str] | None = None
+    ) -> bool:
+        """Stat the agent transcripts (never read them); True when anything changed.
 
         Only a run that has not ended and whose owner may be alive needs them: they
         tell running from stalled. Other runs keep none (`transcript_stats` on demand).
+        ``agents``: only these transcripts changed (file names, ``agent-<id>.jsonl``), so
+        only they are stat'ed, not every one of a run that may have made thousands; the
+        first look at a run that needs them stats them all.
         """
-        wanted = owner_alive and not self.snapshot_current
-        stats = transcript_stats(self.folder.path) if wanted else _NONE
+        if not (owner_alive and not self.snapshot_current):
+            changed = bool(self._agents) or self.transcripts != _NONE
+            self._agents, self._agents_read, self.transcripts = {}, False, _NONE
+            return changed
+        if agents is None or not self._agents_read:
+            stamps = agent_stamps(self.folder.path)
+            changed = stamps != self._agents or not self._agents_read
+            self._agents, self._agents_read = stamps, True
+            self.transcripts = stats_of(stamps)
+            return changed
+        return self._restat(agents)
+
+    def _restat(self, names: Collection[str]) -> bool:
+        """Stat the named transcripts again; the stats follow without a walk of the others."""
+        stamps, base = self._agents, self.folder.path
+        count, total = len(stamps), self.transcripts.total_bytes
+        newest = self.transcripts.newest_mtime
+        lost_newest = False
+        for name in names:
+            agent = name[6:-6]
+            try:
+                info = os.stat(os.path.join(base, name))
+            except (OSError, ValueError):
+                now = None
+            else:
+                now = (info.st_size, info.st_mtime)
+            was = stamps.get(agent)
+            if now == was:
+                continue
+            if was is not None:
+                count, total = count - 1, total - was[0]
+                lost_newest = lost_newest or was[1] == newest
+                del stamps[agent]
+            if now is not None:
+                stamps[agent] = now
+                count, total = count + 1, total + now[0]
+                newest = now[1] if newest is None else max(newest, now[1])
+        if lost_newest:  # the newest one went back in time or went: look at them all
+            newest = max((mtime for _, mtime in stamps.values()), default=None)
+        stats = TranscriptStats(count, total, newest)
         changed = stats != self.transcripts
         self.transcripts = stats
         return changed
+
+    @property
+    def agent_stamps(self) -> AgentStamps:
+        """(size, mtime) of each agent transcript as last stat'ed (none while not needed)."""
+        return self._agents
 
     def find_script(self, listing: Callable[[str], list[str]] = sorted_listing) -> None:
         """The persisted script of the run and, when no snapshot names the run, its name.
@@ -267,9 +330,10 @@ class RunReader:
 
     def refresh_reruns(self) -> bool:
         """Read what the re-run agents used (only runs with re-runs read anything)."""
-        before = self.rerun_tokens
-        if self.fold.rerun_agent_ids or before:
-            self.rerun_tokens = self._usages.tokens(self.folder.path, self.fold.rerun_agent_ids)
+        before, fold = self.rerun_tokens, self.fold
+        if fold.rerun_agent_ids or before:
+            running = {fold.calls[key].agent_ids[-1] for key in fold.open_keys}
+            self.rerun_tokens = self._reruns.tokens(self.folder.path, fold.rerun_agent_ids, running)
         return self.rerun_tokens != before
 
     def run(self, context: RunContext, *, frozen: bool = False) -> Run:
@@ -300,7 +364,8 @@ class RunReader:
         problems = list(self.problems)
         if self.snapshot_problem is not None:
             problems.append(self.snapshot_problem)
-        return Run(
+        labels = failed_labels(self.fold, snapshot, current)
+        run = Run(
             folder=self.folder,
             fold=self.fold.snapshot() if frozen else self.fold,
             snapshot=snapshot,
@@ -316,9 +381,13 @@ class RunReader:
             last_activity=last_growth,
             problems=tuple(problems),
             superseded_by=superseded_by,
-            failed_labels=failed_labels(self.fold, snapshot, current),
+            failed_labels=labels,
             rerun_tokens=self.rerun_tokens,
         )
+        if frozen:  # counted here, on the fold fed lines, which keeps its label counts
+            counts = tally_calls(self.fold, labels, run.ended)
+            object.__setattr__(run, "_call_counts", counts)
+        return run
 
 
 _NONE = TranscriptStats()

@@ -10,8 +10,8 @@ folders to watch may then change). The live index (`wftop.core.index.live`) owns
 from __future__ import annotations
 
 from wftop.core.index.changeset import Batch
-from wftop.core.index.coldpass import find_superseded
 from wftop.core.index.reader import RunReader
+from wftop.core.index.supersede import Chain, decide
 from wftop.core.read.discovery import RunFolder
 
 Place = tuple[str, str, str]
@@ -32,6 +32,8 @@ class RunTable:
         """A linked run folder came or went: the set of watched folders may change."""
         self._by_real: dict[str, str] = {}
         self._by_run_id: dict[str, set[str]] = {}
+        self._chains: dict[str, Chain] = {}
+        """The line digests of the journals of runs whose run id is in several sessions."""
 
     def track(self, folder: RunFolder) -> RunReader:
         """A new (unread) reader for the folder, filed under every lookup."""
@@ -62,6 +64,7 @@ class RunTable:
         self.by_session.get((folder.root, folder.project, folder.session_id), set()).discard(ident)
         self._by_run_id.get(folder.run_id, set()).discard(ident)
         self.superseded.pop(ident, None)
+        self._chains.pop(ident, None)
         batch.run_ids.add(folder.run_id)
         batch.dirty.discard(ident)
         if ident in batch.added:
@@ -102,13 +105,23 @@ class RunTable:
         return set(self.by_session.get((root, project, session), ()))
 
     def update_superseded(self, batch: Batch) -> None:
-        """Decide again which runs of the batch's run ids were continued elsewhere."""
+        """Decide again which runs of the batch's run ids were continued elsewhere (each
+        journal of a group of two or more read for what was appended: `Chain`)."""
         for run_id in batch.run_ids:
             group = self._by_run_id.get(run_id, set())
             before = {ident: self.superseded.get(ident) for ident in group}
-            if len(group) < 2 and not any(before.values()):
-                continue
-            found = find_superseded(self.readers[ident].folder for ident in group)
+            if len(group) < 2:
+                for ident in group:
+                    self._chains.pop(ident, None)
+                if not any(before.values()):
+                    continue
+            folders = [self.readers[ident].folder for ident in group]
+            for folder in folders:
+                chain = self._chains.get(folder.ident)
+                if chain is None:
+                    chain = self._chains[folder.ident] = Chain(folder.journal)
+                chain.update()
+            found = decide(folders, self._chains) if len(group) >= 2 else {}
             for ident in group:
                 if found.get(ident) != before[ident]:
                     batch.dirty.add(ident)

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from wftop.core.index.reader import RunReader, transcript_stats
-from wftop.core.model import Run, TranscriptStats
+from wftop.core.index.reader import AgentStamps, RunReader, agent_stamps
+from wftop.core.model import Run
 from wftop.core.read.discovery import RUN_FOLDER
 
 Stamp = tuple[int, float, int]
@@ -52,7 +52,8 @@ class Touch:
     project: str = ""
     session: str = ""
     name: str = ""
-    """The run id of a snapshot (empty: every run of the session)."""
+    """The run id of a snapshot (empty: every run of the session); the file name of a
+    TRANSCRIPT touch (empty: every transcript of the run)."""
     ident: str = ""
     """The run of a JOURNAL or TRANSCRIPT touch."""
 
@@ -70,7 +71,7 @@ def classify(path: str, roots: Sequence[str], run_dirs: Mapping[str, str]) -> To
         if name == "journal.jsonl":
             return Touch(Kind.JOURNAL, ident=ident)
         if name.startswith("agent-") and name.endswith(".jsonl"):
-            return Touch(Kind.TRANSCRIPT, ident=ident)
+            return Touch(Kind.TRANSCRIPT, name=name, ident=ident)
         return None
     for root in roots:
         prefix = root.rstrip(os.sep) + os.sep
@@ -136,7 +137,7 @@ class Observation:
     """Roots whose ``projects/`` could be listed."""
     journals: dict[str, Stamp | None] = field(default_factory=dict)
     snapshots: dict[str, Stamp | None] = field(default_factory=dict)
-    transcripts: dict[str, TranscriptStats] = field(default_factory=dict)
+    transcripts: dict[str, AgentStamps] = field(default_factory=dict)
     registries: dict[str, tuple[tuple[str, Stamp], ...]] = field(default_factory=dict)
     """root → (file name, stamp) of every ``sessions/*.json``."""
 
@@ -194,7 +195,7 @@ def observe(
         seen.journals[probe.ident] = stamp_of(probe.journal)
         seen.snapshots[probe.ident] = stamp_of(probe.snapshot)
         if probe.transcripts:
-            seen.transcripts[probe.ident] = transcript_stats(probe.folder)
+            seen.transcripts[probe.ident] = agent_stamps(probe.folder)
     return seen
 
 
@@ -314,8 +315,8 @@ def touches_from(
             touches.append(Touch(Kind.JOURNAL, ident=ident))
         if seen.snapshots.get(ident) != reader.snapshot_stamp:
             touches.append(Touch(Kind.SNAPSHOT, ident=ident))
-        stats = seen.transcripts.get(ident)
-        if stats is not None and stats != reader.transcripts:
+        agents = seen.transcripts.get(ident)
+        if agents is not None and agents != reader.agent_stamps:
             touches.append(Touch(Kind.TRANSCRIPT, ident=ident))
     for root, stamps in seen.registries.items():
         if stamps != registries.get(root):

@@ -12,11 +12,14 @@ CLI folds it: a second ``result`` replaces the first (``replaced``), a second
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 import orjson
+
+from wftop.core.read.shared import Chunks, FrozenTable, Prefix
 
 
 class CallState(StrEnum):
@@ -106,7 +109,9 @@ def pack(value: Any) -> Any:
 class JournalFold:
     """Accumulates journal records in order; feed it records from `wftop.core.read.jsonl`."""
 
-    calls: dict[str, Call] = field(default_factory=dict)
+    calls: Mapping[str, Call] = field(default_factory=dict)
+    """Every call by key, in the order of their first lines (a dict, in a fold fed lines; a
+    `wftop.core.read.shared.FrozenTable` in a `snapshot`)."""
     started_lines: int = 0
     result_lines: int = 0
     failed_lines: int = 0
@@ -119,7 +124,7 @@ class JournalFold:
     run's view costs what is open, not every call it ever made)."""
     failed_keys: dict[str, None] = field(default_factory=dict)
     """Keys of the calls whose latest attempt failed."""
-    rerun_agent_ids: list[str] = field(default_factory=list)
+    rerun_agent_ids: Sequence[str] = field(default_factory=list)
     """Agent id of every attempt started after its call had returned (a resume re-ran a
     call whose result it held), in journal order; empty ids are kept as ``""``."""
     _shared: bool = field(default=False, repr=False, compare=False)
@@ -128,14 +133,35 @@ class JournalFold:
     """Keys of the calls copied (or made) since the last snapshot."""
     _own_dicts: bool = field(default=True, repr=False, compare=False)
     """The key dicts are this fold's alone (False after a snapshot, until a line comes)."""
+    _chunks: Chunks[Call] | None = field(default=None, repr=False, compare=False)
+    """The calls in order, chunk by chunk, once a snapshot has been taken (`FrozenTable`)."""
+    _labelled: dict[str, int] | None = field(default_factory=dict, repr=False, compare=False)
+    """How many calls bear each label (None in a snapshot: `failed_or_labelled` counts)."""
+
+    def __post_init__(self) -> None:
+        if type(self.calls) is not dict:  # a snapshot: no label counts
+            self._labelled = None
+        elif self.calls:  # made with calls, not fed them
+            counts: dict[str, int] = {}
+            for call in self.calls.values():
+                counts[call.label] = counts.get(call.label, 0) + 1
+            self._labelled = counts
 
     def snapshot(self) -> JournalFold:
         """The fold as it is now, left as it is by later feeds (another thread may read it
-        while this one folds on). Costs nothing until a line comes: then the fold fed copies
-        its key dicts, and a call only when a line changes it."""
+        while this one folds on). Costs a pointer per chunk of 256 calls
+        (`wftop.core.read.shared`): the calls are shared, and a later line copies the chunk of
+        the call it changes and that call; the in-flight and failed keys are copied when the
+        next line comes."""
+        if type(self.calls) is not dict:
+            self._take_dicts()
+        live = cast(dict[str, Call], self.calls)
+        if self._chunks is None:
+            self._chunks = Chunks(live.values())
+        reruns = cast(list[str], self.rerun_agent_ids)
         self._shared, self._own, self._own_dicts = True, set(), False
         copy = JournalFold(
-            calls=self.calls,
+            calls=FrozenTable(live, self._chunks.freeze(), len(live)),
             started_lines=self.started_lines,
             result_lines=self.result_lines,
             failed_lines=self.failed_lines,
@@ -144,24 +170,30 @@ class JournalFold:
             last_agent_id=self.last_agent_id,
             open_keys=self.open_keys,
             failed_keys=self.failed_keys,
-            rerun_agent_ids=self.rerun_agent_ids,
+            rerun_agent_ids=Prefix(reruns, len(reruns)),
         )
         copy._shared, copy._own_dicts = True, False
         return copy
 
     def _take_dicts(self) -> None:
-        """Before the first line after a snapshot: key dicts of this fold's own."""
-        self.calls = dict(self.calls)
+        """Before the first line after a snapshot: key dicts of this fold's own (the calls
+        stay shared, `_unshared` copies one as a line changes it)."""
+        if type(self.calls) is not dict:  # a snapshot fed lines: a table of its own
+            self.calls = dict(self.calls.items())
+            self._chunks = None
+        if type(self.rerun_agent_ids) is not list:
+            self.rerun_agent_ids = list(self.rerun_agent_ids)
         self.open_keys = dict(self.open_keys)
         self.failed_keys = dict(self.failed_keys)
-        self.rerun_agent_ids = list(self.rerun_agent_ids)
         self._own_dicts = True
 
     def _unshared(self, call: Call) -> Call:
         if call.key in self._own:
             return call
         mine = replace(call)
-        self.calls[call.key] = mine
+        cast(dict[str, Call], self.calls)[call.key] = mine
+        if self._chunks is not None:
+            self._chunks.put(mine)
         self._own.add(call.key)
         return mine
 
@@ -200,8 +232,11 @@ class JournalFold:
             keyless = False
         call = self.calls.get(key)
         if call is None:
-            call = Call(key, len(self.calls), keyless=keyless, first_line=line)
-            self.calls[key] = call
+            calls = cast(dict[str, Call], self.calls)
+            call = Call(key, len(calls), keyless=keyless, first_line=line)
+            calls[key] = call
+            if self._chunks is not None:
+                self._chunks.put(call)
             if self._shared:
                 self._own.add(key)
         elif self._shared:
@@ -219,6 +254,7 @@ class JournalFold:
             if self._shared:
                 call = self._unshared(call)
             call.last_line = line
+        labelled = call.label
         agent_id = get("agentId")
         if type(agent_id) is not str:
             agent_id = None
@@ -236,7 +272,7 @@ class JournalFold:
                 call.demoted = True
             if call.results_seen:
                 call.started_after_result = True
-                self.rerun_agent_ids.append(agent_id or "")
+                cast(list[str], self.rerun_agent_ids).append(agent_id or "")
             call.agent_ids += (agent_id or "",)
             call.attempt_lines += (line,)
             call.state = CallState.IN_FLIGHT
@@ -265,6 +301,11 @@ class JournalFold:
             self.failed_keys[call.key] = None
         if not call.label:
             call.label = agent_id or call.key
+        if call.label != labelled and self._labelled is not None:
+            counts = self._labelled
+            if labelled:
+                counts[labelled] -= 1
+            counts[call.label] = counts.get(call.label, 0) + 1
 
     # -- views -----------------------------------------------------------------------------
 
@@ -277,6 +318,23 @@ class JournalFold:
             return [call for call in self.calls.values() if call.state is state]
         keys = self.open_keys if state is CallState.IN_FLIGHT else self.failed_keys
         return sorted((self.calls[key] for key in keys), key=lambda call: call.order)
+
+    def failed_or_labelled(self, labels: Set[str]) -> int:
+        """How many calls failed or bear one of ``labels``: what the failed and open keys
+        and the label counts say, without a walk of every call (a live fold; a snapshot,
+        which keeps no label counts, walks)."""
+        calls, counts = self.calls, self._labelled
+        if counts is None:
+            failed = CallState.FAILED
+            return sum(1 for call in calls.values() if call.label in labels or call.state is failed)
+        failed_labelled: dict[str, int] = {}
+        for key in self.failed_keys:
+            label = calls[key].label
+            if label in labels:
+                failed_labelled[label] = failed_labelled.get(label, 0) + 1
+        return len(self.failed_keys) + sum(
+            counts.get(label, 0) - failed_labelled.get(label, 0) for label in labels
+        )
 
     def agent_ids(self) -> set[str]:
         return {agent_id for call in self.calls.values() for agent_id in call.agent_ids if agent_id}

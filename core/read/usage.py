@@ -13,7 +13,7 @@ stats`` counts these calls). The re-run agents' tokens summed are the run's
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence, Set
 
 from wftop.core.read.agent_transcript import AgentUsage, agent_usage, transcript_path
 
@@ -57,3 +57,50 @@ class AgentUsages:
             return 0
         known = [usage.tokens for usage in self.all_of(folder, agent_ids).values()]
         return sum(known) if known else None
+
+
+class RerunTokens:
+    """`AgentUsages.tokens` of a run's re-runs, kept as its journal grows.
+
+    Asked at every change of the journal, it reads again only the re-run agents that are new
+    or whose call may still be running (``running``: the latest agents of the calls in
+    flight): the transcript of an agent whose call returned or failed is done, so its
+    tokens are kept, not stat'ed again (a run that re-ran thousands of calls would stat
+    them all at every line).
+    """
+
+    def __init__(self) -> None:
+        self._usages = AgentUsages()
+        self._seen = 0
+        """How many re-run ids have been taken in."""
+        self._counted: set[str] = set()
+        """Agents taken in (each agent counts once, however often it is named)."""
+        self._pending: list[str] = []
+        """Agents whose call may still be running: read again at every ask."""
+        self._done = 0
+        self._done_known = 0
+        """Tokens, and how many readable transcripts, of the agents that are done."""
+
+    def tokens(self, folder: str, agent_ids: Sequence[str], running: Set[str]) -> int | None:
+        """0 without re-runs; None when none of their transcripts can be read; else the sum
+        over those that can (a lower bound when some are missing)."""
+        for agent in agent_ids[self._seen :]:
+            if agent and agent not in self._counted:
+                self._counted.add(agent)
+                self._pending.append(agent)
+        self._seen = len(agent_ids)
+        if not self._seen:
+            return 0
+        total, known, still = self._done, self._done_known, []
+        for agent in self._pending:
+            usage = self._usages.of(folder, agent)
+            if agent in running:
+                still.append(agent)
+            elif usage is not None:
+                self._done += usage.tokens
+                self._done_known += 1
+            if usage is not None:
+                total += usage.tokens
+                known += 1
+        self._pending = still
+        return total if known else None

@@ -23,9 +23,6 @@ from wftop.core.text.redact import Redactor, redact_value
 def fold_of(row: RunRow) -> JournalFold:
     """A fold with the row's counts: its in-flight and failed calls by label, the rest done
     (or stopped, as the row says)."""
-    fold = JournalFold(
-        started_lines=row.started, result_lines=row.returned, failed_lines=row.failed
-    )
     tally = row.call_states
     flight = list(row.in_flight[: tally.in_flight]) if not row.ended else []
     failed = list(row.failed_calls)
@@ -34,16 +31,24 @@ def fold_of(row: RunRow) -> JournalFold:
     states += [(label, CallState.FAILED) for label in failed]
     states += [("", CallState.DONE)] * done
     states += [("", CallState.IN_FLIGHT)] * min(tally.stopped, row.calls)
+    calls: dict[str, Call] = {}
+    open_keys: dict[str, None] = {}
+    failed_keys: dict[str, None] = {}
     for order, (label, state) in enumerate(states):
         key = f"remote:{order}"
-        fold.calls[key] = Call(
-            key, order, label=label, state=state, has_result=state is CallState.DONE
-        )
+        calls[key] = Call(key, order, label=label, state=state, has_result=state is CallState.DONE)
         if state is CallState.IN_FLIGHT:
-            fold.open_keys[key] = None
+            open_keys[key] = None
         elif state is CallState.FAILED:
-            fold.failed_keys[key] = None
-    return fold
+            failed_keys[key] = None
+    return JournalFold(
+        calls=calls,
+        started_lines=row.started,
+        result_lines=row.returned,
+        failed_lines=row.failed,
+        open_keys=open_keys,
+        failed_keys=failed_keys,
+    )
 
 
 def run_from_row(row: Any, host: str, redactor: Redactor | None = None) -> Run:
