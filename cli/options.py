@@ -38,10 +38,14 @@ def package_version() -> str:
 
 
 class VersionAction(argparse.Action):
-    """``--version``, reading the installed version only when asked (that import is slow)."""
+    """``--version``, reading the installed version only when asked (that import is slow),
+    and the version of the price data dollars come from."""
 
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from wftop.core.cost.prices import price_data_line
+
         print(f"wftop {package_version()}")
+        print(price_data_line())
         parser.exit()
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE
+from wftop.core.cost.usage import Spends
 from wftop.core.index.changeset import ChangeSet
 from wftop.core.index.live import LiveIndex
 from wftop.core.row import RunRow
@@ -77,13 +78,21 @@ async def _follow(roots: list[str], options: dict[str, Any]) -> int:
     return EXIT_OK
 
 
+SPENDS = Spends()
+"""Transcripts read for the rows' costs, each read again only when it changed: a run that
+changes is read again, its agents that did not are not."""
+
+
 def line_of(change: ChangeSet) -> bytes:
     """One change set as a JSON line, secrets in labels and names masked."""
     redactor = Redactor()
+    rows = {
+        name: [redact_value(RunRow.of(run, SPENDS).to_json(), redactor) for run in runs]
+        for name, runs in (("added", change.added), ("changed", change.changed))
+    }
     payload = {
         "seq": change.seq,
-        "added": [redact_value(RunRow.of(run).to_json(), redactor) for run in change.added],
-        "changed": [redact_value(RunRow.of(run).to_json(), redactor) for run in change.changed],
+        **rows,
         "removed": [redactor(ident) for ident in change.removed],
     }
     try:

@@ -22,6 +22,9 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from wftop.core.cost.runs import run_spend
+from wftop.core.cost.tokens import NO_TOKENS, TOKEN_FIELDS, Tokens
+from wftop.core.cost.usage import Spends
 from wftop.core.model import ENDED, Run, Status, iso_utc, json_safe_dict, status_word
 from wftop.core.read.discovery import run_ident
 from wftop.core.read.sessions import Liveness
@@ -131,6 +134,20 @@ def _tally(value: Any, key: str) -> Tally:
     return Tally(*(_count(value.get(name, 0), f"{key}.{name}") for name in Tally._fields))
 
 
+def _dollars(value: Any, key: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        raise _wrong(key, "a number of dollars ≥ 0 or null", value)
+    return float(value)
+
+
+def _tokens(value: Any, key: str) -> Tokens:
+    if not isinstance(value, dict):
+        raise _wrong(key, f"an object of counts ({', '.join(TOKEN_FIELDS)})", value)
+    return Tokens(*(_count(value.get(name, 0), f"{key}.{name}") for name in TOKEN_FIELDS))
+
+
 TEXT = Wire(_same, _text)
 NAME = Wire(_same, _name)
 MAYBE_TEXT = Wire(_same, _maybe_text)
@@ -142,6 +159,8 @@ STATUS = Wire(lambda status: status.value, _word(Status))
 LIVENESS = Wire(lambda liveness: liveness.value, _word(Liveness))
 MOMENT = Wire(iso_utc, _moment)
 TALLY = Wire(lambda tally: tally._asdict(), _tally)
+DOLLARS = Wire(lambda cost: None if cost is None else round(cost, 6), _dollars)
+TOKENS = Wire(lambda tokens: tokens.to_json(), _tokens)
 
 
 def wire(kind: Wire, **options: Any) -> Any:
@@ -193,6 +212,11 @@ class RunRow:
     """The SSH host the run lives on (None: this machine)."""
     call_states: Tally = wire(TALLY, default=Tally())
     """How the calls stand (a row without it reads them from the counts and labels)."""
+    cost_usd: float | None = wire(DOLLARS, default=None)
+    """What its calls spent (`wftop.core.cost`), to a millionth of a dollar (as JSON holds
+    it); None when a model is unpriced (or, in a row from an older wftop, unknown)."""
+    tokens: Tokens = wire(TOKENS, default=NO_TOKENS)
+    unpriced_models: tuple[str, ...] = wire(LABELS, default=())
     stale: bool = False
     """A remote run whose host cannot be reached now: its last known state (not sent)."""
     ident: str = field(init=False, default="")
@@ -216,9 +240,11 @@ class RunRow:
         return run_ident(self.root, self.session_id, self.run_id)
 
     @classmethod
-    def of(cls, run: Run) -> RunRow:
-        """The row of a run (made once per change of the run, in whichever thread read it)."""
+    def of(cls, run: Run, spends: Spends | None = None) -> RunRow:
+        """The row of a run (made once per change of the run, in whichever thread read it);
+        what it spent is read from its agents' transcripts (``spends`` keeps those read)."""
         folder, fold = run.folder, run.fold
+        spent = run_spend(run, spends).total
         flight = tuple(call.label for call in run.in_flight_calls)
         dead = run.status is Status.DEAD
         return cls(
@@ -249,6 +275,9 @@ class RunRow:
             unreadable_lines=len(run.problems),
             host=run.host,
             call_states=Tally(*run.call_counts),
+            cost_usd=spent.to_json()["cost_usd"],
+            tokens=spent.tokens,
+            unpriced_models=spent.unpriced_models,
             stale=run.stale,
         )
 

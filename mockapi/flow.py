@@ -51,6 +51,10 @@ class Plan:
     stop_reason: str = "end_turn"
     workflow_input: dict[str, Any] | None = None
     note: str | None = None
+    usage: dict[str, Any] | None = None
+    """The ``usage`` to answer with (an agent's ``usage``), else the server's default."""
+    model: str | None = None
+    """The model to answer as (an agent's ``model``), else the one asked for."""
 
 
 def text_plan(kind: str, text: str, **kw: Any) -> Plan:
@@ -299,12 +303,30 @@ def agent_plan(
     hang = attempt in (spec.get("hang_attempts") or [])
     delay = float(per_attempt(spec.get("delay_s"), attempt, config.get("default_delay_s", 0)))
     names = tool_names(body)
+    billed = {
+        "usage": per_attempt(spec.get("usage"), attempt),
+        "model": per_attempt(spec.get("model"), attempt),
+    }
     if names and "StructuredOutput" not in names:
         return text_plan(
-            "agent_text", json.dumps(result), agent=agent, attempt=attempt, delay=delay, hang=hang
+            "agent_text",
+            json.dumps(result),
+            agent=agent,
+            attempt=attempt,
+            delay=delay,
+            hang=hang,
+            **billed,
         )
     return tool_plan(
-        "agent", "StructuredOutput", result, agent=agent, attempt=attempt, delay=delay, hang=hang
+        "agent",
+        "StructuredOutput",
+        result,
+        spec.get("text"),
+        agent=agent,
+        attempt=attempt,
+        delay=delay,
+        hang=hang,
+        **billed,
     )
 
 

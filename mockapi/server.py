@@ -19,7 +19,10 @@ How a ``POST /v1/messages`` is answered (first match wins; see ``wftop.mockapi.f
   and a resume).  ``agents[NAME]``: ``result`` (StructuredOutput input), ``delay_s`` (number or
   per-attempt list), ``hang_attempts`` (attempts held until the client goes away or the mock
   stops), ``errors`` (per-attempt HTTP status, 0 = answer), ``errors_forever`` (status for every
-  attempt past ``errors``), ``error_delay_s``.  Kinds: ``agent`` (answered live),
+  attempt past ``errors``), ``error_delay_s``, ``usage`` (the Messages API ``usage`` its answer
+  reports, e.g. with a ``cache_creation`` split; or a list per attempt), ``model`` (the model
+  its answer names), ``text`` (a text block before its ``StructuredOutput``: one message the
+  CLI writes over two lines).  Kinds: ``agent`` (answered live),
   ``agent_error``, ``agent_done`` (the turn after StructuredOutput), ``agent_text``.
 * main session: a user message with ``RUN_WORKFLOW`` -> ``main_run``, ``Workflow({script})``; a
   user message containing ``resumeFromRunId`` (free text) or ``RESUME_WORKFLOW runId=..
@@ -340,7 +343,7 @@ class _Handler(BaseHTTPRequestHandler):
             if plan.status != 200:
                 self._send_error(plan.status)
             else:
-                self._send_reply(body, plan, mock._usage(plan.kind))
+                self._send_reply(body, plan, plan.usage or mock._usage(plan.kind))
             mock._set_outcome(rec, "answered")
         except (BrokenPipeError, ConnectionResetError):
             mock._set_outcome(rec, "client_gone")
@@ -350,8 +353,8 @@ class _Handler(BaseHTTPRequestHandler):
         headers, payload = error_reply(status)
         self._send_json(status, payload, headers)
 
-    def _send_reply(self, body: dict[str, Any], plan: Plan, usage: dict[str, int]) -> None:
-        model = body.get("model") or "claude-sonnet-4-5"
+    def _send_reply(self, body: dict[str, Any], plan: Plan, usage: dict[str, Any]) -> None:
+        model = plan.model or body.get("model") or "claude-sonnet-4-5"
         msg_id = "msg_" + uuid.uuid4().hex[:24]
         if not body.get("stream"):
             self._send_json(200, message_json(msg_id, model, plan, usage))

@@ -28,7 +28,7 @@ def error_reply(status: int) -> tuple[dict[str, str], dict[str, Any]]:
     return headers, {"type": "error", "error": error}
 
 
-def message_json(msg_id: str, model: str, plan: Plan, usage: Mapping[str, int]) -> dict[str, Any]:
+def message_json(msg_id: str, model: str, plan: Plan, usage: Mapping[str, Any]) -> dict[str, Any]:
     """A complete (non-streamed) Messages API reply."""
     return {
         "id": msg_id,
@@ -46,8 +46,9 @@ def _event(name: str, data: Mapping[str, Any]) -> bytes:
     return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
 
 
-def sse_events(msg_id: str, model: str, plan: Plan, usage: Mapping[str, int]) -> Iterator[bytes]:
-    """The streamed form of the same reply, as the CLI's SDK reads it."""
+def sse_events(msg_id: str, model: str, plan: Plan, usage: Mapping[str, Any]) -> Iterator[bytes]:
+    """The streamed form of the same reply, as the CLI's SDK reads it: ``message_delta``
+    reports the output tokens (20, unless the plan names its own usage)."""
     start = {**message_json(msg_id, model, plan, usage), "content": [], "stop_reason": None}
     yield _event("message_start", {"type": "message_start", "message": start})
     for i, block in enumerate(plan.content):
@@ -71,7 +72,9 @@ def sse_events(msg_id: str, model: str, plan: Plan, usage: Mapping[str, int]) ->
             )
         yield _event("content_block_stop", {"type": "content_block_stop", "index": i})
     stop = {"stop_reason": plan.stop_reason, "stop_sequence": None}
+    output = usage.get("output_tokens", 20) if plan.usage else 20
     yield _event(
-        "message_delta", {"type": "message_delta", "delta": stop, "usage": {"output_tokens": 20}}
+        "message_delta",
+        {"type": "message_delta", "delta": stop, "usage": {"output_tokens": output}},
     )
     yield _event("message_stop", {"type": "message_stop"})

@@ -17,6 +17,8 @@ import orjson
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_host_options, roots_or_exit
 from wftop.cli.remote import EXIT_UNREACHABLE, argvs_or_exit, ask_hosts
+from wftop.core.cost.tokens import dollars
+from wftop.core.cost.usage import Spends
 from wftop.core.index.coldpass import scan_rows
 from wftop.core.index.rowcache import RowCache, rows_cache_path
 from wftop.core.model import Run, status_word
@@ -46,7 +48,8 @@ def add_parser(subparsers: Any) -> None:
 
 
 HEADER = (
-    f"{'STATUS':<12} {'NAME':<18} {'RUN':<16} {'PROJECT':<20} {'AGE':>4} {'S/R/F':<9} IN FLIGHT"
+    f"{'STATUS':<12} {'NAME':<18} {'RUN':<16} {'PROJECT':<16} {'AGE':>4} {'S/R/F':<9} "
+    f"{'COST':>7} IN FLIGHT"
 )
 
 
@@ -54,13 +57,15 @@ def table_line(row: dict[str, Any], now: float) -> str:
     """One table line from a run's ``--json`` row (already masked and printable)."""
     status = status_label(status_word(row["status"], len(row["failed_calls"])))
     name = (row["name"] or "-")[:18]
-    project = row["project_name"][:20]
+    project = row["project_name"][:16]
     parity = f"{row['started']}/{row['returned']}/{row['failed']}"
     flight = ",".join(row["in_flight"])
     when = parse_iso_time(row["last_activity"])
+    cost = row.get("cost_usd")
+    spent = dollars(cost) if isinstance(cost, int | float) else "$?"
     return (
-        f"{status:<12} {name:<18} {row['run_id']:<16} {project:<20} "
-        f"{age(when, now):>4} {parity:<9} {flight[:16]}"
+        f"{status:<12} {name:<18} {row['run_id']:<16} {project:<16} "
+        f"{age(when, now):>4} {parity:<9} {spent:>7} {flight[:16]}"
     )
 
 
@@ -70,9 +75,11 @@ def table(runs: list[Run], now: float) -> str:
     return "\n".join([HEADER, *(table_line(row, now) for row in rows)])
 
 
-def json_item(run: Run, redactor: Redactor) -> bytes:
-    """One run of the ``--json`` array, indented as an item of it."""
-    text = dumps_redacted(RunRow.of(run).json_fields(), redactor, option=orjson.OPT_INDENT_2)
+def json_item(run: Run, redactor: Redactor, spends: Spends | None = None) -> bytes:
+    """One run of the ``--json`` array, indented as an item of it (``spends`` keeps the
+    transcripts read once across the runs of one listing)."""
+    row = RunRow.of(run, spends)
+    text = dumps_redacted(row.json_fields(), redactor, option=orjson.OPT_INDENT_2)
     return b"  " + text.replace(b"\n", b"\n  ")
 
 
@@ -106,8 +113,9 @@ def run(args: argparse.Namespace) -> int:
     redactor = Redactor()
     no_cache = args.no_cache or getattr(args, "read_only", False)
     cache = RowCache.open(roots, None if no_cache else rows_cache_path())
+    spends = Spends()
     items = scan_rows(
-        roots, lambda run: json_item(run, redactor), now=lambda: now, cache=cache, **kwargs
+        roots, lambda run: json_item(run, redactor, spends), now=lambda: now, cache=cache, **kwargs
     )
     report(items.problems)
     if args.host:

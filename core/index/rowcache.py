@@ -30,9 +30,9 @@ from wftop.core.index.cachefile import cache_dir, file_stamp, load_cache, run_ke
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.sessions import Owner
 
-CACHE_VERSION = 5
+CACHE_VERSION = 6
 """Bump whenever the shape or the meaning of an ``ls --json`` row changes (4: ``host``;
-5: ``call_states``)."""
+5: ``call_states``; 6: what the run spent, ``cost_usd``, ``tokens``, ``unpriced_models``)."""
 
 
 def rows_cache_path() -> Path:

@@ -13,6 +13,7 @@ LATER = (
     "wftop.core.remote.link",
     "wftop.core.remote.feed",
     "wftop.core.forecast.exact",
+    "genai_prices",
 )
 
 

@@ -1,0 +1,59 @@
+"""What a run's calls spent, from their agents' transcripts.
+
+A call's spend is the sum over its attempts (each ``started`` line's agent, whose
+transcript lives in the run folder); a run's is the sum over its calls. The orchestrator
+session's own turns (its transcript, beside the session folder) are the session's, apart:
+a session may launch several runs and talk in between.
+
+An attempt whose transcript is missing or unreadable adds nothing (a relocated run's
+earlier attempts live in the folder of the session it was copied from, and count there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from wftop.core.cost.tokens import NOTHING, Spend, total
+from wftop.core.cost.usage import Spends
+from wftop.core.model import Run
+from wftop.core.read.agent_transcript import transcript_path
+from wftop.core.read.journal import Call
+
+
+@dataclass(frozen=True)
+class RunSpend:
+    calls: dict[str, Spend]
+    """By call key, in the journal's order."""
+    total: Spend
+
+    def of(self, call: Call) -> Spend:
+        return self.calls.get(call.key, NOTHING)
+
+
+def agents_spend(folder: str, agent_ids: Iterable[str], spends: Spends | None = None) -> Spend:
+    """What the agents ``agent_ids`` of run folder ``folder`` spent (those whose transcript
+    can be read)."""
+    spends = spends or Spends()
+    found = []
+    for agent_id in agent_ids:
+        path = transcript_path(folder, agent_id)
+        spent = spends.of(path) if path else None
+        if spent is not None:
+            found.append(spent)
+    return total(found)
+
+
+def run_spend(run: Run, spends: Spends | None = None) -> RunSpend:
+    """Every call's spend and the run's."""
+    spends = spends or Spends()
+    calls = {
+        call.key: agents_spend(run.folder.path, call.agent_ids, spends)
+        for call in run.fold.ordered_calls()
+    }
+    return RunSpend(calls, total(calls.values()))
+
+
+def session_spend(run: Run, spends: Spends | None = None) -> Spend | None:
+    """What the run's session spent on its own turns; None when its transcript is gone."""
+    return (spends or Spends()).of(run.folder.transcript)

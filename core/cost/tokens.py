@@ -1,0 +1,151 @@
+"""Tokens and dollars: what a message, an agent, a call, a run or a session spent.
+
+`Tokens` is the breakdown every surface shows (``input``, ``output``, ``cache_read``,
+``cache_write_5m``, ``cache_write_1h``); `Spend` adds the dollars and the models whose
+price is unknown. A spend with any message of an unpriced model has no dollar figure
+(``cost_usd`` None, never 0): its tokens are still counted, and the model is named in
+``unpriced_models``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+TOKEN_FIELDS = ("input", "output", "cache_read", "cache_write_5m", "cache_write_1h")
+
+
+def _count(value: object) -> int:
+    """A token count read from disk: a non-negative int, else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+@dataclass(frozen=True, slots=True)
+class Tokens:
+    """Tokens of one or more API requests, by what they are billed as."""
+
+    input: int = 0
+    """Input tokens neither read from nor written to the prompt cache."""
+    output: int = 0
+    cache_read: int = 0
+    cache_write_5m: int = 0
+    cache_write_1h: int = 0
+
+    @classmethod
+    def of_usage(cls, usage: Mapping[str, Any]) -> Tokens:
+        """The tokens of an Anthropic ``usage`` object as the CLI writes it.
+
+        ``cache_creation_input_tokens`` is the total written to the cache; its
+        ``cache_creation`` split says how much of it was written with the 1-hour TTL and how
+        much with the 5-minute one. Without a split (older builds) the whole write is a
+        5-minute one, the API's default TTL; what the split does not account for is too.
+        """
+        written = _count(usage.get("cache_creation_input_tokens"))
+        split = usage.get("cache_creation")
+        hour = five = 0
+        if isinstance(split, Mapping):
+            hour = _count(split.get("ephemeral_1h_input_tokens"))
+            five = _count(split.get("ephemeral_5m_input_tokens"))
+        five = max(five, written - hour)
+        return cls(
+            input=_count(usage.get("input_tokens")),
+            output=_count(usage.get("output_tokens")),
+            cache_read=_count(usage.get("cache_read_input_tokens")),
+            cache_write_5m=five,
+            cache_write_1h=hour,
+        )
+
+    def __add__(self, other: Tokens) -> Tokens:
+        return Tokens(
+            self.input + other.input,
+            self.output + other.output,
+            self.cache_read + other.cache_read,
+            self.cache_write_5m + other.cache_write_5m,
+            self.cache_write_1h + other.cache_write_1h,
+        )
+
+    def most(self, other: Tokens) -> Tokens:
+        """Each count the larger of the two (one message written over several lines)."""
+        return Tokens(
+            max(self.input, other.input),
+            max(self.output, other.output),
+            max(self.cache_read, other.cache_read),
+            max(self.cache_write_5m, other.cache_write_5m),
+            max(self.cache_write_1h, other.cache_write_1h),
+        )
+
+    @property
+    def total(self) -> int:
+        return (
+            self.input + self.output + self.cache_read + self.cache_write_5m + self.cache_write_1h
+        )
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "input": self.input,
+            "output": self.output,
+            "cache_read": self.cache_read,
+            "cache_write_5m": self.cache_write_5m,
+            "cache_write_1h": self.cache_write_1h,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> Tokens:
+        if not isinstance(data, Mapping):
+            return cls()
+        return cls(*(_count(data.get(name)) for name in TOKEN_FIELDS))
+
+
+NO_TOKENS = Tokens()
+
+
+@dataclass(frozen=True, slots=True)
+class Spend:
+    """What some requests cost: their tokens, and their dollars where every model is priced."""
+
+    tokens: Tokens = NO_TOKENS
+    cost_usd: float | None = 0.0
+    """Dollars; None when a message's model has no price (`unpriced_models`)."""
+    unpriced_models: tuple[str, ...] = ()
+    """Models without a price, sorted; empty when ``cost_usd`` is a number."""
+    messages: int = 0
+    """API responses counted (each message once)."""
+
+    def __add__(self, other: Spend) -> Spend:
+        unpriced = tuple(sorted(set(self.unpriced_models) | set(other.unpriced_models)))
+        cost = (
+            None
+            if unpriced or self.cost_usd is None or other.cost_usd is None
+            else self.cost_usd + other.cost_usd
+        )
+        return Spend(self.tokens + other.tokens, cost, unpriced, self.messages + other.messages)
+
+    def to_json(self) -> dict[str, Any]:
+        """``cost_usd`` (rounded to a millionth of a dollar), ``tokens``, ``unpriced_models``."""
+        return {
+            "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
+            "tokens": self.tokens.to_json(),
+            "unpriced_models": list(self.unpriced_models),
+        }
+
+
+NOTHING = Spend()
+
+
+def total(spends: Iterable[Spend]) -> Spend:
+    """The sum of ``spends`` (nothing spent for none)."""
+    found = NOTHING
+    for spend in spends:
+        found = found + spend
+    return found
+
+
+def dollars(cost: float | None, unpriced: Iterable[str] = ()) -> str:
+    """``$0.42`` (``$0.0031`` below a cent), or ``$? (claude-foo)`` when a model has no price."""
+    if cost is None:
+        names = ", ".join(unpriced)
+        return f"$? ({names} unpriced)" if names else "$?"
+    if cost and abs(cost) < 0.01:
+        return f"${cost:.4f}"
+    return f"${cost:,.2f}"
