@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
+from wftop.core.cost.tokens import dollars
 from wftop.core.forensics.causes import cause_words
 from wftop.core.forensics.limits import cut
 from wftop.core.forensics.masking import redaction_json, redaction_line
@@ -35,10 +36,19 @@ def dots(attempts: list[dict[str, Any]], width: int = DOTS) -> str:
     return marks if len(marks) <= width else marks[: width - 1] + "…"
 
 
+def tokens_text(tokens: dict[str, int]) -> str:
+    """``1,200 in · 340 out · 15,000 cache read · 2,000 + 15,000 cache written (5 min + 1 h)``."""
+    return (
+        f"{tokens['input']:,} in · {tokens['output']:,} out · {tokens['cache_read']:,} cache read"
+        f" · {tokens['cache_write_5m']:,} + {tokens['cache_write_1h']:,} cache written"
+        " (5 min + 1 h)"
+    )
+
+
 def stats_text(data: dict[str, Any]) -> str:
     lines = [
         f"{'RUN':<16} {'NAME':<16} {'STATUS':<10} {'S/R':>7} {'GAPS':>4} {'RERAN':>5} "
-        f"{'CAUSE':<16} ATTEMPTS ({RETURNED} returned, {NOT_RETURNED} not)"
+        f"{'COST':>8} {'CAUSE':<16} ATTEMPTS ({RETURNED} returned, {NOT_RETURNED} not)"
     ]
     for run in data["per_run"]:
         parity = f"{run['started']}/{run['returned']}"
@@ -46,15 +56,21 @@ def stats_text(data: dict[str, Any]) -> str:
         lines.append(
             f"{run['run_id']:<16} {cut(run['name'] or '-', 16):<16} {status:<10} "
             f"{parity:>7} {run['gaps']:>4} {run['reran_completed']:>5} "
+            f"{dollars(run['cost_usd']):>8} "
             f"{cause_words(run['cause']):<16} {dots(run['attempts'])}"
         )
     total = data["runs"]
+    twice = dollars(data["rerun_cost_usd"])
     lines += [
         "",
         f"runs: {total}; with gaps: {data['runs_with_gaps']} of {total}",
         f"calls started: {data['started']}; returned: {data['returned']}",
+        f"spent: {dollars(data['cost_usd'], data['unpriced_models'])} by the runs' calls "
+        f"({tokens_text(data['tokens'])}); "
+        f"{dollars(data['session_cost_usd'])} by their sessions' own turns",
         f"resumes that re-ran completed calls: {data['runs_that_reran_completed_calls']} runs, "
-        f"{data['reran_completed_calls']} calls, {data['rerun_tokens']} tokens spent twice",
+        f"{data['reran_completed_calls']} calls, {data['rerun_tokens']} tokens spent twice "
+        f"({twice})",
     ]
     causes = ", ".join(f"{cause_words(cause)} ×{n}" for cause, n in data["causes"].items())
     lines.append(f"causes seen (sessions owning runs): {causes or '-'}")

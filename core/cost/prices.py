@@ -6,11 +6,12 @@ use, which takes about 0.15 s: a command or a view that shows no dollars never p
 and the TUI prices in its workers, off the event loop.
 
 A message is priced at the prices in force when it was answered (its record's
-``timestamp``). Within one model and one set of prices without tiers, the price of a sum
-of usages is the sum of their prices, so such messages are added up and priced once (a
-transcript of thousands of messages costs one lookup per message, not one calculation);
-prices with tiers (a long-context rate that applies to the whole request past a
-threshold) price each message alone.
+``timestamp``). Under one set of prices without tiers, the price of a sum of usages is the
+sum of their prices: the package prices a million tokens of each kind once (`rates`), and
+a transcript's messages are added up and multiplied by those (a transcript of thousands of
+messages costs a lookup per message, not one calculation each). Prices with tiers (a
+long-context rate that applies to the whole request past a threshold) price each message
+alone.
 """
 
 from __future__ import annotations
@@ -84,17 +85,63 @@ def _usage(tokens: Tokens) -> Any:
     )
 
 
-def _linear(model_price: Any) -> bool:
-    from genai_prices.types import TieredPrices
+MILLION = 1_000_000
+UNIT_TOKENS = (
+    Tokens(input=MILLION),
+    Tokens(output=MILLION),
+    Tokens(cache_read=MILLION),
+    Tokens(cache_write_5m=MILLION),
+    Tokens(cache_write_1h=MILLION),
+)
+"""A million tokens of each kind, in the order of `Tokens`' fields."""
 
-    return not any(isinstance(value, TieredPrices) for value in vars(model_price).values())
+_rates: dict[int, tuple[Any, tuple[Decimal, ...] | None]] = {}
+
+
+def rates(model_price: Any) -> tuple[Decimal, ...] | None:
+    """Dollars per million tokens of each kind (`UNIT_TOKENS`) under ``model_price``, priced
+    by the package; None when its prices have tiers (then a message is priced alone)."""
+    kept = _rates.get(id(model_price))
+    if kept is None or kept[0] is not model_price:
+        from genai_prices.types import TieredPrices
+
+        tiered = any(isinstance(value, TieredPrices) for value in vars(model_price).values())
+        found = (
+            None
+            if tiered
+            else tuple(model_price.calc_price(_usage(unit))["total_price"] for unit in UNIT_TOKENS)
+        )
+        kept = (model_price, found)
+        _rates[id(model_price)] = kept
+    return kept[1]
+
+
+def _priced(tokens: Tokens, per_million: tuple[Decimal, ...]) -> Decimal:
+    counts = (
+        tokens.input,
+        tokens.output,
+        tokens.cache_read,
+        tokens.cache_write_5m,
+        tokens.cache_write_1h,
+    )
+    return (
+        sum(
+            (
+                Decimal(count) * rate
+                for count, rate in zip(counts, per_million, strict=True)
+                if count
+            ),
+            Decimal(0),
+        )
+        / MILLION
+    )
 
 
 @dataclass
 class Bill:
     """Messages added one by one, priced at the end (`spend`)."""
 
-    _groups: dict[int, tuple[Any, Tokens]] = field(default_factory=dict)
+    _groups: dict[int, tuple[tuple[Decimal, ...], Tokens]] = field(default_factory=dict)
     _priced: Decimal = Decimal(0)
     _tokens: Tokens = NO_TOKENS
     _unpriced: set[str] = field(default_factory=set)
@@ -113,21 +160,22 @@ class Bill:
             return
         moment = datetime.fromtimestamp(when, tz=UTC) if when is not None else datetime.now(UTC)
         model_price = info.get_prices(moment)
-        if not _linear(model_price):
+        per_million = rates(model_price)
+        if per_million is None:
             self._priced += model_price.calc_price(_usage(tokens))["total_price"]
             return
         kept = self._groups.get(id(model_price))
         self._groups[id(model_price)] = (
-            model_price,
+            per_million,
             tokens if kept is None else kept[1] + tokens,
         )
 
     def spend(self) -> Spend:
-        priced = self._priced
-        for model_price, tokens in self._groups.values():
-            priced += model_price.calc_price(_usage(tokens))["total_price"]
         if self._unpriced:
             return Spend(self._tokens, None, tuple(sorted(self._unpriced)), self._messages)
+        priced = self._priced
+        for per_million, tokens in self._groups.values():
+            priced += _priced(tokens, per_million)
         return Spend(self._tokens, float(priced), (), self._messages)
 
 

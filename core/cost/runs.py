@@ -44,14 +44,16 @@ def agents_spend(folder: str, agent_ids: Iterable[str], spends: Spends | None = 
     return total(found)
 
 
+def calls_spend(folder: str, calls: Iterable[Call], spends: Spends | None = None) -> RunSpend:
+    """Every call's spend (``calls`` of run folder ``folder``) and their sum."""
+    spends = spends or Spends()
+    found = {call.key: agents_spend(folder, call.agent_ids, spends) for call in calls}
+    return RunSpend(found, total(found.values()))
+
+
 def run_spend(run: Run, spends: Spends | None = None) -> RunSpend:
     """Every call's spend and the run's."""
-    spends = spends or Spends()
-    calls = {
-        call.key: agents_spend(run.folder.path, call.agent_ids, spends)
-        for call in run.fold.ordered_calls()
-    }
-    return RunSpend(calls, total(calls.values()))
+    return calls_spend(run.folder.path, run.fold.ordered_calls(), spends)
 
 
 def session_spend(run: Run, spends: Spends | None = None) -> Spend | None:

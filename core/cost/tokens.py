@@ -142,10 +142,11 @@ def total(spends: Iterable[Spend]) -> Spend:
 
 
 def dollars(cost: float | None, unpriced: Iterable[str] = ()) -> str:
-    """``$0.42`` (``$0.0031`` below a cent), or ``$? (claude-foo)`` when a model has no price."""
+    """``$12.40`` (``$0.1316`` below a dollar), or ``$? (claude-foo unpriced)`` when a model
+    has no price."""
     if cost is None:
         names = ", ".join(unpriced)
         return f"$? ({names} unpriced)" if names else "$?"
-    if cost and abs(cost) < 0.01:
+    if abs(cost) < 1:
         return f"${cost:.4f}"
     return f"${cost:,.2f}"

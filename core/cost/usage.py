@@ -1,9 +1,10 @@
 """What one transcript spent: its assistant messages' usage, each message once, priced.
 
-Transcripts can be tens of megabytes, and ``wftop ls`` reads every run's: the file is
-mapped, not read, and only the lines around each ``"usage"`` are looked at; only those
-that are assistant records are parsed. Everything else (prompts, tool results, attachments,
-most of a transcript's bytes) is skipped at the speed of a byte search.
+Transcripts can be tens of megabytes, and ``wftop ls`` reads every run's: only the lines
+around each ``"usage":{`` are looked at, and only those that are assistant records are
+parsed. Everything else (prompts, tool results, attachments, most of a transcript's bytes)
+is skipped at the speed of a byte search (`bench/usage.py`: about 6× the time of reading
+the bytes, 9× parsing every line costs).
 
 The CLI writes one line per content block of a message and repeats the message's usage on
 each, so a message is counted once, by its id and its request id; its counts are the
@@ -13,7 +14,6 @@ messages (an API error: ``isApiErrorMessage``, model ``<synthetic>``) cost nothi
 
 from __future__ import annotations
 
-import mmap
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -24,12 +24,14 @@ from wftop.core.cost.prices import SYNTHETIC, Bill
 from wftop.core.cost.tokens import Spend, Tokens
 from wftop.core.read.snapshot import parse_iso_time
 
-USAGE = b'"usage"'
+USAGE = b'"usage":{'
+"""How a usage object begins in a line the CLI wrote (compact JSON). A search for a needle
+that ends in a rarer byte skips further: 30% faster than ``"usage"`` alone."""
 
 
-def usage_lines(data: bytes | mmap.mmap) -> Iterator[bytes]:
-    """The lines of ``data`` that hold ``"usage"`` and ``"assistant"`` (candidates: the
-    caller parses them and checks what they are)."""
+def usage_lines(data: bytes) -> Iterator[bytes]:
+    """The lines of ``data`` that hold `USAGE` and ``"assistant"`` (candidates: the caller
+    parses them and checks what they are)."""
     find, size = data.find, len(data)
     at = find(USAGE)
     while at != -1:
@@ -50,7 +52,7 @@ class _Message:
     when: float | None
 
 
-def _messages(data: bytes | mmap.mmap) -> dict[object, _Message]:
+def _messages(data: bytes) -> dict[object, _Message]:
     found: dict[object, _Message] = {}
     for line in usage_lines(data):
         try:
@@ -80,7 +82,7 @@ def _messages(data: bytes | mmap.mmap) -> dict[object, _Message]:
     return found
 
 
-def spend_of_bytes(data: bytes | mmap.mmap) -> Spend:
+def spend_of_bytes(data: bytes) -> Spend:
     bill = Bill()
     for message in _messages(data).values():
         bill.add(message.model, message.tokens, message.when)
@@ -90,19 +92,11 @@ def spend_of_bytes(data: bytes | mmap.mmap) -> Spend:
 def transcript_spend(path: str) -> Spend | None:
     """What the requests of transcript ``path`` spent; None when it cannot be read."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except (OSError, ValueError):
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except (OSError, ValueError):  # ValueError: a NUL in a path
         return None
-    try:
-        size = os.fstat(fd).st_size
-        if size == 0:
-            return spend_of_bytes(b"")
-        with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
-            return spend_of_bytes(data)
-    except (OSError, ValueError):
-        return None
-    finally:
-        os.close(fd)
+    return spend_of_bytes(data)
 
 
 Stamp = tuple[int, int, int]

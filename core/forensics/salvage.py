@@ -8,6 +8,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from wftop.core.cost.runs import calls_spend
+from wftop.core.cost.tokens import NOTHING, Spend, dollars
+from wftop.core.cost.usage import Spends
 from wftop.core.forensics.limits import LAST_TEXT_CHARS, MAX_WORKER_TRANSCRIPT_BYTES
 from wftop.core.read.agent_transcript import agent_id_problem, transcript_path
 from wftop.core.read.discovery import RunFolder, find_run_folders
@@ -32,9 +35,12 @@ class SalvagedCall:
     last_text: str | None = None
     """The last assistant text of the latest attempt, for a call that did not."""
     transcript: str | None = None
+    spend: Spend = NOTHING
+    """What its attempts spent, from their transcripts."""
 
     def to_json(self) -> dict[str, Any]:
         return {
+            **self.spend.to_json(),
             "label": self.label,
             "phase": self.phase,
             "state": self.state,
@@ -57,6 +63,10 @@ class Salvage:
     also_in: list[str] = field(default_factory=list)
     """Other sessions holding a copy of the same run id."""
     problems: list[Problem] = field(default_factory=list)
+    spend: Spend = NOTHING
+    """What every call's attempts spent."""
+    session_spend: Spend | None = None
+    """What the session's own turns spent (None: its transcript is gone)."""
 
     @property
     def returned(self) -> int:
@@ -70,6 +80,10 @@ class Salvage:
             "name": self.name,
             "snapshot_status": self.snapshot_status,
             "returned": self.returned,
+            **self.spend.to_json(),
+            "session_cost_usd": None
+            if self.session_spend is None
+            else self.session_spend.to_json()["cost_usd"],
             "calls": [call.to_json() for call in self.calls],
             "also_in_sessions": self.also_in,
             "problems": [str(problem) for problem in self.problems],
@@ -147,6 +161,10 @@ def salvage(folder: RunFolder, others: list[RunFolder] | None = None) -> Salvage
         also_in=[other.session_id for other in others or []],
         problems=list(batch.problems) + ([problem] if problem else []),
     )
+    spends = Spends()
+    spent = calls_spend(folder.path, fold.ordered_calls(), spends)
+    result.spend = spent.total
+    result.session_spend = spends.of(folder.transcript)
     for call in fold.ordered_calls():
         agent_id = call.agent_ids[-1] if call.agent_ids else None
         if call.state is CallState.DONE:
@@ -158,6 +176,7 @@ def salvage(folder: RunFolder, others: list[RunFolder] | None = None) -> Salvage
                     call.attempts,
                     call.result_agent_id or agent_id,
                     result=call.result,
+                    spend=spent.of(call),
                 )
             )
             continue
@@ -176,9 +195,15 @@ def salvage(folder: RunFolder, others: list[RunFolder] | None = None) -> Salvage
                 agent_id,
                 last_text=text,
                 transcript=path,
+                spend=spent.of(call),
             )
         )
     return result
+
+
+def spend_line(spend: Spend) -> str:
+    """``$0.1316 · 16,540 tokens``, or ``$? (claude-foo unpriced) · 360 tokens``."""
+    return f"{dollars(spend.cost_usd, spend.unpriced_models)} · {spend.tokens.total:,} tokens"
 
 
 def to_markdown(found: Salvage) -> str:
@@ -190,7 +215,10 @@ def to_markdown(found: Salvage) -> str:
         f"- session: {found.session_id}",
         f"- journal: {found.journal}",
         f"- calls: {len(found.calls)}, returned: {found.returned}",
+        f"- spent by its calls: {spend_line(found.spend)}",
     ]
+    if found.session_spend is not None:
+        lines.append(f"- spent by the session's own turns: {spend_line(found.session_spend)}")
     if found.snapshot_status:
         lines.append(f"- last snapshot status: {found.snapshot_status}")
     if found.also_in:
@@ -198,7 +226,10 @@ def to_markdown(found: Salvage) -> str:
     for number, call in enumerate(found.calls, 1):
         phase = f" · {call.phase}" if call.phase else ""
         lines += ["", f"## {number}. {call.label}{phase} — {CallState(call.state).word}", ""]
-        lines.append(f"attempts: {call.attempts}; agent: {call.agent_id or '-'}")
+        lines.append(
+            f"attempts: {call.attempts}; agent: {call.agent_id or '-'}; "
+            f"spent: {spend_line(call.spend)}"
+        )
         lines.append("")
         if call.state == CallState.DONE.value:
             body = (

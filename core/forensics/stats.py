@@ -8,6 +8,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from wftop.core.cost.runs import agents_spend, run_spend, session_spend
+from wftop.core.cost.tokens import NOTHING, Spend, total
+from wftop.core.cost.usage import Spends
 from wftop.core.forensics.report import build_report
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Run
@@ -51,6 +54,12 @@ class RunStats:
     """Tokens those re-runs used, from their transcripts (`wftop.core.read.usage`)."""
     attempts: list[Attempt] = field(default_factory=list)
     cause: str | None = None
+    spend: Spend = NOTHING
+    """What its calls spent (every attempt), from their transcripts."""
+    rerun_spend: Spend = NOTHING
+    """What the re-runs of calls that had returned spent: spent twice."""
+    session_spend: Spend | None = None
+    """What the owner session's own turns spent (None: its transcript is gone)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -69,6 +78,11 @@ class RunStats:
             "reran_completed": self.reran_completed,
             "rerun_tokens": self.rerun_tokens,
             "failed_calls": self.failed_calls,
+            **self.spend.to_json(),
+            "rerun_cost_usd": self.rerun_spend.to_json()["cost_usd"],
+            "session_cost_usd": None
+            if self.session_spend is None
+            else self.session_spend.to_json()["cost_usd"],
             "cause": self.cause,
             "attempts": [
                 {"label": a.label, "agent_id": a.agent_id, "returned": a.returned}
@@ -85,8 +99,15 @@ class Stats:
     problems: list[Problem] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
+        spent = total(run.spend for run in self.runs)
+        sessions = {run.session_id: run.session_spend for run in self.runs}
         return {
             "runs": len(self.runs),
+            **spent.to_json(),
+            "rerun_cost_usd": total(run.rerun_spend for run in self.runs).to_json()["cost_usd"],
+            "session_cost_usd": None
+            if None in sessions.values()
+            else total(s for s in sessions.values() if s is not None).to_json()["cost_usd"],
             "runs_with_gaps": sum(1 for run in self.runs if run.gaps),
             "started": sum(run.started for run in self.runs),
             "returned": sum(run.returned for run in self.runs),
@@ -110,9 +131,10 @@ def journal_attempts(fold: JournalFold) -> tuple[list[Attempt], int]:
     return [attempt for _, attempt in lines], reran
 
 
-def run_stats(run: Run) -> RunStats:
+def run_stats(run: Run, spends: Spends | None = None) -> RunStats:
     attempts, reran = journal_attempts(run.fold)
     calls = run.fold.ordered_calls()
+    spends = spends or Spends()
     return RunStats(
         run_id=run.run_id,
         session_id=run.session_id,
@@ -130,6 +152,9 @@ def run_stats(run: Run) -> RunStats:
         rerun_tokens=run.rerun_tokens,
         failed_calls=list(run.failed_labels),
         attempts=attempts,
+        spend=run_spend(run, spends).total,
+        rerun_spend=agents_spend(run.folder.path, run.fold.rerun_agent_ids, spends),
+        session_spend=session_spend(run, spends),
     )
 
 
@@ -141,8 +166,9 @@ def compute_stats(
     scanned = scan_roots(roots, processes=processes)
     stats = Stats(problems=list(scanned.problems))
     causes: dict[str, str] = {}
+    spends = Spends()
     for run in reversed(scanned.runs):
-        row = run_stats(run)
+        row = run_stats(run, spends)
         transcript = run.folder.transcript
         if with_causes and transcript not in causes:
             try:

@@ -122,3 +122,17 @@ def test_a_transcript_is_read_again_only_when_it_changed(tmp_path):
 def test_a_missing_transcript_is_none():
     assert transcript_spend("/nonexistent/agent-a1.jsonl") is None
     assert Spends().of("/nonexistent/agent-a1.jsonl") is None
+
+
+def test_prices_with_tiers_price_each_message_alone():
+    """claude-sonnet-4-5 charges every token of a request past 200k input tokens at its long
+    context rate ($6 input, $22.50 output a million): two messages of 150k input each are
+    each below the threshold, although their sum is above it."""
+    from wftop.core.cost.prices import Bill
+
+    bill = Bill()
+    bill.add("claude-sonnet-4-5", Tokens(input=150_000, output=1000), when=1.8e9)
+    bill.add("claude-sonnet-4-5", Tokens(input=150_000, output=1000), when=1.8e9)
+    assert bill.spend().cost_usd == pytest.approx(2 * (150_000 * 3 + 1000 * 15) / 1e6)
+    alone = price("claude-sonnet-4-5", Tokens(input=300_000, output=2000), when=1.8e9)
+    assert alone.cost_usd == pytest.approx((300_000 * 6 + 2000 * 22.5) / 1e6)
