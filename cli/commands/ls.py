@@ -48,7 +48,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 HEADER = (
-    f"{'STATUS':<12} {'NAME':<18} {'RUN':<16} {'PROJECT':<16} {'AGE':>4} {'S/R/F':<9} "
+    f"{'STATUS':<12} {'NAME':<18} {'RUN':<16} {'PROJECT':<18} {'AGE':>4} {'S/R/F':<8} "
     f"{'COST':>7} IN FLIGHT"
 )
 
@@ -57,15 +57,15 @@ def table_line(row: dict[str, Any], now: float) -> str:
     """One table line from a run's ``--json`` row (already masked and printable)."""
     status = status_label(status_word(row["status"], len(row["failed_calls"])))
     name = (row["name"] or "-")[:18]
-    project = row["project_name"][:16]
+    project = row["project_name"][:18]
     parity = f"{row['started']}/{row['returned']}/{row['failed']}"
     flight = ",".join(row["in_flight"])
     when = parse_iso_time(row["last_activity"])
     cost = row.get("cost_usd")
     spent = dollars(cost) if isinstance(cost, int | float) else "$?"
     return (
-        f"{status:<12} {name:<18} {row['run_id']:<16} {project:<16} "
-        f"{age(when, now):>4} {parity:<9} {spent:>7} {flight[:16]}"
+        f"{status:<12} {name:<18} {row['run_id']:<16} {project:<18} "
+        f"{age(when, now):>4} {parity:<8} {spent:>7} {flight[:16]}"
     )
 
 
