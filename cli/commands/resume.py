@@ -13,7 +13,9 @@ import orjson
 
 from wftop.cli.exact import EXIT_NO_EXACT, Rehearsed, add_exact_options, rehearse_plan, rehearser
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
+from wftop.core.cost.tokens import dollars
 from wftop.core.forecast.cachewarm import cache_text
+from wftop.core.forecast.instant import Forecast
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Run, Status
 from wftop.core.resume.launcher import Strategy
@@ -45,6 +47,13 @@ def add_parser(subparsers: Any) -> None:
         "--strategy", choices=[s.value for s in Strategy], help="how to continue the run"
     )
     parser.add_argument("--force", action="store_true", help="resume although the guard refuses")
+    parser.add_argument(
+        "--max-usd",
+        type=budget,
+        default=None,
+        metavar="N",
+        help="refuse when the forecast may cost more than N dollars (--force does not override)",
+    )
     parser.add_argument("--claude", metavar="PATH", help="the claude binary to run")
     parser.add_argument(
         "--timeout",
@@ -59,6 +68,17 @@ def add_parser(subparsers: Any) -> None:
         help="stop the relaunched run when a call the forecast served from cache starts live",
     )
     add_exact_options(parser)
+
+
+def budget(text: str) -> float:
+    """``--max-usd``'s value: a number of dollars, at least 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of dollars ≥ 0, got {text!r}")
+    return value
 
 
 def search_roots(args: argparse.Namespace, roots: list[str]) -> list[str]:
@@ -95,6 +115,9 @@ def find_run(args: argparse.Namespace, roots: list[str]) -> Run | str:
 
 def describe(plan: Plan, now: float | None = None) -> str:
     cache = cache_text(plan.cache_warm_until, time.time() if now is None else now)
+    if plan.cold_cache is not None and plan.strategy is Strategy.RESUME_OWNER:
+        more = plan.cold_cache
+        cache += f" (writing it again adds {dollars(more.cost_usd, more.unpriced_models)})"
     lines = [
         f"run        {plan.run.run_id} ({plan.run.name or 'unnamed'}) — {plan.run.shown_status}",
         f"strategy   {plan.strategy.value} (recommended: {plan.recommended.value})",
@@ -113,6 +136,7 @@ def describe(plan: Plan, now: float | None = None) -> str:
             f"             live: {', '.join(forecast.live) or '-'}"
             f"; cached: {', '.join(forecast.cached) or '-'}"
         )
+    lines.extend(cost_table(plan))
     if plan.recommended is Strategy.SURGICAL:
         lines.append(
             "           surgical continues in a new session; the owner session's "
@@ -131,6 +155,57 @@ def describe(plan: Plan, now: float | None = None) -> str:
     if left:
         lines.append(f"left       {left}")
     return redact("\n".join(lines))
+
+
+DOES = {
+    "resume-owner": "resumes the owner session's conversation",
+    "relocate": "continues in a new session, on a copy of the journal",
+    "surgical": "continues in a new session, on a copy without the failed calls' failed lines",
+    "fresh": "starts a new run of the same script: nothing comes from cache",
+}
+
+
+def _span(sure: int, risky: int, more: bool = False) -> str:
+    text = f"{sure}–{sure + risky}" if risky else str(sure)
+    return f"{text}+" if more else text
+
+
+def cost_row(name: str, forecast: Forecast, marker: str, recommended: bool) -> str:
+    risky = len(forecast.at_risk)
+    cost = forecast.cost
+    tokens = cost.tokens_text() if cost is not None else "?"
+    spent = cost.dollars_text() if cost is not None else "$?"
+    kind = "exact" if forecast.exact else "estimate"
+    named = f"{name}*" if recommended else name
+    return (
+        f"         {marker} {named:<14} {_span(len(forecast.cached), risky):>5} "
+        f"{_span(len(forecast.live), risky, forecast.more_live):>5} {risky:>4} "
+        f"{tokens:>13} {kind:<8} {spent}"
+    )
+
+
+def cost_table(plan: Plan) -> list[str]:
+    """One row per strategy (``→`` the selected one, ``*`` the recommended one) and the plain
+    line under it: what the selected strategy does, its calls by fate."""
+    lines = [
+        f"costs      {'strategy':<14} {'cache':>5} {'live':>5} {'risk':>4} {'tokens':>13} "
+        f"{'forecast':<8} dollars"
+    ]
+    for name, forecast in plan.forecasts.items():
+        marker = "→" if name == plan.strategy.value else " "
+        lines.append(cost_row(name, forecast, marker, name == plan.recommended.value))
+    chosen = plan.forecast
+    fates = [
+        f"{', '.join(chosen.cached)} from cache" if chosen.cached else "",
+        f"{', '.join(chosen.live)} live" if chosen.live else "",
+        f"{', '.join(chosen.at_risk)} at risk" if chosen.at_risk else "",
+        "then the calls not reached yet" if chosen.more_live else "",
+    ]
+    what = DOES.get(chosen.strategy, chosen.strategy)
+    lines.append(f"           {chosen.strategy} {what}: {'; '.join(f for f in fates if f)}")
+    if plan.recommended.value in plan.forecasts:
+        lines.append("           (* recommended)")
+    return lines
 
 
 def exact(
@@ -180,6 +255,7 @@ def make_policy(args: argparse.Namespace, claude: str | None, flags: Sequence[st
         store=ResumeStore(),
         claude_bin=args.claude or claude,
         extra_flags=flags,
+        max_usd=args.max_usd,
     )
 
 

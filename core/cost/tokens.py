@@ -142,11 +142,13 @@ def total(spends: Iterable[Spend]) -> Spend:
 
 
 def dollars(cost: float | None, unpriced: Iterable[str] = ()) -> str:
-    """``$12.40`` (``$0.1316`` below a dollar), or ``$? (claude-foo unpriced)`` when a model
-    has no price."""
+    """``$12.40`` (``$0.1316`` below a dollar, ``< $0.0001`` below that), or
+    ``$? (claude-foo unpriced)`` when a model has no price."""
     if cost is None:
         names = ", ".join(unpriced)
         return f"$? ({names} unpriced)" if names else "$?"
+    if 0 < abs(cost) < 0.0001:
+        return "< $0.0001"
     if abs(cost) < 1:
         return f"${cost:.4f}"
     return f"${cost:,.2f}"

@@ -128,6 +128,19 @@ def _records_backwards(path: str) -> Iterator[dict[str, Any]]:
                 continue
 
 
+def last_response(transcript: str) -> tuple[dict[str, Any], float | None] | None:
+    """The owner session's last response the API answered (its record, which holds a
+    ``message`` with a ``usage``) and the TTL it shows; None when there is none."""
+    try:
+        for record in _records_backwards(transcript):
+            usage = _usage(record)
+            if usage is not None:
+                return record, _ttl(record, usage)
+    except (OSError, ValueError):
+        return None
+    return None
+
+
 def read_cache_warmth(transcript: str) -> CacheWarmth:
     """The owner session's last use of the prompt cache, from its transcript's last usage
     record; `COLD` when the transcript is gone or its last response used no cache.

@@ -107,4 +107,5 @@ def exact_forecast(
         notes=tuple(notes),
         exact=True,
         cli_version=seen.cli_version,
+        unreached_calls=max(0, seen.calls - len(calls)) if seen.completed else None,
     )

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wftop.core.forecast.keyorder import (
     Span,
@@ -34,6 +34,9 @@ from wftop.core.forecast.launchinfo import first_parallel_call, writer_version
 from wftop.core.model import Run
 from wftop.core.read.agent_transcript import agent_prompt, agent_tokens, transcript_path
 from wftop.core.read.journal import Call, CallState, JournalFold
+
+if TYPE_CHECKING:
+    from wftop.core.forecast.costs import CostRange
 
 
 class Fate(StrEnum):
@@ -84,6 +87,11 @@ class Forecast:
     """Rehearsed: the installed CLI itself served these calls from cache (or ran them)."""
     cli_version: str | None = None
     """The CLI build that rehearsed (exact forecasts only)."""
+    unreached_calls: int | None = None
+    """How many calls the journal never saw the script makes (a rehearsal that ran to its
+    end counts them); None when unknown."""
+    cost: CostRange | None = None
+    """What its calls will cost, low to high (`wftop.core.forecast.costs`), once priced."""
 
     def labels(self, *fates: Fate) -> list[str]:
         return [call.label for call in self.calls if call.fate in fates]
@@ -122,6 +130,7 @@ class Forecast:
             "rerun_tokens": self.rerun_tokens,
             "order": self.order,
             "notes": list(self.notes),
+            **(self.cost.to_json() if self.cost is not None else {}),
             "calls": [
                 {"label": c.label, "fate": c.fate.value, "reason": c.reason} for c in self.calls
             ],

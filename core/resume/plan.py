@@ -13,12 +13,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from wftop.core.cost.prices import price_data
+from wftop.core.cost.tokens import Spend
 from wftop.core.forecast.cachewarm import COLD, read_cache_warmth
+from wftop.core.forecast.costs import CallCosts, call_costs, cold_cache_cost, estimate
 from wftop.core.forecast.instant import CallFate, Fate, Forecast, gather, predict
 from wftop.core.forecast.launchinfo import find_launch, installed_version, writer_version
 from wftop.core.model import Run, iso_utc, json_safe_dict
 from wftop.core.read.jsonl import read_all
 from wftop.core.read.sessions import Liveness
+from wftop.core.resume.budget import budget_verdict
 from wftop.core.resume.command import build_fresh_prompt
 from wftop.core.resume.errors import InvalidIdentifier
 from wftop.core.resume.guard import Verdict, check
@@ -60,6 +64,16 @@ class Plan:
     `wftop.core.forecast.cachewarm`); None when it is cold or nothing of the session was cached."""
     stop_cause: StopCause | None = None
     """Why the run stopped (`wftop scan`'s cause), with a warning if it is probably still there."""
+    costs: CallCosts | None = None
+    """What the run's calls cost when they last ran: every forecast is priced from it."""
+    max_usd: float | None = None
+    """The budget the plan was held to (``--max-usd``), if any."""
+    guard: Verdict | None = None
+    """The guard's own verdict, before the budget (``verdict`` holds the budget's refusal
+    when the selected forecast does not fit it)."""
+    cold_cache: Spend | None = None
+    """What resending the owner's conversation adds while its prompt cache is cold (written
+    again, not read); None when it is warm or nothing says."""
 
     @property
     def session_dir(self) -> str:
@@ -84,7 +98,13 @@ class Plan:
             and sorted(estimate.rerun) == sorted(forecast.rerun)
         ):
             forecast = replace(forecast, rerun_tokens=estimate.rerun_tokens)
-        return replace(self, forecasts={**self.forecasts, forecast.strategy: forecast})
+        if self.costs is not None and forecast.cost is None:
+            forecast = priced(forecast, self.costs)
+        plan = replace(self, forecasts={**self.forecasts, forecast.strategy: forecast})
+        if forecast.strategy == self.strategy.value:
+            guard = self.guard or self.verdict
+            plan = replace(plan, verdict=budget_verdict(forecast, self.max_usd, guard))
+        return plan
 
     @property
     def rehearsal_key(self) -> tuple[object, ...]:
@@ -133,8 +153,18 @@ class Plan:
                 "healed_lines": self.healed_lines,
                 "cache_warm_until": iso_utc(self.cache_warm_until),
                 "stop_cause": None if self.stop_cause is None else self.stop_cause.to_json(),
+                "price_data": price_data(),
+                "max_usd": self.max_usd,
+                "cold_cache_cost_usd": None
+                if self.cold_cache is None
+                else self.cold_cache.to_json()["cost_usd"],
             }
         )
+
+
+def priced(forecast: Forecast, costs: CallCosts) -> Forecast:
+    """``forecast`` with what its calls will cost (`wftop.core.forecast.costs.estimate`)."""
+    return replace(forecast, cost=estimate(forecast, costs))
 
 
 def project_slug(path: str) -> str:
@@ -280,6 +310,7 @@ def make_plan(
     cli_version: tuple[int, int, int] | None = None,
     environ: Mapping[str, str] | None = None,
     version_of: Callable[[str], tuple[int, int, int] | None] = installed_version,
+    max_usd: float | None = None,
 ) -> Plan:
     """Everything a resume will do, computed without spending or writing anything.
 
@@ -306,6 +337,8 @@ def make_plan(
     fresh = strategy is not None and Strategy(strategy) is Strategy.FRESH
     if fresh:
         forecasts = {Strategy.FRESH.value: fresh_forecast(run)}
+    costs = call_costs(run)
+    forecasts = {name: priced(forecast, costs) for name, forecast in forecasts.items()}
     hazards = _hazards(run, launch.has_args, launch.source, script_path, version)
     transcript_gone = any(h.code == "transcript_missing" for h in hazards)
     owner_clear = run.owner.liveness not in (Liveness.ALIVE, Liveness.UNKNOWN)
@@ -317,9 +350,7 @@ def make_plan(
     moving = chosen is not Strategy.RESUME_OWNER
     session_id = (new_session_id or str(uuid.uuid4())) if moving else run.session_id
     target = relocation_target(run, cwd, session_id) if moving and not fresh else None
-    verdict = check(
-        run, processes=processes, now=now, script_path=script_path, cwd=cwd, fresh=fresh
-    )
+    guard = check(run, processes=processes, now=now, script_path=script_path, cwd=cwd, fresh=fresh)
     prompt, argv = "", []
     try:
         if script_path:
@@ -331,7 +362,7 @@ def make_plan(
             )
             argv = build_argv(chosen, binary, session_id, prompt, extra_flags)
     except InvalidIdentifier as error:
-        verdict = Verdict(
+        guard = Verdict(
             False, str(error), forceable=False, fix="remove or fix the value named (config file)"
         )
     return Plan(
@@ -347,10 +378,16 @@ def make_plan(
         args=launch.args if launch.has_args else None,
         forecasts=forecasts,
         hazards=hazards,
-        verdict=verdict,
+        verdict=budget_verdict(forecasts[chosen.value], max_usd, guard),
+        guard=guard,
         target_journal=target,
         healed_lines=sorted(dropped) if chosen is Strategy.SURGICAL else [],
         extra_flags=tuple(extra_flags),
         cache_warm_until=warmth.until if warmth.warm_at(now) else None,
         stop_cause=stop_cause(run, processes=processes, now=now),
+        costs=costs,
+        max_usd=max_usd,
+        cold_cache=None
+        if transcript_gone or warmth.warm_at(now)
+        else cold_cache_cost(run.folder.transcript),
     )

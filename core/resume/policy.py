@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from wftop.core.cost.runs import agents_spend
+from wftop.core.cost.tokens import NOTHING, Spend, dollars
 from wftop.core.forecast.launchinfo import installed_version
 from wftop.core.index.coldpass import ColdPass
 from wftop.core.model import Run
@@ -116,6 +118,8 @@ class ResumePolicy:
         extra_flags: The config's ``resume_flags``.
         environ: The user's environment for the launched CLI (default: this process's).
         sleep: Waits between polls while following.
+        max_usd: A budget: a plan whose forecast may cost more is refused
+            (`wftop.core.resume.budget`), ``force`` or not.
     """
 
     def __init__(
@@ -130,6 +134,7 @@ class ResumePolicy:
         extra_flags: Sequence[str] = (),
         environ: Mapping[str, str] | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        max_usd: float | None = None,
     ) -> None:
         self.processes = processes
         self.clock = clock
@@ -138,6 +143,7 @@ class ResumePolicy:
         self.extra_flags = tuple(extra_flags)
         self.environ = environ
         self.sleep = sleep
+        self.max_usd = max_usd
         self._version_of = version_of
         self._versions: dict[str, Version] = {}
         self.driver = ResumeDriver(
@@ -169,6 +175,7 @@ class ResumePolicy:
             new_session_id=session_id,
             environ=self.environ,
             version_of=self.version,
+            max_usd=self.max_usd,
         )
 
     def reread(self, run: Run, session_id: str | None = None) -> Run | None:
@@ -289,16 +296,41 @@ class ResumePolicy:
     def _done(self, request: Request) -> Event:
         assert request.attempt is not None and request.state is not None
         progress = request.attempt.progress
+        plan = request.plan
+        spent = self.spent(request)
+        forecast = plan.forecast.cost
         data = {
             "event": "done",
             "state": request.state.value,
             "live": progress.started,
             "cached": progress.cached,
             "misses": progress.misses,
-            "run_id": progress.run_id or request.plan.run.run_id,
-            "session_id": request.plan.session_id,
+            "run_id": progress.run_id or plan.run.run_id,
+            "session_id": plan.session_id,
+            **spent.to_json(),
+            "forecast": None if forecast is None else forecast.to_json(),
         }
-        return Event(data, f"live calls: {', '.join(progress.started) or '-'}")
+        text = f"live calls: {', '.join(progress.started) or '-'}"
+        text += f" · spent {dollars(spent.cost_usd, spent.unpriced_models)}"
+        if forecast is not None:
+            text += f" (forecast {forecast.dollars_text()})"
+        return Event(data, text)
+
+    def spent(self, request: Request) -> Spend:
+        """What the resume spent: the agents of the run that its plan did not know (the calls
+        it ran live), from their transcripts."""
+        plan = request.plan
+        fresh = self.reread(plan.run, plan.session_id) or self.reread(plan.run)
+        if fresh is None:
+            return NOTHING
+        before = {agent for call in plan.run.fold.calls.values() for agent in call.agent_ids}
+        ran = [
+            agent
+            for call in fresh.fold.ordered_calls()
+            for agent in call.agent_ids
+            if agent not in before
+        ]
+        return agents_spend(fresh.folder.path, ran)
 
     def follow(
         self,

@@ -107,7 +107,8 @@ def test_a_plan_made_again_keeps_the_exact_forecast_until_the_journal_changes(
     rehearsed = plan.with_forecast(exact)
 
     again = plan_of(the_run(root), now=0.0, strategy="resume-owner")
-    assert again.keeping_exact(rehearsed).forecast is exact
+    assert rehearsed.forecast.exact and rehearsed.forecast.cost is not None  # priced
+    assert again.keeping_exact(rehearsed).forecast is rehearsed.forecast
     assert plan_of(run, now=0.0, strategy="surgical").keeping_exact(rehearsed).forecast.exact is (
         False
     )

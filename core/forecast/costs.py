@@ -1,0 +1,252 @@
+"""What a resume will cost: each forecast's calls priced as a range of dollars and tokens.
+
+A call that will run live is estimated at its own last attempt's cost when that attempt
+returned a result, otherwise at no less than the run's median call cost (a call a 429
+rejected cost nothing, and will not cost nothing when it runs). A call at risk may be served
+from cache or run: nothing at the low end, its last attempt at the high end. Calls the script
+has not reached yet are counted from the exact rehearsal (it runs the whole script: so many
+calls at the median), or before it is in, from the last completed run of the same script
+(what its calls the journal does not know cost there); otherwise the high end is open and
+says so (``≥ $0.42, calls after a5 unknown``).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from wftop.core.cost.prices import price
+from wftop.core.cost.runs import agents_spend, calls_spend
+from wftop.core.cost.tokens import NOTHING, Spend, Tokens, dollars, total
+from wftop.core.cost.usage import Spends
+from wftop.core.forecast.cachewarm import TTL_1H, last_response
+from wftop.core.forecast.instant import LIVE_FATES, Fate, Forecast
+from wftop.core.model import Run
+from wftop.core.read.journal import JournalFold
+from wftop.core.read.jsonl import read_all
+from wftop.core.read.snapshot import parse_iso_time, read_snapshot
+
+
+def scaled(spend: Spend, times: int) -> Spend:
+    """``times`` calls that each spend ``spend``."""
+    tokens = spend.tokens
+    return Spend(
+        Tokens(
+            tokens.input * times,
+            tokens.output * times,
+            tokens.cache_read * times,
+            tokens.cache_write_5m * times,
+            tokens.cache_write_1h * times,
+        ),
+        None if spend.cost_usd is None else spend.cost_usd * times,
+        spend.unpriced_models,
+        spend.messages * times,
+    )
+
+
+def _weight(spend: Spend) -> tuple[float, int]:
+    return (spend.cost_usd or 0.0, spend.tokens.total)
+
+
+@dataclass(frozen=True)
+class CallCosts:
+    """What a run's calls cost when they last ran: the facts every forecast is priced from."""
+
+    last: dict[str, Spend]
+    """By call key: what its last attempt spent."""
+    returned: frozenset[str]
+    """Keys of the calls whose last attempt returned a result."""
+    median: Spend | None
+    """The median over those calls' last attempts (by dollars, then tokens); None: none
+    returned."""
+    last_label: str | None
+    """The last call the journal knows (where an open range says its knowledge ends)."""
+    unreached: Spend | None = None
+    """What the calls this journal never saw cost in the last completed run of the same
+    script (None: no such run)."""
+    unreached_from: str | None = None
+    """That run's id."""
+
+    def of(self, key: str) -> Spend:
+        """A call that runs live: its last attempt, if it returned; else no less than the
+        median (None: nothing to go by)."""
+        own = self.last.get(key, NOTHING)
+        if key in self.returned or self.median is None:
+            return own
+        return max(own, self.median, key=_weight)
+
+
+@dataclass(frozen=True)
+class CostRange:
+    """A forecast's dollars and tokens, low to high."""
+
+    low: Spend
+    high: Spend | None
+    """None: open (calls not reached yet, and nothing says what they cost)."""
+    basis: str
+    """Where the calls not reached come from: ``rehearsal``, ``run wf_…`` or ``""``."""
+    open_after: str | None = None
+    """The label after which calls are unknown, when the range is open."""
+
+    @property
+    def unpriced_models(self) -> tuple[str, ...]:
+        found = set(self.low.unpriced_models)
+        if self.high is not None:
+            found |= set(self.high.unpriced_models)
+        return tuple(sorted(found))
+
+    @property
+    def high_usd(self) -> float | None:
+        return None if self.high is None else self.high.cost_usd
+
+    def to_json(self) -> dict[str, Any]:
+        """``cost_usd`` {``low``, ``high``} (``high`` null when open; the whole null when a
+        model is unpriced), ``tokens`` {``low``, ``high``}, ``unpriced_models``."""
+        unpriced = self.unpriced_models
+        cost: dict[str, float | None] | None = None
+        if not unpriced:
+            low = self.low.cost_usd
+            cost = {
+                "low": None if low is None else round(low, 6),
+                "high": None if self.high_usd is None else round(self.high_usd, 6),
+            }
+        return {
+            "cost_usd": cost,
+            "tokens": {
+                "low": self.low.tokens.total,
+                "high": None if self.high is None else self.high.tokens.total,
+            },
+            "unpriced_models": list(unpriced),
+            "cost_basis": self.basis or None,
+        }
+
+    def dollars_text(self) -> str:
+        """``$0.13–$0.20``, ``≈ $0.13``, ``≥ $0.42, calls after a5 unknown`` or ``$? (…)``."""
+        unpriced = self.unpriced_models
+        if unpriced:
+            return dollars(None, unpriced)
+        low = dollars(self.low.cost_usd)
+        if self.high is None:
+            after = f", calls after {self.open_after} unknown" if self.open_after else ""
+            return f"≥ {low}{after}"
+        high = dollars(self.high.cost_usd)
+        return f"≈ {low}" if high == low else f"{low}–{high}"
+
+    def tokens_text(self) -> str:
+        low = f"{self.low.tokens.total:,}"
+        if self.high is None:
+            return f"≥ {low}"
+        high = f"{self.high.tokens.total:,}"
+        return low if high == low else f"{low}–{high}"
+
+
+def estimate(forecast: Forecast, costs: CallCosts) -> CostRange:
+    """The dollars and tokens of ``forecast``'s calls (`CallCosts.of`), plus those of the calls
+    not reached yet where the rehearsal or an earlier run says how many or what they cost."""
+    low: list[Spend] = []
+    high: list[Spend] = []
+    for call in forecast.calls:
+        if call.fate in LIVE_FATES:
+            spent = costs.of(call.key)
+            low.append(spent)
+            high.append(spent)
+        elif call.fate is Fate.AT_RISK:
+            high.append(costs.last.get(call.key, NOTHING))
+    basis = ""
+    if forecast.more_live:
+        if forecast.unreached_calls is not None and costs.median is not None:
+            more = scaled(costs.median, forecast.unreached_calls)
+            basis = "rehearsal"
+        elif costs.unreached is not None:
+            more = costs.unreached
+            basis = f"run {costs.unreached_from}"
+        else:
+            return CostRange(total(low), None, "", costs.last_label)
+        low.append(more)
+        high.append(more)
+    return CostRange(total(low), total(high), basis)
+
+
+def call_costs(run: Run, spends: Spends | None = None) -> CallCosts:
+    """What each call's last attempt spent, the median, and the last completed run of the
+    same script (`previous_completed`) for the calls not reached yet."""
+    spends = spends or Spends()
+    calls = run.fold.ordered_calls()
+    last = {call.key: agents_spend(run.folder.path, call.agent_ids[-1:], spends) for call in calls}
+    returned = frozenset(
+        call.key
+        for call in calls
+        if call.has_result and call.agent_ids and call.result_agent_id == call.agent_ids[-1]
+    )
+    done = [last[key] for key in returned]
+    priced = [spend for spend in done if spend.cost_usd is not None]
+    ranked = sorted(priced or done, key=_weight)  # an unpriced call has no place among dollars
+    median = ranked[(len(ranked) - 1) // 2] if ranked else None
+    found = previous_completed(run)
+    unreached = unreached_from = None
+    if found is not None:
+        folder, fold = found
+        known = {call.label for call in calls}
+        others = [call for call in fold.ordered_calls() if call.label not in known]
+        unreached = calls_spend(folder, others, spends).total
+        unreached_from = os.path.basename(folder)
+    return CallCosts(
+        last,
+        returned,
+        median,
+        calls[-1].label if calls else None,
+        unreached,
+        unreached_from,
+    )
+
+
+def previous_completed(run: Run) -> tuple[str, JournalFold] | None:
+    """The run folder and journal fold of the newest other run of the same project with the
+    same name whose snapshot says it completed (its script ran to its end)."""
+    if not run.name:
+        return None
+    pattern = os.path.join(glob.escape(run.folder.project_dir), "*", "subagents", "workflows")
+    candidates = []
+    for workflows in glob.glob(pattern):
+        for run_id in os.listdir(workflows) if os.path.isdir(workflows) else ():
+            folder = os.path.join(workflows, run_id)
+            if folder == run.folder.path or not run_id.startswith("wf_"):
+                continue
+            session_dir = os.path.dirname(os.path.dirname(workflows))
+            snapshot, _ = read_snapshot(os.path.join(session_dir, "workflows", f"{run_id}.json"))
+            if snapshot is None or snapshot.status != "completed" or snapshot.name != run.name:
+                continue
+            journal = os.path.join(folder, "journal.jsonl")
+            try:
+                moment = os.stat(journal).st_mtime
+            except OSError:
+                continue
+            candidates.append((moment, folder, journal))
+    if not candidates:
+        return None
+    _moment, folder, journal = max(candidates)
+    return folder, JournalFold().feed_all(read_all(journal).records)
+
+
+def cold_cache_cost(transcript: str) -> Spend | None:
+    """What resending the owner session's conversation adds when its prompt cache is cold:
+    its context (the last response's input, cache read and cache written tokens) written to
+    the cache again instead of read from it, with the TTL the session used. None when the
+    transcript holds no response."""
+    found = last_response(transcript)
+    if found is None:
+        return None
+    record, ttl = found
+    message = record["message"]
+    used = Tokens.of_usage(message["usage"])
+    context = used.input + used.cache_read + used.cache_write_5m + used.cache_write_1h
+    written = Tokens(cache_write_1h=context) if ttl == TTL_1H else Tokens(cache_write_5m=context)
+    model = message.get("model")
+    model = model if isinstance(model, str) else None
+    when = parse_iso_time(record.get("timestamp"))
+    cold, warm = price(model, written, when), price(model, Tokens(cache_read=context), when)
+    if cold.cost_usd is None or warm.cost_usd is None:
+        return Spend(written, None, cold.unpriced_models, 1)
+    return Spend(written, cold.cost_usd - warm.cost_usd, (), 1)
