@@ -177,11 +177,22 @@ def cost_row(name: str, forecast: Forecast, marker: str, recommended: bool) -> s
     spent = cost.dollars_text() if cost is not None else "$?"
     kind = "exact" if forecast.exact else "estimate"
     named = f"{name}*" if recommended else name
+    counted = forecast.more_live and forecast.unreached_calls is not None
+    live = len(forecast.live) + (forecast.unreached_calls or 0 if counted else 0)
     return (
         f"         {marker} {named:<14} {_span(len(forecast.cached), risky):>5} "
-        f"{_span(len(forecast.live), risky, forecast.more_live):>5} {risky:>4} "
+        f"{_span(live, risky, forecast.more_live and not counted):>5} {risky:>4} "
         f"{tokens:>13} {kind:<8} {spent}"
     )
+
+
+def reached(forecast: Forecast) -> str:
+    """``then 1 call not reached yet`` (the rehearsal counted it), or ``then the calls not
+    reached yet``."""
+    count = forecast.unreached_calls
+    if count is None:
+        return "then the calls not reached yet"
+    return f"then {count} call{'' if count == 1 else 's'} not reached yet"
 
 
 def cost_table(plan: Plan) -> list[str]:
@@ -199,7 +210,7 @@ def cost_table(plan: Plan) -> list[str]:
         f"{', '.join(chosen.cached)} from cache" if chosen.cached else "",
         f"{', '.join(chosen.live)} live" if chosen.live else "",
         f"{', '.join(chosen.at_risk)} at risk" if chosen.at_risk else "",
-        "then the calls not reached yet" if chosen.more_live else "",
+        reached(chosen) if chosen.more_live else "",
     ]
     what = DOES.get(chosen.strategy, chosen.strategy)
     lines.append(f"           {chosen.strategy} {what}: {'; '.join(f for f in fates if f)}")
