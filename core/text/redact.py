@@ -2,6 +2,11 @@
 
 This is shape matching, not a guarantee: a secret that looks like ordinary text
 is not found.
+
+Every shape is matched in text and in its slug forms: Claude Code names a project folder
+after its working directory with every character other than A–Z, a–z and 0–9 turned into
+``-`` (``ghp_…`` in the cwd is ``ghp-…`` in every path under it), and a script file after
+its run's name lowercased, with each run of other characters turned into one ``-``.
 """
 
 from __future__ import annotations
@@ -16,69 +21,199 @@ import orjson
 
 from wftop.core.model import json_safe
 
+_B = r"(?<![A-Za-z0-9])"
+"""A token starts here, not inside a word: ``_`` and ``-`` are edges, as a slug makes them."""
+_SEP = r"[\s\"'\\:=,;|-]{1,8}"
+"""Between a secret's name and the secret: ``=``, ``: "``, ... and ``-`` in a slug."""
+_PEM_LINE = r"[ -](?:[A-Z0-9_]+[ -])*?PRIVATE[ -]KEY(?:[ -]BLOCK)?-----"
+"""The rest of a PEM or PGP ``BEGIN``/``END`` line: a word or a few, then ``PRIVATE KEY``."""
+_SCHEMES = (
+    "https", "http", "postgresql", "postgres", "mysql", "mariadb", "rediss", "redis",
+    "mongodb-srv", "mongodb", "amqps", "amqp", "sftp", "ftps", "ftp",
+)  # fmt: skip
+"""Schemes of URLs that hold passwords (not ``git`` or ``ssh``: ``~/git/.x`` is ``-git--x``)."""
+
 PATTERNS: dict[str, re.Pattern[str]] = {
-    "anthropic_key": re.compile(r"sk-ant-[A-Za-z0-9_\-]{8,}"),
+    "anthropic_admin_key": re.compile(r"sk-ant-admin01-[A-Za-z0-9_-]{16,}"),
+    "anthropic_key": re.compile(r"sk-ant-[A-Za-z0-9_-]{8,}"),
     "openai_key": re.compile(
-        r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{16,}|\bsk-[A-Za-z0-9]{32,}(?![\w-])"
+        rf"{_B}sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{{16,}}"
+        rf"|{_B}sk-[A-Za-z0-9]{{32,}}(?![A-Za-z0-9_])"
     ),
-    "github_pat": re.compile(r"github_pat_[A-Za-z0-9_]{20,}"),
-    "github_token": re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
+    "stripe_key": re.compile(rf"{_B}[sr]k[_-](?:live|test|prod)[_-][A-Za-z0-9]{{10,}}"),
+    "github_pat": re.compile(r"github(?:_pat_|-pat-)[A-Za-z0-9_-]{20,}"),
+    "github_token": re.compile(rf"{_B}gh[pousr][_-][A-Za-z0-9]{{20,}}"),
+    "gitlab_token": re.compile(
+        rf"{_B}(?:gl(?:pat|dt|ffct|ft|imt|agent|oas|rt|soat)-[A-Za-z0-9_-]{{20,}}(?:\.[0-9a-z]{{9}})?"
+        r"|glcbt-[A-Za-z0-9]{1,5}[_-][A-Za-z0-9_-]{20,}|glptt-[0-9a-f]{40}"
+        r"|(?:GR|gr)1348941[A-Za-z0-9_-]{20,}|gitlab(?:_session=|-session-)[0-9a-z]{32})"
+    ),
     "aws_secret_key": re.compile(
-        r"(?:(?i:aws[_\-\s.]?secret(?:[_\-\s.]?access)?[_\-\s.]?key|secret[_\-\s.]?access[_\-\s.]?key)"
-        r"|\b(?:AKIA|ASIA)[A-Z0-9]{16})"
-        r"[\s\"'\\:=,;|]{1,8}(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+        r"(?:(?ai:aws[_\-\s.]?secret(?:[_\-\s.]?access)?[_\-\s.]?key|secret[_\-\s.]?access[_\-\s.]?key)"
+        rf"|{_B}(?:(?:AKIA|ASIA)[A-Z0-9]{{16}}|(?:akia|asia)[a-z0-9]{{16}}))"
+        rf"{_SEP}(?P<secret>[A-Za-z0-9/+]{{40}}|[A-Za-z0-9-]{{40}})(?![A-Za-z0-9+=])"
     ),
-    "aws_access_key": re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"),
-    "slack_token": re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-    "bearer_token": re.compile(r"\bBearer\s+[A-Za-z0-9._~+/=\-]{12,}"),
-    "url_password": re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s/?#@:]*:(?P<secret>[^\s/?#@]+)@"),
+    "aws_access_key": re.compile(
+        rf"{_B}(?:(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}}"
+        r"|(?:a3t[a-z0-9]|akia|asia|abia|acca)[a-z0-9]{16})(?![A-Za-z0-9])"
+    ),
+    "aws_bedrock_key": re.compile(
+        rf"{_B}(?:ABSK|absk)[A-Za-z0-9+/=-]{{100,}}"
+        r"|bedrock-api-key-(?:YmVkcm9jay5hbWF6b25hd3MuY29t|ymvkcm9jay5hbwf6b25hd3muy29t)"
+        r"[A-Za-z0-9+/=%&._-]*"
+    ),
+    "gcp_service_account": re.compile(
+        rf"private(?:_key_id|-key-id){_SEP}(?P<secret>[0-9a-f]{{40}})(?![A-Za-z0-9])"
+    ),
+    "gcp_api_key": re.compile(rf"{_B}(?:AIza|aiza)[A-Za-z0-9_-]{{35}}"),
+    "slack_token": re.compile(
+        rf"{_B}(?:xox[abposre]-[A-Za-z0-9-]{{10,}}|(?:xapp|XAPP)-\d-[A-Za-z0-9-]{{10,}})"
+    ),
+    "slack_webhook": re.compile(
+        r"hooks(?:\.slack\.com/+(?:services|workflows|triggers)/[A-Za-z0-9_+-]+(?:/[A-Za-z0-9_+-]+){0,2}"
+        r"|-slack-com-+(?:services|workflows|triggers)-[A-Za-z0-9-]{20,})"
+    ),
+    "npm_token": re.compile(rf"{_B}npm[_-][A-Za-z0-9]{{36,}}"),
+    "pypi_token": re.compile(r"pypi[_-](?:AgEIcHlwaS5vcmc|ageichlwas5vcmc)[A-Za-z0-9_-]+"),
+    "huggingface_token": re.compile(rf"{_B}(?:hf[_-]|api_org_|api-org-)[A-Za-z]{{34,}}"),
+    "url_password": re.compile(
+        r"\b[A-Za-z][A-Za-z0-9+.\-]*:/{1,2}[^\s/?#@:]*:(?P<secret>[^\s/?#@]+)@"
+        rf"|{_B}(?:{'|'.join(_SCHEMES)})-{{2,3}}(?P<secret2>[A-Za-z0-9][A-Za-z0-9-]*)"
+    ),
+    "bearer_token": re.compile(
+        rf"(?:(?ai:authorization){_SEP}(?=(?ai:bearer))|{_B}(?=Bearer|BEARER))"
+        r"(?P<secret>(?ai:bearer)[\s-]+[A-Za-z0-9._~+/=-]{12,})"
+    ),
+    "jwt": re.compile(
+        rf"{_B}ey[A-Za-z0-9_-]{{17,}}[.-]ey[A-Za-z0-9_-]{{17,}}(?:\.[A-Za-z0-9_-]*)?"
+    ),
     "private_key": re.compile(
-        r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----"
-        r"(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY-----|[A-Za-z0-9+/=\s\\]*)"
+        rf"-----BEGIN{_PEM_LINE}"
+        rf"(?:[\s\S]*?-----END{_PEM_LINE}"
+        r"|(?:[A-Za-z0-9+/=\s:.,()_-]|\\[nrt\\])*)"
+        r"|(?<![a-z0-9])begin-(?:[a-z0-9]+-)*?private-key-(?:block-)?[a-z0-9-]*"
     ),
 }
-"""Kinds of secret and their shapes, checked in this order. A shape with a ``secret`` group
-masks that group only (the name of an AWS secret key, the user of a URL stay readable);
-the others mask the whole match. A PEM private key is masked from its ``BEGIN`` line to
-its ``END`` line, or to the end of its base64 when the text was cut before it. An AWS
-secret access key has no shape of its own (40 base64 characters): it is found after its
-name (``aws_secret_access_key``, ``SecretAccessKey``, ...) or after an access key id."""
+"""Kinds of secret and their shapes, checked in this order (gitleaks' fixed prefixes for
+the providers, at gitleaks' lengths or shorter: a secret cut short is still masked). A
+shape with a ``secret`` group masks that group only (the name of an AWS secret key, the
+user of a URL stay readable); the others mask the whole match. A PEM or PGP private key is
+masked from its ``BEGIN`` line to its ``END`` line, or to the end of its base64 when the
+text was cut before it. An AWS secret access key has no shape of its own (40 base64
+characters): it is found after its name (``aws_secret_access_key``, ``SecretAccessKey``,
+...) or after an access key id, as a service account's ``private_key_id`` is. Where a
+shape's punctuation is part of it (``.`` in a JWT, ``://`` in a URL), its slug form is
+that punctuation turned into ``-``; a URL's slug form (``https--…``, nothing left to tell
+the user from the password) is masked to the end of the slug."""
 
-PREFILTER = re.compile(
-    r"sk-|github_pat_|gh[pousr]_|AKIA|ASIA|(?i:secret)|xox[abposr]-|Bearer|://|-----BEGIN"
-)
-"""The literal each shape starts with (or, for an AWS secret key, holds). Text without any
-of them is returned as it is, so every field of every listed run can be masked. This is the
-definition; `may_hold_secret` (and `may_hold_secret_bytes` for `PREFILTER_BYTES`) is the quick
-test the masking runs, held to it by a property test."""
+_STARTS: tuple[tuple[str, str], ...] = (
+    ("sk-", ""), ("sk_", "(?:live|test|prod)"), ("rk_", "(?:live|test|prod)"),
+    ("rk-", "(?:live|test|prod)"), (":/", ""), ("-----BEGIN", ""), ("-ey", ""), (".ey", ""),
+    ("private_key_id", ""), ("private-key-", ""), ("github_pat_", ""), ("github-pat-", ""),
+    ("gh", "[pousr][_-]"), ("gl", "(?:pat|dt|ffct|ft|imt|agent|oas|rt|soat|cbt|ptt)-"),
+    ("GR1348941", ""), ("gr1348941", ""), ("gitlab_session", ""), ("gitlab-session", ""),
+    ("AKIA", ""), ("ASIA", ""), ("ABIA", ""), ("ACCA", ""), ("A3T", ""), ("ABSK", ""), ("AIza", ""),
+    ("akia", ""), ("asia", ""), ("abia", ""), ("acca", ""), ("a3t", ""), ("absk", ""), ("aiza", ""),
+    ("bedrock-api-key-", ""), ("xox", ""), ("xapp-", ""), ("XAPP-", ""), ("hooks.slack.com", ""),
+    ("hooks-slack-com", ""), ("AgEIcHlwaS5vcmc", ""), ("ageichlwas5vcmc", ""), ("pypi-AgEI", ""),
+    ("npm", "[_-][A-Za-z0-9]"), ("hf_", ""), ("hf-", ""), ("api_org_", ""), ("api-org-", ""),
+    ("s", "(?ai:ecret)"), ("S", "(?ai:ecret)"), ("b", "(?ai:earer)"), ("B", "(?ai:earer)"),
+    *((f"{scheme}--", "") for scheme in _SCHEMES),
+)  # fmt: skip
+"""What every shape holds: the literal it starts with (or, for an AWS secret key, a
+service account's key id and a bearer token, holds), and what must follow it."""
+
+PREFILTER = re.compile("|".join(re.escape(start) + rest for start, rest in _STARTS))
+"""`_STARTS` as one regex. Text it finds nothing in is returned as it is, so every field of
+every listed run can be masked. This is the definition; `may_hold_secret` (and
+`may_hold_secret_bytes` for `PREFILTER_BYTES`) is the quick test the masking runs, held to
+it by a property test, as `PREFILTER` is held to `PATTERNS`."""
 PREFILTER_BYTES = re.compile(PREFILTER.pattern.encode())
 
-_LITERALS = ("sk-", "://", "AKIA", "ASIA", "Bearer", "-----BEGIN", "github_pat_")
-_LITERALS_BYTES = tuple(literal.encode() for literal in _LITERALS)
-_GH, _XOX = re.compile(r"gh[pousr]_"), re.compile(r"xox[abposr]-")
-_GH_BYTES, _XOX_BYTES = re.compile(rb"gh[pousr]_"), re.compile(rb"xox[abposr]-")
+
+def _trie(starts: tuple[tuple[str, str], ...]) -> str:
+    """`_STARTS` as a regex whose branches share their first characters and each begin with
+    a literal one, so the regex engine skips in C to where one of them could start: one
+    pass over the text, where `PREFILTER` tries every branch at every character."""
+    root: dict[str, Any] = {}
+    for start, rest in starts:
+        node = root
+        for char in start:
+            node = node.setdefault(char, {})
+        node.setdefault("", []).append(rest)
+
+    def branches(node: dict[str, Any]) -> list[str]:
+        rests: list[str] = node.get("", [])
+        if "" in rests:  # a whole literal ends here: nothing after it matters
+            return [""]
+        found = [re.escape(char) + below(child) for char, child in node.items() if char]
+        return found + rests
+
+    def below(node: dict[str, Any]) -> str:
+        found = branches(node)
+        return found[0] if len(found) == 1 else f"(?:{'|'.join(found)})"
+
+    return "|".join(branches(root))
+
+
+_QUICK = re.compile(_trie(_STARTS))
+_QUICK_BYTES = re.compile(_QUICK.pattern.encode())
 
 
 def may_hold_secret(text: str) -> bool:
-    """True wherever `PREFILTER` finds a literal (and a few times more), about ten times
-    faster on long text: the alternation tries every literal at every character, where a
-    substring test per literal runs in C."""
-    for literal in _LITERALS:
-        if literal in text:
-            return True
-    if ("gh" in text and _GH.search(text)) or ("xox" in text and _XOX.search(text)):
-        return True
-    return "secret" in text.casefold()  # every case of it, as (?i) matches (and more)
+    """Whether `PREFILTER` finds anything in ``text``, in one pass (`_trie`)."""
+    return _QUICK.search(text) is not None
 
 
 def may_hold_secret_bytes(data: bytes) -> bool:
-    """`may_hold_secret` of UTF-8 text (`PREFILTER_BYTES`, whose case rule is ASCII's)."""
-    for literal in _LITERALS_BYTES:
-        if literal in data:
-            return True
-    if (b"gh" in data and _GH_BYTES.search(data)) or (b"xox" in data and _XOX_BYTES.search(data)):
-        return True
-    return b"secret" in data.lower()
+    """`may_hold_secret` of UTF-8 text (`PREFILTER_BYTES`)."""
+    return _QUICK_BYTES.search(data) is not None
+
+
+_NAMED = re.compile(r"(?ai)secret|private_key_id|authorization")
+"""Keys whose value is a secret found by its name (`Redactor.item`)."""
+
+PATH_KEYS = frozenset(
+    ("root", "cwd", "project", "journal", "snapshot", "script_path", "transcript", "target_journal")
+)
+"""The keys of the paths in wftop's JSON outputs (``ls --json``, ``resume --dry-run --json``,
+``scan --json``, ``export --format json``, ...): kept real there, for the scripts that open
+them, and masked wherever a path is shown to a person."""
+
+
+_CUT_SLUG = re.compile(r"(?<![A-Za-z0-9-])-[A-Za-z0-9-]{199}(?=-[0-9a-z]{1,7}(?![A-Za-z0-9-]))")
+"""A project folder's name cut by Claude Code: 200 characters of the slug, ``-`` and a hash."""
+_CUT_TAILS = tuple(
+    (kind, re.compile(rf"(?<![A-Za-z0-9]){start}[A-Za-z0-9][A-Za-z0-9-]*\Z"))
+    for kind, start in (
+        ("anthropic_admin_key", r"sk-ant-admin01-"),
+        ("anthropic_key", r"sk-ant-"),
+        ("stripe_key", r"[sr]k-(?:live|test|prod)-"),
+        ("openai_key", r"sk-(?:proj-|svcacct-|admin-)?"),
+        ("github_pat", r"github-pat-"),
+        ("github_token", r"gh[pousr]-"),
+        ("gitlab_token", r"(?:gl(?:pat|dt|ffct|ft|imt|agent|oas|rt|soat|cbt|ptt)-|GR1348941)"),
+        ("gitlab_token", r"gitlab-session-+(?P<secret>)"),
+        ("aws_access_key", r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)"),
+        (
+            "aws_secret_key",
+            r"(?ai:aws-?secret(?:-?access)?-?key|secret-?access-?key)-+(?P<secret>)",
+        ),
+        ("aws_bedrock_key", r"ABSK"),
+        ("gcp_service_account", r"private-key-id-+(?P<secret>)"),
+        ("gcp_api_key", r"AIza"),
+        ("slack_token", r"(?:xox[abposre]-|xapp-)"),
+        ("npm_token", r"npm-"),
+        ("pypi_token", r"pypi-AgEI"),
+        ("huggingface_token", r"(?:hf-|api-org-)"),
+        ("jwt", r"eyJ"),
+        ("bearer_token", r"(?:(?ai:authorization)-+(?P<secret>(?ai:bearer)-)|Bearer-)"),
+        ("url_password", rf"(?:{'|'.join(_SCHEMES)})-{{2,3}}(?P<secret>)"),
+        ("private_key", r"-----BEGIN-"),
+    )
+)
+"""What is left of a secret where the cut fell inside it: its slug form's start, and what
+follows to the cut, shorter than its shape wants."""
 
 
 def mask_one(kind: str) -> str:
@@ -90,16 +225,51 @@ class Redactor:
     """Masks secrets and counts, per kind, what it masked."""
 
     masked: Counter[str] = field(default_factory=Counter)
+    keep: frozenset[str] = frozenset()
+    """Keys of JSON objects whose string values are kept as they are (`for_json`)."""
+
+    @classmethod
+    def for_json(cls) -> Redactor:
+        """A redactor for a JSON output: the paths in it (`PATH_KEYS`) are kept real, for
+        scripts that open them; every other string is masked."""
+        return cls(keep=PATH_KEYS)
 
     def __call__(self, text: str) -> str:
         if not may_hold_secret(text):
             return text
+        if "-" in text:
+            text = _CUT_SLUG.sub(self._cut_tail, text)
         for kind, pattern in PATTERNS.items():
-            replace = _masker(kind, pattern)
-            text, count = pattern.subn(replace, text)
+            text, count = pattern.subn(_MASKERS[kind], text)
             if count:
                 self.masked[kind] += count
         return text
+
+    def _cut_tail(self, slug: re.Match[str]) -> str:
+        """A cut project folder's name with the secret the cut fell in masked."""
+        body = slug.group(0)
+        for kind, tail in _CUT_TAILS:
+            found = tail.search(body)
+            if found is not None:
+                self.masked[kind] += 1
+                start = found.start("secret") if "secret" in tail.groupindex else found.start()
+                return body[:start] + mask_one(kind)
+        return body
+
+    def item(self, key: object, value: str) -> str:
+        """A string value of a JSON object, masked knowing its key: the value of
+        ``private_key_id``, ``SecretAccessKey`` or ``Authorization`` is masked as the text
+        ``<key>: <value>`` would be; a `keep` key's value is kept."""
+        if not isinstance(key, str) or not _NAMED.search(key):
+            return value if key in self.keep else self(value)
+        if key in self.keep:
+            return value
+        named, prefix = Redactor(), f"{key}: "
+        shown = named(prefix + value)
+        if not shown.startswith(prefix):  # the key itself held a secret: the value alone
+            return self(value)
+        self.masked.update(named.masked)
+        return shown[len(prefix) :]
 
     @property
     def total(self) -> int:
@@ -113,17 +283,35 @@ class Redactor:
         return f"{self.total} masked ({kinds})"
 
 
-def _masker(kind: str, pattern: re.Pattern[str]) -> str | Callable[[re.Match[str]], str]:
-    """The replacement of a match: the whole of it, or its ``secret`` group only."""
+_ID_AFTER = re.compile(
+    r"[/-](?:wf_[0-9a-f]{8}-[0-9a-f]{3}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+    r"(?![0-9a-f])"
+)
+_ID_AFTER_LENGTH = len("/01234567-89ab-cdef-0123-456789abcdef")
+"""A run id or session id after a secret, in a script's file name (``deploy-<secret>-wf_….js``)
+or in a path (``<slug>/<session id>/…``), where a shape whose body takes ``-`` or ``/``
+would run on over it: the mask ends before it."""
+
+
+def _masker(kind: str, pattern: re.Pattern[str]) -> Callable[[re.Match[str]], str]:
+    """The replacement of a match: its ``secret`` group (or the ``secret2`` of a shape's
+    other form) or else the whole of it, up to a run or session id that follows it."""
     mask = mask_one(kind)
-    if "secret" not in pattern.groupindex:
-        return mask
+    groups = [name for name in ("secret", "secret2") if name in pattern.groupindex]
 
-    def keep_context(match: re.Match[str]) -> str:
-        whole, start = match.group(0), match.start()
-        return whole[: match.start("secret") - start] + mask + whole[match.end("secret") - start :]
+    def replace(match: re.Match[str]) -> str:
+        name = next((name for name in groups if match.start(name) >= 0), 0)
+        begin, end = match.span(name)
+        known = _ID_AFTER.search(match.string, begin, end + _ID_AFTER_LENGTH)
+        if known is not None and known.start() < end:
+            end = known.start()
+        start, stop = match.span()
+        return match.string[start:begin] + mask + match.string[end:stop]
 
-    return keep_context
+    return replace
+
+
+_MASKERS = {kind: _masker(kind, pattern) for kind, pattern in PATTERNS.items()}
 
 
 def redact(text: str) -> str:
@@ -171,7 +359,10 @@ def redact_tree(value: Any, redactor: Redactor) -> Any:
     if isinstance(value, str):
         return redactor(value)
     if isinstance(value, dict):
-        return {key: redact_tree(item, redactor) for key, item in value.items()}
+        return {
+            key: redactor.item(key, item) if isinstance(item, str) else redact_tree(item, redactor)
+            for key, item in value.items()
+        }
     if isinstance(value, (list, tuple)):
         return [redact_tree(item, redactor) for item in value]
     return value
