@@ -84,8 +84,9 @@ changes is read again, its agents that did not are not."""
 
 
 def line_of(change: ChangeSet) -> bytes:
-    """One change set as a JSON line, secrets in labels and names masked."""
-    redactor = Redactor()
+    """One change set as a JSON line, secrets in labels and names masked (the paths and
+    the idents made of them kept real)."""
+    redactor = Redactor.for_json()
     rows = {
         name: [redact_value(RunRow.of(run, SPENDS).to_json(), redactor) for run in runs]
         for name, runs in (("added", change.added), ("changed", change.changed))
@@ -93,7 +94,7 @@ def line_of(change: ChangeSet) -> bytes:
     payload = {
         "seq": change.seq,
         **rows,
-        "removed": [redactor(ident) for ident in change.removed],
+        "removed": list(change.removed),
     }
     try:
         return orjson.dumps(payload) + b"\n"

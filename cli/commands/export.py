@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"wftop: {error}", file=sys.stderr)
         return EXIT_USAGE
     found = salvage(folder, others)
-    redactor = Redactor()
+    redactor = Redactor.for_json() if args.format == "json" else Redactor()  # JSON: real paths
     if args.format == "json":
         data = redact_tree(found.to_json(), redactor)
         data["redaction"] = redaction_json(redactor)

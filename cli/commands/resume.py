@@ -24,7 +24,7 @@ from wftop.core.resume.plan import Plan
 from wftop.core.resume.policy import Event, Request, ResumePolicy, what_is_left
 from wftop.core.resume.store import ResumeStore
 from wftop.core.system.procs import default_table
-from wftop.core.text.redact import redact, redact_value
+from wftop.core.text.redact import Redactor, redact, redact_value
 
 EXIT_FAILED, EXIT_REFUSED, EXIT_LAUNCH_FAILED, EXIT_WITH_FAILURES = 1, 3, 4, 5
 OUTCOME_EXIT = {
@@ -240,7 +240,8 @@ def print_plan(args: argparse.Namespace, plan: Plan, rehearsed: Rehearsed | None
         if rehearsed is not None:
             data["rehearsal"] = rehearsed.to_json()
         sys.stdout.buffer.write(
-            orjson.dumps(redact_value(data), option=orjson.OPT_INDENT_2) + b"\n"
+            orjson.dumps(redact_value(data, Redactor.for_json()), option=orjson.OPT_INDENT_2)
+            + b"\n"
         )
     else:
         print(describe(plan))
@@ -252,7 +253,7 @@ def print_plan(args: argparse.Namespace, plan: Plan, rehearsed: Rehearsed | None
 def emit(args: argparse.Namespace, event: dict[str, Any], text: str) -> None:
     """One event, as a JSON line or a line of text; secrets (in labels, reasons) masked."""
     if args.json:
-        sys.stdout.buffer.write(orjson.dumps(redact_value(event)) + b"\n")
+        sys.stdout.buffer.write(orjson.dumps(redact_value(event, Redactor.for_json())) + b"\n")
         sys.stdout.flush()
     else:
         print(redact(text), flush=True)

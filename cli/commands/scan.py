@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         roots = roots_or_exit(args)
     if roots is None:
         return EXIT_USAGE
-    redactor = Redactor()
+    redactor = Redactor.for_json() if args.json else Redactor()  # JSON keeps the real paths
     if args.list_sessions:
         rows = redact_tree(recent_rows(roots, args.limit), redactor)
         if args.json:

@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     if roots is None:
         return EXIT_USAGE
     stats = compute_stats(roots)
-    redactor = Redactor()
+    redactor = Redactor.for_json() if args.json else Redactor()  # JSON keeps the real paths
     data = redact_tree(stats.to_json(), redactor)
     if args.json:
         data["redaction"] = redaction_json(redactor)

@@ -55,7 +55,9 @@ class HostFeed:
         self.synced = False
         """The current connection's snapshot has been applied."""
         self.seq = 0
-        self.redactor = Redactor()
+        self.redactor = Redactor.for_json()
+        """Masks a row's strings and keeps its paths, as the host's own ``ls --json`` does
+        (its ``removed`` idents are made of them); the views mask a path where they show it."""
 
     def parse(self, line: bytes) -> dict[str, Any]:
         try:

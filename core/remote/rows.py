@@ -53,7 +53,7 @@ def fold_of(row: RunRow) -> JournalFold:
 
 def run_from_row(row: Any, host: str, redactor: Redactor | None = None) -> Run:
     """The `Run` a remote ``ls --json`` row describes, on ``host``; `RowError` if none."""
-    checked = RunRow.from_json(redact_value(row, redactor or Redactor()), host=host)
+    checked = RunRow.from_json(redact_value(row, redactor or Redactor.for_json()), host=host)
     return run_of(checked)
 
 

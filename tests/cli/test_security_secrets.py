@@ -1,17 +1,20 @@
 """Secrets never reach an output unmasked.
 
-A private copy of the real ``killed`` tree gets every secret shape ``wftop.core.text.redact``
-knows (an Anthropic key, an OpenAI key, a GitHub token and fine-grained PAT, an AWS access
-key id and secret access key, a Slack token, a bearer token, a password in a URL, a PEM
-private key) in every place a user's text can be: call labels, results, agent prompts and
-transcripts, the session transcript, the agent metadata and the workflow script (its name
-and a comment), and the paths wftop prints (the session's working directory and the
-script's file name carry the shapes a path can hold). Then every output is read whole and
-searched for a recognisable piece of each secret: ``ls`` (table and ``--json``), ``ls
---watch --json``, ``resume --dry-run`` (text and ``--json``), a confirmed resume (its
-output, and every file it leaves in the state dir), ``scan``, ``export`` (md and json),
-``stats``, ``status``, and the TUI's runs, run, agent, journal and resume-plan screens
-(their rendered text, from a screenshot).
+A private copy of the real ``killed`` tree gets a secret of every shape
+``wftop.core.text.redact`` knows (`tests.secrets_kit`: Anthropic, OpenAI, Stripe, GitHub,
+GitLab, AWS, GCP, Slack, npm, PyPI and Hugging Face tokens, JWTs, bearer tokens, passwords in
+URLs, PEM and PGP private keys) in every place a user's text can be: call labels, results,
+agent prompts and transcripts, the session transcript, the agent metadata and the workflow
+script (its name and a comment). One of each kind is in the session's working directory too,
+and the project folder is named as Claude Code names it, after the cwd with every character
+other than A–Z, a–z, 0–9 made ``-`` (cut at 200, as the CLI cuts it); the script's file name
+is its run's name made a slug. Then every output is read whole and searched for a
+recognisable piece of each secret in any of its forms: ``ls`` (table and ``--json``), ``ls
+--watch --json``, ``resume --dry-run`` (text and ``--json``), a confirmed resume (its output,
+and every file it leaves in the state dir), ``scan``, ``export`` (md and json), ``stats``,
+``status``, and the TUI's runs, run, agent, journal and resume-plan screens (their rendered
+text, from a screenshot). JSON outputs keep the real paths (`PATH_KEYS`): those are checked to
+be the real ones, and every other field to be masked.
 """
 
 from __future__ import annotations
@@ -29,63 +32,58 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.corpus import copy_tree
 from tests.faults_kit import FAKE_CLAUDE, TIMEOUT, World, read_lines, wftop
+from tests.secrets_kit import leaks as leaked_kinds
+from tests.secrets_kit import name_slug, one_of_each, pieces, project_folder, samples
 from wftop.core.system.procs import FakeProcessTable
-from wftop.core.text.redact import PATTERNS
+from wftop.core.text.redact import PATH_KEYS, PATTERNS
 
 RUN = "wf_c4e8dc39-03f"
 SESSION = "e5c99c64-96da-45a1-841d-2b381f965487"
 
-SECRETS = {
-    "anthropic_key": "sk-ant-api03-Zq7SECRETanthropic0123456789",
-    "openai_key": "sk-proj-Zq7SECRETopenai0123456789_abcdefXYZ",
-    "github_token": "ghp_Zq7SECRETgithub0123456789abcdefXYZ",
-    "github_pat": "github_pat_11Zq7SECRETpat0123456789_abcdefghijk",
-    "aws_secret_key": "aws_secret_access_key = Zq7SECRETawsSecretKey0123456789/abcdefg+",
-    "aws_access_key": "AKIAZQ7SECRETAWS0123",
-    "slack_token": "xoxb-12345-Zq7SECRETslack-0123",
-    "bearer_token": "Bearer Zq7SECRETbearer.0123456789abc",
-    "url_password": "https://deploy:Zq7SECRETurlpass@db.example.com/app",
-    "private_key": (
-        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpQIBAAKCAQEAZq7SECRETpem0123456789+/abc\n"
-        "-----END RSA PRIVATE KEY-----"
-    ),
-}
-ALL = " ".join(SECRETS.values())
+SAMPLES = samples()
+ALL = " ".join(sample.text for sample in SAMPLES)
 ALL_JSON = json.dumps(ALL)[1:-1]
 """`ALL` as it is written inside a JSON or JavaScript string (its newlines escaped)."""
-IN_A_PATH = " ".join(
-    SECRETS[kind] for kind in ("anthropic_key", "openai_key", "github_token", "aws_access_key")
-)
-"""The shapes a file name can hold (no ``/``, no newline)."""
-MARKERS = [
-    "Zq7SECRET",
-    "ZQ7SECRET",
-    "sk-ant-",
-    "sk-proj-",
-    "ghp_Zq7",
-    "github_pat_1",
-    "xoxb-1",
-    "Bearer Zq7",
-    "/abcdefg+",
-    "MIIEpQIBAAKCAQEA",
-]
-"""Pieces of the secrets that must not be seen: a cut-off secret is still a leak."""
+FIRST = ("github_token", "aws_access_key", "npm_token", "huggingface_token", "stripe_key")
+IN_THE_CWD = sorted(one_of_each(), key=lambda s: FIRST.index(s.kind) if s.kind in FIRST else 9)
+"""One secret of each kind, each a folder of the session's working directory; the first five
+are in the project folder's name (as many as fit: the CLI cuts it at 200), ``_`` made ``-``."""
+IN_THE_NAME = [s for s in IN_THE_CWD if s.kind in ("github_token", "aws_access_key", "jwt")]
+"""The secrets of the run's name that its script's file name holds (as many as fit)."""
+
+
+def leaks(text: str) -> list[str]:
+    """The kinds of secret a recognisable piece of which ``text`` holds (a cut-off secret
+    is still a leak)."""
+    return leaked_kinds(text, SAMPLES)
+
+
+def where(text: str) -> str:
+    """The leaks of ``text``, each with a little of what is around it."""
+    found = []
+    for sample in SAMPLES:
+        for piece in pieces(sample.secret):
+            at = text.find(piece)
+            if at >= 0:
+                found.append(f"{sample.kind}: …{text[max(at - 60, 0) : at + 30]!r}…")
+                break
+    return "\n".join(found)
 
 
 def test_every_secret_shape_is_planted():
     from wftop.core.text.redact import Redactor
 
-    assert set(SECRETS) == set(PATTERNS)
-    for kind, secret in SECRETS.items():
-        assert PATTERNS[kind].search(secret), kind
+    assert {sample.kind for sample in SAMPLES} == set(PATTERNS)
+    for sample in SAMPLES:
         redactor = Redactor()
-        assert leaks(redactor(secret)) == [], kind
-        assert set(redactor.masked) == {kind}, kind
+        assert leaks(redactor(sample.text)) == [], sample.kind
+        assert set(redactor.masked) == {sample.kind}, sample.kind
 
 
 def plant(root: Path) -> None:
@@ -116,34 +114,40 @@ def plant(root: Path) -> None:
             os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
 
 
-def plant_paths(root: Path, home: Path) -> None:
-    """Secrets in the paths wftop prints: the session's working directory (which exists)
-    and the script's file name; the old file times are kept."""
-    cwd = home / f"work {IN_A_PATH}"
+def plant_paths(root: Path, home: Path) -> Path:
+    """Secrets in the paths wftop prints: the session's working directory (which exists),
+    the project folder named after it, the script's file name made from the run's name;
+    the old file times are kept. The cwd it made."""
+    cwd = home.joinpath("work", *(sample.text for sample in IN_THE_CWD), "app")
     cwd.mkdir(parents=True)
-    transcript = next(root.glob(f"projects/*/{SESSION}.jsonl"))
+    (transcript,) = root.glob(f"projects/*/{SESSION}.jsonl")
     info = transcript.stat()
     text = transcript.read_text()
     transcript.write_text(re.sub(r'"cwd":"[^"]*"', lambda _: f'"cwd":{json.dumps(str(cwd))}', text))
     os.utime(transcript, ns=(info.st_atime_ns, info.st_mtime_ns))
     (script,) = root.glob(f"projects/*/{SESSION}/workflows/scripts/*-{RUN}.js")
-    script.rename(script.with_name(f"{IN_A_PATH}-{RUN}.js"))
-
-
-def leaks(text: str) -> list[str]:
-    return [marker for marker in MARKERS if marker in text]
+    named = name_slug(" ".join(["mock-six", *(sample.text for sample in IN_THE_NAME)]))
+    script.rename(script.with_name(f"{named}-{RUN}.js"))
+    project = transcript.parent
+    project.rename(project.with_name(project_folder(str(cwd))))
+    return cwd
 
 
 def planted_everywhere(root: Path) -> None:
-    """The planting reached labels, results, prompts, transcripts, metadata and the script."""
-    hits = {
-        path.name for path in root.rglob("*") if path.is_file() and "Zq7SECRET" in path.read_text()
-    }
+    """The planting reached labels, results, prompts, transcripts, metadata, the script,
+    the project folder's name and the script's."""
+    secret = IN_THE_CWD[0].secret
+    hits = {path.name for path in root.rglob("*") if path.is_file() and secret in path.read_text()}
     assert "journal.jsonl" in hits
     assert any(name.endswith(".js") for name in hits)
     assert any(name.endswith(".meta.json") for name in hits)
     assert any(name.startswith("agent-") and name.endswith(".jsonl") for name in hits)
     assert f"{SESSION}.jsonl" in hits
+    (project,) = root.glob("projects/*")
+    in_the_folder = leaked_kinds(project.name, IN_THE_CWD)
+    assert set(FIRST[:3]) <= set(in_the_folder) <= set(FIRST), in_the_folder
+    (script,) = root.glob(f"projects/*/{SESSION}/workflows/scripts/*-{RUN}.js")
+    assert leaked_kinds(script.name, SAMPLES) == ["aws_access_key", "github_token", "jwt"]
 
 
 @pytest.fixture
@@ -181,7 +185,43 @@ CLI_OUTPUTS = [
     ["stats"],
     ["status", "--format", "json"],
     ["status"],
+    ["scan", "--list-sessions"],
 ]
+
+
+JSON_OUTPUTS = {"--json", "json"}
+
+
+def kept_paths(value: Any, root: Path, kept: list[str]) -> Any:
+    """``value`` with the paths a JSON output keeps (`PATH_KEYS`) taken out into ``kept``."""
+    if isinstance(value, dict):
+        shown = {}
+        for key, item in value.items():
+            if key in PATH_KEYS and isinstance(item, str):
+                kept.append(item)
+                item = "(a path)"
+            shown[key] = kept_paths(item, root, kept)
+        return shown
+    if isinstance(value, list):
+        return [kept_paths(item, root, kept) for item in value]
+    return value
+
+
+def shown_to_a_person(argv: list[str], stdout: str, root: Path) -> str:
+    """An output as a person reads it. In a JSON output the paths are the real ones, for
+    scripts (checked here: each is there on disk); they are taken out, the rest is kept."""
+    if not JSON_OUTPUTS & set(argv):
+        return stdout
+    kept: list[str] = []
+    try:
+        values = [json.loads(stdout)]
+    except json.JSONDecodeError:  # JSON lines
+        values = [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    shown = json.dumps(kept_paths(values, root, kept))
+    for path in kept:
+        there = Path(path) if path.startswith("/") else root / "projects" / path
+        assert there.exists(), f"{path!r} is not the real path"
+    return shown
 
 
 @pytest.mark.parametrize("argv", CLI_OUTPUTS, ids=" ".join)
@@ -189,8 +229,19 @@ def test_cli_outputs_mask_every_secret(secret_root, tmp_path, argv):
     result = wftop(secret_root, *argv, env=private_env(tmp_path))
     assert "Traceback" not in result.stderr
     assert result.stdout.strip(), result.stderr
-    assert leaks(result.stdout) == [], result.stdout
-    assert leaks(result.stderr) == [], result.stderr
+    shown = shown_to_a_person(argv, result.stdout, secret_root)
+    assert leaks(shown) == [], where(shown)
+    assert leaks(result.stderr) == [], where(result.stderr)
+
+
+def test_json_outputs_keep_the_real_paths(secret_root, tmp_path):
+    (row,) = json.loads(wftop(secret_root, "ls", "--json", env=private_env(tmp_path)).stdout)
+    (transcript,) = secret_root.glob(f"projects/*/{SESSION}.jsonl")
+    cwd = json.loads(transcript.read_text().splitlines()[0]).get("cwd") or row["cwd"]
+    assert row["cwd"] == cwd and Path(cwd).is_dir()
+    assert row["project"] == transcript.parent.name
+    assert Path(row["journal"]).is_file() and Path(row["script_path"]).is_file()
+    assert row["in_flight"][0].startswith("a5 [masked:")
 
 
 def test_ls_watch_json_masks_every_secret(secret_root, tmp_path):
@@ -224,7 +275,8 @@ def test_ls_watch_json_masks_every_secret(secret_root, tmp_path):
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=TIMEOUT)
     assert "in_flight" in first and "in_flight" in second
-    assert leaks(first + second) == [], first + second
+    shown = shown_to_a_person(["--json"], first + second, secret_root)
+    assert leaks(shown) == [], where(shown)
 
 
 def secret_world(base: Path) -> World:
@@ -261,8 +313,8 @@ def test_a_confirmed_resume_and_its_state_files_mask_every_secret(tmp_path, mode
         world.stop_leftovers()
     assert result.returncode == 0, result.stdout + result.stderr
     assert "completed" in result.stdout
-    assert leaks(result.stdout) == [], result.stdout
-    assert leaks(result.stderr) == [], result.stderr
+    assert leaks(result.stdout) == [], where(result.stdout)
+    assert leaks(result.stderr) == [], where(result.stderr)
     files = [path for path in world.state.rglob("*") if path.is_file()]
     assert any(path.parent.name == "resume" for path in files)
     for path in files:
@@ -331,5 +383,5 @@ async def test_tui_screens_mask_every_secret(secret_root, tui_home):
         seen["resume plan"] = screen_text(app)
         await pilot.press("escape")
     for name, text in seen.items():
-        assert leaks(text) == [], f"{name}:\n{text}"
+        assert leaks(text) == [], f"{name}:\n{where(text)}"
     assert "[masked:" in seen["agent"] and "[masked:" in seen["journal"]
