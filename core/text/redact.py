@@ -48,15 +48,6 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         r"|glcbt-[A-Za-z0-9]{1,5}[_-][A-Za-z0-9_-]{20,}|glptt-[0-9a-f]{40}"
         r"|(?:GR|gr)1348941[A-Za-z0-9_-]{20,}|gitlab(?:_session=|-session-)[0-9a-z]{32})"
     ),
-    "aws_secret_key": re.compile(
-        r"(?:(?ai:aws[_\-\s.]?secret(?:[_\-\s.]?access)?[_\-\s.]?key|secret[_\-\s.]?access[_\-\s.]?key)"
-        rf"|{_B}(?:(?:AKIA|ASIA)[A-Z0-9]{{16}}|(?:akia|asia)[a-z0-9]{{16}}))"
-        rf"{_SEP}(?P<secret>[A-Za-z0-9/+]{{40}}|[A-Za-z0-9-]{{40}})(?![A-Za-z0-9+=])"
-    ),
-    "aws_access_key": re.compile(
-        rf"{_B}(?:(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}}"
-        r"|(?:a3t[a-z0-9]|akia|asia|abia|acca)[a-z0-9]{16})(?![A-Za-z0-9])"
-    ),
     "aws_bedrock_key": re.compile(
         rf"{_B}(?:ABSK|absk)[A-Za-z0-9+/=-]{{100,}}"
         r"|bedrock-api-key-(?:YmVkcm9jay5hbWF6b25hd3MuY29t|ymvkcm9jay5hbwf6b25hd3muy29t)"
@@ -76,6 +67,15 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     "npm_token": re.compile(rf"{_B}npm[_-][A-Za-z0-9]{{36,}}"),
     "pypi_token": re.compile(r"pypi[_-](?:AgEIcHlwaS5vcmc|ageichlwas5vcmc)[A-Za-z0-9_-]+"),
     "huggingface_token": re.compile(rf"{_B}(?:hf[_-]|api_org_|api-org-)[A-Za-z]{{34,}}"),
+    "aws_secret_key": re.compile(
+        r"(?:(?ai:aws[_\-\s.]?secret(?:[_\-\s.]?access)?[_\-\s.]?key|secret[_\-\s.]?access[_\-\s.]?key)"
+        rf"|{_B}(?:(?:AKIA|ASIA)[A-Z0-9]{{16}}|(?:akia|asia)[a-z0-9]{{16}}))"
+        rf"{_SEP}(?P<secret>[A-Za-z0-9/+]{{40}}|[A-Za-z0-9-]{{40}})(?![A-Za-z0-9+=])"
+    ),
+    "aws_access_key": re.compile(
+        rf"{_B}(?:(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}}"
+        r"|(?:a3t[a-z0-9]|akia|asia|abia|acca)[a-z0-9]{16})(?![A-Za-z0-9])"
+    ),
     "url_password": re.compile(
         r"\b[A-Za-z][A-Za-z0-9+.\-]*:/{1,2}[^\s/?#@:]*:(?P<secret>[^\s/?#@]+)@"
         rf"|{_B}(?:{'|'.join(_SCHEMES)})-{{2,3}}(?P<secret2>[A-Za-z0-9][A-Za-z0-9-]*)"
