@@ -196,3 +196,18 @@ def test_a_wide_pane_does_not_stretch_the_name_past_its_cap():
         "parity",
         "dead",
     ]
+
+
+async def test_help_names_the_price_data_dollars_come_from(tui_root, tui_processes):
+    from importlib.metadata import version
+
+    from textual.widgets import Static
+
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        shown = [str(static.render()) for static in app.screen.query(Static)]
+        wanted = f"Dollars: prices: genai-prices {version('genai-prices')} (offline)"
+        assert wanted in shown

@@ -14,6 +14,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from wftop.core.cost.prices import price_data_line
 from wftop.tui.keys import APP_IDS, KEYS, binding
 
 TITLES = {
@@ -137,6 +138,7 @@ class HelpScreen(ModalScreen[None]):
             scroll.border_title = "keys"
             yield Static(help_table(self.app, self.under_name, self.own))
             yield Static(Text(FOOTNOTE, style="dim"))
+            yield Static(Text(f"Dollars: {price_data_line()}", style="dim"))
 
     def action_close(self) -> None:
         self.dismiss()
