@@ -90,7 +90,8 @@ class FakeLauncher:
         end(self.last, exit_code=1)
 
     def complete(self, journal: str, labels: Sequence[str] = ("a5", "a6")) -> None:
-        """The CLI runs ``labels`` live, writes a current snapshot, and exits 0."""
+        """The CLI runs ``labels`` live (its journal and its stream say so), writes a current
+        snapshot, and exits 0."""
         rows = []
         keys = {}
         for line in Path(journal).read_text().splitlines():
@@ -110,6 +111,11 @@ class FakeLauncher:
                     handle.write(json.dumps(record) + "\n")
                 rows.append({"type": "workflow_agent", "agentId": agent, "label": label,
                              "state": "done"})  # fmt: skip
+        with open(self.last.log_path, "ab") as log:  # the CLI's stream: each call, live
+            for row in rows:
+                event = {"type": "system", "subtype": "task_progress",
+                         "workflow_progress": [{**row, "state": "start"}]}  # fmt: skip
+                log.write(json.dumps(event).encode() + b"\n")
         snapshot = Path(journal).parents[3] / "workflows" / f"{RUN}.json"
         snapshot.parent.mkdir(parents=True, exist_ok=True)
         snapshot.write_text(json.dumps({"runId": RUN, "status": "completed",

@@ -17,7 +17,7 @@ from wftop.core.forecast.instant import Fate
 from wftop.core.read.journal import JournalFold
 from wftop.core.read.jsonl import JsonlTail
 from wftop.core.read.snapshot import read_snapshot, snapshot_is_current
-from wftop.core.resume.errors import LaunchError, RelocationError
+from wftop.core.resume.errors import LaunchError, RelocationError, ResumeError
 from wftop.core.resume.launcher import Launch, Launcher, Strategy, build_argv
 from wftop.core.resume.machine import ACTIVE_STATES, ResumeEvent, ResumeState
 from wftop.core.resume.plan import Plan
@@ -173,6 +173,8 @@ class ResumeDriver:
                 session_id=plan.session_id,
                 log_path=str(log_path),
                 status_path=str(status_path),
+                forecast_cached=tuple(sorted(watch.cached)),
+                journal_lines=None if watch.tail is None else watch.skip_lines,
             ),
         )
         return status, Attempt(plan, request, launch, watch, stream)
@@ -303,9 +305,12 @@ class ResumeDriver:
     def attach(self, plan: Plan, status: RequestStatus) -> Attempt | None:
         """Find the process of an active request again (after wftop restarted) and follow it.
 
-        When wftop died between starting the runner and logging its pid, the launch files
-        are found where every launch of that attempt puts them; a runner that never
-        started reads as lost.
+        The launch is judged as it was launched: the tripwire follows the forecast the
+        launch recorded (``plan``, made from the run as it reads now, may be of a run the
+        launch has since completed, whose every call reads as cached), and the journal
+        from the line it held at launch. When wftop died between starting the runner and
+        logging its pid, the launch files are found where every launch of that attempt
+        puts them; a runner that never started reads as lost.
         """
         status_path, log_path = status.fact("status_path"), status.fact("log_path")
         if not status_path or not log_path:
@@ -319,15 +324,30 @@ class ResumeDriver:
             pid=status.fact("pid"),
             proc_start=status.fact("proc_start"),
         )
-        session = status.fact("session_id") or plan.run.session_id
-        session_dir = Path(plan.session_dir).with_name(session)
+        plan = as_launched(plan, status)
+        session_dir = Path(plan.session_dir)
         journal = str(session_dir / "subagents" / "workflows" / plan.run.run_id / "journal.jsonl")
-        watch, stream = watchers(plan, journal, Path(log_path), str(session_dir))
+        cached = status.fact("forecast_cached")
+        lines = status.fact("journal_lines")
+        watch, stream = watchers(
+            plan,
+            journal,
+            Path(log_path),
+            str(session_dir),
+            cached=set(cached) if isinstance(cached, tuple) else set(),
+            skip_lines=lines if isinstance(lines, int) and lines >= 0 else None,
+        )
         return Attempt(plan, status.request, launch, watch, stream)
 
     def stop(self, attempt: Attempt) -> RequestStatus:
-        """Stop the relaunched process group; a request that already ended stays as it is."""
+        """Stop the relaunched process group; a request that already ended stays as it is.
+
+        A process that had already exited by itself was not stopped: its request ends
+        with how it ended (its exit code, snapshot and journal), not "by the user".
+        """
         current = self.store.status(attempt.plan.run.run_id, attempt.request)
+        if attempt.launch.poll(self.processes).state == "exited":
+            return self._settle(attempt, current)
         attempt.launch.stop(self.processes)
         if current is not None and current.state not in ACTIVE_STATES:
             return current
@@ -335,17 +355,57 @@ class ResumeDriver:
             attempt.plan, attempt.request, ResumeEvent.STOPPED_BY_USER, "by the user"
         )
 
+    def _settle(self, attempt: Attempt, current: RequestStatus | None) -> RequestStatus:
+        """Record how an exited launch ended (launching → running → outcome: two steps)."""
+        for _ in range(2):
+            if current is None or current.state not in ACTIVE_STATES:
+                break
+            changed, _misses = self.step(attempt)
+            current = changed or self.store.status(attempt.plan.run.run_id, attempt.request)
+        if current is None:
+            msg = f"no resume request {attempt.request!r} in the log of {attempt.plan.run.run_id}"
+            raise ResumeError(msg)
+        return current
+
 
 def watchers(
-    plan: Plan, journal: str, log_path: Path, session_dir: str
+    plan: Plan,
+    journal: str,
+    log_path: Path,
+    session_dir: str,
+    *,
+    cached: set[str] | None = None,
+    skip_lines: int | None = None,
 ) -> tuple[JournalWatch, StreamWatch]:
-    """The journal and stream watchers of a launch; a fresh run's journal is found later."""
-    cached = set(plan.forecast.labels(Fate.CACHED))
+    """The journal and stream watchers of a launch; a fresh run's journal is found later.
+
+    ``cached``: the calls the followed forecast serves from cache (default: the plan's);
+    ``skip_lines``: the journal's lines at launch (default: all it holds now).
+    """
+    if cached is None:
+        cached = set(plan.forecast.labels(Fate.CACHED))
     if plan.strategy is Strategy.FRESH:
         watch = JournalWatch(None, cached, find=newest_journal(session_dir))
     else:
-        watch = JournalWatch(journal, cached)
+        watch = JournalWatch(journal, cached, skip_lines=skip_lines)
     return watch, StreamWatch(str(log_path), cached, watch.progress)
+
+
+def as_launched(plan: Plan, status: RequestStatus) -> Plan:
+    """``plan`` with what the request's launch recorded: its strategy, session, argv, cwd."""
+    from dataclasses import replace
+
+    recorded = status.fact("strategy")
+    known = {strategy.value for strategy in Strategy}
+    strategy = Strategy(recorded) if recorded in known else plan.strategy
+    argv, cwd = status.fact("argv"), status.fact("cwd")
+    return replace(
+        plan,
+        strategy=strategy,
+        session_id=status.fact("session_id") or plan.run.session_id,
+        argv=list(argv) if isinstance(argv, tuple) else plan.argv,
+        cwd=cwd if isinstance(cwd, str) else plan.cwd,
+    )
 
 
 def relocated_plan(plan: Plan, strategy: Strategy, target_journal: str, session_id: str) -> Plan:

@@ -207,7 +207,7 @@ class ResumePolicy:
         """Follow a request already in flight (never launch a second one)."""
         attempt = self.driver.attach(plan, status)
         request = Request(
-            plan,
+            plan if attempt is None else attempt.plan,
             status.state,
             status.transitions[-1].reason,
             status.request,

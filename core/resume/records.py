@@ -31,9 +31,15 @@ class TransitionDetails:
     log_path: str | None = None
     status_path: str | None = None
     exit_code: int | None = None
+    forecast_cached: tuple[str, ...] | None = None
+    """The calls the forecast the launch followed served from cache (its tripwire's), by
+    label, secrets masked."""
+    journal_lines: int | None = None
+    """Lines the followed journal held at launch: what the launch wrote comes after them."""
 
 
 _DETAIL_NAMES: Final = tuple(field.name for field in fields(TransitionDetails))
+_LIST_NAMES: Final = frozenset({"argv", "forecast_cached"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +97,7 @@ class Transition:
         values: dict[str, Any] = {}
         for name in _DETAIL_NAMES:
             value = record.get(name)
-            if name == "argv" and isinstance(value, list):
+            if name in _LIST_NAMES and isinstance(value, list):
                 value = tuple(str(part) for part in value)
             values[name] = value
         return cls(

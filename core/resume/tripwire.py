@@ -2,7 +2,9 @@
 
 The journal says which calls started live; the stream's ``task_progress`` events
 say, per call, whether the CLI served it from cache (``cached: true``). Either one
-seeing a call the forecast served from cache run live trips the alarm.
+seeing a call the forecast served from cache run live trips the alarm. The forecast's
+calls are held by their labels as they may be written down (secrets masked: the resume
+log records them), and a call is matched by its label masked the same way.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from wftop.core.read.jsonl import JsonlTail
+from wftop.core.text.redact import redact
 
 
 @dataclass
@@ -38,6 +41,8 @@ class JournalWatch:
 
     ``journal`` may be None when the path is not known yet (a fresh relaunch mints
     a new run id): ``find`` is asked for it on every poll until it appears.
+    ``skip_lines``: how many lines the journal held at launch (what the launch wrote
+    follows them); None at the launch itself, where it is whatever the journal holds now.
     """
 
     def __init__(
@@ -47,15 +52,22 @@ class JournalWatch:
         *,
         find: Callable[[], str | None] | None = None,
         progress: Progress | None = None,
+        skip_lines: int | None = None,
     ):
-        self.cached = cached_labels
+        self.cached = masked(cached_labels)
         self.progress = progress or Progress()
         self.labels: dict[str, str] = {}
         self.find = find
         self.tail: JsonlTail | None = None
+        self.skip_lines = 0
         if journal is not None:
             self.tail = JsonlTail(journal)
-            self.tail.read()  # skip what was there before the launch
+            if skip_lines is None:
+                for _, record in self.tail.read().records:  # there before the launch
+                    self._learn_label(record)
+                self.skip_lines = self.tail.line_no
+            else:
+                self.skip_lines = skip_lines
 
     @property
     def journal(self) -> str | None:
@@ -72,11 +84,11 @@ class JournalWatch:
         if self.tail is None:
             return []
         fresh: list[str] = []
-        for _, record in self.tail.read().records:
-            kind, key = record.get("type"), str(record.get("key") or record.get("agentId"))
-            label = record.get("label")
-            if isinstance(label, str) and label:
-                self.labels[key] = label
+        for line, record in self.tail.read().records:
+            if line <= self.skip_lines:
+                self._learn_label(record)
+                continue
+            kind, key = record.get("type"), self._learn_label(record)
             name = self.labels.get(key, str(record.get("agentId")))
             if kind == "started":
                 self.progress.started.append(name)
@@ -87,9 +99,17 @@ class JournalWatch:
                 self.progress.failed.append(name)
         return fresh
 
+    def _learn_label(self, record: dict[str, object]) -> str:
+        """The record's call key, remembering the label a line gives it."""
+        key = str(record.get("key") or record.get("agentId"))
+        label = record.get("label")
+        if isinstance(label, str) and label:
+            self.labels[key] = label
+        return key
+
 
 def _miss(watch: JournalWatch | StreamWatch, label: str) -> list[str]:
-    if label in watch.cached and label not in watch.progress.misses:
+    if redact(label) in watch.cached and label not in watch.progress.misses:
         watch.progress.misses.append(label)
         return [label]
     return []
@@ -100,7 +120,7 @@ class StreamWatch:
 
     def __init__(self, log_path: str, cached_labels: set[str], progress: Progress):
         self.tail = JsonlTail(log_path)
-        self.cached = cached_labels
+        self.cached = masked(cached_labels)
         self.progress = progress
         self.text_seen = False
         """The stream shows the workflow was launched or resumed."""
@@ -129,6 +149,11 @@ class StreamWatch:
                 elif state in ("start", "progress"):
                     fresh.extend(_miss(self, label))
         return fresh
+
+
+def masked(labels: set[str]) -> frozenset[str]:
+    """Call labels as the resume log may hold them: secrets masked (masking is idempotent)."""
+    return frozenset(redact(label) for label in labels)
 
 
 def newest_journal(session_dir: str) -> Callable[[], str | None]:

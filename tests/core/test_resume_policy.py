@@ -176,6 +176,37 @@ def test_a_request_in_flight_is_followed_never_launched_twice(world):
     assert first.state is second.state is ResumeState.COMPLETED
 
 
+@pytest.mark.parametrize("stop_on_miss", [False, True], ids=["plain", "stop-on-miss"])
+def test_a_launch_that_ended_unfollowed_is_judged_by_the_forecast_it_was_launched_with(
+    world, stop_on_miss
+):
+    policy, launcher, _ = policy_for(world)
+    first, _ = policy.start(policy.plan(the_run(world.root)))
+    assert first.in_flight
+    launcher.started()
+    launcher.complete(str(world.journal))  # the first wftop is gone; the CLI finished alone
+    other, other_launcher, _ = policy_for(world, launcher.table)
+    plan = other.plan(the_run(world.root))
+    assert {"a5", "a6"} <= set(plan.forecast.cached)  # the run as it reads now: completed
+    request, events = other.start(plan)
+    assert kinds(events) == ["reattached"]
+    done = list(other.follow(request, stop_on_miss=stop_on_miss))
+    assert "cache_miss" not in kinds(done)
+    assert request.state is ResumeState.COMPLETED
+    assert done[-1].data["live"] == ["a5", "a6"] and done[-1].data["misses"] == []
+    assert len(launcher.launches) == 1 and other_launcher.launches == []
+
+
+def test_stopping_a_launch_that_already_exited_records_how_it_ended(world):
+    policy, launcher, _ = policy_for(world)
+    request, _ = policy.start(policy.plan(the_run(world.root)))
+    launcher.started()
+    launcher.complete(str(world.journal))
+    events = policy.stop(request)
+    assert request.state is ResumeState.COMPLETED
+    assert [e.data.get("state") for e in events] == ["completed", "completed"]
+
+
 def test_the_recommended_strategy_is_the_one_selected(tmp_path):
     root = copy_tree("mid-failure", tmp_path)
     world = make_world(tmp_path / "w")

@@ -103,9 +103,9 @@ def test_killed_run_resumes_running_only_the_forecast_live_calls(
     assert [row["status"] for row in listing] == ["completed"]
 
 
-def resume(env, claude_bin, run_id, root, *extra):
-    return wftop(
-        env,
+def resume_args(claude_bin, run_id, root, *extra) -> list[str]:
+    """``wftop resume RUN --yes --json`` over one root, with the given claude."""
+    return [
         "resume",
         run_id,
         "--yes",
@@ -116,7 +116,11 @@ def resume(env, claude_bin, run_id, root, *extra):
         "--claude",
         claude_bin,
         *extra,
-    )
+    ]
+
+
+def resume(env, claude_bin, run_id, root, *extra):
+    return wftop(env, *resume_args(claude_bin, run_id, root, *extra))
 
 
 def damaged_run(claude_bin, mock_api, cli_home, script, agents, kill=None, env_extra=None):
