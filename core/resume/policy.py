@@ -317,19 +317,25 @@ class ResumePolicy:
         return Event(data, text)
 
     def spent(self, request: Request) -> Spend:
-        """What the resume spent: the agents of the run that its plan did not know (the calls
-        it ran live), from their transcripts."""
+        """What the resume spent: the agents it started (the calls it ran live), from their
+        transcripts. They are the attempts after the lines the journal held at launch (a
+        request followed after a restart has a plan of the run as it reads now, which knows
+        them all); without that mark, the agents its plan did not know."""
         plan = request.plan
         fresh = self.reread(plan.run, plan.session_id) or self.reread(plan.run)
         if fresh is None:
             return NOTHING
-        before = {agent for call in plan.run.fold.calls.values() for agent in call.agent_ids}
-        ran = [
-            agent
-            for call in fresh.fold.ordered_calls()
-            for agent in call.agent_ids
-            if agent not in before
-        ]
+        watch = request.attempt.watch if request.attempt is not None else None
+        if watch is not None and watch.tail is not None:
+            ran = agents_after(fresh, watch.skip_lines)
+        else:
+            before = {agent for call in plan.run.fold.calls.values() for agent in call.agent_ids}
+            ran = [
+                agent
+                for call in fresh.fold.ordered_calls()
+                for agent in call.agent_ids
+                if agent not in before
+            ]
         return agents_spend(fresh.folder.path, ran)
 
     def follow(
@@ -361,6 +367,16 @@ class ResumePolicy:
         if fresh is None:
             fresh = self.reread(request.plan.run)
         return None if fresh is None else self.plan(fresh)
+
+
+def agents_after(run: Run, lines: int) -> list[str]:
+    """The agents of the attempts started after journal line ``lines`` of ``run``."""
+    return [
+        agent
+        for call in run.fold.ordered_calls()
+        for agent, line in zip(call.agent_ids, call.attempt_lines, strict=False)
+        if line > lines
+    ]
 
 
 def _refused(reason: str) -> Event:

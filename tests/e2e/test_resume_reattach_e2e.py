@@ -2,7 +2,7 @@
 
 The second ``wftop resume`` re-attaches to the launch the first one made. What it reports must
 be what that launch did, judged against the forecast it was launched with: the calls that ran
-live, no cache misses, the outcome, and with ``--stop-on-miss`` nothing stopped.
+live, what they cost, no cache misses, the outcome, and with ``--stop-on-miss`` nothing stopped.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.test_resume_e2e import damaged_run, resume, resume_args, resume_env
-from tests.realcli import six_agents
+from tests.realcli import read_journal, six_agents
+from wftop.core.cost.runs import agents_spend
 from wftop.core.resume.launcher import read_runner_status
 
 pytestmark = pytest.mark.realcli
@@ -78,3 +79,7 @@ def test_resume_killed_while_claude_runs_reattaches_after_it_exited(
     assert not [e for e in events if e["event"] == "cache_miss"], events
     assert again.returncode == 0, again.stdout + again.stderr
     assert sorted(mock_api.live_agents(since=mark)) == ["a5", "a6"]
+    started = [line for line in read_journal(killed.journal_path) if line["type"] == "started"]
+    resumed = [line["agentId"] for line in started if line["label"] in ("a5", "a6")][-2:]
+    spent = agents_spend(str(killed.run_dir), resumed).cost_usd
+    assert spent and done["cost_usd"] == pytest.approx(spent, abs=1e-6), events
