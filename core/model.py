@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -12,6 +11,7 @@ from typing import Any
 import orjson
 
 from wftop.core.read.discovery import RunFolder, run_ident
+from wftop.core.read.failures import Failure
 from wftop.core.read.journal import Call, CallState, JournalFold
 from wftop.core.read.jsonl import Problem
 from wftop.core.read.sessions import Owner
@@ -114,7 +114,9 @@ class Run:
     last_activity: float | None
     problems: tuple[Problem, ...] = ()
     superseded_by: str | None = None
-    failed_labels: tuple[str, ...] = field(default_factory=tuple)
+    failures: tuple[Failure, ...] = ()
+    """The calls that failed, each with its kind and evidence (`wftop.core.read.failures`), in
+    call order."""
     rerun_tokens: int | None = 0
     """Tokens the agents of re-run calls (calls started again after they had returned)
     used, from their transcripts: 0 without re-runs, None when none of theirs can be read
@@ -126,7 +128,7 @@ class Run:
     _ident: str | None = field(default=None, init=False, repr=False, compare=False)
     _project_short: str | None = field(default=None, init=False, repr=False, compare=False)
     _shown_status: str | None = field(default=None, init=False, repr=False, compare=False)
-    _call_counts: tuple[int, int, int, int] | None = field(
+    _call_counts: tuple[int, int, int, int, int] | None = field(
         default=None, init=False, repr=False, compare=False
     )
 
@@ -182,7 +184,12 @@ class Run:
         return self.status in ENDED
 
     @property
-    def call_counts(self) -> tuple[int, int, int, int]:
+    def failed_labels(self) -> tuple[str, ...]:
+        """The labels of the calls that failed, in call order."""
+        return tuple(failure.label for failure in self.failures)
+
+    @property
+    def call_counts(self) -> tuple[int, int, int, int, int]:
         """How the calls' latest attempts stand (`count_calls`), kept once made: the run
         list draws it for every row it shows."""
         made = self._call_counts
@@ -192,38 +199,38 @@ class Run:
         return made
 
     @property
+    def open_calls(self) -> list[Call]:
+        """Calls whose latest attempt has neither result nor failure: ``running`` while the
+        run may go on, ``dead`` once nothing will finish them (`wftop.core.calls`)."""
+        failed = {failure.key for failure in self.failures}
+        return [call for call in self.fold.calls_in(CallState.IN_FLIGHT) if call.key not in failed]
+
+    @property
     def in_flight_calls(self) -> list[Call]:
-        """Calls whose latest attempt has neither result nor failed (empty once ended)."""
-        if self.ended:
-            return []
-        return self.fold.calls_in(CallState.IN_FLIGHT)
+        """`open_calls` of a run that has not ended (a dead one's included)."""
+        return [] if self.ended else self.open_calls
 
     @property
     def dead_workers(self) -> list[Call]:
         return self.in_flight_calls if self.status is Status.DEAD else []
 
 
-def count_calls(run: Run) -> tuple[int, int, int, int]:
-    """How a run's calls' latest attempts stand: (done, failed, in flight, stopped)
-    (`tally_calls` of its fold)."""
-    return tally_calls(run.fold, run.failed_labels, run.ended)
-
-
-def tally_calls(
-    fold: JournalFold, failed_labels: Iterable[str], ended: bool
-) -> tuple[int, int, int, int]:
-    """(done, failed, in flight, stopped) of a fold's calls. A call is failed when its label
-    is a failed label too; in flight once the run ended reads stopped. It costs what is open
-    and failed, not a walk of every call (50,000 took 26 ms), in a fold fed lines
-    (`JournalFold.failed_or_labelled`)."""
-    labels = set(failed_labels)
-    if labels:
-        failed = fold.failed_or_labelled(labels)
-        flying = sum(1 for key in fold.open_keys if fold.calls[key].label not in labels)
-    else:
-        failed, flying = len(fold.failed_keys), len(fold.open_keys)
-    done = len(fold.calls) - failed - flying
-    return (done, failed, 0, flying) if ended else (done, failed, flying, 0)
+def count_calls(run: Run) -> tuple[int, int, int, int, int]:
+    """How many of a run's calls stand in each state of `wftop.core.calls.State`: (done,
+    cached, failed, running, dead). Failed are its `Run.failures`; its other open calls are
+    running while the run may go on, else dead; cached are the calls the current snapshot's
+    rows mark so. A few lengths, not a walk of every call (50,000 took 26 ms)."""
+    fold, failures = run.fold, run.failures
+    failed = len(failures)
+    open_keys = fold.open_keys
+    still = len(open_keys) - (sum(1 for f in failures if f.key in open_keys) if failures else 0)
+    returned = len(fold.calls) - failed - still
+    snapshot = run.snapshot
+    cached = len(snapshot.cached) if snapshot is not None and run.snapshot_current else 0
+    cached = min(cached, returned)
+    if run.status in (Status.RUNNING, Status.STALLED):
+        return (returned - cached, cached, failed, still, 0)
+    return (returned - cached, cached, failed, 0, still)
 
 
 def short_project(cwd: str | None, slug: str) -> str:
@@ -268,30 +275,3 @@ def iso_utc(timestamp: float | None) -> str | None:
         return None
     moment = datetime.fromtimestamp(timestamp, tz=UTC)
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def failed_labels(fold: JournalFold, snapshot: Snapshot | None, current: bool) -> tuple[str, ...]:
-    """Labels of calls that ended failed, from the journal or the current snapshot.
-
-    A call whose agent errored may have no ``failed`` line (the CLI can exit before
-    writing it, and builds before 2.1.246 never wrote one). When a current snapshot
-    says the script returned or threw, a call still without a result ended failed;
-    an ``error`` row for a call's latest agent says the same for a killed run.
-    """
-    errored: set[str] = set()
-    ended_normally = False
-    if snapshot is not None and current:
-        errored = snapshot.errored_agent_ids()
-        ended_normally = (snapshot.status or "completed") in ("completed", "failed")
-    # Only failed and open calls can qualify: look at those, not at every call.
-    candidates = fold.calls_in(CallState.FAILED)
-    if ended_normally or errored:
-        candidates += fold.calls_in(CallState.IN_FLIGHT)
-        candidates.sort(key=lambda call: call.order)
-    labels = []
-    for call in candidates:
-        latest = call.agent_ids[-1] if call.agent_ids else None
-        unfinished = call.state is CallState.IN_FLIGHT
-        if call.state is CallState.FAILED or (unfinished and (ended_normally or latest in errored)):
-            labels.append(call.label)
-    return tuple(labels)

@@ -27,6 +27,7 @@ from wftop.core.cost.tokens import NO_TOKENS, TOKEN_FIELDS, Tokens
 from wftop.core.cost.usage import Spends
 from wftop.core.model import ENDED, Run, Status, iso_utc, json_safe_dict, status_word
 from wftop.core.read.discovery import run_ident
+from wftop.core.read.errors import Cause
 from wftop.core.read.sessions import Liveness
 from wftop.core.read.snapshot import parse_iso_time
 
@@ -36,17 +37,20 @@ class RowError(ValueError):
 
 
 class Tally(NamedTuple):
-    """How a run's calls stand, by their latest attempt (`wftop.core.model.count_calls`)."""
+    """How many of a run's calls stand in each state of `wftop.core.calls.State`
+    (`wftop.core.model.count_calls`)."""
 
     done: int = 0
+    cached: int = 0
+    """Returned because the resume that wrote the current snapshot served them from cache."""
     failed: int = 0
-    in_flight: int = 0
-    stopped: int = 0
-    """In flight when the run ended: they will never return."""
+    running: int = 0
+    dead: int = 0
+    """Open, and nothing will finish them: their process died, or their run ended."""
 
     @property
     def total(self) -> int:
-        return self.done + self.failed + self.in_flight + self.stopped
+        return self.done + self.cached + self.failed + self.running + self.dead
 
 
 class Wire(NamedTuple):
@@ -106,6 +110,21 @@ def _labels(value: Any, key: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _failures(value: Any, key: str) -> tuple[tuple[str, str], ...]:
+    expected = "a list of {label, kind} objects"
+    if not isinstance(value, list):
+        raise _wrong(key, expected, value)
+    found = []
+    for item in value:
+        if not isinstance(item, dict):
+            raise _wrong(key, expected, item)
+        label, kind = item.get("label"), item.get("kind")
+        if not isinstance(label, str) or kind not in KINDS:
+            raise _wrong(key, f"{expected} (kind one of the kinds of docs/forensics.md)", item)
+        found.append((label, kind))
+    return tuple(found)
+
+
 def _word(words: type[StrEnum]) -> Callable[[Any, str], Any]:
     """A reader of one of the words of ``words`` (a `StrEnum`)."""
 
@@ -130,7 +149,7 @@ def _moment(value: Any, key: str) -> float | None:
 
 def _tally(value: Any, key: str) -> Tally:
     if not isinstance(value, dict):
-        raise _wrong(key, "an object of counts (done, failed, in_flight, stopped)", value)
+        raise _wrong(key, f"an object of counts ({', '.join(Tally._fields)})", value)
     return Tally(*(_count(value.get(name, 0), f"{key}.{name}") for name in Tally._fields))
 
 
@@ -161,6 +180,8 @@ MOMENT = Wire(iso_utc, _moment)
 TALLY = Wire(lambda tally: tally._asdict(), _tally)
 DOLLARS = Wire(lambda cost: None if cost is None else round(cost, 6), _dollars)
 TOKENS = Wire(lambda tokens: tokens.to_json(), _tokens)
+FAILURES = Wire(lambda pairs: [{"label": label, "kind": kind} for label, kind in pairs], _failures)
+KINDS = frozenset(kind.value for kind in Cause)
 
 
 def wire(kind: Wire, **options: Any) -> Any:
@@ -188,9 +209,10 @@ class RunRow:
     name: str | None = wire(MAYBE_TEXT, default=None)
     status: Status = wire(STATUS, default=Status.DEAD)
     started: int = wire(COUNT, default=0)
-    """Journal lines: ``started``, then ``result`` and ``failed`` below."""
+    """Journal lines: ``started``, then ``result`` below."""
     returned: int = wire(COUNT, default=0)
     failed: int = wire(COUNT, default=0)
+    """Calls that failed (`failures`), whether or not a ``failed`` line says so."""
     calls: int = wire(COUNT, default=0)
     in_flight: tuple[str, ...] = wire(LABELS, default=())
     """Labels of the calls in flight (none once the run ended)."""
@@ -217,6 +239,11 @@ class RunRow:
     it); None when a model is unpriced (or, in a row from an older wftop, unknown)."""
     tokens: Tokens = wire(TOKENS, default=NO_TOKENS)
     unpriced_models: tuple[str, ...] = wire(LABELS, default=())
+    failed_lines: int = wire(COUNT, default=0)
+    """The journal's ``failed`` lines."""
+    failures: tuple[tuple[str, str], ...] = wire(FAILURES, default=())
+    """(label, kind) of each failed call (`wftop.core.read.failures`); a row without them
+    (another host's older wftop) reads its ``failed_calls`` with no kind known."""
     stale: bool = False
     """A remote run whose host cannot be reached now: its last known state (not sent)."""
     ident: str = field(init=False, default="")
@@ -258,10 +285,12 @@ class RunRow:
             status=run.status,
             started=fold.started_lines,
             returned=fold.result_lines,
-            failed=fold.failed_lines,
+            failed=len(run.failures),
+            failed_lines=fold.failed_lines,
             calls=len(fold.calls),
             in_flight=flight,
             failed_calls=tuple(run.failed_labels),
+            failures=tuple((failure.label, failure.kind) for failure in run.failures),
             rerun_tokens=run.rerun_tokens,
             dead_workers=len(flight) if dead else 0,
             journal=folder.journal,
@@ -307,6 +336,9 @@ class RunRow:
             values["host"] = host
         if "call_states" not in data:
             values["call_states"] = guessed_tally(values)
+        if "failures" not in data:
+            unknown = Cause.CLEAN_OR_UNKNOWN.value
+            values["failures"] = tuple((label, unknown) for label in values.get("failed_calls", ()))
         return cls(**values)
 
 
@@ -323,4 +355,6 @@ def guessed_tally(values: Mapping[str, Any]) -> Tally:
     flight and failed, the other calls done."""
     flight, failed = len(values.get("in_flight", ())), len(values.get("failed_calls", ()))
     done = max(0, values.get("calls", 0) - flight - failed)
-    return Tally(done, failed, flight, 0)
+    if values.get("status") in (Status.RUNNING, Status.STALLED):
+        return Tally(done=done, failed=failed, running=flight)
+    return Tally(done=done, failed=failed, dead=flight)

@@ -15,8 +15,11 @@ from dataclasses import dataclass
 
 import orjson
 
-from wftop.core.model import PARTIAL, Run, Status
+from wftop.core.calls import CallView, State, call_states, open_state
+from wftop.core.model import PARTIAL, Run
 from wftop.core.read.agent_transcript import AgentUsage
+from wftop.core.read.errors import cause_words
+from wftop.core.read.failures import Failure
 from wftop.core.read.journal import Call, CallState
 from wftop.core.read.jsonl import ELIDED
 from wftop.core.read.snapshot import AgentRow
@@ -26,10 +29,9 @@ from wftop.tui.format import count, one_line
 STATE_GLYPHS = {
     "done": "✔",
     "failed": "✗",
-    "in flight": "░",
+    "running": "░",
     "dead": "✖",
     "cached": "↺",
-    "stopped": "·",
     "orphan": "↳",
 }
 
@@ -50,7 +52,8 @@ class CallRow:
     key: str
     label: str
     state: str
-    """done, failed, in flight, dead, cached, stopped, orphan."""
+    """A call's `wftop.core.calls.State` (done, failed, running, dead, cached); an earlier
+    attempt's done, failed or orphan."""
     attempts: int
     agent_id: str
     duration_ms: int | None = None
@@ -88,18 +91,10 @@ def _preview(value: object) -> str:
     return shown
 
 
-def call_state(run: Run, call: Call, row: AgentRow | None) -> str:
-    if row is not None and row.cached:
-        return "cached"
-    if call.label in run.failed_labels or call.state is CallState.FAILED:
-        return "failed"
-    if call.state is CallState.DONE:
-        return "done"
-    if run.status is Status.DEAD:
-        return "dead"
-    if run.ended:
-        return "stopped"
-    return "in flight"
+def failure_preview(failure: Failure) -> str:
+    """A failed call's result cell: its kind in words, and what says so."""
+    said = (failure.evidence or "nothing recorded why").split(": ", 1)[-1]
+    return one_line(redact(f"{cause_words(failure.kind)} · {said}"))
 
 
 def _facts(row: AgentRow | None, used: AgentUsage | None) -> tuple[int | None, ...]:
@@ -128,19 +123,21 @@ def call_rows(run: Run, usage: Mapping[str, AgentUsage] | None = None) -> list[P
     """
     usage = usage or {}
     by_agent = {row.agent_id: row for row in run.snapshot.rows} if run.snapshot else {}
-    calls = run.fold.ordered_calls()
-    phases: dict[str, list[Call]] = {}
-    for call in calls:
-        phases.setdefault(call.phase or "(no phase)", []).append(call)
+    phases: dict[str, list[CallView]] = {}
+    for view in call_states(run):
+        phases.setdefault(view.call.phase or "(no phase)", []).append(view)
     rows: list[PhaseRow | CallRow] = []
     for title, members in phases.items():
         if len(phases) > 1 or title != "(no phase)":
             rows.append(PhaseRow(redact(title), len(members)))
-        for call in members:
+        for view in members:
+            call = view.call
             latest = call.agent_ids[-1] if call.agent_ids else ""
             row = by_agent.get(latest)
-            state = call_state(run, call, row)
-            if call.has_result:
+            state = view.state.value
+            if view.failure is not None:
+                preview = failure_preview(view.failure)
+            elif call.has_result:
                 preview = _preview(call.packed_result)
             elif row is not None and (row.error or row.result_preview):
                 preview = one_line(redact(row.error or row.result_preview or ""))
@@ -213,16 +210,13 @@ def earlier_attempts(call: Call) -> list[tuple[str, str]]:
 def parity_lines(run: Run) -> list[str]:
     """The started / returned / failed line counts, and what accounts for the gap."""
     fold = run.fold
-    calls = fold.ordered_calls()
+    views = call_states(run)
+    calls = [view.call for view in views]
     orphans = sum(kind == "orphan" for call in calls for _, kind in earlier_attempts(call))
-    states = [call_state(run, call, None) for call in calls]
+    states = [view.state.value for view in views]
     done = states.count("done")
     failed = states.count("failed")
-    open_calls = [
-        call.label
-        for call, state in zip(calls, states, strict=True)
-        if state in ("in flight", "dead", "stopped")
-    ]
+    open_calls = [view.label for view in views if view.state in (State.RUNNING, State.DEAD)]
     counted = f"{len(calls)} calls: {done} done"
     if failed:
         counted += f", {failed} failed"
@@ -236,9 +230,7 @@ def parity_lines(run: Run) -> list[str]:
     if orphans:
         gap.append(f"{orphans} orphan started line{'s' * (orphans != 1)} (respawned later)")
     if open_calls:
-        word = {"dead": "dead worker", "stopped": "never finished"}.get(
-            states[[c.label for c in calls].index(open_calls[0])], "in flight"
-        )
+        word = "dead worker" if open_state(run) is State.DEAD else "running"
         gap.append(f"{word}: {', '.join(open_calls)}")
     # a result line per attempt that returned; any more repeats one (a re-run's is its own)
     extra_results = fold.result_lines - sum(len(set(call.returned_agent_ids)) for call in calls)

@@ -161,12 +161,13 @@ def parity_segments(
 
     ``started/returned`` are line counts from the journal. The bar is ``width``
     cells shared by the calls in proportion (every kind present gets at least one
-    cell): ``█`` returned, ``✗`` failed, ``░`` in flight, ``·`` never finished in a
-    run that ended.
+    cell), by their state (`wftop.core.calls.State`): ``█`` returned (done or cached),
+    ``✗`` failed, ``░`` running, ``·`` dead (open, and nothing will finish it).
     """
     pieces: list[tuple[str, str]] = [(f"{started}/{returned}".ljust(5) + " ", "")]
     bar_width = width
-    cells = _apportion([calls.done, calls.failed, calls.in_flight, calls.stopped], bar_width)
+    parts = [calls.done + calls.cached, calls.failed, calls.running, calls.dead]
+    cells = _apportion(parts, bar_width)
     pieces.append(("▕", "parity-frame"))
     for glyph, style, n in zip(
         (BAR_DONE, BAR_FAILED, BAR_IN_FLIGHT, BAR_STOPPED),

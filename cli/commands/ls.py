@@ -22,6 +22,7 @@ from wftop.core.cost.usage import Spends
 from wftop.core.index.coldpass import scan_rows
 from wftop.core.index.rowcache import RowCache, rows_cache_path
 from wftop.core.model import Run, status_word
+from wftop.core.read.errors import failure_tag
 from wftop.core.read.jsonl import Problem
 from wftop.core.read.snapshot import parse_iso_time
 from wftop.core.remote.transport import Unreachable
@@ -49,8 +50,14 @@ def add_parser(subparsers: Any) -> None:
 
 HEADER = (
     f"{'STATUS':<12} {'NAME':<18} {'RUN':<16} {'PROJECT':<18} {'AGE':>4} {'S/R/F':<8} "
-    f"{'COST':>7} IN FLIGHT"
+    f"{'COST':>7} OPEN/FAIL"
 )
+"""S/R/F: started and returned lines, failed calls (a call that failed with no ``failed``
+line counts)."""
+
+CALLS_WIDTH = 10
+"""Characters of the last column (the line within 100): the calls in flight, then the failed
+ones (``a6 ✗429``), cut with ``…``."""
 
 
 def table_line(row: dict[str, Any], now: float) -> str:
@@ -59,14 +66,25 @@ def table_line(row: dict[str, Any], now: float) -> str:
     name = (row["name"] or "-")[:18]
     project = row["project_name"][:18]
     parity = f"{row['started']}/{row['returned']}/{row['failed']}"
-    flight = ",".join(row["in_flight"])
+    named = [*row["in_flight"], *(failure_tag(f["label"], f["kind"]) for f in failures(row))]
+    calls = ",".join(named)
+    if len(calls) > CALLS_WIDTH:
+        calls = calls[: CALLS_WIDTH - 1] + "…"
     when = parse_iso_time(row["last_activity"])
     cost = row.get("cost_usd")
     spent = dollars(cost) if isinstance(cost, int | float) else "$?"
     return (
         f"{status:<12} {name:<18} {row['run_id']:<16} {project:<18} "
-        f"{age(when, now):>4} {parity:<8} {spent:>7} {flight[:16]}"
-    )
+        f"{age(when, now):>4} {parity:<8} {spent:>7} {calls}"
+    ).rstrip()
+
+
+def failures(row: dict[str, Any]) -> list[dict[str, str]]:
+    """A row's ``failures``; a row of an older wftop (a remote host's) has only their labels."""
+    listed = row.get("failures")
+    if isinstance(listed, list):
+        return [f for f in listed if isinstance(f, dict) and isinstance(f.get("label"), str)]
+    return [{"label": label, "kind": ""} for label in row["failed_calls"]]
 
 
 def table(runs: list[Run], now: float) -> str:

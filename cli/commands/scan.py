@@ -14,7 +14,6 @@ from typing import Any
 import orjson
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
-from wftop.core.forensics.causes import cause_words
 from wftop.core.forensics.limits import RECENT_SESSIONS, cut
 from wftop.core.forensics.masking import redaction_json, redaction_line
 from wftop.core.forensics.report import build_report, root_of
@@ -27,6 +26,7 @@ from wftop.core.forensics.sessionlist import (
 )
 from wftop.core.forensics.summary import owners, recent_rows, report_text
 from wftop.core.read.discovery import resolve_roots
+from wftop.core.read.errors import cause_words
 from wftop.core.read.sessions import Liveness, Owner
 from wftop.core.system.procs import default_table
 from wftop.core.text.redact import Redactor, redact_tree

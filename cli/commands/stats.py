@@ -11,11 +11,11 @@ import orjson
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
 from wftop.core.cost.tokens import dollars
-from wftop.core.forensics.causes import cause_words
 from wftop.core.forensics.limits import cut
 from wftop.core.forensics.masking import redaction_json, redaction_line
 from wftop.core.forensics.stats import compute_stats
 from wftop.core.model import status_word
+from wftop.core.read.errors import cause_words
 from wftop.core.text.redact import Redactor, redact_tree
 
 RETURNED, NOT_RETURNED = "●", "○"
@@ -73,7 +73,7 @@ def stats_text(data: dict[str, Any]) -> str:
         f"({twice})",
     ]
     causes = ", ".join(f"{cause_words(cause)} ×{n}" for cause, n in data["causes"].items())
-    lines.append(f"causes seen (sessions owning runs): {causes or '-'}")
+    lines.append(f"causes (runs, by their failures or else their session): {causes or '-'}")
     return "\n".join(lines)
 
 

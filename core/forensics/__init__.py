@@ -7,7 +7,7 @@ evidence line, and, for workflow runs, what can be salvaged and how often calls
 never came back. Nothing here imports a user interface.
 """
 
-from wftop.core.forensics.causes import CLEARS, PRIORITY, SIGNATURES, Cause, Signature, Verdict
+from wftop.core.forensics.causes import CLEARS, Verdict
 from wftop.core.forensics.receipts import Completion, Launch, WorkerKind
 from wftop.core.forensics.report import SessionReport, build_report
 from wftop.core.forensics.sessionlist import (
@@ -18,6 +18,7 @@ from wftop.core.forensics.sessionlist import (
     pick_session,
 )
 from wftop.core.forensics.workers import Action, DeadWorker, Digest, WorkerLiveness
+from wftop.core.read.errors import PRIORITY, SIGNATURES, Cause, Signature
 
 __all__ = [
     "CLEARS",

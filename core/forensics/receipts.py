@@ -36,7 +36,7 @@ _TASKSTOP = re.compile(r"Successfully stopped task: ([\w-]+)[^\"\n]*")
 _NOTIFICATION = re.compile(r"<task-notification>(.*?)</task-notification>", re.S)
 _TAGS = {
     name: re.compile(rf"<{name}>(.*?)</{name}>", re.S)
-    for name in ("task-id", "tool-use-id", "status", "summary", "output-file")
+    for name in ("task-id", "tool-use-id", "status", "summary", "output-file", "failures")
 }
 
 
@@ -84,28 +84,13 @@ class Completion:
     tool_use_id: str | None = None
     summary: str = ""
     output_file: str | None = None
+    failures: tuple[str, ...] = ()
+    """The lines of the notice's ``<failures>`` block (a workflow's calls that failed): a
+    workflow that completed with some reported back, but did not succeed."""
 
     @property
     def succeeded(self) -> bool:
-        return self.status == "completed"
-
-
-def content_text(content: object) -> str:
-    """Every text of a message content or tool result, joined by newlines."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    parts = []
-    for block in content:
-        if isinstance(block, str):
-            parts.append(block)
-        elif isinstance(block, dict):
-            if isinstance(block.get("text"), str):
-                parts.append(block["text"])
-            elif "content" in block:
-                parts.append(content_text(block["content"]))
-    return "\n".join(part for part in parts if part)
+        return self.status == "completed" and not self.failures
 
 
 def parse_receipt(text: str, line: int, tool_use_id: str | None = None) -> Launch | None:
@@ -176,6 +161,9 @@ def parse_notifications(text: str, line: int, source: str) -> list[Completion]:
                 tool_use_id=values["tool-use-id"],
                 summary=values["summary"] or "",
                 output_file=values["output-file"],
+                failures=tuple(
+                    line.strip() for line in (values["failures"] or "").split("\n") if line.strip()
+                ),
             )
         )
     return found

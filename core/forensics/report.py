@@ -6,12 +6,17 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from wftop.core.calls import call_states, error_json
 from wftop.core.forensics.causes import Verdict, session_verdict
 from wftop.core.forensics.limits import TAIL_RECORDS
-from wftop.core.forensics.receipts import Completion, Launch
-from wftop.core.forensics.session_transcript import ErrorEvent, read_transcript, read_worker_events
-from wftop.core.forensics.workers import DeadWorker, examine
-from wftop.core.model import iso_utc
+from wftop.core.forensics.receipts import Completion, Launch, WorkerKind
+from wftop.core.forensics.salvage import read_run
+from wftop.core.forensics.session_transcript import read_transcript, read_worker_events
+from wftop.core.forensics.workers import RUN_ID, DeadWorker, examine
+from wftop.core.model import Run, iso_utc
+from wftop.core.read.discovery import find_run_folders
+from wftop.core.read.errors import EVIDENCE_CHARS, ErrorEvent, classify_text, cut
+from wftop.core.read.failures import FAILED_LINE, Failure
 from wftop.core.read.jsonl import Problem
 from wftop.core.read.sessions import Liveness, Owner, local_pid_domain, owners_by_session
 from wftop.core.system.procs import ProcessTable, default_table
@@ -24,16 +29,74 @@ class WorkerStatus:
     launch: Launch
     status: str | None
     completion: Completion | None
+    run: Run | None = None
+    """For the newest launch of a workflow run whose folder is there: the run as every
+    surface reads it (its calls' states, its failures)."""
+    transcript: str = ""
+    """The session transcript the worker was read from."""
+
+    @property
+    def failures(self) -> list[dict[str, Any]]:
+        """The workflow's failed calls: the run's (`wftop.core.calls`), else the lines its
+        notice's ``<failures>`` block reported."""
+        if self.run is not None:
+            return [failure_json(failure) for failure in self.run.failures]
+        lines = self.completion.failures if self.completion else ()
+        where = f"{self.transcript}:{self.completion.line if self.completion else 0}"
+        return [notice_failure(line, where) for line in lines]
+
+    @property
+    def succeeded(self) -> bool:
+        """Reported ``completed`` with no failed call: what reported is not what succeeded."""
+        return self.status == "completed" and not self.failures
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        shape: dict[str, Any] = {
             "kind": self.launch.kind.value,
             "id": self.launch.worker_id,
             "description": self.launch.description,
             "status": self.status,
+            "succeeded": self.succeeded,
             "reported_by": self.completion.source if self.completion else None,
             "summary": self.completion.summary if self.completion else None,
         }
+        if self.launch.kind is WorkerKind.WORKFLOW:
+            shape["run_id"] = self.launch.run_id
+            shape["failures"] = self.failures
+            shape["calls"] = None if self.run is None else calls_json(self.run)
+        return shape
+
+
+def failure_json(failure: Failure) -> dict[str, Any]:
+    """A failed call as ``scan --json`` names it: its label and `wftop.core.calls.error_json`."""
+    return {"label": failure.label, **error_json(failure)}
+
+
+def notice_failure(line: str, where: str) -> dict[str, Any]:
+    """One line of a notice's ``<failures>`` block (``[a6] failed: …``) as a failure; ``where``
+    is the notice's ``<file>:<line>``."""
+    match = FAILED_LINE.match(line)
+    label = (match.group("label") or match.group("slot")) if match else None
+    text = match.group(3) if match else line
+    return {
+        "label": label,
+        "kind": classify_text(text).value,
+        "evidence": f"{where}: {cut(text, EVIDENCE_CHARS)}",
+        "source": "session",
+        "resets_at": None,
+    }
+
+
+def calls_json(run: Run) -> list[dict[str, Any]]:
+    """Every call of a workflow run with its state (and kind, when it failed)."""
+    return [
+        {
+            "label": view.label,
+            "state": view.state.value,
+            "kind": view.failure.kind if view.failure else None,
+        }
+        for view in call_states(run)
+    ]
 
 
 @dataclass
@@ -79,6 +142,36 @@ def root_of(transcript: str) -> str:
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(transcript))))
 
 
+def workflow_runs(
+    transcript: str, launches: list[Launch], processes: ProcessTable
+) -> dict[int, Run]:
+    """The run of the newest launch of each workflow run id whose folder is in the session,
+    read as ``ls`` reads it, by the launch's line."""
+    newest = {
+        launch.run_id: launch
+        for launch in launches
+        if launch.kind is WorkerKind.WORKFLOW and launch.run_id and RUN_ID.fullmatch(launch.run_id)
+    }
+    session_dir = transcript[: -len(".jsonl")] if transcript.endswith(".jsonl") else transcript
+    wanted = {
+        run_id: launch
+        for run_id, launch in newest.items()
+        if os.path.isdir(os.path.join(session_dir, "subagents", "workflows", run_id))
+    }
+    if not wanted:
+        return {}
+    folders, _problems = find_run_folders(root_of(transcript))
+    session = os.path.basename(session_dir)
+    runs = {}
+    for run_id, launch in wanted.items():
+        copies = [folder for folder in folders if folder.run_id == run_id]
+        mine = [folder for folder in copies if folder.session_id == session]
+        if mine:
+            others = [folder for folder in copies if folder is not mine[0]]
+            runs[launch.line] = read_run(mine[0], others, processes)
+    return runs
+
+
 def owner_for(session_id: str, roots: list[str], processes: ProcessTable) -> Owner:
     owners = owners_by_session(roots, processes, local_pid_domain())
     return owners.get(session_id, Owner(Liveness.ABSENT))
@@ -104,10 +197,12 @@ def build_report(
     workers = []
     dead = []
     worker_events: list[ErrorEvent] = []
+    runs = workflow_runs(transcript, facts.launches, processes)
     for launch in facts.launches:
         done = facts.completions_of(launch)
         latest = done[-1] if done else None
-        workers.append(WorkerStatus(launch, latest.status if latest else None, latest))
+        status = latest.status if latest else None
+        workers.append(WorkerStatus(launch, status, latest, runs.get(launch.line), transcript))
         if done:
             continue
         worker = examine(

@@ -8,15 +8,20 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from wftop.core.calls import State, call_states, error_json
 from wftop.core.cost.runs import calls_spend
 from wftop.core.cost.tokens import NOTHING, Spend, dollars
 from wftop.core.cost.usage import Spends
 from wftop.core.forensics.limits import LAST_TEXT_CHARS, MAX_WORKER_TRANSCRIPT_BYTES
+from wftop.core.index.coldpass import ColdPass, SessionFacts
+from wftop.core.index.reader import RunReader
+from wftop.core.model import Run
 from wftop.core.read.agent_transcript import agent_id_problem, transcript_path
 from wftop.core.read.discovery import RunFolder, find_run_folders
-from wftop.core.read.journal import CallState, JournalFold
-from wftop.core.read.jsonl import Problem, read_all
-from wftop.core.read.snapshot import read_snapshot
+from wftop.core.read.errors import cause_words
+from wftop.core.read.failures import Failure
+from wftop.core.read.jsonl import DEFAULT_MAX_LINE_BYTES, Problem, read_all
+from wftop.core.system.procs import ProcessTable
 
 
 class RunNotFound(Exception):
@@ -28,6 +33,7 @@ class SalvagedCall:
     label: str
     phase: str | None
     state: str
+    """The call's `wftop.core.calls.State`: done, cached, failed, dead or running."""
     attempts: int
     agent_id: str | None
     result: Any = None
@@ -35,6 +41,8 @@ class SalvagedCall:
     last_text: str | None = None
     """The last assistant text of the latest attempt, for a call that did not."""
     transcript: str | None = None
+    """The latest attempt's transcript, when there is one on disk."""
+    failure: Failure | None = None
     spend: Spend = NOTHING
     """What its attempts spent, from their transcripts."""
 
@@ -47,6 +55,7 @@ class SalvagedCall:
             "attempts": self.attempts,
             "agent_id": self.agent_id,
             "result": self.result,
+            "error": None if self.failure is None else error_json(self.failure),
             "last_text": self.last_text,
             "transcript": self.transcript,
         }
@@ -59,6 +68,8 @@ class Salvage:
     journal: str
     name: str | None
     snapshot_status: str | None
+    status: str = ""
+    """The run's status as ``ls`` shows it (``partial`` for one that completed with failures)."""
     calls: list[SalvagedCall] = field(default_factory=list)
     also_in: list[str] = field(default_factory=list)
     """Other sessions holding a copy of the same run id."""
@@ -70,7 +81,7 @@ class Salvage:
 
     @property
     def returned(self) -> int:
-        return sum(1 for call in self.calls if call.state == CallState.DONE.value)
+        return sum(1 for call in self.calls if call.state in RETURNED)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +89,7 @@ class Salvage:
             "session_id": self.session_id,
             "journal": self.journal,
             "name": self.name,
+            "status": self.status,
             "snapshot_status": self.snapshot_status,
             "returned": self.returned,
             **self.spend.to_json(),
@@ -88,6 +100,9 @@ class Salvage:
             "also_in_sessions": self.also_in,
             "problems": [str(problem) for problem in self.problems],
         }
+
+
+RETURNED = (State.DONE.value, State.CACHED.value)
 
 
 def last_assistant_text(path: str) -> str | None:
@@ -148,31 +163,48 @@ def script_slug(folder: RunFolder) -> str | None:
     return next((name[: -len(suffix)] for name in names if name.endswith(suffix)), None)
 
 
-def salvage(folder: RunFolder, others: list[RunFolder] | None = None) -> Salvage:
-    batch = read_all(folder.journal)
-    fold = JournalFold().feed_all(batch.records)
-    snapshot, problem = read_snapshot(folder.snapshot)
+def read_run(
+    folder: RunFolder, others: list[RunFolder], processes: ProcessTable | None = None
+) -> Run:
+    """The run of ``folder`` as every surface reads it, with every result kept whole."""
+    cold = ColdPass.of([folder.root], [folder, *others], processes=processes)
+    facts = SessionFacts()
+    context = cold.context(facts)
+    reader = RunReader(folder, keep_bytes=DEFAULT_MAX_LINE_BYTES, keep_total=None)
+    reader.refresh(owner_alive=context.owner(folder).may_be_alive, listing=facts.scripts)
+    return reader.run(context)
+
+
+def salvage(
+    folder: RunFolder,
+    others: list[RunFolder] | None = None,
+    processes: ProcessTable | None = None,
+) -> Salvage:
+    run = read_run(folder, others or [], processes)
+    snapshot = run.snapshot
     result = Salvage(
         run_id=folder.run_id,
         session_id=folder.session_id,
         journal=folder.journal,
-        name=(snapshot.name if snapshot else None) or script_slug(folder),
+        name=run.name or script_slug(folder),
         snapshot_status=snapshot.status if snapshot else None,
+        status=run.shown_status,
         also_in=[other.session_id for other in others or []],
-        problems=list(batch.problems) + ([problem] if problem else []),
+        problems=list(run.problems),
     )
     spends = Spends()
-    spent = calls_spend(folder.path, fold.ordered_calls(), spends)
+    spent = calls_spend(folder.path, run.fold.ordered_calls(), spends)
     result.spend = spent.total
     result.session_spend = spends.of(folder.transcript)
-    for call in fold.ordered_calls():
+    for view in call_states(run):
+        call = view.call
         agent_id = call.agent_ids[-1] if call.agent_ids else None
-        if call.state is CallState.DONE:
+        if view.state.value in RETURNED:
             result.calls.append(
                 SalvagedCall(
                     call.label,
                     call.phase,
-                    call.state.value,
+                    view.state.value,
                     call.attempts,
                     call.result_agent_id or agent_id,
                     result=call.result,
@@ -181,7 +213,7 @@ def salvage(folder: RunFolder, others: list[RunFolder] | None = None) -> Salvage
             )
             continue
         path = transcript_path(folder.path, agent_id)
-        text = last_assistant_text(path) if path and os.path.isfile(path) else None
+        exists = path is not None and os.path.isfile(path)
         why = agent_id_problem(agent_id) if agent_id else None
         if why is not None:
             reason = f"the transcript of {call.label!r} is not readable: {why}"
@@ -190,11 +222,12 @@ def salvage(folder: RunFolder, others: list[RunFolder] | None = None) -> Salvage
             SalvagedCall(
                 call.label,
                 call.phase,
-                call.state.value,
+                view.state.value,
                 call.attempts,
                 agent_id,
-                last_text=text,
-                transcript=path,
+                last_text=last_assistant_text(path) if path and exists else None,
+                transcript=path if exists else None,
+                failure=view.failure,
                 spend=spent.of(call),
             )
         )
@@ -204,6 +237,13 @@ def salvage(folder: RunFolder, others: list[RunFolder] | None = None) -> Salvage
 def spend_line(spend: Spend) -> str:
     """``$0.1316 · 16,540 tokens``, or ``$? (claude-foo unpriced) · 360 tokens``."""
     return f"{dollars(spend.cost_usd, spend.unpriced_models)} · {spend.tokens.total:,} tokens"
+
+
+LAST_WORDS = {
+    State.FAILED.value: "Its transcript's last words (before it failed)",
+    State.DEAD.value: "Last assistant text (it died before returning)",
+    State.RUNNING.value: "Last assistant text so far (it is still running)",
+}
 
 
 def to_markdown(found: Salvage) -> str:
@@ -217,6 +257,7 @@ def to_markdown(found: Salvage) -> str:
         f"- calls: {len(found.calls)}, returned: {found.returned}",
         f"- spent by its calls: {spend_line(found.spend)}",
     ]
+    lines.append(f"- status: {found.status}")
     if found.session_spend is not None:
         lines.append(f"- spent by the session's own turns: {spend_line(found.session_spend)}")
     if found.snapshot_status:
@@ -225,13 +266,17 @@ def to_markdown(found: Salvage) -> str:
         lines.append(f"- copies in other sessions: {', '.join(found.also_in)}")
     for number, call in enumerate(found.calls, 1):
         phase = f" · {call.phase}" if call.phase else ""
-        lines += ["", f"## {number}. {call.label}{phase} — {CallState(call.state).word}", ""]
+        lines += ["", f"## {number}. {call.label}{phase} — {call.state}", ""]
         lines.append(
             f"attempts: {call.attempts}; agent: {call.agent_id or '-'}; "
             f"spent: {spend_line(call.spend)}"
         )
         lines.append("")
-        if call.state == CallState.DONE.value:
+        if call.failure is not None:
+            failure = call.failure
+            lines.append(f"Error: {cause_words(failure.kind)} ({failure.source})")
+            lines += ["", "```", failure.evidence or "nothing recorded why", "```", ""]
+        if call.state in RETURNED:
             body = (
                 call.result
                 if isinstance(call.result, str)
@@ -239,13 +284,11 @@ def to_markdown(found: Salvage) -> str:
             )
             lines += ["Result (journal):", "", "```", body, "```"]
         elif call.last_text:
-            lines += [
-                "Last assistant text (it died before returning):",
-                "",
-                "```",
-                call.last_text,
-                "```",
-            ]
+            lines += [f"{LAST_WORDS[call.state]}:", "", "```", call.last_text, "```"]
+        elif call.transcript is None:
+            lines.append("Nothing to salvage: its agent left no transcript.")
+        elif call.failure is not None:
+            lines.append("Nothing to salvage: its transcript has no assistant text but the error.")
         else:
             lines.append("Nothing to salvage: no assistant text in its transcript.")
     return "\n".join(lines) + "\n"

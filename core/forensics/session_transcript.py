@@ -15,43 +15,16 @@ from typing import Any
 from wftop.core.forensics.receipts import (
     Completion,
     Launch,
-    content_text,
     fill_from_input,
     fill_from_result,
     parse_notifications,
     parse_receipt,
     parse_taskstop,
 )
+from wftop.core.read.errors import INTERRUPT_MARKER, ErrorEvent, api_error_event, message_text
 from wftop.core.read.jsonl import Problem, read_all
 
-INTERRUPT_MARKER = "[Request interrupted by user"
-"""Prefix of both interrupt markers the CLI writes (plain and ``for tool use``)."""
-
 _NOT_A_PROMPT = ("<task-notification", "<system-reminder>", "<local-command", "<command-")
-
-
-@dataclass(frozen=True)
-class ErrorEvent:
-    """A record that tells why a turn ended: an API error, a retry, or an interrupt."""
-
-    path: str
-    line: int
-    kind: str
-    """``api_error`` (the turn's final error), ``retry`` (a failed attempt) or ``interrupt``."""
-    text: str
-    error: str | None = None
-    """The record's ``error`` code, e.g. ``rate_limit``, ``authentication_failed``."""
-    api_error: str | None = None
-    status: int | None = None
-    error_type: str | None = None
-    connection: str | None = None
-    timestamp: str | None = None
-    resets_at: float | None = None
-    """When a usage limit lifts (``apiErrorParams.rate_limit_info.resetsAt``, epoch seconds)."""
-
-    @property
-    def where(self) -> str:
-        return f"{self.path}:{self.line}"
 
 
 @dataclass
@@ -85,18 +58,6 @@ class TranscriptFacts:
 
 def _str(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _resets_at(params: object) -> float | None:
-    info = params.get("rate_limit_info") if isinstance(params, dict) else None
-    value = info.get("resetsAt") if isinstance(info, dict) else None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        return None
-    return float(value)
 
 
 class _Walker:
@@ -147,21 +108,9 @@ class _Walker:
                     tool_id = _str(block.get("id"))
                     if tool_id:
                         self.tool_uses[tool_id] = (str(block.get("name")), block.get("input"))
-        if record.get("isApiErrorMessage") is True:
-            self.facts.events.append(
-                ErrorEvent(
-                    path=self.facts.path,
-                    line=line,
-                    kind="api_error",
-                    text=content_text(content),
-                    error=_str(record.get("error")),
-                    api_error=_str(record.get("apiError")),
-                    status=_int(record.get("apiErrorStatus")),
-                    error_type=_str(record.get("apiErrorType")),
-                    timestamp=_str(record.get("timestamp")),
-                    resets_at=_resets_at(record.get("apiErrorParams")),
-                )
-            )
+        event = api_error_event(self.facts.path, line, record)
+        if event is not None:
+            self.facts.events.append(event)
 
     def retry(self, line: int, record: dict[str, Any]) -> None:
         error = record.get("error")
@@ -178,7 +127,7 @@ class _Walker:
                 line=line,
                 kind="retry",
                 text=text,
-                status=_int(error.get("status")),
+                status=status if type(status := error.get("status")) is int else None,
                 connection=_str(connection.get("code")) if isinstance(connection, dict) else None,
                 timestamp=_str(record.get("timestamp")),
             )
@@ -224,7 +173,7 @@ class _Walker:
 
     def tool_result(self, line: int, record: dict[str, Any], block: dict[str, Any]) -> None:
         tool_use_id = _str(block.get("tool_use_id"))
-        text = content_text(block.get("content"))
+        text = message_text(block.get("content"))
         name, tool_input = self.tool_uses.get(tool_use_id or "", (None, None))
         if name == "TaskStop":
             stopped = parse_taskstop(text, line, tool_use_id)

@@ -8,6 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from wftop.core.calls import failures_json, run_cause
 from wftop.core.cost.runs import agents_spend, run_spend, session_spend
 from wftop.core.cost.tokens import NOTHING, Spend, total
 from wftop.core.cost.usage import Spends
@@ -48,12 +49,16 @@ class RunStats:
     reran_completed: int
     """Calls started again after they had returned (a resume that re-ran them)."""
     rerun_tokens: int | None = 0
+    """Tokens those re-runs used, from their transcripts (`wftop.core.read.usage`)."""
     failed_calls: list[str] = field(default_factory=list)
     """Labels of the calls that ended failed (as in ``ls --json``): with ``status``
     completed, the run is partial."""
-    """Tokens those re-runs used, from their transcripts (`wftop.core.read.usage`)."""
+    failures: list[dict[str, str]] = field(default_factory=list)
+    """``[{label, kind}]`` of those calls (`wftop.core.calls.failures_json`)."""
     attempts: list[Attempt] = field(default_factory=list)
     cause: str | None = None
+    """The kind of the run's failures (`wftop.core.calls.run_cause`); for a run without
+    failed calls, the termination cause of its session."""
     spend: Spend = NOTHING
     """What its calls spent (every attempt), from their transcripts."""
     rerun_spend: Spend = NOTHING
@@ -83,6 +88,7 @@ class RunStats:
             "session_cost_usd": None
             if self.session_spend is None
             else self.session_spend.to_json()["cost_usd"],
+            "failures": self.failures,
             "cause": self.cause,
             "attempts": [
                 {"label": a.label, "agent_id": a.agent_id, "returned": a.returned}
@@ -95,7 +101,7 @@ class RunStats:
 class Stats:
     runs: list[RunStats] = field(default_factory=list)
     causes: Counter[str] = field(default_factory=Counter)
-    """Sessions owning runs, by termination cause."""
+    """Runs by their `RunStats.cause`."""
     problems: list[Problem] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -145,16 +151,18 @@ def run_stats(run: Run, spends: Spends | None = None) -> RunStats:
         status=run.status.value,
         started=run.fold.started_lines,
         returned=run.fold.result_lines,
-        failed=run.fold.failed_lines,
+        failed=len(run.failures),
         calls=len(calls),
         gaps=sum(1 for call in calls if call.state is not CallState.DONE),
         reran_completed=reran,
         rerun_tokens=run.rerun_tokens,
         failed_calls=list(run.failed_labels),
+        failures=failures_json(run),
         attempts=attempts,
         spend=run_spend(run, spends).total,
         rerun_spend=agents_spend(run.folder.path, run.fold.rerun_agent_ids, spends),
         session_spend=session_spend(run, spends),
+        cause=run_cause(run),
     )
 
 
@@ -165,18 +173,21 @@ def compute_stats(
     processes = processes or default_table()
     scanned = scan_roots(roots, processes=processes)
     stats = Stats(problems=list(scanned.problems))
-    causes: dict[str, str] = {}
+    causes: dict[str, str | None] = {}
     spends = Spends()
     for run in reversed(scanned.runs):
         row = run_stats(run, spends)
         transcript = run.folder.transcript
-        if with_causes and transcript not in causes:
+        if with_causes and row.cause is None and transcript not in causes:
+            causes[transcript] = None
             try:
                 report = build_report(transcript, owner=run.owner, processes=processes)
                 causes[transcript] = report.verdict.cause.value
-                stats.causes[causes[transcript]] += 1
             except OSError as error:
                 stats.problems.append(Problem(transcript, 0, error.strerror or str(error)))
-        row.cause = causes.get(transcript)
+        if row.cause is None and with_causes:
+            row.cause = causes.get(transcript)
+        if row.cause is not None:
+            stats.causes[row.cause] += 1
         stats.runs.append(row)
     return stats

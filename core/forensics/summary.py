@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from wftop.core.forensics.causes import cause_words
 from wftop.core.forensics.limits import SUMMARY_CHARS, cut
 from wftop.core.forensics.report import SessionReport, build_report
 from wftop.core.forensics.sessionlist import SessionFile, list_sessions
 from wftop.core.model import iso_utc
+from wftop.core.read.errors import cause_words, failure_tag
 from wftop.core.read.sessions import Liveness, Owner, local_pid_domain, owners_by_session
 from wftop.core.system.procs import ProcessTable, default_table
 
@@ -88,12 +88,19 @@ def report_text(data: dict[str, Any]) -> str:
         lines += ["", "DEAD WORKERS (launched, never reported back)"]
         for worker in data["dead_workers"]:
             lines += worker_text(worker)
-    reported = [w for w in data["workers"] if w["status"] not in (None, "completed")]
+    reported = [w for w in data["workers"] if w["status"] is not None and not w["succeeded"]]
     if reported:
         lines += ["", "REPORTED, NOT SUCCEEDED"]
         for worker in reported:
             summary = cut(worker["summary"] or worker["description"] or "-", SUMMARY_CHARS)
             lines.append(f"  {worker['kind']:<9}{worker['id']}  {worker['status']}: {summary}")
+            failed = worker.get("failures") or []
+            if failed:
+                named = ", ".join(
+                    f"{failure_tag(f['label'] or '?', f['kind'])} ({cause_words(f['kind'])})"
+                    for f in failed
+                )
+                lines.append(f"      failed:   {named}")
     term = data["termination"]
     lines += ["", "TERMINATION", f"  cause:     {cause_words(term['cause'])}"]
     if term["evidence"]:

@@ -13,15 +13,16 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
-from wftop.core.model import (
-    DEFAULT_STALL_WINDOW,
-    Run,
-    TranscriptStats,
-    classify,
-    failed_labels,
-    tally_calls,
-)
+from wftop.core.model import DEFAULT_STALL_WINDOW, Run, TranscriptStats, classify
 from wftop.core.read.discovery import RunFolder
+from wftop.core.read.failures import (
+    Failure,
+    LastReplies,
+    RunEnd,
+    find_failures,
+    fold_candidates,
+    notice_failures,
+)
 from wftop.core.read.journal import JournalFold
 from wftop.core.read.jsonl import JsonlTail, Problem
 from wftop.core.read.sessions import NO_OWNER, Owner
@@ -152,6 +153,7 @@ class RunReader:
         self.script_path: str | None = None
         self.script_name: str | None = None
         self._reruns = RerunTokens()
+        self._replies = LastReplies()
         self.rerun_tokens: int | None = 0
         """Tokens spent on re-runs of calls that had returned (`wftop.core.read.usage`)."""
 
@@ -364,7 +366,7 @@ class RunReader:
         problems = list(self.problems)
         if self.snapshot_problem is not None:
             problems.append(self.snapshot_problem)
-        labels = failed_labels(self.fold, snapshot, current)
+        over = current or superseded_by is not None or not owner.may_be_alive
         run = Run(
             folder=self.folder,
             fold=self.fold.snapshot() if frozen else self.fold,
@@ -381,13 +383,26 @@ class RunReader:
             last_activity=last_growth,
             problems=tuple(problems),
             superseded_by=superseded_by,
-            failed_labels=labels,
+            failures=self.failures(snapshot if current else None, over=over),
             rerun_tokens=self.rerun_tokens,
         )
-        if frozen:  # counted here, on the fold fed lines, which keeps its label counts
-            counts = tally_calls(self.fold, labels, run.ended)
-            object.__setattr__(run, "_call_counts", counts)
         return run
+
+    def failures(self, snapshot: Snapshot | None, *, over: bool) -> tuple[Failure, ...]:
+        """The failed calls (`wftop.core.read.failures`): ``snapshot`` when it is current;
+        ``over`` when nothing will continue the run."""
+        fold = self.fold
+        if not fold.failed_keys and not fold.open_keys:
+            return ()
+        folder = self.folder
+        return find_failures(
+            fold_candidates(fold),
+            folder=folder.path,
+            journal=folder.journal,
+            end=RunEnd(snapshot, over),
+            replies=self._replies,
+            notice=lambda: notice_failures(folder.transcript, folder.run_id),
+        )
 
 
 _NONE = TranscriptStats()

@@ -12,7 +12,7 @@ CLI folds it: a second ``result`` replaces the first (``replaced``), a second
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, cast
@@ -135,17 +135,6 @@ class JournalFold:
     """The key dicts are this fold's alone (False after a snapshot, until a line comes)."""
     _chunks: Chunks[Call] | None = field(default=None, repr=False, compare=False)
     """The calls in order, chunk by chunk, once a snapshot has been taken (`FrozenTable`)."""
-    _labelled: dict[str, int] | None = field(default_factory=dict, repr=False, compare=False)
-    """How many calls bear each label (None in a snapshot: `failed_or_labelled` counts)."""
-
-    def __post_init__(self) -> None:
-        if type(self.calls) is not dict:  # a snapshot: no label counts
-            self._labelled = None
-        elif self.calls:  # made with calls, not fed them
-            counts: dict[str, int] = {}
-            for call in self.calls.values():
-                counts[call.label] = counts.get(call.label, 0) + 1
-            self._labelled = counts
 
     def snapshot(self) -> JournalFold:
         """The fold as it is now, left as it is by later feeds (another thread may read it
@@ -254,7 +243,6 @@ class JournalFold:
             if self._shared:
                 call = self._unshared(call)
             call.last_line = line
-        labelled = call.label
         agent_id = get("agentId")
         if type(agent_id) is not str:
             agent_id = None
@@ -301,11 +289,6 @@ class JournalFold:
             self.failed_keys[call.key] = None
         if not call.label:
             call.label = agent_id or call.key
-        if call.label != labelled and self._labelled is not None:
-            counts = self._labelled
-            if labelled:
-                counts[labelled] -= 1
-            counts[call.label] = counts.get(call.label, 0) + 1
 
     # -- views -----------------------------------------------------------------------------
 
@@ -318,23 +301,6 @@ class JournalFold:
             return [call for call in self.calls.values() if call.state is state]
         keys = self.open_keys if state is CallState.IN_FLIGHT else self.failed_keys
         return sorted((self.calls[key] for key in keys), key=lambda call: call.order)
-
-    def failed_or_labelled(self, labels: Set[str]) -> int:
-        """How many calls failed or bear one of ``labels``: what the failed and open keys
-        and the label counts say, without a walk of every call (a live fold; a snapshot,
-        which keeps no label counts, walks)."""
-        calls, counts = self.calls, self._labelled
-        if counts is None:
-            failed = CallState.FAILED
-            return sum(1 for call in calls.values() if call.label in labels or call.state is failed)
-        failed_labelled: dict[str, int] = {}
-        for key in self.failed_keys:
-            label = calls[key].label
-            if label in labels:
-                failed_labelled[label] = failed_labelled.get(label, 0) + 1
-        return len(self.failed_keys) + sum(
-            counts.get(label, 0) - failed_labelled.get(label, 0) for label in labels
-        )
 
     def agent_ids(self) -> set[str]:
         return {agent_id for call in self.calls.values() for agent_id in call.agent_ids if agent_id}

@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
 from wftop.core.read.jsonl import Problem
 
 MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
+
+SKIPPED: Final = "\x00skipped"
+"""`Snapshot.row_errors`' value for a row the user skipped that gives no error text."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,12 @@ class Snapshot:
     """The agents of its ``workflow_agent`` rows."""
     errored: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
     """The agents whose row says ``error``."""
+    cached: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+    """The agents whose row says ``cached`` (served from the journal by the resume that wrote
+    the snapshot)."""
+    row_errors: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
+    """Agent id → the ``error`` of its row, for the rows that say ``error`` or were
+    ``skipped`` (`SKIPPED` when the row gives no text): the few a run list keeps."""
     agent_rows: int = field(default=0, compare=False)
     """How many ``workflow_agent`` items ``workflowProgress`` held when it was read: the
     items themselves are read from the file again when a view asks (`raw_rows`)."""
@@ -268,13 +278,19 @@ def _snapshot_from(path: str, data: dict[str, Any]) -> Snapshot:
         data.pop(bulky, None)
     items = agent_items(data)
     data.pop("workflowProgress", None)  # read again when a view asks (`Snapshot.raw_rows`)
-    agents, errored = set(), set()
+    agents, errored, cached, row_errors = set(), set(), set(), {}
     for item in items:
         agent = item.get("agentId")
         if type(agent) is str and agent:
             agents.add(agent)
+            if item.get("cached") is True:
+                cached.add(agent)
             if item.get("state") == "error":
                 errored.add(agent)
+            if item.get("state") == "error" or item.get("skipped") is True:
+                text = item.get("error")
+                skipped = item.get("skipped") is True and not (type(text) is str and text)
+                row_errors[agent] = SKIPPED if skipped else (text if type(text) is str else "")
     get = data.get
     return Snapshot(
         path,
@@ -285,6 +301,8 @@ def _snapshot_from(path: str, data: dict[str, Any]) -> Snapshot:
         parse_iso_time(get("timestamp")),
         frozenset(agents),
         frozenset(errored),
+        frozenset(cached),
+        row_errors,
         len(items),
     )
 

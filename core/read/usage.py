@@ -12,34 +12,22 @@ stats`` counts these calls). The re-run agents' tokens summed are the run's
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence, Set
 
 from wftop.core.read.agent_transcript import AgentUsage, agent_usage, transcript_path
+from wftop.core.read.memo import FileMemo
 
 
 class AgentUsages:
     """Agents' usage by agent id, each transcript read again only when it changed."""
 
     def __init__(self) -> None:
-        self._seen: dict[str, tuple[tuple[int, float], AgentUsage | None]] = {}
+        self._memo: FileMemo[AgentUsage | None] = FileMemo(agent_usage)
 
     def of(self, folder: str, agent_id: str) -> AgentUsage | None:
         """The usage of agent ``agent_id`` of run folder ``folder``; None when its transcript
         is missing or unreadable (or the id is not one the CLI writes)."""
-        path = transcript_path(folder, agent_id)
-        if path is None:
-            return None
-        try:
-            info = os.stat(path)
-        except (OSError, ValueError):
-            return None
-        stamp = (info.st_size, info.st_mtime)
-        kept = self._seen.get(agent_id)
-        if kept is None or kept[0] != stamp:
-            kept = (stamp, agent_usage(path))
-            self._seen[agent_id] = kept
-        return kept[1]
+        return self._memo.get(transcript_path(folder, agent_id))
 
     def all_of(self, folder: str, agent_ids: Iterable[str]) -> dict[str, AgentUsage]:
         """The usage of each of ``agent_ids`` whose transcript can be read."""

@@ -14,6 +14,7 @@ from typing import Any
 
 from wftop.core.model import Run, TranscriptStats
 from wftop.core.read.discovery import RunFolder
+from wftop.core.read.failures import Failure
 from wftop.core.read.journal import Call, CallState, JournalFold
 from wftop.core.read.sessions import Owner
 from wftop.core.row import RunRow
@@ -22,15 +23,16 @@ from wftop.core.text.redact import Redactor, redact_value
 
 def fold_of(row: RunRow) -> JournalFold:
     """A fold with the row's counts: its in-flight and failed calls by label, the rest done
-    (or stopped, as the row says)."""
+    (or open, running or dead, as the row counts them)."""
     tally = row.call_states
-    flight = list(row.in_flight[: tally.in_flight]) if not row.ended else []
-    failed = list(row.failed_calls)
-    done = max(0, row.calls - len(flight) - len(failed) - tally.stopped)
+    still = tally.running + tally.dead
+    flight = list(row.in_flight[:still]) if not row.ended else []
+    failed = [label for label, _ in row.failures]
+    done = max(0, row.calls - len(failed) - still)
     states = [(label, CallState.IN_FLIGHT) for label in flight]
     states += [(label, CallState.FAILED) for label in failed]
     states += [("", CallState.DONE)] * done
-    states += [("", CallState.IN_FLIGHT)] * min(tally.stopped, row.calls)
+    states += [("", CallState.IN_FLIGHT)] * min(still - len(flight), row.calls)
     calls: dict[str, Call] = {}
     open_keys: dict[str, None] = {}
     failed_keys: dict[str, None] = {}
@@ -45,7 +47,7 @@ def fold_of(row: RunRow) -> JournalFold:
         calls=calls,
         started_lines=row.started,
         result_lines=row.returned,
-        failed_lines=row.failed,
+        failed_lines=row.failed_lines,
         open_keys=open_keys,
         failed_keys=failed_keys,
     )
@@ -68,9 +70,14 @@ def run_of(row: RunRow) -> Run:
         path=path,
         real_path=path,
     )
-    return Run(
+    fold = fold_of(row)
+    failures = tuple(
+        Failure(key, label, kind, None, "remote")
+        for key, (label, kind) in zip(fold.failed_keys, row.failures, strict=True)
+    )
+    run = Run(
         folder=folder,
-        fold=fold_of(row),
+        fold=fold,
         snapshot=None,
         snapshot_current=row.snapshot_current,
         owner=Owner(row.owner, why="as the host read it"),
@@ -83,8 +90,10 @@ def run_of(row: RunRow) -> Run:
         transcripts=TranscriptStats(),
         last_activity=row.last_activity,
         superseded_by=row.superseded_by,
-        failed_labels=row.failed_calls,
+        failures=failures,
         rerun_tokens=row.rerun_tokens,
         host=row.host,
         stale=row.stale,
     )
+    object.__setattr__(run, "_call_counts", tuple(row.call_states))  # as the host counted them
+    return run

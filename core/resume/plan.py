@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from wftop.core.calls import failures_json
 from wftop.core.cost.prices import price_data
 from wftop.core.cost.tokens import Spend
 from wftop.core.forecast.cachewarm import COLD, read_cache_warmth
@@ -158,6 +159,7 @@ class Plan:
                 "cold_cache_cost_usd": None
                 if self.cold_cache is None
                 else self.cold_cache.to_json()["cost_usd"],
+                "failures": failures_json(self.run),
             }
         )
 

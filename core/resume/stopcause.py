@@ -15,13 +15,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
-from wftop.core.forensics.causes import Cause
+from wftop.core.calls import dominant_failure
+from wftop.core.forensics.causes import CLEARS
 from wftop.core.forensics.report import build_report
 from wftop.core.model import Run, Status, iso_utc
+from wftop.core.read.errors import Cause
 from wftop.core.system.procs import ProcessTable
 
-KILLED: Final = "killed"
-"""The cause of a dead (or killed) run whose session recorded no error."""
+KILLED: Final = Cause.CLEAN_OR_UNKNOWN.value
+"""The cause of a dead (or killed) run whose session recorded no error: nothing recorded one
+(the evidence says the process was killed or crashed)."""
 
 KILLED_CLEARS: Final = "nothing to clear: resume"
 KILLED_EVIDENCE: Final = "the process ended without recording an error: killed or crashed"
@@ -118,10 +121,23 @@ def lingering(cause: Cause, at: float | None, resets_at: float | None, now: floa
 
 
 def stop_cause(run: Run, *, processes: ProcessTable, now: float) -> StopCause | None:
-    """Why ``run`` stopped (None while it runs, or when its session transcript is gone)."""
-    if run.status not in STOPPED or not os.path.isfile(run.folder.transcript):
+    """Why ``run`` stopped: the kind of its failed calls (`wftop.core.calls.run_cause`, as
+    ``stats`` says it) when it has some, else its session's cause (None while it runs, or when
+    its session transcript is gone)."""
+    if run.status not in STOPPED:
         return None
-    if run.status is Status.COMPLETED and not run.failed_labels:
+    failure = dominant_failure(run)
+    if failure is not None:
+        kind = Cause(failure.kind)
+        return StopCause(
+            kind.value,
+            failure.evidence,
+            CLEARS[kind],
+            failure.at,
+            failure.resets_at,
+            lingering(kind, failure.at, failure.resets_at, now),
+        )
+    if run.status is Status.COMPLETED or not os.path.isfile(run.folder.transcript):
         return None
     verdict = build_report(run.folder.transcript, owner=run.owner, processes=processes).verdict
     event = verdict.event

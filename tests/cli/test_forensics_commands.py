@@ -166,7 +166,7 @@ def test_export_markdown_holds_results_and_last_words(tmp_path):
     assert done.stdout.count("Result (journal):") == 4
     assert "half of a5's answer" in done.stdout
     assert "shape matching, not a guarantee" in done.stdout
-    assert "## 5. a5 · Finish — in flight\n" in done.stdout  # words, not the value in_flight
+    assert "## 5. a5 · Finish — dead\n" in done.stdout
 
 
 def test_export_json_and_unknown_run(tmp_path):
@@ -181,7 +181,7 @@ def test_export_json_and_unknown_run(tmp_path):
     )
     data = json.loads(done.stdout)
     assert data["returned"] == 4
-    assert [call["state"] for call in data["calls"]][-1] == "in_flight"
+    assert [call["state"] for call in data["calls"]][-1] == "dead"
     assert data["calls"][0]["result"] == {"agent": "a1", "ok": True, "n": 1}
     missing = wftop(
         "export", "wf_nope0000-000", "--no-default-root", "--root", str(fixture("bg-clean"))

@@ -26,10 +26,10 @@ from tests.forensics_kit import (
     workflow_receipt,
     write_session,
 )
-from wftop.core.forensics.causes import Cause
 from wftop.core.forensics.report import build_report
 from wftop.core.forensics.sessionlist import list_sessions
 from wftop.core.forensics.workers import Digest, WorkerLiveness
+from wftop.core.read.errors import Cause
 from wftop.core.read.sessions import Liveness, Owner
 from wftop.core.system.procs import FakeProcessTable
 

@@ -95,7 +95,8 @@ def test_a_completed_run_is_refused_even_forced_with_the_reason(tmp_path):
 def test_the_plan_says_why_a_killed_run_stopped(tmp_path):
     root = aged(copy_tree("killed", tmp_path))
     code, plan = dry_run(root, "wf_c4e8dc39-03f")
-    assert plan["stop_cause"]["cause"] == "killed"
+    assert plan["stop_cause"]["cause"] == "clean_or_unknown"
+    assert "killed or crashed" in plan["stop_cause"]["evidence"]
     assert plan["stop_cause"]["still_there"] is False
     gone = "/home/dev/work/kill-resume/proj"
     assert plan["refusal"]["reason"] == f"the session's working directory is gone: {gone}"

@@ -12,6 +12,7 @@ import json
 import os
 import random
 import tracemalloc
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,14 +21,19 @@ import pytest
 
 from tests.core.test_index import rows
 from tests.corpus import copy_tree, only_journal
+from wftop.core.calls import call_states
 from wftop.core.index import reader as reader_module
 from wftop.core.index import supersede
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.index.live import LiveIndex
-from wftop.core.model import tally_calls
+from wftop.core.model import Run, Status, TranscriptStats, count_calls
 from wftop.core.read import shared
-from wftop.core.read.journal import CallState, JournalFold
+from wftop.core.read.discovery import RunFolder
+from wftop.core.read.failures import Failure
+from wftop.core.read.journal import JournalFold
+from wftop.core.read.sessions import NO_OWNER
 from wftop.core.read.usage import AgentUsages, RerunTokens
+from wftop.core.row import Tally
 from wftop.core.system.procs import FakeProcess, FakeProcessTable
 
 CALLS = 20_000
@@ -121,15 +127,16 @@ def test_every_snapshot_stays_the_fold_of_the_lines_before_it(
     assert shape(live) == shape(JournalFold().feed_all(records))
 
 
-def test_counting_failed_or_labelled_calls_does_not_walk_them() -> None:
-    """A run with failed calls shows how many calls failed (those whose label failed too):
-    that walked every call at every change; the fold counts its labels as lines come."""
+def test_counting_a_runs_calls_by_state_does_not_walk_them() -> None:
+    """A run with failed calls shows how many calls stand in each state: that walked every
+    call at every change; the failed ones are counted from the run's failures by key."""
     records = [(1, {"type": "started", "key": "lone", "agentId": "z1", "label": "w"})]
     records.append((2, {"type": "failed", "key": "lone", "agentId": "z1"}))
     for n in range(3, 3000):
         records.append((n, started(f"k{n}", f"a{n}", label="w" if n % 500 == 0 else None)))
     fold = JournalFold().feed_all(records)
-    walked = sum(1 for c in fold.calls.values() if c.label == "w" or c.state is CallState.FAILED)
+    run = the_run_of(fold)
+    walked = Counter(view.state.value for view in call_states(run))
 
     class Unwalkable(dict[str, Any]):
         def values(self) -> Any:
@@ -139,8 +146,18 @@ def test_counting_failed_or_labelled_calls_does_not_walk_them() -> None:
             raise AssertionError("every call walked")
 
     fold.calls = Unwalkable(fold.calls)
-    assert fold.failed_or_labelled({"w"}) == walked == 6
-    assert tally_calls(fold, ["w"], ended=False) == (0, 6, 2992, 0)
+    assert count_calls(run) == (0, 0, 1, 2997, 0) == tuple(walked[name] for name in Tally._fields)
+
+
+def the_run_of(fold: JournalFold) -> Run:
+    """A running run of ``fold``, its one failed call failed (as the reader finds it)."""
+    folder = RunFolder("/r", "p", "s", "wf_aaaaaa", "/r/x", "/r/x")
+    lone = fold.calls["lone"]
+    failure = Failure(lone.key, lone.label, "network", None, "journal")
+    return Run(
+        folder, fold, None, False, NO_OWNER, Status.RUNNING, None, None, None, 0, None,
+        TranscriptStats(), None, failures=(failure,),
+    )  # fmt: skip
 
 
 def live_tree(tmp_path: Path, calls: int) -> tuple[Path, Path, FakeProcessTable]:
@@ -206,7 +223,7 @@ def test_the_tokens_of_done_re_runs_are_read_once(
     looked: list[str] = []
     real_stat = os.stat
     monkeypatch.setattr(
-        "wftop.core.read.usage.os.stat", lambda path: looked.append(path) or real_stat(path)
+        "wftop.core.read.memo.os.stat", lambda path: looked.append(path) or real_stat(path)
     )
     assert tally.tokens(str(folder), agents, running={agents[-1]}) == first
     assert [Path(path).name for path in looked] == [f"agent-{agents[-1]}.jsonl"]

@@ -17,9 +17,10 @@ from tests.forensics_kit import (
     transcript_of,
     write_session,
 )
-from wftop.core.forensics.causes import CLEARS, PRIORITY, SIGNATURES, Cause, classify_event
+from wftop.core.forensics.causes import CLEARS
 from wftop.core.forensics.report import build_report
 from wftop.core.forensics.session_transcript import read_transcript
+from wftop.core.read.errors import CALL_ONLY, PRIORITY, SIGNATURES, Cause, classify_event
 from wftop.core.system.procs import FakeProcessTable
 
 # fixture (made by the real CLI through the harness) → cause and the text of its evidence
@@ -62,7 +63,7 @@ def test_each_cause_from_a_real_record(name):
 
 def test_every_cause_but_clean_has_a_real_regression():
     covered = {cause for cause, _ in REAL.values()}
-    assert covered == set(Cause) - {Cause.CLEAN_OR_UNKNOWN}
+    assert covered == set(Cause) - {Cause.CLEAN_OR_UNKNOWN} - CALL_ONLY
 
 
 @pytest.mark.parametrize("name", NORMAL)
@@ -110,7 +111,11 @@ def test_every_observed_signature_is_copied_from_a_fixture():
 
 
 def test_priority_lists_every_cause_a_record_can_show():
-    assert set(PRIORITY) == set(Cause) - {Cause.USER_INTERRUPT, Cause.CLEAN_OR_UNKNOWN}
+    assert set(PRIORITY) == set(Cause) - {
+        Cause.USER_INTERRUPT,
+        Cause.CLEAN_OR_UNKNOWN,
+        Cause.SCRIPT_ERROR,
+    }
 
 
 def test_a_dead_workers_transcript_gives_the_cause_when_the_session_is_silent(tmp_path):

@@ -259,5 +259,6 @@ def test_a_usage_limit_whose_reset_has_passed_is_no_warning(world):
 def test_a_killed_run_without_a_recorded_error_was_killed(world):
     policy, _, _ = policy_for(world)
     plan = policy.plan(the_run(world.root))
-    assert plan.stop_cause is not None and plan.stop_cause.cause == "killed"
+    assert plan.stop_cause is not None and plan.stop_cause.cause == "clean_or_unknown"
+    assert "killed or crashed" in (plan.stop_cause.evidence or "")
     assert plan.to_json()["stop_cause"]["warning"] is None

@@ -73,16 +73,17 @@ def superseded_and_continued(tmp_path: Path) -> list[Any]:
     return scan_roots([str(root)], processes=FakeProcessTable()).runs
 
 
-def test_calls_of_an_ended_run_that_never_returned_are_stopped_on_every_side(tmp_path):
-    """A row says how many calls stopped with the run: the list's parity bar shows them,
+def test_calls_of_an_ended_run_that_never_returned_are_dead_on_every_side(tmp_path):
+    """A row says how many calls are dead with the run: the list's parity bar shows them,
     and a host's row brings them over (it said nothing of them before)."""
     runs = superseded_and_continued(tmp_path)
     (ended,) = [run for run in runs if run.status.value == "superseded"]
     row = RunRow.of(ended)
-    assert row.call_states == Tally(done=4, failed=0, in_flight=0, stopped=1)
-    assert row.to_json()["call_states"] == {"done": 4, "failed": 0, "in_flight": 0, "stopped": 1}
+    assert row.call_states == Tally(done=4, dead=1)
+    shown = {"done": 4, "cached": 0, "failed": 0, "running": 0, "dead": 1}
+    assert row.to_json()["call_states"] == shown
     remote = run_from_row(row.to_json(), "alpha")
-    assert remote.call_counts == (4, 0, 0, 1)
+    assert remote.call_counts == (4, 0, 0, 0, 1)
     assert remote.ident == f"{row.session_id}/{row.run_id}@alpha:{row.root}"
 
 
@@ -93,7 +94,8 @@ def test_a_row_from_an_older_wftop_reads_its_calls_from_its_counts_and_labels():
             "calls": 5, "in_flight": ["a5"], "failed_calls": ["a2"],
         }
     )  # fmt: skip
-    assert row.call_states == Tally(done=3, failed=1, in_flight=1, stopped=0)
+    assert row.call_states == Tally(done=3, failed=1, dead=1)
+    assert row.failures == (("a2", "clean_or_unknown"),)
     assert (row.owner, row.journal, row.last_activity, row.host) == (
         Liveness.UNKNOWN,
         "",

@@ -10,6 +10,7 @@ import pytest
 from tests.corpus import copy_tree, only_journal, tree
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Status
+from wftop.core.read.failures import Failure
 from wftop.core.read.lineindex import LineIndex
 from wftop.core.row import Tally
 from wftop.core.system.procs import FakeProcessTable
@@ -118,41 +119,41 @@ def test_unreadable_toml_is_a_config_error(tmp_path: Path):
 
 def test_parity_bar_has_one_width_and_shows_failed_and_in_flight():
     assert parity_text(7, 6, Tally(done=6)) == "7/6   ▕██████▏"
-    assert parity_text(5, 4, Tally(done=4, in_flight=1)) == "5/4   ▕█████░▏"
+    assert parity_text(5, 4, Tally(done=4, running=1)) == "5/4   ▕█████░▏"
+    assert parity_text(5, 4, Tally(done=4, dead=1)) == "5/4   ▕█████·▏"
     assert parity_text(6, 5, Tally(done=5, failed=1)) == "6/5   ▕█████✗▏"
-    many = parity_text(40, 20, Tally(done=20, failed=1, in_flight=19))
+    assert parity_text(7, 6, Tally(done=2, cached=4)) == "7/6   ▕██████▏"
+    many = parity_text(40, 20, Tally(done=20, failed=1, running=19))
     assert many.startswith("40/20 ▕") and "✗" in many and "░" in many and len(many) == 14
 
 
 def test_tally_of_real_runs():
-    assert tally(only_run("killed")) == Tally(done=4, in_flight=1)
+    assert tally(only_run("killed")) == Tally(done=4, dead=1)
+    assert tally(only_run("resumed")) == Tally(done=2, cached=4)
     assert tally(only_run("api-errors-429")) == Tally(done=5, failed=1)
 
 
 def walked_tally(run) -> Tally:  # type: ignore[no-untyped-def]
-    """Every call looked at: a failed label or a failed attempt is failed, then done, then
-    stopped once the run ended, else in flight."""
-    from wftop.core.read.journal import CallState
+    """Every call looked at: how many stand in each state of `wftop.core.calls.call_states`."""
+    from collections import Counter
 
-    counts = {"done": 0, "failed": 0, "in_flight": 0, "stopped": 0}
-    for call in run.fold.calls.values():
-        if call.label in run.failed_labels or call.state is CallState.FAILED:
-            counts["failed"] += 1
-        elif call.state is CallState.DONE:
-            counts["done"] += 1
-        else:
-            counts["stopped" if run.ended else "in_flight"] += 1
-    return Tally(**counts)
+    from wftop.core.calls import call_states
+
+    counts = Counter(view.state.value for view in call_states(run))
+    return Tally(**{name: counts[name] for name in Tally._fields})
 
 
 @pytest.mark.parametrize("name", sorted(path.name for path in tree("clean").parent.iterdir()))
 def test_the_tally_counts_as_a_walk_of_every_call_would(name):
     for run in scan_roots([str(tree(name))], processes=FakeProcessTable()).runs:
+        failed = {failure.key for failure in run.failures}
+        # the last call that has not failed: returned live, or open (never a cached call)
+        last = next(c for c in reversed(run.fold.ordered_calls()) if c.key not in failed)
         for variant in (
             run,
-            replace(run, failed_labels=(next(iter(run.fold.calls.values())).label,)),
+            replace(run, failures=(*run.failures, Failure(last.key, "", "network", None, "x"))),
             replace(run, status=Status.RUNNING),
-            replace(run, status=Status.DEAD, failed_labels=()),
+            replace(run, status=Status.DEAD),
         ):
             assert tally(variant) == walked_tally(variant), (name, variant.status)
 

@@ -20,12 +20,12 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from wftop.core.forensics.causes import cause_words
 from wftop.core.forensics.limits import RECENT_SESSIONS
 from wftop.core.forensics.masking import redaction_line
 from wftop.core.forensics.report import build_report
 from wftop.core.forensics.summary import recent_rows, report_text
 from wftop.core.read.discovery import default_roots, run_ident
+from wftop.core.read.errors import cause_words
 from wftop.core.system.procs import ProcessTable, default_table
 from wftop.core.text.redact import Redactor, redact_tree
 from wftop.tui.screens import plan

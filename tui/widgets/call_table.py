@@ -26,10 +26,9 @@ CALL_COLUMNS = [
 STATE_STYLES = {
     "done": "status-completed",
     "failed": "status-failed",
-    "in flight": "status-running",
+    "running": "status-running",
     "dead": "status-dead",
     "cached": "accent",
-    "stopped": "muted",
     "orphan": "muted",
 }
 
