@@ -13,6 +13,8 @@ import sys
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from wftop.core.version import package_version
+
 EXIT_OK = 0
 EXIT_USAGE = 2
 """A bad command line, or a root, config or name that cannot be used."""
@@ -26,15 +28,6 @@ class Command(Protocol):
     def add_parser(self, subparsers: Any) -> None: ...
 
     def run(self, args: argparse.Namespace) -> int: ...
-
-
-def package_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("wftop")
-    except PackageNotFoundError:
-        return "0+unknown"
 
 
 class VersionAction(argparse.Action):

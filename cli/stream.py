@@ -1,10 +1,16 @@
-"""``wftop ls --watch --json``: the live index's change sets as JSON lines.
+"""``wftop ls --watch --json``: the engine's runs as change sets, one JSON line each.
 
-The first line is the cold index (every run ``added``); each later line is one
-change set, ``{"seq": n, "added": [...], "changed": [...], "removed": [...]}``, with
-runs in the ``ls --json`` shape and removed runs as their idents, ``<session>/<runId>@<root>``
-(`wftop.core.read.discovery.run_ident`).
-Each line is flushed as it is written. SIGINT or SIGTERM ends the stream (exit 0).
+The first line is every run (``added``), once the engine has told them all; each later
+line is one change set, ``{"seq": n, "added": [...], "changed": [...], "removed": [...]}``,
+runs in the ``ls --json`` shape (newest activity first) and removed runs as their idents,
+``<session>/<runId>@<root>`` (`wftop.core.read.discovery.run_ident`). This is the stream a
+remote host is read by over ssh, unchanged for whoever reads it.
+
+The runs come from the engine (`wftop.core.engine`): the shared one for these roots,
+started if none runs. If it dies, a line on stderr says so, a new one is started, and the
+next line says what changed meanwhile (no run lost, none twice). Problems the engine meets
+go to stderr too. Each line is flushed as it is written. SIGINT or SIGTERM ends the stream
+(exit 0).
 """
 
 from __future__ import annotations
@@ -14,87 +20,95 @@ import asyncio
 import contextlib
 import gc
 import json
-import os
 import signal
 import sys
-from collections.abc import AsyncGenerator
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE
-from wftop.core.cost.usage import Spends
-from wftop.core.index.changeset import ChangeSet
-from wftop.core.index.live import LiveIndex
+from wftop.core.engine.feed import Delta
+from wftop.core.engine.link import EngineLink, EngineLost, open_link
+from wftop.core.engine.protocol import ProblemSeen
+from wftop.core.model import DEFAULT_STALL_WINDOW
 from wftop.core.row import RunRow
 from wftop.core.text.redact import Redactor, redact_value
-
-DEBOUNCE_MS = 15
-"""Longest a burst of file events is held before its change set goes out."""
-STEP_MS = 15
-"""How often the watch looks for events. Measured on 5,000 runs: 15/15 keeps a line's
-way from ``write()`` to stdout under 50 ms at 500 lines/s (p95) and an idle stream under
-1 % of a core; a 5 ms step was faster but twice as costly idle."""
 
 
 def stream(args: argparse.Namespace, roots: list[str]) -> int:
     if not args.json:
         print("wftop: --watch streams JSON lines; add --json", file=sys.stderr)
         return EXIT_USAGE
-    options: dict[str, Any] = {
-        "debounce_ms": int(os.environ.get("WFTOP_WATCH_DEBOUNCE_MS", DEBOUNCE_MS)),
-        "step_ms": int(os.environ.get("WFTOP_WATCH_STEP_MS", STEP_MS)),
-    }
-    if args.stall_window is not None:
-        options["stall_window"] = args.stall_window
-    return asyncio.run(_follow(roots, options))
+    stall = DEFAULT_STALL_WINDOW if args.stall_window is None else args.stall_window
+    cache = not (args.no_cache or getattr(args, "read_only", False))
+    return asyncio.run(_follow(open_link(roots, stall, cache=cache)))
 
 
-async def _follow(roots: list[str], options: dict[str, Any]) -> int:
+async def _follow(link: EngineLink) -> int:
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for number in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(number, stop.set)
-    index = LiveIndex(roots, **options)
+    stopping = asyncio.ensure_future(stop.wait())
+    updates = link.updates()
+    seq = 0
     try:
-        first = await asyncio.to_thread(index.cold_start)
-        if stop.is_set():
-            return EXIT_OK
-        # The index holds a large, long-lived and acyclic heap: keep the cyclic GC from
-        # walking it again and again (a full collection stalls the stream for ~1 s).
-        gc.freeze()
-        write(first)
-        changes = index.changes(stop)
-        try:
-            async for change in changes:
-                write(change)
-        finally:
-            if isinstance(changes, AsyncGenerator):  # the follow loop lets go of its watch now
-                await changes.aclose()
+        while True:
+            step = asyncio.ensure_future(anext(updates))
+            await asyncio.wait({step, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            if not step.done():
+                step.cancel()
+                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                    await step
+                break
+            update = step.result()
+            if isinstance(update, EngineLost):
+                print(f"wftop: {update.why}; starting another engine", file=sys.stderr)
+            elif isinstance(update, ProblemSeen):
+                print(f"wftop: {update.text}", file=sys.stderr)
+            elif isinstance(update, Delta) and (seq or update.complete):
+                if seq == 0:
+                    # The index holds a large, long-lived and acyclic heap: keep the cyclic
+                    # GC from walking it again and again.
+                    gc.freeze()
+                    write(line_of(1, link.rows.values(), (), ()))
+                    seq = 1
+                elif not update.empty:
+                    seq += 1
+                    write(line_of(seq, update.added, update.changed, update.removed))
     except BrokenPipeError:
         # The reader went away (``| head``): that ends the stream, not an error.
         with contextlib.suppress(OSError):
             sys.stdout = None
+    except StopAsyncIteration:
+        pass
+    finally:
+        stopping.cancel()
+        await link.close()
+        with contextlib.suppress(RuntimeError, StopAsyncIteration):
+            await updates.aclose()
     return EXIT_OK
 
 
-SPENDS = Spends()
-"""Transcripts read for the rows' costs, each read again only when it changed: a run that
-changes is read again, its agents that did not are not."""
+def newest_first(rows: Iterable[RunRow]) -> list[RunRow]:
+    """Newest activity first, then run id, session and root (as ``ls`` orders)."""
+    return sorted(
+        rows, key=lambda row: (-(row.last_activity or 0.0), row.run_id, row.session_id, row.root)
+    )
 
 
-def line_of(change: ChangeSet) -> bytes:
+def line_of(
+    seq: int, added: Iterable[RunRow], changed: Iterable[RunRow], removed: Iterable[str]
+) -> bytes:
     """One change set as a JSON line, secrets in labels and names masked (the paths and
     the idents made of them kept real)."""
     redactor = Redactor.for_json()
-    rows = {
-        name: [redact_value(RunRow.of(run, SPENDS).to_json(), redactor) for run in runs]
-        for name, runs in (("added", change.added), ("changed", change.changed))
-    }
-    payload = {
-        "seq": change.seq,
-        **rows,
-        "removed": list(change.removed),
+    payload: dict[str, Any] = {
+        "seq": seq,
+        "added": [redact_value(row.to_json(), redactor) for row in newest_first(added)],
+        "changed": [redact_value(row.to_json(), redactor) for row in newest_first(changed)],
+        "removed": sorted(removed),
     }
     try:
         return orjson.dumps(payload) + b"\n"
@@ -103,6 +117,6 @@ def line_of(change: ChangeSet) -> bytes:
         return json.dumps(payload, separators=(",", ":")).encode() + b"\n"
 
 
-def write(change: ChangeSet) -> None:
-    sys.stdout.buffer.write(line_of(change))
+def write(line: bytes) -> None:
+    sys.stdout.buffer.write(line)
     sys.stdout.buffer.flush()

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+import orjson
+
 from wftop.core.cost.runs import run_spend
 from wftop.core.cost.tokens import NO_TOKENS, TOKEN_FIELDS, Tokens
 from wftop.core.cost.usage import Spends
@@ -30,6 +32,7 @@ from wftop.core.read.discovery import run_ident
 from wftop.core.read.errors import Cause
 from wftop.core.read.sessions import Liveness
 from wftop.core.read.snapshot import parse_iso_time
+from wftop.core.text.redact import Redactor, dumps_redacted
 
 
 class RowError(ValueError):
@@ -318,6 +321,13 @@ class RunRow:
     def to_json(self) -> dict[str, Any]:
         """The ``wftop ls --json`` row; bytes of names that are not UTF-8 read ``\\xNN``."""
         return json_safe_dict(self.json_fields())
+
+    def printed(self, redactor: Redactor) -> bytes:
+        """The row as ``ls --json`` prints it, secrets masked: one item of the array,
+        indented as an item of it (the rows cache keeps it so, the engine's stream on one
+        line: `wftop.core.engine.protocol.one_line`)."""
+        text = dumps_redacted(self.json_fields(), redactor, option=orjson.OPT_INDENT_2)
+        return b"  " + text.replace(b"\n", b"\n  ")
 
     @classmethod
     def from_json(cls, data: Any, *, host: str | None = None) -> RunRow:

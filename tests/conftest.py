@@ -45,6 +45,8 @@ def isolated_environment(
         monkeypatch.setenv(name, str(home / sub))
     monkeypatch.setenv("WFTOP_CONFIG", str(home / "no-config.toml"))
     monkeypatch.setenv("WFTOP_CACHE_DIR", str(home / "wftop-cache"))
+    # A shared engine a test starts goes soon after its last view (not a minute later).
+    monkeypatch.setenv("WFTOP_ENGINE_LINGER", "1")
     monkeypatch.setenv("TZ", "UTC")
     return home
 

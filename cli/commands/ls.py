@@ -27,7 +27,7 @@ from wftop.core.read.jsonl import Problem
 from wftop.core.read.snapshot import parse_iso_time
 from wftop.core.remote.transport import Unreachable
 from wftop.core.row import RowError, RunRow
-from wftop.core.text.redact import Redactor, dumps_redacted, redact_value
+from wftop.core.text.redact import Redactor, redact_value
 from wftop.tui.format import age, status_label
 
 
@@ -96,9 +96,7 @@ def table(runs: list[Run], now: float) -> str:
 def json_item(run: Run, redactor: Redactor, spends: Spends | None = None) -> bytes:
     """One run of the ``--json`` array, indented as an item of it (``spends`` keeps the
     transcripts read once across the runs of one listing)."""
-    row = RunRow.of(run, spends)
-    text = dumps_redacted(row.json_fields(), redactor, option=orjson.OPT_INDENT_2)
-    return b"  " + text.replace(b"\n", b"\n  ")
+    return RunRow.of(run, spends).printed(redactor)
 
 
 def json_array(items: list[bytes]) -> bytes:

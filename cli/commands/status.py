@@ -3,8 +3,9 @@
 ``⚠ 2 dead · 1 stalled · 1 partial · 1 running``. Dead, stalled, failed and partial runs
 (completed with failed calls) need attention; running ones are counted alongside them.
 ``--format tmux`` colours the line with tmux style tags, ``json`` always prints the counts.
-It reads the runs once (no watcher, no TUI import); runs that cannot change on their own
-come from a cache (``wftop.core.index.statuscount``).
+It asks the engine serving the roots when one runs (`wftop.core.engine.ask`: it never starts
+one); otherwise it reads the runs once (no watcher, no TUI import), runs that cannot change
+on their own from a cache (``wftop.core.index.statuscount``).
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ def host_counts(text: bytes) -> Counter[str] | None:
 def run(args: argparse.Namespace) -> int:
     import time
 
+    from wftop.core.engine.ask import running_counts
     from wftop.core.index.statuscount import cache_path, count_statuses
     from wftop.core.model import DEFAULT_STALL_WINDOW
 
@@ -92,12 +94,17 @@ def run(args: argparse.Namespace) -> int:
     argvs = argvs_or_exit(args, ["status", "--format", "json"])
     if argvs is None:
         return EXIT_USAGE
-    counts = count_statuses(
-        roots,
-        now=time.time(),
-        stall_window=DEFAULT_STALL_WINDOW if args.stall_window is None else args.stall_window,
-        cache=None if args.read_only or args.no_cache else cache_path(),
-    )
+    stall = DEFAULT_STALL_WINDOW if args.stall_window is None else args.stall_window
+    asked = running_counts(roots, stall)
+    if asked is not None:
+        counts = Counter(asked)
+    else:
+        counts = count_statuses(
+            roots,
+            now=time.time(),
+            stall_window=stall,
+            cache=None if args.read_only or args.no_cache else cache_path(),
+        )
     for host, reply in ask_hosts(argvs, timeout=20.0).items():
         remote = host_counts(reply.stdout) if reply.failure is None else None
         if remote is None:

@@ -21,7 +21,7 @@ import os
 import pickle
 import threading
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from wftop.core.system.platforms import can_fork_workers
 
@@ -64,26 +64,59 @@ def fan_out(
     The results of hand 0 come first, then hand 1's, and so on; callers that care about
     order sort afterwards.
     """
+    hands = deal(items, work, workers=workers)
+    results = work(hands.own)
+    results.extend(hands.collect())
+    return results
+
+
+class Hands(Generic[Item, Result]):
+    """Hands dealt out: the first, ``own``, for the caller to work on; the others being
+    worked on by forked children, whose results `collect` gathers."""
+
+    def __init__(
+        self,
+        own: Sequence[Item],
+        work: Callable[[Sequence[Item]], list[Result]],
+        children: list[tuple[int, int, Sequence[Item]]],
+    ) -> None:
+        self.own = own
+        self._work = work
+        self._children = children
+
+    def collect(self) -> list[Result]:
+        """The children's results in hand order, each hand redone here if its child failed
+        (waits for them; call it once, after working on `own`)."""
+        results: list[Result] = []
+        children, self._children = self._children, []
+        for pid, fd, hand in children:
+            payload = _drain(fd)
+            _, status = os.waitpid(pid, 0)
+            if status == 0 and payload:
+                try:
+                    results.extend(pickle.loads(payload))
+                    continue
+                except Exception:  # noqa: BLE001 - a broken child's hand is redone here
+                    pass
+            results.extend(self._work(hand))
+        return results
+
+
+def deal(
+    items: Sequence[Item],
+    work: Callable[[Sequence[Item]], list[Result]],
+    *,
+    workers: int | None = None,
+) -> Hands[Item, Result]:
+    """Cut ``items`` into hands (up to ``workers``, None: by CPUs and size) and fork a child
+    for every hand but the first (`fan_out`'s rules; no child where forking is not safe)."""
     count = worker_count(len(items)) if workers is None else workers
     if count <= 1 or not can_fork_workers():
-        return work(items)
+        return Hands(items, work, [])
     cuts = [len(items) * k // count for k in range(count + 1)]
     hands = [items[cuts[k] : cuts[k + 1]] for k in range(count)]
-    children: list[tuple[int, int]] = []
-    for hand in hands[1:]:
-        children.append(_spawn(work, hand))
-    results = work(hands[0])
-    for (pid, fd), hand in zip(children, hands[1:], strict=True):
-        payload = _drain(fd)
-        _, status = os.waitpid(pid, 0)
-        if status == 0 and payload:
-            try:
-                results.extend(pickle.loads(payload))
-                continue
-            except Exception:  # noqa: BLE001 - a broken child's hand is redone here
-                pass
-        results.extend(work(hand))
-    return results
+    children = [(*_spawn(work, hand), hand) for hand in hands[1:]]
+    return Hands(hands[0], work, children)
 
 
 def _spawn(work: Callable[[Sequence[Item]], list[Result]], hand: Sequence[Item]) -> tuple[int, int]:

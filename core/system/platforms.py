@@ -51,3 +51,19 @@ def can_probe_pids() -> bool:
     table does not list is taken as gone only after the table has shown it can see processes.
     """
     return os.name == "posix"
+
+
+SOCKET_PATH_MAX = 103
+"""Longest Unix socket path usable everywhere: macOS's ``sun_path`` holds 104 bytes (Linux's
+108), one of them the terminating NUL."""
+
+
+def can_share_engine(path: str) -> bool:
+    """Whether views may share one engine over a Unix socket at ``path`` (AF_UNIX exists and
+    the path fits the stricter platform's limit).
+
+    The fallback gives each view an engine of its own over stdio pipes.
+    """
+    import socket
+
+    return hasattr(socket, "AF_UNIX") and len(os.fsencode(path)) <= SOCKET_PATH_MAX

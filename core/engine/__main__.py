@@ -1,0 +1,70 @@
+"""``python -m wftop.core.engine``: run an engine (views start it; see `wftop.core.engine`).
+
+``--stdio``: serve the one view at the other end of stdin and stdout. ``--socket PATH``:
+serve every view that connects to PATH, and go when none has listened for ``--linger``
+seconds. The roots, stall window and rows cache are the view's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+
+from wftop.core.engine.engine import Engine
+from wftop.core.engine.serve import SocketServer, bind, serve_stdio
+from wftop.core.index.rowcache import rows_cache_path
+from wftop.core.model import DEFAULT_STALL_WINDOW
+
+LINGER = 60.0
+"""Seconds a shared engine stays with no view (one started again soon finds it warm)."""
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m wftop.core.engine")
+    how = parser.add_mutually_exclusive_group(required=True)
+    how.add_argument("--stdio", action="store_true", help="serve one view over stdin/stdout")
+    how.add_argument("--socket", metavar="PATH", help="serve every view connecting to PATH")
+    parser.add_argument("--root", action="append", default=[], help="a root (repeatable)")
+    parser.add_argument("--stall-window", type=float, default=DEFAULT_STALL_WINDOW)
+    parser.add_argument("--no-cache", action="store_true", help="neither use nor write it")
+    parser.add_argument("--linger", type=float, default=LINGER)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(sys.argv[1:] if argv is None else argv)
+    engine = Engine(
+        args.root,
+        stall_window=args.stall_window,
+        cache=None if args.no_cache else rows_cache_path(),
+        debounce_ms=int(os.environ.get("WFTOP_WATCH_DEBOUNCE_MS", "15")),
+        step_ms=int(os.environ.get("WFTOP_WATCH_STEP_MS", "15")),
+    )
+    if args.stdio:
+        return asyncio.run(serve_stdio(engine))
+    try:
+        listener = bind(args.socket)
+    except OSError as error:
+        print(f"wftop engine: {args.socket}: cannot listen ({error.strerror})", file=sys.stderr)
+        return 3
+    # Whoever started this engine waits for this line; nothing else goes to stdout.
+    sys.stdout.write("listening\n")
+    sys.stdout.flush()
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    inode = os.stat(args.socket).st_ino
+    try:
+        return asyncio.run(SocketServer(engine, args.linger).serve(listener))
+    finally:
+        try:
+            if os.stat(args.socket).st_ino == inode:
+                os.unlink(args.socket)
+        except OSError:
+            pass
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,159 @@
+"""The engine's first look at the roots: every run's row, as early as it can be had.
+
+`first_rows` walks the roots (newest sessions first), takes the rows the rows cache still
+holds (`wftop.core.index.rowcache`: settled runs whose files did not change, no journal
+read), and reads the others as ``wftop ls`` does, dealt out to forked workers
+(`wftop.core.index.fanout.deal`: the engine has started no thread yet). Rows come out in
+batches as they are had: the cached ones and those of this process's own share after
+every few hundred runs, with a turn of the event loop between batches so that views
+connecting meanwhile are answered and sent what there is. The workers' shares come last.
+The rows read are kept in the cache for the next start (and ``wftop ls``).
+
+A row is printed once, as ``ls --json`` prints it (names masked), and travels as those
+bytes: on one line in the stream, indented in the cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import orjson
+
+from wftop.core.cost.usage import Spends
+from wftop.core.engine.protocol import one_line
+from wftop.core.index.cachefile import settled
+from wftop.core.index.coldpass import ColdPass, paused_gc
+from wftop.core.index.fanout import deal
+from wftop.core.index.rowcache import Kept, NamedScript, RowCache
+from wftop.core.model import DEFAULT_STALL_WINDOW
+from wftop.core.read.discovery import RunFolder, newest_sessions_first, run_folders_of
+from wftop.core.read.sessions import NO_OWNER
+from wftop.core.row import RowError, RunRow
+from wftop.core.system.procs import ProcessTable
+from wftop.core.text.redact import Redactor
+
+CHUNK = 256
+"""Runs read between two turns of the event loop (about 50 ms of reading)."""
+
+
+@dataclass(frozen=True)
+class Held:
+    """A run as the engine holds it: its row (for its identity and counts) and the row
+    printed on one line, ready to send."""
+
+    row: RunRow
+    line: bytes
+
+
+class Read(NamedTuple):
+    """A run read in a worker: its printed row and what the parent keeps of it."""
+
+    item: bytes
+    problems: tuple[str, ...]
+    last_activity: float | None
+    journal: str
+    named: NamedScript
+    settled: bool
+
+
+def held(item: bytes) -> Held:
+    """The held form of a printed row (`RowError` when it is not a row)."""
+    line = one_line(item.strip())
+    try:
+        data = orjson.loads(line)
+    except orjson.JSONDecodeError as error:
+        raise RowError(f"row: not JSON ({error})") from None
+    return Held(RunRow.from_json(data), line)
+
+
+Emit = Callable[[list[Held], list[str], int, int], None]
+"""Called with each batch: the runs had, the problems found, runs had so far, runs found."""
+
+
+async def first_rows(
+    roots: list[str],
+    emit: Emit,
+    *,
+    cache: RowCache,
+    processes: ProcessTable | None = None,
+    now: Callable[[], float] = time.time,
+    stall_window: float = DEFAULT_STALL_WINDOW,
+    workers: int | None = None,
+) -> int:
+    """Every run under the roots, handed to ``emit`` in batches; returns how many runs."""
+    folders, trouble = run_folders_of(roots)
+    folders = newest_sessions_first(folders)
+    total = len(folders)
+    emit([], [str(problem) for problem in trouble], 0, total)
+    cold = ColdPass.of(roots, folders, processes=processes, now=now, stall_window=stall_window)
+    keys: dict[str, str | None] = {}
+    unread: list[RunFolder] = []
+    done = 0
+    batch: list[Held] = []
+    for number, folder in enumerate(folders, 1):
+        owner = cold.owners.get(folder.session_id, NO_OWNER)
+        key = cache.key(folder, owner, cold.superseded.get(folder.ident))
+        kept = cache.get(folder.journal, key)
+        found = _from_cache(kept.row) if kept is not None else None
+        if found is None:
+            keys[folder.journal] = key
+            unread.append(folder)
+        else:
+            batch.append(found)
+        if number % CHUNK == 0 and batch:
+            done += len(batch)
+            emit(batch, [], done, total)
+            batch = []
+            await asyncio.sleep(0)
+    done += len(batch)
+    emit(batch, [], done, total)
+    redactor = Redactor.for_json()
+    spends = Spends()
+
+    def work(part: Sequence[RunFolder]) -> list[Read]:
+        return [
+            Read(
+                RunRow.of(run, spends).printed(redactor),
+                tuple(str(problem) for problem in run.problems),
+                run.last_activity,
+                run.folder.journal,
+                NamedScript.of(run.snapshot.script_path if run.snapshot is not None else None),
+                settled(run),
+            )
+            for run in cold.read(part)
+        ]
+
+    def take(reads: list[Read]) -> None:
+        nonlocal done
+        made: list[Held] = []
+        problems: list[str] = []
+        for read in reads:
+            made.append(held(read.item))
+            problems.extend(read.problems)
+            if read.settled and not read.problems:
+                kept = Kept(read.last_activity, read.item)
+                cache.put(read.journal, keys.get(read.journal), kept, read.named)
+        done += len(made)
+        emit(made, problems, done, total)
+
+    with paused_gc():
+        hands = deal(unread, work, workers=workers)
+        own = hands.own
+        for start in range(0, len(own), CHUNK):
+            take(work(own[start : start + CHUNK]))
+            await asyncio.sleep(0)
+        take(hands.collect())
+    cache.save()
+    return done
+
+
+def _from_cache(item: bytes) -> Held | None:
+    """A cached row, checked as any row from a file is (None: read the run instead)."""
+    try:
+        return held(item)
+    except RowError:
+        return None

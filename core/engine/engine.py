@@ -1,0 +1,248 @@
+"""The engine: every run under the roots, kept current, told to every view that listens.
+
+Theory of operation. `Engine.run` first hands out every run's row as early as it can
+(`wftop.core.engine.coldstart.first_rows`: the rows cache, then forked readers), each batch
+sent at once to every subscriber as part of its snapshot; the last batch (``final``) ends
+it. Then it builds the live index (`wftop.core.index.live.LiveIndex`) in a worker thread,
+sends what differs from the first rows as change set 1, and follows the disk with it: each
+change set of the index becomes one ``changed`` message holding only the rows that differ
+from what was sent. A subscriber that joins later gets the rows held then as its snapshot,
+then the change sets after it, so every view holds the same runs as the engine.
+
+The engine holds each run as `Held`: its row and that row printed on one line. Subscribers
+are anything with ``send(bytes) -> bool`` (False: gone); the servers
+(`wftop.core.engine.serve`) make them of a pipe or a socket connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections import Counter, deque
+from collections.abc import AsyncGenerator, Callable, Iterable
+from pathlib import Path
+from typing import Protocol
+
+import orjson
+
+from wftop.core.cost.usage import Spends
+from wftop.core.engine import protocol as wire
+from wftop.core.engine.coldstart import Held, first_rows
+from wftop.core.index.live import LiveIndex
+from wftop.core.index.rowcache import RowCache
+from wftop.core.model import DEFAULT_STALL_WINDOW, Run
+from wftop.core.row import RunRow
+from wftop.core.system.procs import ProcessTable, default_table
+from wftop.core.text.redact import Redactor, dumps_redacted, may_hold_secret_bytes
+from wftop.core.version import package_version
+
+SNAPSHOT_BATCH = 1000
+"""Rows per ``rows`` message of a snapshot sent to a view that joins."""
+PROBLEMS_KEPT = 200
+"""Problems told again to a view that joins (the newest)."""
+
+
+class Subscriber(Protocol):
+    """A view listening: ``send`` queues a message, False when the view is gone."""
+
+    def send(self, data: bytes) -> bool: ...
+
+
+def held_of(row: RunRow, redactor: Redactor) -> Held:
+    """A row as the engine holds it: printed on one line, names masked (the row is read
+    back from that line when masking changed it, so both say the same)."""
+    fields = row.json_fields()
+    try:
+        plain = orjson.dumps(fields)
+    except TypeError:  # a name that is not UTF-8: the safe way
+        plain = b""
+    if plain and not may_hold_secret_bytes(plain):
+        return Held(row, plain)
+    line = dumps_redacted(fields, redactor)
+    return Held(RunRow.from_json(orjson.loads(line)), line)
+
+
+def _row(entry: Held | None) -> RunRow | None:
+    return entry.row if entry is not None else None
+
+
+class Engine:
+    """Every run under ``roots``, and the views that listen to them."""
+
+    def __init__(
+        self,
+        roots: list[str],
+        *,
+        stall_window: float = DEFAULT_STALL_WINDOW,
+        processes: ProcessTable | None = None,
+        now: Callable[[], float] = time.time,
+        cache: Path | None = None,
+        debounce_ms: int = 15,
+        step_ms: int = 15,
+        sweep_interval: float = 30.0,
+        workers: int | None = None,
+    ) -> None:
+        self.roots = [os.path.abspath(root) for root in roots]
+        self.stall_window = stall_window
+        self.processes = processes if processes is not None else default_table()
+        self._now = now
+        self.cache = cache
+        self.index_options = {
+            "debounce_ms": debounce_ms,
+            "step_ms": step_ms,
+            "sweep_interval": sweep_interval,
+        }
+        self.workers = workers
+        self.held: dict[str, Held] = {}
+        """Every run, by ident, in the order the snapshot sends them."""
+        self.seq = 0
+        """The last change set sent (0: the first rows only)."""
+        self.complete = False
+        """The first rows are all out (the snapshot's ``final`` batch was sent)."""
+        self.following = False
+        """The live index is built and follows the disk."""
+        self.read = self.total = 0
+        self.problems: deque[str] = deque(maxlen=PROBLEMS_KEPT)
+        self.index: LiveIndex | None = None
+        self._subscribers: list[Subscriber] = []
+        self._told: dict[str, int] = {}
+        """Problems of each run already told."""
+        self._redactor = Redactor.for_json()
+        self._spends = Spends()
+        """Agent transcripts read for what runs spent, each again only when it changed."""
+
+    # -- views -----------------------------------------------------------------------------
+
+    @property
+    def hello(self) -> wire.Hello:
+        return wire.Hello(
+            wire.PROTOCOL, package_version(), os.getpid(), tuple(self.roots), self.stall_window
+        )
+
+    @property
+    def subscribers(self) -> int:
+        return len(self._subscribers)
+
+    def subscribe(self, subscriber: Subscriber, *, hello: bool = True) -> None:
+        """A view joins: hello (unless said already), the recent problems, the rows held
+        (its snapshot: ``final`` once the first rows are all out), then every message after."""
+        lines = [wire.hello_line(self.hello)] if hello else []
+        if not self.complete and self.total:
+            lines.append(wire.progress_line(self.read, self.total))
+        lines += [wire.problem_line(text) for text in self.problems]
+        held = [entry.line for entry in self.held.values()]
+        for start in range(0, len(held), SNAPSHOT_BATCH):
+            chunk = held[start : start + SNAPSHOT_BATCH]
+            last = start + SNAPSHOT_BATCH >= len(held)
+            lines.append(wire.rows_line(self.seq, chunk, final=self.complete and last))
+        if self.complete and not held:
+            lines.append(wire.rows_line(self.seq, [], final=True))
+        if all(subscriber.send(line) for line in lines):
+            self._subscribers.append(subscriber)
+
+    def unsubscribe(self, subscriber: Subscriber) -> None:
+        if subscriber in self._subscribers:
+            self._subscribers.remove(subscriber)
+
+    def farewell(self, why: str) -> None:
+        """The engine goes: every view is told why, and let go."""
+        self._broadcast(wire.bye_line(why))
+        self._subscribers = []
+
+    def counts(self) -> dict[str, int]:
+        """Runs per shown status (``wftop status``)."""
+        return dict(sorted(Counter(entry.row.shown_status for entry in self.held.values()).items()))
+
+    def _broadcast(self, line: bytes) -> None:
+        self._subscribers = [sub for sub in self._subscribers if sub.send(line)]
+
+    def _tell(self, problems: Iterable[str]) -> None:
+        for text in problems:
+            self.problems.append(text)
+            self._broadcast(wire.problem_line(text))
+
+    # -- the work --------------------------------------------------------------------------
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """First rows, the live index, then follow the disk until ``stop`` is set."""
+        cache = RowCache.open(self.roots, self.cache)
+        await first_rows(
+            self.roots,
+            self._first,
+            cache=cache,
+            processes=self.processes,
+            now=self._now,
+            stall_window=self.stall_window,
+            workers=self.workers,
+        )
+        self.complete = True
+        self._broadcast(wire.rows_line(self.seq, [], final=True))
+        if stop.is_set():
+            return
+        index = LiveIndex(
+            self.roots,
+            processes=self.processes,
+            now=self._now,
+            stall_window=self.stall_window,
+            **self.index_options,  # type: ignore[arg-type]
+        )
+        # The first rows told the problems the runs had; the index only learns their counts.
+        read, _told_already = await asyncio.to_thread(self._read_all, index)
+        self.index = index
+        self._apply(read, [ident for ident in self.held if ident not in read])
+        self.following = True
+        changes = index.changes(stop)
+        try:
+            async for change in changes:
+                rows, problems = self._rows_of((*change.added, *change.changed))
+                self._tell(problems)
+                self._apply(rows, change.removed)
+        finally:
+            if isinstance(changes, AsyncGenerator):
+                await changes.aclose()
+
+    def _first(self, batch: list[Held], problems: list[str], done: int, total: int) -> None:
+        """A batch of the first rows: held, and sent to every view as part of its snapshot."""
+        for entry in batch:
+            self.held[entry.row.ident] = entry
+        if batch:
+            self._broadcast(wire.rows_line(self.seq, [entry.line for entry in batch], final=False))
+        self._tell(problems)
+        step = max(1, total // 100)
+        moved = done // step != self.read // step or (done == total and self.read != total)
+        first = not self.total and total
+        self.read, self.total = done, total
+        if first or (batch and moved):
+            self._broadcast(wire.progress_line(done, total))
+
+    def _read_all(self, index: LiveIndex) -> tuple[dict[str, Held], list[str]]:
+        """The live index's own cold start (in a worker thread), as held rows."""
+        return self._rows_of(index.cold_start().added)
+
+    def _rows_of(self, runs: Iterable[Run]) -> tuple[dict[str, Held], list[str]]:
+        """The runs as held rows, and their problems not told yet."""
+        made: dict[str, Held] = {}
+        problems: list[str] = []
+        for run in runs:
+            entry = held_of(RunRow.of(run, self._spends), self._redactor)
+            made[entry.row.ident] = entry
+            told = self._told.get(run.ident, 0)
+            self._told[run.ident] = len(run.problems)
+            problems += [str(problem) for problem in run.problems[told:]]
+        return made, problems
+
+    def _apply(self, rows: dict[str, Held], removed: Iterable[str]) -> None:
+        """One change set: the rows that differ from what was sent, and the runs gone."""
+        changed = [
+            entry for ident, entry in rows.items() if _row(self.held.get(ident)) != entry.row
+        ]
+        gone = [ident for ident in removed if self.held.pop(ident, None) is not None]
+        for entry in changed:
+            self.held[entry.row.ident] = entry
+        for ident in gone:
+            self._told.pop(ident, None)
+        if not (changed or gone):
+            return
+        self.seq += 1
+        self._broadcast(wire.changed_line(self.seq, [entry.line for entry in changed], gone))

@@ -1,0 +1,275 @@
+"""The engine's stream: versioned JSON lines, one message each, and the typed messages.
+
+Engine to view, in this order on every connection:
+
+* ``hello``: ``{"type": "hello", "protocol": 1, "wftop": "0.1.0", "pid": 4242, "roots":
+  [...], "stall_window": 600.0}``: who speaks. A view uses an engine only when both its
+  ``protocol`` and its ``wftop`` version are the view's own.
+* ``progress``: ``{"type": "progress", "read": 1200, "total": 5000}`` while the first cold
+  pass reads, at most about a hundred of them.
+* ``rows``: ``{"type": "rows", "seq": 0, "rows": [...], "final": false}``: the runs the
+  engine holds, in batches (the first ones early, while the cold pass still reads); the
+  batch with ``final: true`` ends this connection's snapshot, as of change set ``seq``.
+* ``changed``: ``{"type": "changed", "seq": 7, "rows": [...], "removed": [ident, ...]}``: one
+  change set, numbered from 1 with no gaps on one engine: the rows of runs added or changed,
+  and the idents of runs that went. Only rows that differ from what was sent are sent.
+* ``problem``: ``{"type": "problem", "text": "<file>:<line>: <why>"}``: a line or a root it
+  cannot read (a view shows it; the run it belongs to is still listed).
+* ``status``: ``{"type": "status", "counts": {"dead": 2, ...}, "complete": true}``: the
+  answer to a view that asked for counts only (``wftop status``); then the engine closes.
+* ``bye``: ``{"type": "bye", "why": "..."}``: the engine goes (idle, stopped, or a view of
+  another version asked).
+
+A row is `wftop.core.row.RunRow`'s ``ls --json`` shape, its names masked as ``ls`` masks
+them. A view speaking to a shared engine first sends one line, ``{"type": "hello",
+"protocol": 1, "wftop": "0.1.0", "want": "rows"}`` (``want``: ``rows`` or ``status``).
+
+Every line is checked as it is read (`decode`): one that is not such a message is a
+`ProtocolError` saying what was expected, and a row is checked by `RunRow.from_json`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from wftop.core.row import RowError, RunRow
+
+PROTOCOL = 1
+"""Bumped whenever a message changes shape or meaning: an engine of another protocol (or
+another wftop version) is never used."""
+MAX_LINE = 1 << 30
+"""Longest line a view reads (one snapshot batch of rows is far below it)."""
+
+
+class ProtocolError(ValueError):
+    """A line of the engine's stream that is not one of its messages."""
+
+
+@dataclass(frozen=True)
+class Hello:
+    """Who speaks: the engine's protocol and wftop version, its pid, roots and stall window."""
+
+    protocol: int
+    wftop: str
+    pid: int
+    roots: tuple[str, ...]
+    stall_window: float
+
+
+@dataclass(frozen=True)
+class Progress:
+    """The first cold pass has read ``read`` of ``total`` runs."""
+
+    read: int
+    total: int
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A batch of the runs the engine holds; ``final`` ends the snapshot (as of ``seq``)."""
+
+    seq: int
+    rows: tuple[RunRow, ...]
+    final: bool
+    rejected: tuple[str, ...] = ()
+    """Why each row that is not a row was left out (the others stand)."""
+
+
+@dataclass(frozen=True)
+class Changed:
+    """One change set: rows added or changed, idents removed."""
+
+    seq: int
+    rows: tuple[RunRow, ...]
+    removed: tuple[str, ...]
+    rejected: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ProblemSeen:
+    """Something the engine could not read, in one line (``<file>:<line>: <why>``)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Runs per shown status (``wftop status``); ``complete`` once the cold pass is done."""
+
+    counts: dict[str, int]
+    complete: bool
+
+
+@dataclass(frozen=True)
+class Bye:
+    """The engine goes, and says why."""
+
+    why: str
+
+
+Message = Hello | Progress | Rows | Changed | ProblemSeen | Counts | Bye
+
+
+# -- writing -------------------------------------------------------------------------------
+
+_INDENT = re.compile(rb"\n *")
+
+
+def one_line(item: bytes) -> bytes:
+    """A row printed indented (``ls --json``'s items, the rows cache's) on one line: JSON
+    strings hold no raw newline, so every newline and the indent after it go."""
+    return _INDENT.sub(b"", item) if b"\n" in item else item
+
+
+def _rows(rows: Sequence[bytes]) -> bytes:
+    return b"[" + b",".join(rows) + b"]"
+
+
+def hello_line(hello: Hello) -> bytes:
+    payload = {
+        "type": "hello",
+        "protocol": hello.protocol,
+        "wftop": hello.wftop,
+        "pid": hello.pid,
+        "roots": list(hello.roots),
+        "stall_window": hello.stall_window,
+    }
+    return orjson.dumps(payload) + b"\n"
+
+
+def progress_line(read: int, total: int) -> bytes:
+    return orjson.dumps({"type": "progress", "read": read, "total": total}) + b"\n"
+
+
+def rows_line(seq: int, rows: Sequence[bytes], *, final: bool) -> bytes:
+    """A ``rows`` message of rows already printed (one line each, masked)."""
+    head = b'{"type":"rows","seq":%d,"final":%s,"rows":' % (seq, b"true" if final else b"false")
+    return head + _rows(rows) + b"}\n"
+
+
+def changed_line(seq: int, rows: Sequence[bytes], removed: Sequence[str]) -> bytes:
+    head = b'{"type":"changed","seq":%d,"removed":%s,"rows":' % (seq, orjson.dumps(list(removed)))
+    return head + _rows(rows) + b"}\n"
+
+
+def problem_line(text: str) -> bytes:
+    return orjson.dumps({"type": "problem", "text": text}) + b"\n"
+
+
+def status_line(counts: dict[str, int], *, complete: bool) -> bytes:
+    return orjson.dumps({"type": "status", "counts": counts, "complete": complete}) + b"\n"
+
+
+def bye_line(why: str) -> bytes:
+    return orjson.dumps({"type": "bye", "why": why}) + b"\n"
+
+
+def ask_line(want: str, wftop: str) -> bytes:
+    """What a view sends a shared engine first: who it is and what it wants."""
+    payload = {"type": "hello", "protocol": PROTOCOL, "wftop": wftop, "want": want}
+    return orjson.dumps(payload) + b"\n"
+
+
+# -- reading -------------------------------------------------------------------------------
+
+
+def _field(payload: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
+    value = payload.get(key)
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        kind_name = payload.get("type")
+        raise ProtocolError(f"{kind_name}: {key} must be {what}, got {value!r:.60}")
+    return value
+
+
+def _row_list(payload: dict[str, Any]) -> tuple[tuple[RunRow, ...], tuple[str, ...]]:
+    """The rows of a message, and why each of the others is not a row: one bad row is
+    left out, not the whole message (a view asking again would get it again)."""
+    items = _field(payload, "rows", list, "a list of rows")
+    rows: list[RunRow] = []
+    rejected: list[str] = []
+    for at, item in enumerate(items):
+        try:
+            rows.append(RunRow.from_json(item))
+        except RowError as error:
+            rejected.append(f"{payload.get('type')} row {at}: {error}")
+    return tuple(rows), tuple(rejected)
+
+
+def _texts(payload: dict[str, Any], key: str) -> tuple[str, ...]:
+    items = _field(payload, key, list, "a list of strings")
+    if not all(isinstance(item, str) for item in items):
+        raise ProtocolError(f"{payload.get('type')}: {key} must be a list of strings")
+    return tuple(items)
+
+
+def decode(line: bytes) -> Message:
+    """The message a line holds; `ProtocolError` saying what was expected when none."""
+    try:
+        payload = orjson.loads(line)
+    except orjson.JSONDecodeError as error:
+        raise ProtocolError(f"not a JSON line ({error})") from None
+    if not isinstance(payload, dict):
+        raise ProtocolError("not a message (expected a JSON object with a type)")
+    kind = payload.get("type")
+    if kind == "hello":
+        return Hello(
+            protocol=_field(payload, "protocol", int, "a whole number"),
+            wftop=_field(payload, "wftop", str, "a version"),
+            pid=_field(payload, "pid", int, "a process id"),
+            roots=_texts(payload, "roots"),
+            stall_window=float(_field(payload, "stall_window", (int, float), "seconds")),
+        )
+    if kind == "progress":
+        read = _field(payload, "read", int, "a whole number")
+        return Progress(read, _field(payload, "total", int, "a whole number"))
+    if kind == "rows":
+        seq = _field(payload, "seq", int, "a whole number")
+        final = _field(payload, "final", bool, "true or false")
+        rows, rejected = _row_list(payload)
+        return Rows(seq, rows, final, rejected)
+    if kind == "changed":
+        seq = _field(payload, "seq", int, "a whole number")
+        rows, rejected = _row_list(payload)
+        return Changed(seq, rows, _texts(payload, "removed"), rejected)
+    if kind == "problem":
+        return ProblemSeen(_field(payload, "text", str, "a line of text"))
+    if kind == "status":
+        counts = _field(payload, "counts", dict, "an object of counts")
+        if not all(type(value) is int and value >= 0 for value in counts.values()):
+            raise ProtocolError("status: counts must be whole numbers")
+        return Counts(counts, _field(payload, "complete", bool, "true or false"))
+    if kind == "bye":
+        return Bye(_field(payload, "why", str, "a reason"))
+    raise ProtocolError(f"unknown message type {kind!r:.40} (expected one of {KINDS})")
+
+
+KINDS = "hello, progress, rows, changed, problem, status, bye"
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What a view asked a shared engine for (its first line)."""
+
+    want: str
+    wftop: str
+    protocol: int
+
+
+def decode_ask(line: bytes) -> Ask:
+    """A view's first line to a shared engine; `ProtocolError` when it is not one."""
+    try:
+        payload = orjson.loads(line)
+    except orjson.JSONDecodeError as error:
+        raise ProtocolError(f"not a JSON line ({error})") from None
+    if not isinstance(payload, dict) or payload.get("type") != "hello":
+        raise ProtocolError("expected a hello first")
+    want = _field(payload, "want", str, "rows or status")
+    if want not in ("rows", "status"):
+        raise ProtocolError(f"hello: want must be rows or status, got {want!r:.40}")
+    wftop = _field(payload, "wftop", str, "a version")
+    return Ask(want, wftop, _field(payload, "protocol", int, "a whole number"))

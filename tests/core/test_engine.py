@@ -1,0 +1,206 @@
+"""The engine in this process: the rows it tells every view equal a cold scan, a view that
+joins late holds the same runs, and a change on disk reaches views as one change set holding
+only what changed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from tests.corpus import copy_tree, only_journal
+from wftop.core.engine import coldstart
+from wftop.core.engine import protocol as wire
+from wftop.core.engine.engine import Engine
+from wftop.core.engine.feed import RowFeed
+from wftop.core.index.coldpass import scan_roots
+from wftop.core.row import RunRow
+from wftop.core.system.procs import FakeProcessTable
+
+WAIT = 20.0
+TOP = Path(__file__).parents[2]
+
+
+class View:
+    """A subscriber that reads every message as a view would."""
+
+    def __init__(self) -> None:
+        self.messages: list[wire.Message] = []
+        self.feed = RowFeed()
+
+    def send(self, data: bytes) -> bool:
+        for text in data.splitlines():
+            message = wire.decode(text)
+            self.messages.append(message)
+            if isinstance(message, wire.Rows):
+                self.feed.snapshot(message.rows, final=message.final)
+            elif isinstance(message, wire.Changed):
+                self.feed.change(message.rows, message.removed)
+        return True
+
+    def of(self, kind: type) -> list[Any]:
+        return [message for message in self.messages if isinstance(message, kind)]
+
+
+async def until(check: Callable[[], bool]) -> None:
+    async def poll() -> None:
+        while not check():
+            await asyncio.sleep(0.005)
+
+    await asyncio.wait_for(poll(), WAIT)
+
+
+def cold_rows(roots: list[str], moment: float) -> dict[str, RunRow]:
+    scan = scan_roots(roots, processes=FakeProcessTable(), now=lambda: moment)
+    return {run.ident: RunRow.of(run) for run in scan.runs}
+
+
+@asynccontextmanager
+async def running(roots: list[Path], **options: Any) -> AsyncIterator[Engine]:
+    moment = time.time()
+    engine = Engine(
+        [str(root) for root in roots],
+        processes=FakeProcessTable(),
+        now=lambda: moment,
+        debounce_ms=20,
+        step_ms=5,
+        sweep_interval=3600.0,
+        **options,
+    )
+    stop = asyncio.Event()
+    task = asyncio.create_task(engine.run(stop))
+    try:
+        yield engine
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, WAIT)
+
+
+async def test_views_early_and_late_hold_the_runs_a_cold_scan_finds(tmp_path):
+    roots = [copy_tree(name, tmp_path) for name in ("killed", "clean", "mid-failure-resumed")]
+    early = View()
+    async with running(roots) as engine:
+        engine.subscribe(early)
+        await until(lambda: engine.following)
+        late = View()
+        engine.subscribe(late)
+        expected = cold_rows([str(root) for root in roots], engine._now())
+        for view in (early, late):
+            assert isinstance(view.messages[0], wire.Hello)
+            assert view.feed.complete and view.feed.rows == expected
+        assert early.of(wire.Progress)[-1] == wire.Progress(3, 3)
+        assert [rows.final for rows in late.of(wire.Rows)] == [True]
+        assert engine.counts() == {"completed": 2, "dead": 1}
+
+
+async def test_a_view_joining_during_the_first_rows_gets_them_all_once(tmp_path, monkeypatch):
+    monkeypatch.setattr(coldstart, "CHUNK", 1)
+    root = copy_tree("killed", tmp_path)
+    source = only_journal(root).parent
+    for number in range(5):
+        shutil.copytree(source, source.with_name(f"wf_copy{number}-x"))
+    first, joining = View(), View()
+    async with running([root], cache=None) as engine:
+        engine.subscribe(first)
+        await until(lambda: 0 < engine.read < engine.total)
+        engine.subscribe(joining)
+        await until(lambda: engine.complete)
+        for view in (first, joining):
+            names = [row.ident for rows in view.of(wire.Rows) for row in rows.rows]
+            assert len(names) == len(set(names)) == 6
+            assert view.feed.complete
+
+
+async def test_an_append_is_one_change_set_of_that_run_alone(tmp_path):
+    roots = [copy_tree("killed", tmp_path), copy_tree("clean", tmp_path)]
+    view = View()
+    async with running(roots) as engine:
+        engine.subscribe(view)
+        await until(lambda: engine.following)
+        before = len(view.of(wire.Changed))
+        record = {"type": "started", "key": "v2:late", "agentId": "alate", "label": "late"}
+        with only_journal(roots[0]).open("a") as journal:
+            journal.write(json.dumps(record) + "\n")
+        await until(lambda: len(view.of(wire.Changed)) > before)
+        (change,) = view.of(wire.Changed)[before:]
+        (row,) = change.rows
+        assert row.in_flight == ("a5", "late") and change.removed == ()
+        assert change.seq == engine.seq and view.feed.rows[row.ident] == row
+        shutil.rmtree(only_journal(roots[1]).parent)
+        await until(lambda: len(view.of(wire.Changed)) > before + 1)
+        gone = view.of(wire.Changed)[-1]
+        assert gone.rows == () and len(gone.removed) == 1
+        assert list(view.feed.rows) == [row.ident]
+
+
+async def test_problems_reach_every_view_and_a_late_one_too(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    bad = len(only_journal(root).read_bytes().splitlines()) + 1
+    with only_journal(root).open("ab") as journal:
+        journal.write(b"{not json\n")
+    view = View()
+    async with running([root], cache=None) as engine:
+        engine.subscribe(view)
+        await until(lambda: engine.following)
+        late = View()
+        engine.subscribe(late)
+        for each in (view, late):
+            (problem,) = each.of(wire.ProblemSeen)
+            assert problem.text == f"{only_journal(root)}:{bad}: not valid JSON"
+        (row,) = view.feed.rows.values()
+        assert row.unreadable_lines == 1
+
+
+SPAWNS = """
+import asyncio, sys, threading
+from wftop.core.engine.engine import Engine
+from wftop.core.index import fanout
+from wftop.core.system.procs import FakeProcessTable
+
+threads = []
+spawn = fanout._spawn
+def counted(work, hand):
+    threads.append(threading.active_count())
+    return spawn(work, hand)
+fanout._spawn = counted
+
+class Last:
+    def __init__(self, stop): self.stop, self.rows = stop, 0
+    def send(self, data):
+        for line in data.splitlines():
+            if line.startswith(b'{"type":"rows"'):
+                self.rows += line.count(b'"run_id"')
+                if b'"final":true' in line:
+                    self.stop.set()
+        return True
+
+async def main():
+    stop = asyncio.Event()
+    engine = Engine(sys.argv[1:], processes=FakeProcessTable(), cache=None, workers=2)
+    last = Last(stop)
+    engine.subscribe(last)
+    await engine.run(stop)
+    print(threads, last.rows)
+
+asyncio.run(main())
+"""
+
+
+def test_the_first_rows_are_read_by_forked_workers_before_any_thread_starts(tmp_path):
+    roots = [copy_tree(name, tmp_path) for name in ("killed", "clean", "resumed", "mid-failure")]
+    done = subprocess.run(
+        [sys.executable, "-c", SPAWNS, *map(str, roots)],
+        cwd=TOP,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=WAIT,
+    )
+    assert done.stdout.split() == ["[1]", "4"], done.stderr
