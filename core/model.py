@@ -245,7 +245,11 @@ def printable(text: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        try:
+            raw = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a surrogate that stands for no byte: ``\udNNN``
+            return text.encode("utf-8", "backslashreplace").decode("utf-8", "backslashreplace")
+        return raw.decode("utf-8", "backslashreplace")
     return text
 
 
