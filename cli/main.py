@@ -23,6 +23,7 @@ from wftop.cli.options import (
     run_command,
     top_parser,
 )
+from wftop.cli.output import fail, gated_output
 
 if TYPE_CHECKING:
     from wftop.tui.config import Config
@@ -121,7 +122,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """``wftop``: what it prints as text passes the gate (`wftop.cli.output.gated_output`)."""
+    with gated_output():
+        return dispatch(sys.argv[1:] if argv is None else argv)
+
+
+def dispatch(argv: list[str]) -> int:
     if argv[:1] == ["__complete-runs"]:  # shell completion asks for run ids: no parser, no scan
         from wftop.cli.commands.completion import complete_runs
 
@@ -138,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     dry = getattr(args, "dry_run", False)
     if args.read_only and args.command in WRITING_COMMANDS and not dry:
         reason = WRITING_COMMANDS[args.command]
-        print(f"wftop: {args.command} is switched off by --read-only ({reason})", file=sys.stderr)
+        fail(f"{args.command} is switched off by --read-only ({reason})")
         return EXIT_USAGE
     return run_command(command(args.command).run, args)
 
@@ -180,7 +186,7 @@ def run_tui(args: argparse.Namespace) -> int:
         remote_command = args.remote_command or config.remote_command
         remote = hub_for(hosts, remote_command, config.ssh_command)
     except (ConfigError, RootError, HostError) as error:
-        print(f"wftop: {error}", file=sys.stderr)
+        fail(str(error))
         return EXIT_USAGE
     if args.stall_window is not None:
         from dataclasses import replace

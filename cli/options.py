@@ -200,7 +200,9 @@ def roots_or_exit(args: argparse.Namespace) -> list[str] | None:
             check_root(root)
         except RootError as error:
             if root in explicit or not explicit:
-                print(f"wftop: {error}", file=sys.stderr)
+                from wftop.cli.output import fail
+
+                fail(str(error))
                 return None
             continue
         usable.append(root)

@@ -9,11 +9,11 @@ reached with ``$WFTOP_SSH`` (else ``ssh_command`` from the config file, else ``s
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
+from wftop.cli.output import fail
 from wftop.core.remote.transport import (
     HostError,
     Reply,
@@ -54,7 +54,7 @@ def argvs_or_exit(args: argparse.Namespace, remote: Sequence[str]) -> dict[str, 
     try:
         return host_argvs(args.host, remote, remote_command=args.remote_command)
     except HostError as error:
-        print(f"wftop: {error}", file=sys.stderr)
+        fail(str(error))
         return None
 
 

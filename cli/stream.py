@@ -19,26 +19,25 @@ import argparse
 import asyncio
 import contextlib
 import gc
-import json
 import signal
 import sys
 from collections.abc import Iterable
 from typing import Any
 
-import orjson
-
 from wftop.cli.options import EXIT_OK, EXIT_USAGE
+from wftop.cli.output import fail
 from wftop.core.engine.feed import Delta
 from wftop.core.engine.link import EngineLink, EngineLost, open_link
 from wftop.core.engine.protocol import ProblemSeen
 from wftop.core.model import DEFAULT_STALL_WINDOW
 from wftop.core.row import RunRow
+from wftop.core.text.jsonout import dumps
 from wftop.core.text.redact import Redactor, redact_value
 
 
 def stream(args: argparse.Namespace, roots: list[str]) -> int:
     if not args.json:
-        print("wftop: --watch streams JSON lines; add --json", file=sys.stderr)
+        fail("--watch streams JSON lines; add --json")
         return EXIT_USAGE
     stall = DEFAULT_STALL_WINDOW if args.stall_window is None else args.stall_window
     cache = not (args.no_cache or getattr(args, "read_only", False))
@@ -64,9 +63,9 @@ async def _follow(link: EngineLink) -> int:
                 break
             update = step.result()
             if isinstance(update, EngineLost):
-                print(f"wftop: {update.why}; starting another engine", file=sys.stderr)
+                fail(f"{update.why}; starting another engine")
             elif isinstance(update, ProblemSeen):
-                print(f"wftop: {update.text}", file=sys.stderr)
+                fail(update.text)
             elif isinstance(update, Delta) and (seq or update.complete):
                 if seq == 0:
                     # The index holds a large, long-lived and acyclic heap: keep the cyclic
@@ -102,7 +101,8 @@ def line_of(
     seq: int, added: Iterable[RunRow], changed: Iterable[RunRow], removed: Iterable[str]
 ) -> bytes:
     """One change set as a JSON line, secrets in labels and names masked (the paths and
-    the idents made of them kept real)."""
+    the idents made of them kept real; a path that is not UTF-8 reads ``\\xNN``, as in
+    ``ls --json``)."""
     redactor = Redactor.for_json()
     payload: dict[str, Any] = {
         "seq": seq,
@@ -110,11 +110,7 @@ def line_of(
         "changed": [redact_value(row.to_json(), redactor) for row in newest_first(changed)],
         "removed": sorted(removed),
     }
-    try:
-        return orjson.dumps(payload) + b"\n"
-    except TypeError:
-        # A path that is not UTF-8 (surrogate escapes): the stdlib writes them as \\u escapes.
-        return json.dumps(payload, separators=(",", ":")).encode() + b"\n"
+    return dumps(payload) + b"\n"
 
 
 def write(line: bytes) -> None:

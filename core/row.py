@@ -22,8 +22,6 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-import orjson
-
 from wftop.core.cost.runs import run_spend
 from wftop.core.cost.tokens import NO_TOKENS, TOKEN_FIELDS, Tokens
 from wftop.core.cost.usage import Spends
@@ -32,7 +30,8 @@ from wftop.core.read.discovery import run_ident
 from wftop.core.read.errors import Cause
 from wftop.core.read.sessions import Liveness
 from wftop.core.read.snapshot import parse_iso_time
-from wftop.core.text.redact import Redactor, dumps_redacted
+from wftop.core.text.jsonout import dumps_masked
+from wftop.core.text.redact import Redactor
 
 
 class RowError(ValueError):
@@ -315,7 +314,7 @@ class RunRow:
 
     def json_fields(self) -> dict[str, Any]:
         """`to_json` before names are made printable
-        (for `wftop.core.text.redact.dumps_redacted`)."""
+        (for `wftop.core.text.jsonout.dumps_masked`)."""
         return {name: kind.dump(getattr(self, name)) for name, kind in WIRE}
 
     def to_json(self) -> dict[str, Any]:
@@ -326,7 +325,7 @@ class RunRow:
         """The row as ``ls --json`` prints it, secrets masked: one item of the array,
         indented as an item of it (the rows cache keeps it so, the engine's stream on one
         line: `wftop.core.engine.protocol.one_line`)."""
-        text = dumps_redacted(self.json_fields(), redactor, option=orjson.OPT_INDENT_2)
+        text = dumps_masked(self.json_fields(), redactor, indent=True)
         return b"  " + text.replace(b"\n", b"\n  ")
 
     @classmethod

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wftop.cli.options import EXIT_OK, merge_global_options, run_command, top_parser
+from wftop.cli.output import fail
+from wftop.core.text.gate import shown
 from wftop.mockapi import BUNDLED
 
 if TYPE_CHECKING:
@@ -54,7 +56,7 @@ def find_cli() -> str | None:
 
 
 def say(text: str) -> None:
-    print(f"wftop demo: {text}", file=sys.stderr, flush=True)
+    print(f"wftop demo: {shown(text)}", file=sys.stderr, flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,9 +75,9 @@ def run(args: argparse.Namespace) -> int:
                 return headless(demo, resume=args.resume)
             return interactive(demo, args)
     except RealCliError as error:
-        first = str(error).splitlines()[0]
-        print(f"wftop: demo: the claude CLI did not behave as expected: {first}", file=sys.stderr)
-        print("wftop: run `wftop drill` to check the installed CLI against wftop", file=sys.stderr)
+        first = (str(error).splitlines() or [""])[0]
+        fail(f"demo: the claude CLI did not behave as expected: {first}")
+        fail("run `wftop drill` to check the installed CLI against wftop")
         return 1
 
 
@@ -88,7 +90,7 @@ def headless(demo: Any, *, resume: bool) -> int:
     print(table(scan_roots([demo.root]).runs, time.time()))
     plan = headless_plan(demo)
     if plan is None:
-        print("wftop: demo: the killed run is not on disk", file=sys.stderr)
+        fail("demo: the killed run is not on disk")
         return 1
     if not resume:
         print(describe(plan))
@@ -97,7 +99,8 @@ def headless(demo: Any, *, resume: bool) -> int:
 
     with environment(demo.env):
         code = run_command(resume_command.run, resume_args(demo))
-    print(f"mock: sub-agents run live by the resume: {', '.join(demo.live_since_kill()) or '-'}")
+    live = ", ".join(demo.live_since_kill()) or "-"
+    print(f"mock: sub-agents run live by the resume: {shown(live)}")
     print(table(scan_roots([demo.root]).runs, time.time()))
     return code
 
@@ -132,7 +135,8 @@ def interactive(demo: Any, args: argparse.Namespace) -> int:
         app.run(mouse=not args.no_mouse)
     live = demo.live_since_kill()
     if live:
-        print(f"wftop demo: the resume ran live: {', '.join(live)} (a1–a4 came from the journal)")
+        ran = shown(", ".join(live))
+        print(f"wftop demo: the resume ran live: {ran} (a1–a4 came from the journal)")
     return int(app.return_code or 0)
 
 

@@ -10,7 +10,8 @@ import argparse
 import sys
 from typing import Any
 
-import orjson
+from wftop.cli.output import fail, print_json
+from wftop.core.text.gate import shown
 
 
 def add_parser(subparsers: Any) -> None:
@@ -28,22 +29,19 @@ def run(args: argparse.Namespace) -> int:
 
     claude = find_claude() if args.claude is None else args.claude
     if claude is None:
-        print(
-            "wftop: drill: no claude CLI found (install Claude Code or set WFTOP_CLAUDE)",
-            file=sys.stderr,
-        )
+        fail("drill: no claude CLI found (install Claude Code or set WFTOP_CLAUDE)")
         return 2
 
     def note(text: str) -> None:
         if not args.json:
-            print(f"… {text}", file=sys.stderr, flush=True)
+            print(f"… {shown(text)}", file=sys.stderr, flush=True)
 
     report = drill(claude, note)
     if args.json:
-        sys.stdout.buffer.write(orjson.dumps(report.to_json(), option=orjson.OPT_INDENT_2) + b"\n")
+        print_json(report.to_json())
     else:
-        print(f"claude {report.version} ({report.cli})")
+        print(shown(f"claude {report.version} ({report.cli})"))
         for check in report.checks:
-            print(f"{'PASS' if check.ok else 'FAIL'}  {check.name}: {check.detail}")
+            print(shown(f"{'PASS' if check.ok else 'FAIL'}  {check.name}: {check.detail}"))
         print("all checks passed" if report.ok else "some checks FAILED")
     return 0 if report.ok else 1

@@ -10,9 +10,8 @@ import argparse
 import sys
 from typing import Any
 
-import orjson
-
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
+from wftop.cli.output import fail, print_json
 from wftop.core.forensics.masking import NOTE, redaction_json
 from wftop.core.forensics.salvage import RunNotFound, find_run, salvage, to_markdown
 from wftop.core.text.redact import Redactor, redact_tree
@@ -34,19 +33,18 @@ def run(args: argparse.Namespace) -> int:
     try:
         folder, others = find_run(args.run_id, roots)
     except RunNotFound as error:
-        print(f"wftop: {error}", file=sys.stderr)
+        fail(str(error))
         return EXIT_USAGE
     found = salvage(folder, others)
     redactor = Redactor.for_json() if args.format == "json" else Redactor()  # JSON: real paths
     if args.format == "json":
         data = redact_tree(found.to_json(), redactor)
         data["redaction"] = redaction_json(redactor)
-        sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+        print_json(data)
     else:
-        text = redactor(to_markdown(found))
-        sys.stdout.write(text)
+        sys.stdout.write(to_markdown(found, redactor))
         masked = redactor.summary() or "nothing masked"
         sys.stdout.write(f"\n---\nRedaction: {masked} ({NOTE}).\n")
     for problem in found.problems:
-        print(f"wftop: {redactor(str(problem))}", file=sys.stderr)
+        fail(redactor(str(problem)))
     return EXIT_OK

@@ -15,6 +15,7 @@ import os
 import sys
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE
+from wftop.cli.output import fail
 from wftop.core.read.discovery import run_folders_of
 from wftop.core.remote.fetch import CUT_EXIT, FETCH, MAX_BYTES, file_problem, read_masked
 
@@ -38,7 +39,7 @@ def fetch(argv: list[str]) -> int:
     if problem is None and args.max_bytes < 1:
         problem = f"--max-bytes must be at least 1, not {args.max_bytes}"
     if problem is not None:
-        print(f"wftop {FETCH}: {problem}", file=sys.stderr)
+        fail(problem, prefix=f"wftop {FETCH}")
         return EXIT_USAGE
     folders, _problems = run_folders_of([args.root])
     found = [
@@ -47,14 +48,16 @@ def fetch(argv: list[str]) -> int:
         if folder.session_id == args.session and folder.run_id == args.run_id
     ]
     if not found:
-        print(f"wftop {FETCH}: no run {args.run_id} of session {args.session} in {args.root}",
-              file=sys.stderr)  # fmt: skip
+        fail(
+            f"no run {args.run_id} of session {args.session} in {args.root}",
+            prefix=f"wftop {FETCH}",
+        )
         return EXIT_USAGE
     path = os.path.join(found[0].path, args.file)
     try:
         data, cut = read_masked(path, args.max_bytes)
     except OSError as error:
-        print(f"wftop {FETCH}: {path}: {error.strerror or error}", file=sys.stderr)
+        fail(f"{path}: {error.strerror or error}", prefix=f"wftop {FETCH}")
         return EXIT_USAGE
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_host_options, roots_or_exit
+from wftop.cli.output import fail
 from wftop.cli.remote import EXIT_UNREACHABLE, argvs_or_exit, ask_hosts
 from wftop.core.cost.tokens import dollars
 from wftop.core.cost.usage import Spends
@@ -27,6 +28,8 @@ from wftop.core.read.jsonl import Problem
 from wftop.core.read.snapshot import parse_iso_time
 from wftop.core.remote.transport import Unreachable
 from wftop.core.row import RowError, RunRow
+from wftop.core.text.gate import escape_json, gate
+from wftop.core.text.jsonout import dumps
 from wftop.core.text.redact import Redactor, redact_value
 from wftop.tui.format import age, status_label
 
@@ -61,20 +64,21 @@ ones (``a6 ✗429``), cut with ``…``."""
 
 
 def table_line(row: dict[str, Any], now: float) -> str:
-    """One table line from a run's ``--json`` row (already masked and printable)."""
-    status = status_label(status_word(row["status"], len(row["failed_calls"])))
-    name = (row["name"] or "-")[:18]
-    project = row["project_name"][:18]
+    """One table line from a run's ``--json`` row (already masked; shown gated, on one line:
+    a host's row or a name may hold anything)."""
+    status = gate(status_label(status_word(row["status"], len(row["failed_calls"]))))
+    name = gate(row["name"] or "-")[:18]
+    project = gate(str(row["project_name"]))[:18]
     parity = f"{row['started']}/{row['returned']}/{row['failed']}"
     named = [*row["in_flight"], *(failure_tag(f["label"], f["kind"]) for f in failures(row))]
-    calls = ",".join(named)
+    calls = gate(",".join(map(str, named)))
     if len(calls) > CALLS_WIDTH:
         calls = calls[: CALLS_WIDTH - 1] + "…"
     when = parse_iso_time(row["last_activity"])
     cost = row.get("cost_usd")
     spent = dollars(cost) if isinstance(cost, int | float) else "$?"
     return (
-        f"{status:<12} {name:<18} {row['run_id']:<16} {project:<18} "
+        f"{status:<12} {name:<18} {gate(row['run_id']):<16} {project:<18} "
         f"{age(when, now):>4} {parity:<8} {spent:>7} {calls}"
     ).rstrip()
 
@@ -100,8 +104,9 @@ def json_item(run: Run, redactor: Redactor, spends: Spends | None = None) -> byt
 
 
 def json_array(items: list[bytes]) -> bytes:
-    """The items joined into the array ``orjson`` would print with ``OPT_INDENT_2``."""
-    return b"[\n" + b",\n".join(items) + b"\n]" if items else b"[]"
+    """The items joined into the array ``orjson`` would print with ``OPT_INDENT_2`` (escaped
+    for a terminal once more: a row from the rows cache is bytes read from a file)."""
+    return escape_json(b"[\n" + b",\n".join(items) + b"\n]") if items else b"[]"
 
 
 def clock() -> float:
@@ -115,10 +120,7 @@ def run(args: argparse.Namespace) -> int:
     if roots is None:
         return EXIT_USAGE
     if args.watch and args.host:
-        print(
-            "wftop: ls --watch streams this machine's runs (the TUI follows --host)",
-            file=sys.stderr,
-        )
+        fail("ls --watch streams this machine's runs (the TUI follows --host)")
         return EXIT_USAGE
     if args.watch:
         from wftop.cli.stream import stream
@@ -158,7 +160,7 @@ def merged(args: argparse.Namespace, local: list[bytes], now: float) -> int:
         found = host_rows(host, reply.stdout) if reply.failure is None else None
         if found is None:
             failure = reply.failure or Unreachable("bad reply", "not a JSON array of runs")
-            print(f"wftop: {failure.describe(host)}", file=sys.stderr)
+            fail(failure.describe(host))
             code = EXIT_UNREACHABLE
             continue
         rows += found
@@ -169,7 +171,7 @@ def merged(args: argparse.Namespace, local: list[bytes], now: float) -> int:
     else:
         width = max(len(row["host"] or "-") for row in rows) if rows else 4
         header = f"{'HOST':<{width}} {HEADER}"
-        lines = (f"{row['host'] or '-':<{width}} {table_line(row, now)}" for row in rows)
+        lines = (f"{gate(row['host'] or '-'):<{width}} {table_line(row, now)}" for row in rows)
         print("\n".join([header, *lines]))
     return code
 
@@ -189,20 +191,17 @@ def host_rows(host: str, text: bytes) -> list[dict[str, Any]] | None:
         try:
             row = RunRow.from_json(item, host=host)
         except RowError as error:
-            print(
-                f"wftop: {host}: ls --json item {at}: not a run row ({error}); skipped",
-                file=sys.stderr,
-            )
+            fail(f"{host}: ls --json item {at}: not a run row ({error}); skipped")
             continue
         rows.append(redact_value(row.to_json(), redactor))
     return rows
 
 
 def json_row(row: dict[str, Any]) -> bytes:
-    text = orjson.dumps(row, option=orjson.OPT_INDENT_2)
+    text = dumps(row, indent=True)
     return b"  " + text.replace(b"\n", b"\n  ")
 
 
 def report(problems: list[Problem]) -> None:
     for problem in problems:
-        print(f"wftop: {problem}", file=sys.stderr)
+        fail(str(problem))

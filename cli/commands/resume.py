@@ -13,6 +13,7 @@ import orjson
 
 from wftop.cli.exact import EXIT_NO_EXACT, Rehearsed, add_exact_options, rehearse_plan, rehearser
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
+from wftop.cli.output import fail, print_json
 from wftop.core.cost.tokens import dollars
 from wftop.core.forecast.cachewarm import cache_text
 from wftop.core.forecast.instant import Forecast
@@ -24,7 +25,8 @@ from wftop.core.resume.plan import Plan
 from wftop.core.resume.policy import Event, Request, ResumePolicy, what_is_left
 from wftop.core.resume.store import ResumeStore
 from wftop.core.system.procs import default_table
-from wftop.core.text.redact import Redactor, redact, redact_value
+from wftop.core.text.gate import shown, shown_each
+from wftop.core.text.redact import Redactor, redact_value
 
 EXIT_FAILED, EXIT_REFUSED, EXIT_LAUNCH_FAILED, EXIT_WITH_FAILURES = 1, 3, 4, 5
 OUTCOME_EXIT = {
@@ -154,7 +156,7 @@ def describe(plan: Plan, now: float | None = None) -> str:
     left = what_is_left(plan)
     if left:
         lines.append(f"left       {left}")
-    return redact("\n".join(lines))
+    return shown_each(lines)
 
 
 DOES = {
@@ -228,7 +230,7 @@ def exact(
     rehearsed = rehearse_plan(plan, rehearser(args.claude or claude, args.exact_timeout))
     line = rehearsed.error_line()
     if line is not None:
-        print(redact(line), file=sys.stderr)
+        print(shown(line), file=sys.stderr)
     return rehearsed.plan, rehearsed
 
 
@@ -239,10 +241,7 @@ def print_plan(args: argparse.Namespace, plan: Plan, rehearsed: Rehearsed | None
         data = plan.to_json()
         if rehearsed is not None:
             data["rehearsal"] = rehearsed.to_json()
-        sys.stdout.buffer.write(
-            orjson.dumps(redact_value(data, Redactor.for_json()), option=orjson.OPT_INDENT_2)
-            + b"\n"
-        )
+        print_json(redact_value(data, Redactor.for_json()))
     else:
         print(describe(plan))
     if not plan.verdict.allows(args.force):
@@ -253,10 +252,10 @@ def print_plan(args: argparse.Namespace, plan: Plan, rehearsed: Rehearsed | None
 def emit(args: argparse.Namespace, event: dict[str, Any], text: str) -> None:
     """One event, as a JSON line or a line of text; secrets (in labels, reasons) masked."""
     if args.json:
-        sys.stdout.buffer.write(orjson.dumps(redact_value(event, Redactor.for_json())) + b"\n")
+        print_json(redact_value(event, Redactor.for_json()), indent=False)
         sys.stdout.flush()
     else:
-        print(redact(text), flush=True)
+        print(shown(text), flush=True)
 
 
 def make_policy(args: argparse.Namespace, claude: str | None, flags: Sequence[str]) -> ResumePolicy:
@@ -277,14 +276,14 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     found = find_run(args, roots)
     if isinstance(found, str):
-        print(f"wftop: {found}", file=sys.stderr)
+        fail(found)
         return EXIT_USAGE
     from wftop.tui.config import ConfigError, load_config
 
     try:
         config = load_config()
     except ConfigError as error:
-        print(f"wftop: {error}", file=sys.stderr)
+        fail(str(error))
         return EXIT_USAGE
     policy = make_policy(args, config.claude, config.resume_flags)
     plan = policy.plan(found, args.strategy)
@@ -299,7 +298,7 @@ def run(args: argparse.Namespace) -> int:
         print(describe(plan))
     if plan.verdict.allows(args.force) and not args.yes:
         if not sys.stdin.isatty():
-            print("wftop: not a terminal: pass --yes to resume without asking", file=sys.stderr)
+            fail("not a terminal: pass --yes to resume without asking")
             return EXIT_USAGE
         if input("resume? [y/N] ").strip().lower() not in ("y", "yes"):
             return EXIT_USAGE
@@ -307,7 +306,7 @@ def run(args: argparse.Namespace) -> int:
     if request.state is None or request.state is ResumeState.BLOCKED:
         for event in events:
             if event.kind == "error":
-                print(redact(event.text), file=sys.stderr)
+                print(shown(event.text), file=sys.stderr)
             else:
                 emit(args, event.data, event.text)
         return EXIT_REFUSED

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from typing import Any
 
-import orjson
-
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
+from wftop.cli.output import fail, print_json
 from wftop.core.forensics.limits import RECENT_SESSIONS, cut
 from wftop.core.forensics.masking import redaction_json, redaction_line
 from wftop.core.forensics.report import build_report, root_of
@@ -29,6 +27,7 @@ from wftop.core.read.discovery import resolve_roots
 from wftop.core.read.errors import cause_words
 from wftop.core.read.sessions import Liveness, Owner
 from wftop.core.system.procs import default_table
+from wftop.core.text.gate import gate_each
 from wftop.core.text.redact import Redactor, redact_tree
 
 
@@ -60,10 +59,6 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(command="scan")
 
 
-def _print_json(payload: Any) -> None:
-    sys.stdout.buffer.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n")
-
-
 def sessions_table(rows: list[dict[str, Any]]) -> str:
     lines = [f"{'LAST WRITE':<20} {'SESSION':<10} {'DEAD':>4}/{'ALL':<4} {'CAUSE':<22} CWD"]
     for row in rows:
@@ -73,7 +68,7 @@ def sessions_table(rows: list[dict[str, Any]]) -> str:
             f"{when:<20} {row['session_id'][:8]:<10} {row['dead']:>4}/{row['launched']:<4} "
             f"{cause_words(row['cause']):<22} {cut(cwd, 60)}"
         )
-    return "\n".join(lines)
+    return gate_each(lines)
 
 
 def choose(args: argparse.Namespace, roots: list[str]) -> str:
@@ -99,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     if args.list_sessions:
         rows = redact_tree(recent_rows(roots, args.limit), redactor)
         if args.json:
-            _print_json({"sessions": rows, "redaction": redaction_json(redactor)})
+            print_json({"sessions": rows, "redaction": redaction_json(redactor)})
         else:
             print(sessions_table(rows))
             print(redaction_line(redactor))
@@ -107,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         transcript = choose(args, roots)
     except SessionNotFound as error:
-        print(f"wftop: {redactor(str(error))}", file=sys.stderr)
+        fail(redactor(str(error)))
         return EXIT_USAGE
     processes = default_table()
     session_id = os.path.basename(transcript)[: -len(".jsonl")]
@@ -117,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     data = redact_tree(report.to_json(), redactor)
     if args.json:
         data["redaction"] = redaction_json(redactor)
-        _print_json(data)
+        print_json(data)
     else:
         print(report_text(data))
         print(redaction_line(redactor))

@@ -4,18 +4,17 @@ resumes that re-ran calls which had already returned."""
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-import orjson
-
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
+from wftop.cli.output import fail, print_json
 from wftop.core.cost.tokens import dollars
 from wftop.core.forensics.limits import cut
 from wftop.core.forensics.masking import redaction_json, redaction_line
 from wftop.core.forensics.stats import compute_stats
 from wftop.core.model import status_word
 from wftop.core.read.errors import cause_words
+from wftop.core.text.gate import gate_each
 from wftop.core.text.redact import Redactor, redact_tree
 
 RETURNED, NOT_RETURNED = "●", "○"
@@ -74,7 +73,7 @@ def stats_text(data: dict[str, Any]) -> str:
     ]
     causes = ", ".join(f"{cause_words(cause)} ×{n}" for cause, n in data["causes"].items())
     lines.append(f"causes (runs, by their failures or else their session): {causes or '-'}")
-    return "\n".join(lines)
+    return gate_each(lines)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,10 +85,10 @@ def run(args: argparse.Namespace) -> int:
     data = redact_tree(stats.to_json(), redactor)
     if args.json:
         data["redaction"] = redaction_json(redactor)
-        sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+        print_json(data)
     else:
         print(stats_text(data))
         print(redaction_line(redactor))
     for problem in stats.problems:
-        print(f"wftop: {redactor(str(problem))}", file=sys.stderr)
+        fail(redactor(str(problem)))
     return EXIT_OK

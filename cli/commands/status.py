@@ -11,13 +11,13 @@ on their own from a cache (``wftop.core.index.statuscount``).
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import Counter
 from typing import Any
 
 import orjson
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_host_options, roots_or_exit
+from wftop.cli.output import fail, print_json
 from wftop.cli.remote import argvs_or_exit, ask_hosts
 from wftop.core.model import NEEDS_YOU, PARTIAL
 
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         if remote is None:
             counts[UNREACHABLE] += 1
             why = reply.failure.describe(host) if reply.failure else f"{host}: not a status reply"
-            print(f"wftop: {why}", file=sys.stderr)
+            fail(why)
         else:
             counts.update(remote)
     if args.format == "json":
@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
             "counts": dict(sorted(counts.items())),
             "line": summary(counts, "plain"),
         }
-        sys.stdout.buffer.write(orjson.dumps(payload) + b"\n")
+        print_json(payload, indent=False)
         return EXIT_OK
     line = summary(counts, args.format)
     if line:

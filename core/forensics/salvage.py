@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,8 @@ from wftop.core.read.errors import cause_words
 from wftop.core.read.failures import Failure
 from wftop.core.read.jsonl import DEFAULT_MAX_LINE_BYTES, Problem, read_all
 from wftop.core.system.procs import ProcessTable
+from wftop.core.text.gate import gate, gate_lines
+from wftop.core.text.redact import redact
 
 
 class RunNotFound(Exception):
@@ -246,8 +249,14 @@ LAST_WORDS = {
 }
 
 
-def to_markdown(found: Salvage) -> str:
-    """The salvage as one Markdown document (redact it before printing)."""
+class Block(str):
+    """Text of several lines in a document (a result, last words): its lines are kept."""
+
+
+def to_markdown(found: Salvage, mask: Callable[[str], str] = redact) -> str:
+    """The salvage as one Markdown document, each part masked with ``mask`` and then gated
+    (`wftop.core.text.gate`): a result, an error's evidence or the last words keep their
+    lines and tabs, every other line stays one line whatever its text holds."""
     title = found.name or found.run_id
     lines = [
         f"# Salvage of {title} ({found.run_id})",
@@ -275,20 +284,23 @@ def to_markdown(found: Salvage) -> str:
         if call.failure is not None:
             failure = call.failure
             lines.append(f"Error: {cause_words(failure.kind)} ({failure.source})")
-            lines += ["", "```", failure.evidence or "nothing recorded why", "```", ""]
+            lines += ["", "```", Block(failure.evidence or "nothing recorded why"), "```", ""]
         if call.state in RETURNED:
             body = (
                 call.result
                 if isinstance(call.result, str)
                 else json.dumps(call.result, indent=2, ensure_ascii=False)
             )
-            lines += ["Result (journal):", "", "```", body, "```"]
+            lines += ["Result (journal):", "", "```", Block(body), "```"]
         elif call.last_text:
-            lines += [f"{LAST_WORDS[call.state]}:", "", "```", call.last_text, "```"]
+            lines += [f"{LAST_WORDS[call.state]}:", "", "```", Block(call.last_text), "```"]
         elif call.transcript is None:
             lines.append("Nothing to salvage: its agent left no transcript.")
         elif call.failure is not None:
             lines.append("Nothing to salvage: its transcript has no assistant text but the error.")
         else:
             lines.append("Nothing to salvage: no assistant text in its transcript.")
-    return "\n".join(lines) + "\n"
+    shown = (
+        gate_lines(mask(line)) if isinstance(line, Block) else gate(mask(line)) for line in lines
+    )
+    return "\n".join(shown) + "\n"

@@ -1,8 +1,9 @@
 """A forensic report and the recent-sessions list as plain text and rows, for every surface.
 
 `recent_rows` is the ``--list-sessions`` listing (and the Sessions screen's rows);
-`report_text` renders one report from its (already redacted) JSON form. Both ``wftop scan``
-and the TUI use them, so the two never word a report differently.
+`report_text` renders one report from its (already redacted) JSON form, each line gated
+(`wftop.core.text.gate`). Both ``wftop scan`` and the TUI use them, so the two never word a
+report differently.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from wftop.core.model import iso_utc
 from wftop.core.read.errors import cause_words, failure_tag
 from wftop.core.read.sessions import Liveness, Owner, local_pid_domain, owners_by_session
 from wftop.core.system.procs import ProcessTable, default_table
+from wftop.core.text.gate import gate_each
 
 
 def owners(roots: list[str], processes: ProcessTable) -> dict[str, Owner]:
@@ -113,4 +115,4 @@ def report_text(data: dict[str, Any]) -> str:
     lines.append(f"  clears:    {term['clears']}")
     for problem in data["problems"]:
         lines.append(f"  unreadable: {problem}")
-    return "\n".join(lines)
+    return gate_each(lines)

@@ -30,11 +30,12 @@ from wftop.core.index.cachefile import cache_dir, file_stamp, load_cache, run_ke
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.sessions import Owner
 
-CACHE_VERSION = 8
+CACHE_VERSION = 9
 """Bump whenever the shape or the meaning of an ``ls --json`` row changes (4: ``host``;
 5: ``call_states``; 6: what the run spent, ``cost_usd``, ``tokens``, ``unpriced_models``;
 7: the paths kept real, other strings masked with more shapes; 8: ``failures``,
-``failed_lines``, and ``failed`` counts failed calls)."""
+``failed_lines``, and ``failed`` counts failed calls; 9: C1 and bidirectional controls
+escaped)."""
 
 
 def rows_cache_path() -> Path:

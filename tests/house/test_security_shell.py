@@ -27,6 +27,7 @@ from tests.faults_kit import TIMEOUT, wftop
 from wftop.core.resume.command import Strategy, build_argv, build_fresh_prompt, build_prompt
 from wftop.core.resume.errors import InvalidIdentifier
 from wftop.core.resume.ids import validate_agent_id, validate_run_id, validate_session_id
+from wftop.core.text.gate import gate
 
 TOP = Path(__file__).resolve().parent.parent.parent
 RUN = "wf_c4e8dc39-03f"
@@ -201,7 +202,8 @@ def test_wftop_resume_refuses_hostile_run_ids(tmp_path, value):
     result = resume_dry_run(root, value)
     assert result.returncode == 2
     assert result.stdout == ""
-    assert f"no run {value} under" in result.stderr
+    assert f"no run {gate(value)} under" in result.stderr  # a line break shows as ↵
+    assert result.stderr.count("\n") == 1
     assert not (TOP / "pwned").exists() and not (tmp_path / "pwned").exists()
 
 
