@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
-from textual.notifications import Notify
+from textual.notifications import Notify, SeverityLevel
 from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -31,7 +31,8 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from wftop.core.index.changeset import ChangeSet
 from wftop.core.index.live import LiveIndex
 from wftop.core.model import PARTIAL, Run, Status
-from wftop.tui import pacing
+from wftop.core.text.gate import shown, shown_each
+from wftop.tui import net, pacing
 from wftop.tui.config import Config
 from wftop.tui.feed import (
     Alert,
@@ -100,6 +101,7 @@ class WftopApp(App[int]):
         remote: the links to other hosts, whose runs join this machine's.
         """
         pacing.install()
+        net.install()
         super().__init__()
         self.index = index
         self.config = config or Config()
@@ -297,6 +299,21 @@ class WftopApp(App[int]):
         if self.config.bell and alert.after in ("dead", "stalled", "failed", "killed", PARTIAL):
             self.bell()
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A toast: its message and title masked and gated (`wftop.core.text.gate.shown`),
+        each line of the message kept one line, and never read as markup (a toast names
+        runs, labels and paths, whose brackets are text)."""
+        lines = shown_each(message.split("\n")) if message else message
+        super().notify(lines, title=shown(title), severity=severity, timeout=timeout, markup=False)
+
     def _on_notify(self, event: Notify) -> None:
         """A toast arrives; over a modal window (the plan, help, copy) only the newest one
         shows, so toasts never pile up over what the window says."""
@@ -337,7 +354,7 @@ class WftopApp(App[int]):
         self.terminal_title = title
         driver = self._driver
         if driver is not None and not self.is_headless:
-            driver.write(f"\x1b]2;{title}\x07")
+            driver.write(f"\x1b]2;{shown(title)}\x07")
 
     # -- actions -----------------------------------------------------------------------------
 

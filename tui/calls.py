@@ -23,6 +23,7 @@ from wftop.core.read.failures import Failure
 from wftop.core.read.journal import Call, CallState
 from wftop.core.read.jsonl import ELIDED
 from wftop.core.read.snapshot import AgentRow
+from wftop.core.text.gate import gate, shown
 from wftop.core.text.redact import redact
 from wftop.tui.format import count, one_line
 
@@ -85,16 +86,16 @@ def _preview(value: object) -> str:
             text = orjson.dumps(value).decode()
         except TypeError:
             text = repr(value)
-    shown = one_line(redact(text[:PREVIEW_SCAN]))
-    if len(text) > PREVIEW_SCAN and not shown.endswith("…"):
-        shown = one_line(shown + " …")
-    return shown
+    line = one_line(redact(text[:PREVIEW_SCAN]))
+    if len(text) > PREVIEW_SCAN and not line.endswith("…"):
+        line = one_line(line + " …")
+    return gate(line)
 
 
 def failure_preview(failure: Failure) -> str:
     """A failed call's result cell: its kind in words, and what says so."""
     said = (failure.evidence or "nothing recorded why").split(": ", 1)[-1]
-    return one_line(redact(f"{cause_words(failure.kind)} · {said}"))
+    return gate(one_line(redact(f"{cause_words(failure.kind)} · {said}")))
 
 
 def _facts(row: AgentRow | None, used: AgentUsage | None) -> tuple[int | None, ...]:
@@ -119,7 +120,8 @@ def call_rows(run: Run, usage: Mapping[str, AgentUsage] | None = None) -> list[P
 
     Time, tokens and tool calls come from the snapshot's progress rows, else from ``usage``
     (agent id → what its transcript says, read off the UI loop: `usage_wanted`). Labels,
-    phase titles and previews are masked (`wftop.core.text.redact`) before they are cut.
+    phase titles and previews are masked (`wftop.core.text.redact`) and gated
+    (`wftop.core.text.gate`) before they are cut.
     """
     usage = usage or {}
     by_agent = {row.agent_id: row for row in run.snapshot.rows} if run.snapshot else {}
@@ -129,7 +131,7 @@ def call_rows(run: Run, usage: Mapping[str, AgentUsage] | None = None) -> list[P
     rows: list[PhaseRow | CallRow] = []
     for title, members in phases.items():
         if len(phases) > 1 or title != "(no phase)":
-            rows.append(PhaseRow(redact(title), len(members)))
+            rows.append(PhaseRow(shown(title), len(members)))
         for view in members:
             call = view.call
             latest = call.agent_ids[-1] if call.agent_ids else ""
@@ -140,14 +142,14 @@ def call_rows(run: Run, usage: Mapping[str, AgentUsage] | None = None) -> list[P
             elif call.has_result:
                 preview = _preview(call.packed_result)
             elif row is not None and (row.error or row.result_preview):
-                preview = one_line(redact(row.error or row.result_preview or ""))
+                preview = gate(one_line(redact(row.error or row.result_preview or "")))
             else:
                 preview = ""
             took, tokens, tools = _facts(row, usage.get(latest))
             rows.append(
                 CallRow(
                     key=f"call:{call.key}",
-                    label=redact(call.label),
+                    label=shown(call.label),
                     state=state,
                     attempts=call.attempts,
                     agent_id=latest,

@@ -3,7 +3,8 @@
 Pure: takes the parsed records of an ``agent-<id>.jsonl`` (from `wftop.core.read.jsonl`) and
 returns plain dataclasses. Bookkeeping records (attachments, request shapes,
 queue operations) are skipped; nothing here renders or reads files. Every string
-is passed through the caller's `Redactor` before it leaves this module.
+is passed through the caller's `Redactor` and then the gate (`wftop.core.text.gate`: a
+control character is shown, a title is one line) before it leaves this module.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+
+from wftop.core.text.gate import gate, gate_lines
 
 FRAME_PREFIX = "[Workflow harness — "
 COMPUTED_TASK = "[Workflow harness — computed task]"
@@ -135,7 +138,7 @@ def conversation(
 
     def add(kind: str, text: str, title: str = "", line: int = 0, is_error: bool = False) -> None:
         shown, cut = _masked_clip(text, mask)
-        items.append(Item(kind, shown, mask(title), line, is_error, cut))
+        items.append(Item(kind, gate_lines(shown), gate(mask(title)), line, is_error, cut))
 
     for line, record in records:
         kind = record.get("type")

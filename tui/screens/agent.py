@@ -18,6 +18,7 @@ from textual.binding import BindingType
 from wftop.core.model import Run, Status
 from wftop.core.read.jsonl import line_verdict
 from wftop.core.read.lineindex import Line
+from wftop.core.text.gate import gate, shown_each
 from wftop.core.text.redact import Redactor
 from wftop.tui.conversation import (
     KIND_API_ERROR,
@@ -81,7 +82,8 @@ def render_row(line: Line, items: list[Item] | str | None, palette: Palette) -> 
     """One row: the line's first item on one line (or why the line reads as nothing)."""
     out = Text(no_wrap=True)
     if isinstance(items, str):
-        return out.append(f"✗ line {line.number} unreadable: {items}", style=palette["error"])
+        why = gate(items)
+        return out.append(f"✗ line {line.number} unreadable: {why}", style=palette["error"])
     if items is None:
         return out.append(f"… line {line.number}: no newline yet", style=palette["warning"])
     if not items:
@@ -174,7 +176,7 @@ class AgentScreen(FileViewer):
             f"{self.label}  agent {self.agent_id}  ·  run {self.run.run_id}  ·  {state}",
             "  ·  ".join(facts) + f"  ·  {where_read(self.run, self.path)}",
         ]
-        return Text("\n".join(lines))
+        return Text(shown_each(lines))
 
     def action_toggle_follow(self) -> None:
         self.follow = not self.follow

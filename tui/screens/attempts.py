@@ -20,6 +20,7 @@ from textual.widgets import Static
 from wftop.core.forensics.masking import redaction_line
 from wftop.core.forensics.stats import compute_stats
 from wftop.core.system.procs import ProcessTable, default_table
+from wftop.core.text.gate import gate
 from wftop.core.text.redact import Redactor, redact_tree
 from wftop.tui.widgets.key_bar import KeyBar
 
@@ -50,7 +51,7 @@ class AttemptPlot(Static):
         if not self.runs:
             return Text("no runs")
         for run in self.runs:
-            label = f"{run['run_id']} {run['name'] or ''}"[: LABEL_WIDTH - 1]
+            label = gate(f"{run['run_id']} {run['name'] or ''}")[: LABEL_WIDTH - 1]
             text.append(f"{label:<{LABEL_WIDTH}}")
             attempts = run["attempts"]
             for attempt in attempts[:room]:

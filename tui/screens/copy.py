@@ -2,7 +2,10 @@
 
 The screen copies with Textual's own ``copy_to_clipboard`` (OSC 52), and, from a thread,
 to the tmux buffer and the system clipboard where there are some (`wftop.tui.clipboard`);
-a toast says what it copied and where to. It needs nothing of the wftop app.
+a toast says what it copied and where to. It copies the real value (the choices show it
+masked and gated), unless the value holds a control character or a line break: that is
+refused with a toast saying why, since a shell it is pasted into would act on it. The
+resume command is quoted for a shell. It needs nothing of the wftop app.
 """
 
 from __future__ import annotations
@@ -22,14 +25,15 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from wftop.core.model import Run
+from wftop.core.text.gate import not_copyable, shown
 from wftop.tui import clipboard
 from wftop.tui.format import display_path
 from wftop.tui.keys import binding
 
 
 def resume_command(run: Run) -> str:
-    """The wftop command that plans and resumes this run."""
-    return f"wftop resume {shlex.quote(run.run_id)}"
+    """The wftop command that plans and resumes this run, quoted for a shell."""
+    return shlex.join(["wftop", "resume", run.run_id])
 
 
 def run_choices(run: Run, agent_id: str | None = None) -> list[tuple[str, str]]:
@@ -88,7 +92,9 @@ class CopyScreen(ModalScreen[None]):
             yield Static("Copy to the clipboard")
             yield OptionList(
                 *(
-                    Option(Text(f"{label:<16} {tail(display_path(value), room)}"), id=str(at))
+                    Option(
+                        Text(f"{label:<16} {tail(shown(display_path(value)), room)}"), id=str(at)
+                    )
                     for at, (label, value) in enumerate(self.choices)
                 )
             )
@@ -98,6 +104,15 @@ class CopyScreen(ModalScreen[None]):
         label, value = self.choices[int(event.option_id or 0)]
         app = self.app
         self.dismiss()
+        why = not_copyable(value)
+        if why is not None:  # pasted in a shell, it would act there
+            app.notify(
+                f"The {label} was not copied: {why}, which a terminal or a shell would act on "
+                "when it is pasted.",
+                title="Not copied",
+                severity="warning",
+            )
+            return
         app.copy_to_clipboard(value)
         # tmux and the system clipboard are processes: fed from a thread, never the loop
         app.run_worker(

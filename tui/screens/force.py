@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -13,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from wftop.core.resume.guard import Verdict
-from wftop.tui.screens.plan_text import shown
+from wftop.core.text.gate import shown
 
 
 class ForceScreen(ModalScreen[bool]):
@@ -40,10 +41,13 @@ class ForceScreen(ModalScreen[bool]):
         verdict = self.verdict
         with Vertical():
             yield Static(
-                "[b]Resume past the guard?[/b] (as wftop resume --force)\n"
-                f"refused  {shown(verdict.reason)}\n"
-                f"risk     {shown(verdict.risk or 'the check that refused is skipped')}\n\n"
-                "y force it · n keep it refused",
+                Text.assemble(
+                    ("Resume past the guard?", "bold"),
+                    " (as wftop resume --force)\n",
+                    f"refused  {shown(verdict.reason)}\n",
+                    f"risk     {shown(verdict.risk or 'the check that refused is skipped')}\n\n",
+                    "y force it · n keep it refused",
+                ),
                 id="force",
             )
 

@@ -17,6 +17,7 @@ from wftop.core.model import Run
 from wftop.core.read.jsonl import ELIDED_BYTES, line_verdict
 from wftop.core.read.lineindex import Line
 from wftop.core.remote.fetch import JOURNAL
+from wftop.core.text.gate import gate, gate_lines, shown
 from wftop.core.text.redact import Redactor
 from wftop.tui.format import size
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
@@ -70,7 +71,7 @@ def _lead(
             out.append("(empty line)", style=palette["muted"])
         return out, None
     record = dict(verdict)
-    out.append(f"{record.get('type', '?')!s:<9}", style=palette["primary"])
+    out.append(f"{gate(str(record.get('type', '?'))):<9}", style=palette["primary"])
     if not line.complete:
         out.append(" (no newline yet)", style=palette["warning"])
     if record.pop(ELIDED_BYTES, None) is not None:
@@ -83,12 +84,12 @@ def render_line(line: Line, mask: Redactor, palette: Palette, width: int = 5) ->
     verdict = verdict_of(line)
     out, record = _lead(line, palette, verdict, width)
     if isinstance(verdict, str):
-        out.append(mask(line.raw[:ROW_CHARS].decode("utf-8", errors="replace")))
+        out.append(gate(mask(line.raw[:ROW_CHARS].decode("utf-8", errors="replace"))))
     elif record is not None:
         record.pop("type", None)
         first = {name: record.pop(name) for name in ROW_FIRST if name in record}
         body = orjson.dumps(first | record, default=repr).decode()[:ROW_CHARS]
-        out.append(" " + mask(body))
+        out.append(" " + gate(mask(body)))
     return out
 
 
@@ -98,10 +99,11 @@ def render_whole(line: Line, mask: Redactor, palette: Palette) -> Text:
     out, record = _lead(line, palette, verdict)
     out.no_wrap = False
     if isinstance(verdict, str):
-        out.append("\n" + mask(line.raw[:MAX_LINE_BYTES].decode("utf-8", errors="replace")))
+        raw = line.raw[:MAX_LINE_BYTES].decode("utf-8", errors="replace")
+        out.append("\n" + gate(mask(raw)))
     elif record is not None:
         body = orjson.dumps(record, option=orjson.OPT_INDENT_2, default=repr).decode()
-        out.append("\n" + mask(body))
+        out.append("\n" + gate_lines(mask(body)))
     return out
 
 
@@ -144,7 +146,7 @@ class JournalScreen(FileViewer):
         if self.tally.summary():
             facts.append(self.tally.summary())
         facts.append(where_read(self.run, self.path))
-        return Text("  ·  ".join(facts))
+        return Text(shown("  ·  ".join(facts)))
 
     def action_copy(self) -> None:
         from wftop.tui.screens.copy import CopyScreen, run_choices

@@ -35,7 +35,6 @@ from wftop.core.resume.machine import ResumeState
 from wftop.core.resume.plan import Plan
 from wftop.core.resume.policy import Event, Request, ResumePolicy, Version
 from wftop.core.resume.store import ResumeStore
-from wftop.core.text.redact import redact
 from wftop.tui.keys import binding
 from wftop.tui.remote import refuse_remote
 from wftop.tui.screens.force import ForceScreen
@@ -43,7 +42,6 @@ from wftop.tui.screens.plan_text import (
     plan_text,
     progress_text,
     request_text,
-    shown,
     verdict_text,
 )
 
@@ -277,7 +275,7 @@ class ResumePlanScreen(ModalScreen[None]):
         self.show_plan(plan)
         self.notify_events(events)
         if request.state is None or request.state is ResumeState.BLOCKED:
-            self.app.notify(shown(request.reason), title="Resume refused", severity="error")
+            self.app.notify(request.reason, title="Resume refused", severity="error")
             return
         self.request = request
         self.query_one("#verdict", Static).update(request_text(request, None))
@@ -285,13 +283,13 @@ class ResumePlanScreen(ModalScreen[None]):
 
     def followed(self, request: Request, events: list[Event]) -> None:
         self.notify_events(events)
-        self.query_one("#progress", Static).update(shown(progress_text(request)))
+        self.query_one("#progress", Static).update(progress_text(request))
         if request.in_flight:
             self.query_one("#verdict", Static).update(request_text(request, None))
 
     def ended(self, request: Request, after: Plan | None) -> None:
         self.after = after
-        self.query_one("#progress", Static).update(shown(progress_text(request)))
+        self.query_one("#progress", Static).update(progress_text(request))
         self.query_one("#verdict", Static).update(request_text(request, after))
         if after is not None:
             self.plan = after
@@ -304,7 +302,7 @@ class ResumePlanScreen(ModalScreen[None]):
         for event in events:
             if event.kind == "cache_miss":
                 self.app.notify(
-                    f"cache miss: {redact(str(event.data['label']))} is re-running. "
+                    f"cache miss: {event.data['label']} is re-running. "
                     "Press s to stop the relaunch.",
                     title="Tripwire",
                     severity="error",

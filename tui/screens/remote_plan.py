@@ -25,6 +25,7 @@ from textual.widgets import Static
 from wftop.core.model import Run
 from wftop.core.remote.resume import RemoteResume, event_text, resume_args, words
 from wftop.core.remote.transport import Reply, run_remote
+from wftop.core.text.gate import gate, gate_each, shown, shown_each
 from wftop.core.text.redact import Redactor, redact_value
 from wftop.tui.keys import binding
 
@@ -54,7 +55,7 @@ def remote_plan_text(run: Run, reply: Reply) -> str:
     plan = plan_of(reply)
     if plan is None:
         why = reply.failure.describe(host) if reply.failure else f"{host}: no plan came back"
-        return f"No plan from {host}.\n{why}"
+        return shown_each([f"No plan from {host}.", why])
     plan = redact_value(plan, Redactor())
     forecast = plan.get("forecast") if isinstance(plan.get("forecast"), dict) else {}
     cause = plan.get("stop_cause") if isinstance(plan.get("stop_cause"), dict) else {}
@@ -78,7 +79,7 @@ def remote_plan_text(run: Run, reply: Reply) -> str:
             lines.append(f"           {refusal.get('fix')}")
     else:
         lines.append(f"guard      {plan.get('guard') or 'allows it'}")
-    return "\n".join(lines)
+    return gate_each(lines)
 
 
 class RemotePlanScreen(ModalScreen[None]):
@@ -117,10 +118,12 @@ class RemotePlanScreen(ModalScreen[None]):
         run = self.run_view
         with Vertical():
             title = f"Resume {run.name or '(unnamed)'}  {run.run_id}  on {run.host}"
-            yield Static(Text(title, style="bold"), id="remote-plan-title")
-            yield Static(Text(f"asking {run.host} for its plan …"), id="remote-plan-body")
+            yield Static(Text(shown(title), style="bold"), id="remote-plan-title")
+            yield Static(
+                Text(f"asking {gate(run.host or '')} for its plan …"), id="remote-plan-body"
+            )
             yield Static("", id="remote-plan-progress")
-            yield Static(Text(self.footer()), id="remote-plan-keys")
+            yield Static(Text(gate(self.footer())), id="remote-plan-keys")
 
     def footer(self) -> str:
         host = self.run_view.host
@@ -157,8 +160,8 @@ class RemotePlanScreen(ModalScreen[None]):
         lines = [f"on {self.run_view.host}  {line}" for line in self.progress[-6:]]
         if self.outcome is not None:
             lines.append(f"outcome  {self.outcome}")
-        self.query_one("#remote-plan-progress", Static).update(Text("\n".join(lines)))
-        self.query_one("#remote-plan-keys", Static).update(Text(self.footer()))
+        self.query_one("#remote-plan-progress", Static).update(Text(shown_each(lines)))
+        self.query_one("#remote-plan-keys", Static).update(Text(gate(self.footer())))
 
     def action_launch(self) -> None:
         host = self.run_view.host

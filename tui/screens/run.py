@@ -20,6 +20,7 @@ from wftop.core.model import Run
 from wftop.core.read.agent_transcript import AgentUsage
 from wftop.core.read.usage import AgentUsages
 from wftop.core.remote.fetch import JOURNAL
+from wftop.core.text.gate import gate
 from wftop.core.text.redact import Redactor
 from wftop.tui.calls import (
     Built,
@@ -101,7 +102,7 @@ def summary(
     ]
     if run.problems:
         lines.append(f"unreadable: {len(run.problems)} line(s) — J shows them")
-    return mask("\n".join(lines))
+    return "\n".join(gate(mask(line)) for line in lines)
 
 
 def rows_held(run: Run) -> bool:

@@ -14,6 +14,7 @@ from textual.widgets import Input, Static
 
 from wftop.core.index.changeset import ChangeSet
 from wftop.core.model import Run
+from wftop.core.text.gate import shown
 from wftop.tui.format import count, counts_line, status_counts
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
 from wftop.tui.messages import OpenRun
@@ -116,11 +117,11 @@ class RunsScreen(Screen[None]):
             self._spent = self.view.rerun_tokens(runs)
         self._header(runs, len(rows) - groups)
 
-    def _header(self, runs: Iterable[Run], shown: int) -> None:
+    def _header(self, runs: Iterable[Run], listed: int) -> None:
         app = self.wftop
         total = len(app.runs)
         described = self.view.describe()
-        suffix = f"   [{described} · {shown} of {total}]" if described else ""
+        suffix = f"   [{described} · {listed} of {total}]" if described else ""
         if self._spent:
             suffix = f" · {count(self._spent)} tokens on re-runs{suffix}"
         room = max(10, self.size.width - 2 - len(suffix))
@@ -134,15 +135,15 @@ class RunsScreen(Screen[None]):
         if down:
             text += f" · unreachable: {', '.join(down)}"
         text += suffix
-        self.query_one("#runs-header", Static).update(Text(text))
+        self.query_one("#runs-header", Static).update(Text(shown(text)))
         empty = self.query_one("#runs-empty", Static)
         if app.loaded and not total:
             empty.update("No Workflow runs under the roots yet.")
-        elif app.loaded and shown == 0:
+        elif app.loaded and listed == 0:
             empty.update("No run matches; esc clears the filter.")
         else:
             empty.update("")
-        empty.display = bool(app.loaded and shown == 0)
+        empty.display = bool(app.loaded and listed == 0)
 
     def selected_run(self) -> Run | None:
         item = self.table.cursor_item()

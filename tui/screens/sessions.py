@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any, ClassVar
 
-from rich.markup import escape
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -27,6 +27,7 @@ from wftop.core.forensics.summary import recent_rows, report_text
 from wftop.core.read.discovery import default_roots, run_ident
 from wftop.core.read.errors import cause_words
 from wftop.core.system.procs import ProcessTable, default_table
+from wftop.core.text.gate import gate
 from wftop.core.text.redact import Redactor, redact_tree
 from wftop.tui.screens import plan
 from wftop.tui.widgets.key_bar import KeyBar
@@ -40,6 +41,12 @@ SessionsScreen #sessions-evidence { height: auto; max-height: 4; padding: 0 1; c
 SessionReportScreen #report-workers { height: auto; max-height: 12; }
 SessionReportScreen #report-body { height: 1fr; padding: 0 1; }
 """
+
+
+def cells(*values: str) -> list[Text]:
+    """A row's cells as plain text: gated, never read as markup (a DataTable reads a string
+    cell as Rich markup)."""
+    return [Text(gate(value)) for value in values]
 
 
 def app_roots(app: Any) -> list[str]:
@@ -102,18 +109,20 @@ class SessionsScreen(Screen[None]):
         for row in rows:
             when = (row["last_write"] or "-")[:19].replace("T", " ")
             table.add_row(
-                when,
-                row["session_id"][:8],
-                f"{row['dead']}/{row['launched']}",
-                cause_words(row["cause"]),
-                escape(row["cwd"] or row["project"]),
+                *cells(
+                    when,
+                    row["session_id"][:8],
+                    f"{row['dead']}/{row['launched']}",
+                    cause_words(row["cause"]),
+                    row["cwd"] or row["project"],
+                ),
                 key=row["transcript"],
             )
         dead = sum(1 for row in rows if row["dead"])
         header = (
             f"Sessions · {len(rows)} newest · {dead} with dead workers · {redaction_line(redactor)}"
         )
-        self.query_one("#sessions-header", Static).update(escape(header))
+        self.query_one("#sessions-header", Static).update(Text(gate(header)))
         self.show_evidence()
 
     def selected(self) -> dict[str, Any] | None:
@@ -128,7 +137,7 @@ class SessionsScreen(Screen[None]):
         text = ""
         if row is not None:
             text = f"{cause_words(row['cause'])}: {row['evidence'] or 'no evidence line'}"
-        self.query_one("#sessions-evidence", Static).update(escape(text))
+        self.query_one("#sessions-evidence", Static).update(Text(gate(text)))
 
     @on(DataTable.RowSelected, "#sessions-table")
     def action_open(self) -> None:
@@ -192,21 +201,23 @@ class SessionReportScreen(Screen[None]):
         table.clear()
         for worker in data["dead_workers"]:
             table.add_row(
-                worker["kind"],
-                worker["id"],
-                worker["liveness"],
-                worker["digest"],
-                worker["action"],
-                escape(worker["description"] or "-"),
+                *cells(
+                    worker["kind"],
+                    worker["id"],
+                    worker["liveness"],
+                    worker["digest"],
+                    worker["action"],
+                    worker["description"] or "-",
+                )
             )
         term = data["termination"]
         header = (
             f"Session {data['session_id'][:8]} · {len(data['dead_workers'])} dead of "
             f"{data['launched']} · cause {cause_words(term['cause'])}"
         )
-        self.query_one("#report-header", Static).update(escape(header))
+        self.query_one("#report-header", Static).update(Text(gate(header)))
         body = report_text(data) + "\n\n" + redaction_line(redactor)
-        self.query_one("#report-text", Static).update(escape(body))
+        self.query_one("#report-text", Static).update(Text(body))
 
     def selected_worker(self) -> dict[str, Any] | None:
         if self.data is None:

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from rich.text import Text
 
+from wftop.core.text.gate import gate
 from wftop.tui.calls import STATE_GLYPHS, CallRow, PhaseRow
 from wftop.tui.format import count, duration
 from wftop.tui.styles import Palette
@@ -73,7 +74,7 @@ class CallTable(FittedTable):
             return p.styled(clip(f"{glyph} {row.state}", width), STATE_STYLES.get(row.state, ""))
         values = {
             "attempts": "" if row.attempt else str(row.attempts),
-            "agent": row.agent_id,
+            "agent": gate(row.agent_id),
             "duration": duration(row.duration_ms),
             "tokens": count(row.tokens),
             "tools": count(row.tool_calls),

@@ -9,7 +9,7 @@ from typing import ClassVar
 from rich.text import Text
 
 from wftop.core.model import Run
-from wftop.core.text.redact import redact
+from wftop.core.text.gate import gate, shown
 from wftop.tui.format import STATUS_STYLES, age, count, parity_segments, status_label, tally
 from wftop.tui.runlist import GroupRow, row_key
 from wftop.tui.styles import Palette
@@ -98,7 +98,7 @@ class RunTable(FittedTable):
                 clip(f"{arrow} {group.count} run{'s' * (group.count != 1)}", width), "group"
             )
         if key == "name":
-            return p.styled(clip(group.title, width), "group")
+            return p.styled(clip(shown(group.title), width), "group")
         return Text("")
 
     def _cell(self, run: Run, key: str, width: int) -> Text:
@@ -111,14 +111,14 @@ class RunTable(FittedTable):
             if run.host is None:
                 return p.styled(clip("local", width), "muted")
             if run.stale:  # its last known state: the host cannot be reached now
-                return p.styled(clip(f"{run.host} ?", width), "status-stalled")
-            return Text(clip(run.host, width), no_wrap=True)
+                return p.styled(clip(f"{gate(run.host)} ?", width), "status-stalled")
+            return Text(clip(gate(run.host), width), no_wrap=True)
         if key == "name":
-            return Text(clip(redact(run.name or "(unnamed)"), width), no_wrap=True)
+            return Text(clip(shown(run.name or "(unnamed)"), width), no_wrap=True)
         if key == "run":
-            return Text(clip(run.run_id, width), no_wrap=True)
+            return Text(clip(gate(run.run_id), width), no_wrap=True)
         if key == "project":
-            return p.styled(clip(redact(run.project_short), width), "muted")
+            return p.styled(clip(shown(run.project_short), width), "muted")
         if key == "age":
             return Text(f"{age(run.last_activity, self.now()):>{width}}", no_wrap=True)
         if key == "parity":

@@ -1,0 +1,72 @@
+"""The last line of defence between text and the terminal: no control character in a line
+Textual draws reaches the terminal.
+
+Every field a screen shows from disk, from a host or from the CLI is gated where it is drawn
+(`wftop.core.text.gate`: a control character is shown, ``␛[2J``). Should one be missed, this
+net drops what the gate would have shown: Textual turns each line of each widget into a
+`textual.strip.Strip` and writes it with ``Strip.render``; `install` wraps that method so
+the text of a strip's segments loses every control character, bidirectional control and
+separator first (Textual measures them as zero cells wide, so nothing moves; a lone
+surrogate, one cell, becomes ``�``). Segments that are control codes on purpose (a
+`rich.segment.Segment` with ``control`` set) are left alone. `dropped` counts what the net
+had to drop: the tests draw every screen over hostile text and expect it to stay 0.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from rich.segment import Segment
+from textual.strip import Strip
+
+from wftop.core.text.gate import BIDI, SEPARATORS
+
+_STOPPED: Final = re.compile(f"[\x00-\x1f\x7f-\x9f{BIDI}{SEPARATORS}]")
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+_count = [0]
+
+
+def dropped() -> int:
+    """Characters the net dropped since the process started."""
+    return _count[0]
+
+
+def clean(text: str) -> str:
+    """``text`` without what a terminal acts on (and with ``�`` for a lone surrogate)."""
+    if text.isprintable():
+        return text
+    kept, count = _STOPPED.subn("", text)
+    kept, more = _SURROGATE.subn("\ufffd", kept)
+    _count[0] += count + more
+    return kept
+
+
+def _cleaned(segments: list[Segment]) -> list[Segment] | None:
+    """The segments with their text cleaned, or None when every one was clean already."""
+    if all(text.isprintable() or control for text, _style, control in segments):
+        return None
+    return [
+        segment if segment.control else Segment(clean(segment.text), segment.style)
+        for segment in segments
+    ]
+
+
+def install() -> None:
+    """Wrap ``Strip.render`` (once) so a strip's text is cleaned before it is rendered."""
+    stock: Any = Strip.render
+    if getattr(stock, "wftop_net", False):
+        return
+
+    def render(self: Strip, console: Any) -> str:
+        if self._render_cache is None:
+            cleaned = _cleaned(self._segments)
+            if cleaned is not None:
+                self._segments = cleaned
+        text: str = stock(self, console)
+        return text
+
+    render.wftop_net = True  # type: ignore[attr-defined]
+    render.__doc__ = stock.__doc__
+    Strip.render = render  # type: ignore[method-assign]
