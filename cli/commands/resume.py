@@ -100,8 +100,8 @@ def find_run(args: argparse.Namespace, roots: list[str]) -> Run | str:
     roots = search_roots(args, roots)
     runs = [
         run
-        for run in scan_roots(roots).runs
-        if run.run_id == args.run_id and (args.session is None or run.session_id == args.session)
+        for run in scan_roots(roots, run_id=args.run_id).runs
+        if args.session is None or run.session_id == args.session
     ]
     if not runs:
         return f"no run {args.run_id} under {', '.join(roots)}"

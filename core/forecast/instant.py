@@ -17,7 +17,9 @@ for a call it is not sure of; a rehearsal (`wftop.core.forecast.exact`) settles 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import bisect
+import math
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -34,6 +36,7 @@ from wftop.core.forecast.launchinfo import first_parallel_call, writer_version
 from wftop.core.model import Run
 from wftop.core.read.agent_transcript import agent_prompt, agent_tokens, transcript_path
 from wftop.core.read.journal import Call, CallState, JournalFold
+from wftop.core.read.snapshot import AgentRow
 
 if TYPE_CHECKING:
     from wftop.core.forecast.costs import CostRange
@@ -175,15 +178,114 @@ class ForecastInput:
     """Label of the first call from which an older CLI's keys no longer match."""
     chain_differs_from_order: int = 0
     prompts: dict[str, str] = field(default_factory=dict)
-    """Raw prompt per call key, where known."""
+    """Raw prompt per call key, where known (more are read from `transcripts` when asked)."""
     tokens: dict[str, int] = field(default_factory=dict)
-    """Tokens of earlier attempts per call key, where known."""
+    """Tokens of earlier attempts per call key, where known (more as `prompts`)."""
+    transcripts: CallTranscripts | None = None
+    """Where a call's prompt and tokens are read from, the first time the walk asks: only the
+    calls walked after one that re-runs need a prompt, only the re-runs their tokens (a run
+    of 100,000 calls has 100,000 transcripts)."""
+    _leaves: dict[str | None, Leaves] = field(default_factory=dict, repr=False)
     damaged: JournalFold | None = None
     """The journal as the damaged run left it, when the resume reads another (a healed copy)."""
-    spans: dict[str, Span] = field(default_factory=dict)
+    spans: Mapping[str, Span] = field(default_factory=dict)
     """When each call was keyed and ended in the damaged run (journal lines when empty)."""
     errored: set[str] = field(default_factory=set)
     """Keys of calls the snapshot says failed although the journal has no ``failed`` line."""
+
+    def prompt_of(self, call: Call) -> str | None:
+        if call.key not in self.prompts and self.transcripts is not None:
+            self.prompts[call.key] = self.transcripts.prompt(call) or ""
+        return self.prompts.get(call.key) or None
+
+    def tokens_of(self, key: str) -> int | None:
+        if key not in self.tokens and self.transcripts is not None:
+            call = self.fold.calls.get(key)
+            spent = self.transcripts.tokens(call) if call is not None else None
+            if spent is not None:
+                self.tokens[key] = spent
+        return self.tokens.get(key)
+
+    def group_leaves(self, phase: str | None) -> Leaves:
+        """The string values the calls of ``phase`` returned (a prompt holding one reads
+        them)."""
+        if phase not in self._leaves:
+            counts: dict[str, int] = {}
+            for other in self.fold.ordered_calls():
+                if other.phase == phase and other.has_result:
+                    for leaf in leaves_of(other):
+                        counts[leaf] = counts.get(leaf, 0) + 1
+            self._leaves[phase] = Leaves(counts)
+        return self._leaves[phase]
+
+
+class CallTranscripts:
+    """A run's agent transcripts, read for one call when a forecast asks."""
+
+    def __init__(self, run: Run) -> None:
+        self.folder = run.folder.path
+        self._snapshot = run.snapshot
+        self._rows: dict[str, AgentRow] | None = None
+
+    def prompt(self, call: Call) -> str | None:
+        """The raw prompt of the call's latest agent (its transcript, else the snapshot's
+        preview of it)."""
+        agent = call.result_agent_id or (call.agent_ids[-1] if call.agent_ids else None)
+        if not agent:
+            return None
+        path = transcript_path(self.folder, agent)
+        prompt = agent_prompt(path) if path else None
+        if prompt is None:
+            if self._rows is None:
+                rows = self._snapshot.rows if self._snapshot is not None else ()
+                self._rows = {row.agent_id: row for row in rows}
+            row = self._rows.get(agent)
+            if row is not None and row.prompt_preview:
+                prompt = row.prompt_preview
+        return prompt
+
+    def tokens(self, call: Call) -> int | None:
+        """What every attempt of the call used (None for a call no agent ran)."""
+        agent = call.result_agent_id or (call.agent_ids[-1] if call.agent_ids else None)
+        if not agent:
+            return None
+        spent = 0
+        for attempt in call.agent_ids:
+            found = transcript_path(self.folder, attempt)
+            spent += (agent_tokens(found) if found else None) or 0
+        return spent
+
+
+class Leaves:
+    """String values returned by a group of calls, each with how many calls returned it."""
+
+    MANY = 4096
+    """Past this many values, a prompt is searched by its pieces of each value's length
+    rather than for each value."""
+
+    def __init__(self, counts: dict[str, int]) -> None:
+        self.counts = counts
+        self.lengths = sorted({len(leaf) for leaf in counts})
+
+    def found_in(self, prompt: str, own: Collection[str] = ()) -> bool:
+        """Whether ``prompt`` holds a value some call besides the one that returned ``own``
+        returned."""
+        counts = self.counts
+        if len(counts) <= self.MANY:
+            return any(leaf in prompt for leaf, n in counts.items() if n > (leaf in own))
+        for length in self.lengths:
+            for start in range(len(prompt) - length + 1):
+                piece = prompt[start : start + length]
+                n = counts.get(piece, 0)
+                if n and n > (piece in own):
+                    return True
+        return False
+
+
+def leaves_of(call: Call) -> set[str]:
+    found: set[str] = set()
+    _string_leaves(call.result, found)
+    return found
 
 
 def _string_leaves(value: Any, found: set[str]) -> None:
@@ -198,17 +300,8 @@ def _string_leaves(value: Any, found: set[str]) -> None:
             _string_leaves(item, found)
 
 
-def reads_results_of(prompt: str, calls: Iterable[Call]) -> bool:
-    """Whether a prompt embeds a string value returned by any of the calls."""
-    leaves: set[str] = set()
-    for call in calls:
-        if call.has_result:
-            _string_leaves(call.result, leaves)
-    return any(leaf in prompt for leaf in leaves)
-
-
 def _miss_reason(
-    call: Call, rerunning: list[Call], facts: ForecastInput, spans: dict[str, Span]
+    call: Call, rerunning: Rerunning, facts: ForecastInput, spans: Mapping[str, Span]
 ) -> str | None:
     """Why a call's journal key will not match the key the resume computes, if it will not."""
     if call.keyless:
@@ -245,7 +338,8 @@ def predict(facts: ForecastInput, strategy: str) -> Forecast:
     if facts.script_returned and (failed or quiet):
         notes.append("a failed call re-runs: calls its failure skipped may run after it")
     wasted = [fate.key for fate in fates if fate.had_result and fate.fate in LIVE_FATES]
-    known = [facts.tokens[key] for key in wasted if key in facts.tokens]
+    spent = [facts.tokens_of(key) for key in wasted]
+    known = [tokens for tokens in spent if tokens is not None]
     rerun_tokens = sum(known) if wasted and len(known) == len(wasted) else None
     return Forecast(
         strategy=strategy,
@@ -259,7 +353,7 @@ def predict(facts: ForecastInput, strategy: str) -> Forecast:
 
 
 def _walk(
-    facts: ForecastInput, spans: dict[str, Span]
+    facts: ForecastInput, spans: Mapping[str, Span]
 ) -> tuple[list[CallFate], list[str], set[str], str | None]:
     """The CLI's walk in the given order: fates, the calls that end reuse themselves (in
     order), those of them re-keyed by a re-run result, and the first of them."""
@@ -268,14 +362,18 @@ def _walk(
     fates: list[CallFate] = []
     misses: list[str] = []
     late: set[str] = set()
-    rerunning: list[Call] = []
+    rerunning = Rerunning(spans)
+    cached, plain = Fate.CACHED, facts.chain_differs_from is None
     for call in facts.order:
-        reason = _miss_reason(call, rerunning, facts, spans)
+        if plain and not rerunning and not call.keyless:
+            reason = None  # what `_miss_reason` says of such a call, without asking it
+        else:
+            reason = _miss_reason(call, rerunning, facts, spans)
         had = call.has_result
         if had and reason is None and not sticky:
-            fates.append(CallFate(call.label, call.key, Fate.CACHED, "result in the journal", had))
+            fates.append(CallFate(call.label, call.key, cached, "result in the journal", had))
             continue
-        rerunning.append(call)
+        rerunning.add(call)
         in_flight = reason is None and not had and not call.failed and not call.demoted
         in_flight = in_flight and bool(call.agent_ids)
         if not in_flight and not (had and reason is None):
@@ -314,7 +412,7 @@ def _doubt(
     late: set[str],
     quiet: list[str],
     facts: ForecastInput,
-    spans: dict[str, Span],
+    spans: Mapping[str, Span],
 ) -> list[CallFate]:
     """Put at risk each walked fate of a call with a result that the timeline cannot back."""
     sure = [fate for fate in fates if fate.had_result and fate.key not in misses]
@@ -334,8 +432,39 @@ def _doubt(
     ]
 
 
+class Rerunning:
+    """The calls the walk re-runs so far, by phase, with the earliest end among each phase's
+    first ones: a later call asks each phase once (a binary search), not every call."""
+
+    def __init__(self, spans: Mapping[str, Span]) -> None:
+        self.calls: list[Call] = []
+        self._spans = spans
+        self._phases: dict[str | None, tuple[list[int], list[float]]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.calls)
+
+    def add(self, call: Call) -> None:
+        span = self._spans.get(call.key)
+        end = span.earliest_end if span is not None else None
+        places, lows = self._phases.setdefault(call.phase, ([], []))
+        low = math.inf if end is None else end
+        places.append(len(self.calls))
+        lows.append(min(low, lows[-1]) if lows else low)
+        self.calls.append(call)
+
+    def phases(self) -> Iterable[str | None]:
+        return self._phases
+
+    def first_ended(self, phase: str | None, by: float) -> int | None:
+        """The place of the first re-running call of ``phase`` that had ended by ``by``."""
+        places, lows = self._phases[phase]
+        found = bisect.bisect_left(lows, -by, key=lambda low: -low)
+        return places[found] if found < len(lows) else None
+
+
 def _rekeyed_by(
-    call: Call, rerunning: list[Call], facts: ForecastInput, spans: dict[str, Span]
+    call: Call, rerunning: Rerunning, facts: ForecastInput, spans: Mapping[str, Span]
 ) -> str | None:
     """The re-running call whose new result this call's prompt likely embeds.
 
@@ -343,24 +472,25 @@ def _rekeyed_by(
     prompt embeds the results of that call's group (its phase) then gets a new key. The
     prompt is compared with the string values the group's other calls returned.
     """
-    prompt = facts.prompts.get(call.key)
-    span = spans.get(call.key)
-    if not prompt or span is None:
+    if not rerunning:
         return None
-    for earlier in rerunning:
-        if earlier.phase is not None and earlier.phase == call.phase:
+    span = spans.get(call.key)
+    if span is None:
+        return None
+    prompt = facts.prompt_of(call)
+    if not prompt:
+        return None
+    best: int | None = None
+    for phase in rerunning.phases():
+        if phase is not None and phase == call.phase:
             continue
-        ended = spans[earlier.key].earliest_end if earlier.key in spans else None
-        if ended is None or span.keyed < ended:
-            continue  # keyed before that result could reach the script
-        group = [
-            other
-            for other in facts.fold.ordered_calls()
-            if other is not call and (other.phase == earlier.phase or other is earlier)
-        ]
-        if reads_results_of(prompt, group):
-            return earlier.label
-    return None
+        place = rerunning.first_ended(phase, span.keyed)
+        if place is None or (best is not None and place >= best):
+            continue
+        own = leaves_of(call) if call.phase == phase and call.has_result else set()
+        if facts.group_leaves(phase).found_in(prompt, own):
+            best = place
+    return rerunning.calls[best].label if best is not None else None
 
 
 def gather(
@@ -398,22 +528,5 @@ def gather(
         if first is not None:
             facts.chain_differs_from, facts.chain_differs_from_order = first
     if read_transcripts:
-        rows = {row.agent_id: row for row in run.snapshot.rows} if run.snapshot else {}
-        for call in order:
-            agent = call.result_agent_id or (call.agent_ids[-1] if call.agent_ids else None)
-            if not agent:
-                continue
-            path = transcript_path(run.folder.path, agent)
-            prompt = agent_prompt(path) if path else None
-            row = rows.get(agent)
-            if prompt is None and row is not None and row.prompt_preview:
-                prompt = row.prompt_preview
-            if prompt:
-                facts.prompts[call.key] = prompt
-            spent = 0
-            for attempt in call.agent_ids:
-                found = transcript_path(run.folder.path, attempt)
-                used = agent_tokens(found) if found else None
-                spent += used or 0
-            facts.tokens[call.key] = spent
+        facts.transcripts = CallTranscripts(run)
     return facts

@@ -23,9 +23,8 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
 
 from wftop.core.forecast.launchinfo import chain_family
 from wftop.core.model import Run
@@ -62,9 +61,9 @@ def chain_differs(writer: tuple[int, int, int] | None, runner: tuple[int, int, i
     return families != {"linear"} and families != {"slots"}
 
 
-@dataclass(frozen=True)
-class Span:
-    """When one call was keyed and when its last attempt ended in the damaged run."""
+class Span(NamedTuple):
+    """When one call was keyed and when its last attempt ended in the damaged run (a tuple:
+    a plan makes one for each of 100,000 calls)."""
 
     keyed: float
     ended: float | None
@@ -84,14 +83,37 @@ class Span:
         return self.keyed, self.seq
 
 
-def journal_spans(fold: JournalFold) -> dict[str, Span]:
-    """Spans in journal line numbers, per call key."""
-    spans = {}
-    for key, call in fold.calls.items():
-        ended = None if call.state is CallState.IN_FLIGHT else call.last_line
-        late = call.first_line + 0.5 if call.state is CallState.FAILED else None
-        spans[key] = Span(call.first_line, ended, ends_from=late)
-    return spans
+def journal_spans(fold: JournalFold) -> Mapping[str, Span]:
+    """Spans in journal line numbers, per call key (each made when first asked: a plan walks
+    100,000 calls and asks for few of them unless something ends reuse)."""
+    return JournalSpans(fold)
+
+
+class JournalSpans(Mapping[str, Span]):
+    """`journal_spans`: a call's span from its first and last lines."""
+
+    def __init__(self, fold: JournalFold) -> None:
+        self._calls = fold.calls
+        self._made: dict[str, Span] = {}
+
+    def __getitem__(self, key: str) -> Span:
+        span = self._made.get(key)
+        if span is None:
+            call = self._calls[key]
+            span = self._made[key] = _line_span(call.state, call.first_line, call.last_line)
+        return span
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._calls)
+
+    def __len__(self) -> int:
+        return len(self._calls)
+
+
+def _line_span(state: CallState, first: int, last: int) -> Span:
+    if state is CallState.IN_FLIGHT:
+        return Span(first, None)
+    return Span(first, last, 0, first + 0.5 if state is CallState.FAILED else None)
 
 
 def snapshot_spans(fold: JournalFold, rows: Collection[Mapping[str, Any]]) -> dict[str, Span]:
@@ -123,6 +145,50 @@ def _number(value: object) -> float | None:
     return float(value)
 
 
+class Orderings(NamedTuple):
+    """What a timeline knows of its spans whatever the resume runs live."""
+
+    spans: dict[str, Span]
+    ends: list[float]
+    """Every end, in order."""
+    unsure_ends: list[tuple[float, float]]
+    """(earliest, latest) of every end only known to lie between the two."""
+    cuts: set[str]
+    """Calls that ran alone (`find_cuts`)."""
+    cut_ends: set[float | None]
+
+    @classmethod
+    def of(cls, spans: Mapping[str, Span]) -> Orderings:
+        every = dict(spans)
+        unsure = [
+            (s.ends_from, s.ended)
+            for s in every.values()
+            if s.ends_from is not None and s.ended is not None
+        ]
+        cuts = find_cuts(every)
+        ends = sorted(s.ended for s in every.values() if s.ended is not None)
+        return cls(every, ends, unsure, cuts, {every[key].ended for key in cuts})
+
+
+def find_cuts(spans: Mapping[str, Span]) -> set[str]:
+    """Calls that ran alone: every call keyed before ended before they were keyed, every call
+    keyed after was keyed after they ended."""
+    ranked = sorted((s.keyed, s.seq, place, key) for place, (key, s) in enumerate(spans.items()))
+    order = [key for *_rank, key in ranked]
+    keyed = [rank[0] for rank in ranked]
+    inf = math.inf
+    ends = [inf if (end := spans[key].ended) is None else end for key in order]
+    latest, earliest = -inf, [inf] * (len(order) + 1)
+    for place in range(len(order) - 1, -1, -1):
+        earliest[place] = min(keyed[place], earliest[place + 1])
+    found = set()
+    for place, key in enumerate(order):
+        if latest < keyed[place] and ends[place] < earliest[place + 1]:
+            found.add(key)
+        latest = max(latest, ends[place])
+    return found
+
+
 class Timeline:
     """Orderings of a resume's keying that the damaged run's spans make sure (`before`), or
     likely enough to count a call as re-run (`after`)."""
@@ -132,39 +198,23 @@ class Timeline:
         spans: Mapping[str, Span],
         maybe_live: Collection[str] = (),
         late: Collection[str] = (),
+        *,
+        like: Timeline | None = None,
     ) -> None:
         """``maybe_live``: the calls the resume may run live; ``late``: calls keyed only once
-        a live call returns (a prompt that embeds a re-run result)."""
-        self.spans = dict(spans)
-        self._ends = sorted(s.ended for s in self.spans.values() if s.ended is not None)
-        self._unsure_ends = [
-            (s.ends_from, s.ended)
-            for s in self.spans.values()
-            if s.ends_from is not None and s.ended is not None
-        ]
-        self.cuts = self._find_cuts()
-        self._cut_ends = {self.spans[key].ended for key in self.cuts}
+        a live call returns (a prompt that embeds a re-run result); ``like``: a timeline of
+        the same spans, whose orderings of them are taken, not worked out again."""
+        self.orderings: Orderings = like.orderings if like is not None else Orderings.of(spans)
+        self.spans: dict[str, Span] = self.orderings.spans
+        self.cuts: set[str] = self.orderings.cuts
+        self._ends = self.orderings.ends
+        self._unsure_ends = self.orderings.unsure_ends
+        self._cut_ends = self.orderings.cut_ends
         ends = [self.spans[key].earliest_end for key in maybe_live if key in self.spans]
         self._instant_until = min((end for end in ends if end is not None), default=math.inf)
         """A call keyed before then waited on nothing the resume runs live."""
         self._late = set(late)
         self._settled_at: dict[str, float] = {}
-
-    def _find_cuts(self) -> set[str]:
-        """Calls that ran alone: every call keyed before ended before they were keyed, every
-        call keyed after was keyed after they ended."""
-        order = sorted(self.spans, key=lambda key: self.spans[key].rank)
-        ends = [math.inf if (e := self.spans[key].ended) is None else e for key in order]
-        keyed = [self.spans[key].keyed for key in order]
-        latest, earliest = -math.inf, [math.inf] * (len(order) + 1)
-        for place in range(len(order) - 1, -1, -1):
-            earliest[place] = min(keyed[place], earliest[place + 1])
-        found = set()
-        for place, key in enumerate(order):
-            if latest < keyed[place] and ends[place] < earliest[place + 1]:
-                found.add(key)
-            latest = max(latest, ends[place])
-        return found
 
     def same_burst(self, a: str, b: str, *, sure: bool = True) -> bool:
         """No call ended between the keying of ``a`` and of ``b``; when ``sure``, also no
@@ -237,13 +287,18 @@ def doubts(
             ending reuse; live: every call the walk runs live.
     """
     failures = sorted((_end_of(spans.get(key)), labels[key]) for key in quiet)
+    if not failures and not misses:
+        return {}  # nothing ends reuse, so nothing re-runs after it either
 
     def judge(timeline: Timeline) -> dict[str, str]:
         found = {}
         for key in cached:
-            span = spans.get(key)
-            failed = next((n for end, n in failures if span is None or span.keyed >= end), None)
-            unsure = next((miss for miss in misses if not timeline.before(key, miss)), None)
+            failed = unsure = None
+            if failures:
+                span = spans.get(key)
+                failed = next((n for end, n in failures if span is None or span.keyed >= end), None)
+            if misses:
+                unsure = next((miss for miss in misses if not timeline.before(key, miss)), None)
             if failed:
                 found[key] = (
                     f"keyed after {failed} failed: its prompt may embed {failed}'s new result, "
@@ -257,8 +312,9 @@ def doubts(
         return found
 
     # A call at risk may run live too: only then is it known which calls waited on hits alone.
-    first = judge(Timeline(spans))
-    return judge(Timeline(spans, [*live, *first], late))
+    timeline = Timeline(spans)
+    first = judge(timeline)
+    return judge(Timeline(spans, [*live, *first], late, like=timeline))
 
 
 def _end_of(span: Span | None) -> float:

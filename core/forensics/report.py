@@ -183,8 +183,10 @@ def build_report(
     owner: Owner | None = None,
     processes: ProcessTable | None = None,
     tail_records: int = TAIL_RECORDS,
+    with_runs: bool = True,
 ) -> SessionReport:
-    """Read one session transcript and its session folder into a report."""
+    """Read one session transcript and its session folder into a report (``with_runs``:
+    read the workflow runs it launched too, which only what shows the workers needs)."""
     processes = processes or default_table()
     facts = read_transcript(transcript, tail_records=tail_records)
     if owner is None:
@@ -197,7 +199,7 @@ def build_report(
     workers = []
     dead = []
     worker_events: list[ErrorEvent] = []
-    runs = workflow_runs(transcript, facts.launches, processes)
+    runs = workflow_runs(transcript, facts.launches, processes) if with_runs else {}
     for launch in facts.launches:
         done = facts.completions_of(launch)
         latest = done[-1] if done else None

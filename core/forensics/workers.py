@@ -23,7 +23,8 @@ from wftop.core.forensics.limits import MAX_WORKER_TRANSCRIPT_BYTES, MIN_COMMAND
 from wftop.core.forensics.limits import OUTPUT_GROWTH_GRACE_S as GRACE
 from wftop.core.forensics.receipts import Launch, WorkerKind
 from wftop.core.read.agent_transcript import transcript_path
-from wftop.core.read.journal import CallState, JournalFold
+from wftop.core.read.journal import CallState
+from wftop.core.read.journalfile import journal_fold
 from wftop.core.read.jsonl import read_all
 from wftop.core.read.sessions import Liveness, Owner
 from wftop.core.read.snapshot import read_snapshot, snapshot_is_current
@@ -190,7 +191,7 @@ def _workflow_digest(folder: str, session_dir: str, run_id: str | None) -> tuple
     journal = os.path.join(folder, "journal.jsonl")
     if _regular(journal) is None:
         return Digest.UNKNOWN, "no journal"
-    fold = JournalFold().feed_all(read_all(journal).records)
+    fold = journal_fold(journal)
     calls = fold.ordered_calls()
     done = sum(1 for call in calls if call.state is CallState.DONE)
     detail = f"{done} of {len(calls)} calls returned"
@@ -246,7 +247,7 @@ def error_transcripts(launch: Launch, output: OutputPlace) -> tuple[str, ...]:
     journal = os.path.join(output.path, "journal.jsonl")
     if _regular(journal) is None:
         return ()
-    fold = JournalFold().feed_all(read_all(journal).records)
+    fold = journal_fold(journal)
     found = []
     for call in fold.calls_in(CallState.IN_FLIGHT) + fold.calls_in(CallState.FAILED):
         path = transcript_path(output.path, call.agent_ids[-1]) if call.agent_ids else None

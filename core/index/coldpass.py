@@ -164,10 +164,14 @@ def scan_roots(
     now: Callable[[], float] = time.time,
     stall_window: float = DEFAULT_STALL_WINDOW,
     keep_bytes: int = LIST_KEEP_BYTES,
+    run_id: str | None = None,
 ) -> ScanResult:
-    """A cold index of every run under the roots, newest activity first."""
+    """A cold index of every run under the roots, newest activity first (``run_id``: only
+    the runs of that id, wherever they are; the others are not read)."""
     result = ScanResult()
     folders, problems = run_folders_of(roots)
+    if run_id is not None:
+        folders = [folder for folder in folders if folder.run_id == run_id]
     result.problems.extend(problems)
     cold = ColdPass.of(
         roots,

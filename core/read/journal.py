@@ -35,6 +35,11 @@ class CallState(StrEnum):
         return self.value.replace("_", " ")
 
 
+_DONE, _FAILED, _IN_FLIGHT = CallState.DONE, CallState.FAILED, CallState.IN_FLIGHT
+"""The states as constants: the fold sets one per line, and an enum member looked up on
+its class costs a descriptor call each time."""
+
+
 @dataclass(slots=True)
 class Call:
     """One ``agent()`` call of a run, identified by its cache key."""
@@ -219,11 +224,11 @@ class JournalFold:
             keyless = True
         else:
             keyless = False
-        call = self.calls.get(key)
+        calls = self.calls
+        call = calls.get(key)
         if call is None:
-            calls = cast(dict[str, Call], self.calls)
             call = Call(key, len(calls), keyless=keyless, first_line=line)
-            calls[key] = call
+            calls[key] = call  # type: ignore[index]  # a fold fed lines holds a dict
             if self._chunks is not None:
                 self._chunks.put(call)
             if self._shared:
@@ -260,10 +265,10 @@ class JournalFold:
                 call.demoted = True
             if call.results_seen:
                 call.started_after_result = True
-                cast(list[str], self.rerun_agent_ids).append(agent_id or "")
+                self.rerun_agent_ids.append(agent_id or "")  # type: ignore[attr-defined]
             call.agent_ids += (agent_id or "",)
             call.attempt_lines += (line,)
-            call.state = CallState.IN_FLIGHT
+            call.state = _IN_FLIGHT
             self.open_keys[call.key] = None
             self.failed_keys.pop(call.key, None)
         elif kind == "result":
@@ -272,11 +277,11 @@ class JournalFold:
                 call.replaced = True
             call.has_result = True
             call.demoted = False
-            call.result = get("result")
+            call.packed_result = pack(get("result"))
             call.result_agent_id = agent_id
             call.returned_agent_ids += (agent_id or "",)
             call.results_seen += 1
-            call.state = CallState.DONE
+            call.state = _DONE
             self.open_keys.pop(call.key, None)
             self.failed_keys.pop(call.key, None)
         else:
@@ -284,7 +289,7 @@ class JournalFold:
             call.has_result = False
             call.failed = True
             call.failures_seen += 1
-            call.state = CallState.FAILED
+            call.state = _FAILED
             self.open_keys.pop(call.key, None)
             self.failed_keys[call.key] = None
         if not call.label:

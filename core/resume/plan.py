@@ -19,16 +19,21 @@ from wftop.core.cost.tokens import Spend
 from wftop.core.forecast.cachewarm import COLD, read_cache_warmth
 from wftop.core.forecast.costs import CallCosts, call_costs, cold_cache_cost, estimate
 from wftop.core.forecast.instant import CallFate, Fate, Forecast, gather, predict
-from wftop.core.forecast.launchinfo import find_launch, installed_version, writer_version
+from wftop.core.forecast.launchinfo import (
+    LaunchInfo,
+    find_launch,
+    installed_version,
+    writer_version,
+)
 from wftop.core.model import Run, iso_utc, json_safe_dict
-from wftop.core.read.jsonl import read_all
+from wftop.core.read.journalfile import reading_once
 from wftop.core.read.sessions import Liveness
 from wftop.core.resume.budget import budget_verdict
 from wftop.core.resume.command import build_fresh_prompt
 from wftop.core.resume.errors import InvalidIdentifier
 from wftop.core.resume.guard import Verdict, check
 from wftop.core.resume.launcher import Strategy, build_argv, build_prompt
-from wftop.core.resume.relocate import healed_fold
+from wftop.core.resume.relocate import healed_journal
 from wftop.core.resume.stopcause import StopCause, stop_cause
 from wftop.core.system.procs import ProcessTable
 
@@ -326,14 +331,53 @@ def make_plan(
         (path for path in (launch.script_path, run.script_path) if path and os.path.isfile(path)),
         launch.script_path or run.script_path,
     )
+    mtime = run.journal_mtime
+    known = {run.folder.journal: ((run.journal_size, mtime), run.fold)} if mtime is not None else {}
+    with reading_once(known):
+        return _make_plan(
+            run,
+            processes,
+            now,
+            strategy,
+            binary,
+            version,
+            launch,
+            script_path,
+            extra_flags,
+            new_session_id,
+            environ,
+            max_usd,
+        )
+
+
+def _make_plan(
+    run: Run,
+    processes: ProcessTable,
+    now: float,
+    strategy: Strategy | str | None,
+    binary: str,
+    version: tuple[int, int, int] | None,
+    launch: LaunchInfo,
+    script_path: str | None,
+    extra_flags: Sequence[str],
+    new_session_id: str | None,
+    environ: Mapping[str, str] | None,
+    max_usd: float | None,
+) -> Plan:
+    """`make_plan` once the launch is known, with the run's journal read once."""
     cwd = run.cwd
-    records = read_all(run.folder.journal).records
-    healed, dropped = healed_fold(records)
-    default = predict(gather(run, cli_version=version), Strategy.RESUME_OWNER.value)
-    surgical = predict(gather(run, healed, cli_version=version), Strategy.SURGICAL.value)
+    healed, dropped = healed_journal(run.folder.journal)
+    # resume-owner and relocate read the same journal, and surgical too when the heal drops
+    # nothing (the very fold comes back): the calls are walked once for all of them.
+    facts = gather(run, cli_version=version)
+    default = predict(facts, Strategy.RESUME_OWNER.value)
+    if healed is run.fold:
+        surgical = replace(default, strategy=Strategy.SURGICAL.value)
+    else:
+        surgical = predict(gather(run, healed, cli_version=version), Strategy.SURGICAL.value)
     forecasts = {
         Strategy.RESUME_OWNER.value: default,
-        Strategy.RELOCATE.value: predict(gather(run, cli_version=version), Strategy.RELOCATE.value),
+        Strategy.RELOCATE.value: replace(default, strategy=Strategy.RELOCATE.value),
         Strategy.SURGICAL.value: surgical,
     }
     fresh = strategy is not None and Strategy(strategy) is Strategy.FRESH

@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from wftop.core.read.journal import Call, JournalFold
+from wftop.core.read.journalfile import journal_fold
 from wftop.core.read.jsonl import read_all
 from wftop.core.read.jsonline import UnreadableLine, parse_line
 from wftop.core.resume.errors import RelocationConflict, RelocationError
@@ -139,6 +140,15 @@ def healed_fold(records: list[tuple[int, dict[str, Any]]]) -> tuple[JournalFold,
     plan = heal_plan(JournalFold().feed_all(records))
     drop = {number for number, record in records if _dropped_by(record, plan)}
     return JournalFold().feed_all(renumbered(records, drop)), drop
+
+
+def healed_journal(path: str) -> tuple[JournalFold, set[int]]:
+    """`healed_fold` of the journal at ``path``: its own fold (`journal_fold`, read once while
+    the plan lasts) when the heal drops no line, which is what a fold of the copy gives then."""
+    fold = journal_fold(path)
+    if not heal_plan(fold).drop_keys:
+        return fold, set()
+    return healed_fold(read_all(path).records)
 
 
 def renumbered(

@@ -139,7 +139,10 @@ def stop_cause(run: Run, *, processes: ProcessTable, now: float) -> StopCause | 
         )
     if run.status is Status.COMPLETED or not os.path.isfile(run.folder.transcript):
         return None
-    verdict = build_report(run.folder.transcript, owner=run.owner, processes=processes).verdict
+    report = build_report(
+        run.folder.transcript, owner=run.owner, processes=processes, with_runs=False
+    )
+    verdict = report.verdict
     event = verdict.event
     at = _epoch(event.timestamp) if event is not None else None
     if verdict.cause is Cause.CLEAN_OR_UNKNOWN:

@@ -1,0 +1,127 @@
+"""The plan of a 100,000-call run (``resume --dry-run``) against the time to parse its journal.
+
+    python bench/plan_cost.py [--calls 100000] [--repeat 3] [--workdir DIR]
+
+The tree is a copy of the real ``killed`` tree whose run is grown to ``--calls`` calls before
+its own last lines (a ``started`` and a ``result`` line each, and a thin agent transcript
+each, as the CLI leaves them): a dead run of that size whose last calls were in flight.
+It is made once under the workdir. Three commands run as fresh processes, in turns,
+``--repeat`` times after a warm-up: the floor (read the journal and ``orjson``-parse every
+line), ``wftop resume RUN --dry-run`` and the same with ``--json``. ``claude`` is a script
+that prints the pinned version (the plan asks it), so the CLI's own start is not counted.
+Wall time, CPU and peak RSS come from ``wait4``. Prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from common import TOP, WFTOP, Measured, compile_sources, default_workdir, measure, median
+
+SOURCE = TOP / "tests" / "data" / "corpus" / "killed"
+GOAL = 2.0
+"""The plan within this many times the parse."""
+
+PARSE = """
+import sys, orjson
+with open(sys.argv[1], "rb") as handle:
+    data = handle.read()
+count = 0
+for line in data.split(b"\\n"):
+    if line:
+        orjson.loads(line)
+        count += 1
+print(count)
+"""
+
+
+def make_tree(where: Path, calls: int) -> tuple[Path, Path]:
+    """The grown tree (made once): its root and its journal."""
+    root = where / "killed"
+    marker = where / "made.json"
+    if marker.exists() and json.loads(marker.read_text()).get("calls") == calls:
+        (journal,) = root.glob("projects/*/*/subagents/workflows/wf_*/journal.jsonl")
+        return root, journal
+    shutil.rmtree(where, ignore_errors=True)
+    where.mkdir(parents=True)
+    shutil.copytree(SOURCE, root, ignore=shutil.ignore_patterns("claude-tmp"))
+    (journal,) = root.glob("projects/*/*/subagents/workflows/wf_*/journal.jsonl")
+    lines = []
+    for number in range(calls):
+        key, agent = f"v2:{number:064x}", f"a{number:016x}"
+        started = {"type": "started", "key": key, "agentId": agent, "label": f"w-{number}"}
+        result = {"type": "result", "key": key, "agentId": agent, "result": {"n": number}}
+        lines += [json.dumps(started | {"phase": "Load"}), json.dumps(result)]
+        (journal.parent / f"agent-{agent}.jsonl").write_text('{"type":"user"}\n')
+    first, rest = journal.read_bytes().split(b"\n", 1)
+    journal.write_bytes(first + b"\n" + ("\n".join(lines) + "\n").encode() + rest)
+    marker.write_text(json.dumps({"calls": calls}))
+    return root, journal
+
+
+def fake_claude(where: Path) -> Path:
+    path = where / "claude"
+    path.write_text("#!/bin/sh\necho '2.1.332 (Claude Code)'\n")
+    path.chmod(0o755)
+    return path
+
+
+def summary(runs: list[Measured]) -> dict[str, Any]:
+    return {
+        "median_s": round(median([run.seconds for run in runs]), 3),
+        "median_cpu_s": round(median([run.cpu_seconds for run in runs]), 3),
+        "peak_rss_mb": round(max(run.max_rss_kb for run in runs) / 1024, 1),
+        "all_s": [round(run.seconds, 3) for run in runs],
+    }
+
+
+def run(calls: int, repeat: int, workdir: Path) -> dict[str, Any]:
+    compile_sources()
+    where = workdir / f"plan-{calls}"
+    root, journal = make_tree(where, calls)
+    claude = fake_claude(where)
+    run_id = journal.parent.name
+    floor = [sys.executable, "-c", PARSE, str(journal)]
+    plan = [*WFTOP, "resume", run_id, "--dry-run", "--no-default-root", "--root", str(root)]
+    plan += ["--claude", str(claude)]
+    measured: dict[str, list[Measured]] = {"floor": [], "plan": [], "plan_json": []}
+    argvs = {"floor": floor, "plan": plan, "plan_json": [*plan, "--json"]}
+    for argv in argvs.values():
+        measure(argv)
+    for _ in range(repeat):
+        for name, argv in argvs.items():
+            measured[name].append(measure(argv))
+    result: dict[str, Any] = {name: summary(runs) for name, runs in measured.items()}
+    shown = json.loads(measured["plan_json"][-1].stdout)
+    result["calls"] = calls
+    result["journal_mb"] = round(journal.stat().st_size / 1e6, 1)
+    result["json_mb"] = round(len(measured["plan_json"][-1].stdout) / 1e6, 1)
+    result["forecast"] = {
+        "cached": len(shown["forecast"]["cached"]),
+        "live": len(shown["forecast"]["live"]),
+    }
+    floor_s = result["floor"]["median_s"]
+    for name in ("plan", "plan_json"):
+        result[name]["ratio"] = round(result[name]["median_s"] / floor_s, 2)
+    result["met"] = max(result["plan"]["ratio"], result["plan_json"]["ratio"]) <= GOAL
+    return result
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--workdir", type=Path, default=default_workdir())
+    args = parser.parse_args(argv)
+    result = run(args.calls, args.repeat, args.workdir)
+    print(json.dumps(result, indent=2))
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,198 @@
+"""A plan reads what it needs once: the run's journal, the transcripts of the calls it asks
+about, the runs of its id. A plan of a 100,000-call run took 15 s of CPU folding the same
+journal five times and reading every agent's transcript three times; each test holds one
+of those to what the plan needs (reads counted, not timed), and the walk gives what the
+walk of every re-running call gave."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.corpus import copy_tree, only_journal, tree
+from wftop.core.forecast import instant
+from wftop.core.forecast.instant import Call, ForecastInput, Span, gather, predict
+from wftop.core.index.coldpass import scan_roots
+from wftop.core.index.reader import RunReader
+from wftop.core.read import jsonl
+from wftop.core.read.journal import JournalFold
+from wftop.core.resume.plan import make_plan
+from wftop.core.system.procs import FakeProcessTable
+
+NOW = 1_800_000_000.0
+CORPUS = ["killed", "killed-in-parallel", "mid-failure", "api-errors-429", "clean", "resumed"]
+
+
+def grown(tmp_path: Path, name: str, calls: int) -> Path:
+    """A tree whose run holds ``calls`` more returned calls, each with its transcript,
+    after its first line."""
+    root = copy_tree(name, tmp_path)
+    journal = only_journal(root)
+    lines = []
+    for n in range(calls):
+        key, agent = f"v2:grown{n}", f"agrown{n:08d}"
+        lines.append(
+            json.dumps({"type": "started", "key": key, "agentId": agent, "label": f"g{n}"})
+        )
+        lines.append(json.dumps({"type": "result", "key": key, "agentId": agent, "result": n}))
+        prompt = {"type": "user", "message": {"role": "user", "content": f"do {n}"}}
+        (journal.parent / f"agent-{agent}.jsonl").write_text(json.dumps(prompt) + "\n")
+    first, rest = journal.read_bytes().split(b"\n", 1)
+    journal.write_bytes(first + b"\n" + "\n".join(lines).encode() + b"\n" + rest)
+    return root
+
+
+def the_run(root: Path) -> Any:
+    (run,) = scan_roots([str(root)], processes=FakeProcessTable(), now=lambda: NOW).runs
+    return run
+
+
+def plan_of(run: Any) -> Any:
+    return make_plan(
+        run, processes=FakeProcessTable(), now=NOW, claude_bin="claude", cli_version=(2, 1, 332)
+    )
+
+
+@pytest.mark.parametrize(("name", "reads"), [("killed", 0), ("mid-failure", 1)])
+def test_a_plan_reads_the_runs_journal_once_at_most(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, reads: int
+) -> None:
+    """The run as read is the plan's journal; it is read again only to heal it (surgical),
+    when the heal drops lines (mid-failure's failed line)."""
+    run = the_run(copy_tree(name, tmp_path))
+    read: list[str] = []
+    real = jsonl.JsonlTail.read
+
+    def counted(self: jsonl.JsonlTail) -> jsonl.Batch:
+        read.append(self.path)
+        return real(self)
+
+    monkeypatch.setattr(jsonl.JsonlTail, "read", counted)
+    plan_of(run)
+    assert read.count(run.folder.journal) == reads
+
+
+def test_a_plan_reads_the_transcripts_of_the_calls_it_asks_about(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed while its last call ran: 500 calls before it return from cache, whatever
+    their prompts say; only calls walked after a call that re-runs have theirs read."""
+    run = the_run(grown(tmp_path, "killed", 500))
+    asked: list[str | None] = []
+    real = instant.agent_prompt
+    monkeypatch.setattr(instant, "agent_prompt", lambda path: asked.append(path) or real(path))
+    monkeypatch.setattr(instant, "agent_tokens", lambda path: asked.append(path) or 0)
+    plan = plan_of(run)
+    assert len(plan.forecast.cached) > 500
+    assert len(asked) <= 2 * len(plan.forecast.live)
+
+
+def test_a_plan_of_one_run_reads_no_other_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``resume RUN`` reads the runs of that id (and decides which continued which), not the
+    whole tree."""
+    root = copy_tree("killed", tmp_path)
+    other = copy_tree("clean", tmp_path / "other")
+    shutil.copytree(other / "projects", root / "projects", dirs_exist_ok=True)
+    read: list[str] = []
+    real = RunReader.refresh
+
+    def counted(self: RunReader, **options: Any) -> bool:
+        read.append(self.folder.run_id)
+        return real(self, **options)
+
+    monkeypatch.setattr(RunReader, "refresh", counted)
+    killed = only_journal(copy_tree("killed", tmp_path / "again")).parent.name
+    (run,) = scan_roots([str(root)], processes=FakeProcessTable(), run_id=killed).runs
+    assert read == [killed] and run.run_id == killed
+
+
+def rekeyed_by_every_call(
+    call: Call, rerunning: Any, facts: ForecastInput, spans: Any
+) -> str | None:
+    """The walk's question as it was asked before: every re-running call in turn, its group
+    made and its results' values gathered for each (the oracle of the test below)."""
+    prompt = facts.prompt_of(call)
+    span = spans.get(call.key)
+    if not prompt or span is None:
+        return None
+    for earlier in rerunning.calls:
+        if earlier.phase is not None and earlier.phase == call.phase:
+            continue
+        ended = spans[earlier.key].earliest_end if earlier.key in spans else None
+        if ended is None or span.keyed < ended:
+            continue
+        group = [
+            other
+            for other in facts.fold.ordered_calls()
+            if other is not call and (other.phase == earlier.phase or other is earlier)
+        ]
+        leaves: set[str] = set()
+        for other in group:
+            if other.has_result:
+                leaves |= instant.leaves_of(other)
+        if any(leaf in prompt for leaf in leaves):
+            return earlier.label
+    return None
+
+
+def random_facts(seed: int) -> ForecastInput:
+    """A run of calls in a few phases, some failed or in flight, with prompts that quote
+    results of other calls, and spans with overlapping calls."""
+    rng = random.Random(seed)
+    fold = JournalFold()
+    line = 0
+    values = [f"v{n}" for n in range(12)]
+    for n in range(rng.randrange(5, 40)):
+        key, phase = f"k{n}", rng.choice(["A", "B", "C", None])
+        line += 1
+        record = {"type": "started", "key": key, "agentId": f"a{n}", "label": f"c{n}"}
+        fold.feed(line, record | ({"phase": phase} if phase else {}))
+        end = rng.random()
+        line += 1
+        if end < 0.15:
+            fold.feed(line, {"type": "failed", "key": key, "agentId": f"a{n}"})
+        elif end < 0.9:
+            result = {"out": rng.choice(values), "more": [rng.choice(values)]}
+            fold.feed(line, {"type": "result", "key": key, "agentId": f"a{n}", "result": result})
+    order = fold.ordered_calls()
+    spans = {}
+    for call in order:
+        start = call.first_line + rng.choice([0, 0, 0.25])
+        ended = None if call.state.value == "in_flight" else start + rng.randrange(1, 9)
+        spans[call.key] = Span(start, ended)
+    prompts = {
+        call.key: " ".join(rng.sample(values, rng.randrange(0, 3)))
+        for call in order
+        if rng.random() < 0.8
+    }
+    return ForecastInput(fold, order, "journal", False, None, prompts=prompts, spans=spans)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_the_walk_finds_the_call_that_re_keys_another_as_asking_every_call_did(
+    monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """Each later call asked every call re-running before it, and made its group each time
+    (a run failed early with 100,000 calls after: quadratic); the walk asks each phase
+    once. Both forecasts are the same."""
+    facts = random_facts(seed)
+    quick = predict(facts, "resume-owner")
+    monkeypatch.setattr(instant, "_rekeyed_by", rekeyed_by_every_call)
+    assert predict(random_facts(seed), "resume-owner") == quick
+
+
+@pytest.mark.parametrize("name", CORPUS)
+def test_every_corpus_forecast_is_the_walk_of_every_call(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    (run,) = scan_roots([str(tree(name))], processes=FakeProcessTable()).runs
+    quick = predict(gather(run, cli_version=(2, 1, 332)), "resume-owner")
+    monkeypatch.setattr(instant, "_rekeyed_by", rekeyed_by_every_call)
+    assert predict(gather(run, cli_version=(2, 1, 332)), "resume-owner") == quick
