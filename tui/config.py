@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wftop.core.model import DEFAULT_STALL_WINDOW
+from wftop.core.notify.settings import NotifySettings, SettingsError, parse_notifications
 from wftop.tui.keys import KEYS, key_list
 
 ENV_VAR = "WFTOP_CONFIG"
@@ -46,9 +47,12 @@ class Config:
     theme: str | None = None
     """A Textual theme name (``textual-dark``, ``nord``, ``gruvbox`` …)."""
     bell: bool = True
-    """Ring the terminal bell when a run dies or stalls."""
+    """Ring the terminal bell when a run dies or stalls (false: no ``bell`` channel unless
+    a channel list names it)."""
     notify: bool = True
     """Show a toast when a run dies, stalls or finishes."""
+    notifications: NotifySettings = field(default_factory=NotifySettings)
+    """The ``[notifications]`` table: which events are told, on which channels."""
     mouse: bool = True
     """Capture the mouse (false keeps the terminal's own text selection)."""
     keys: Mapping[str, str] = field(default_factory=dict)
@@ -75,6 +79,7 @@ FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "theme": (str, "a theme name"),
     "bell": (bool, "true or false"),
     "notify": (bool, "true or false"),
+    "notifications": (dict, "a table of events, channels, command and cooldown"),
     "mouse": (bool, "true or false"),
     "keys": (dict, "a table of binding id = key"),
     "claude": (str, "a path to the claude binary"),
@@ -155,6 +160,11 @@ def parse_config(data: Mapping[str, Any], path: str = "config.toml") -> Config:
                 msg = f"{path}: {key} must be {FIELDS[key][1]}, got {items!r}"
                 raise ConfigError(msg)
             values[key] = tuple(items)
+    if "notifications" in values:
+        try:
+            values["notifications"] = parse_notifications(values["notifications"], path)
+        except SettingsError as error:
+            raise ConfigError(str(error)) from None
     return Config(path=path, **values)
 
 
