@@ -28,12 +28,15 @@ from wftop.cli.output import fail, gated_output
 if TYPE_CHECKING:
     from wftop.tui.config import Config
 
-COMMANDS = ["ls", "resume", "demo", "drill", "status", "completion", "scan", "export", "stats"]
+COMMANDS = [
+    "ls", "resume", "demo", "drill", "status", "ack", "completion", "scan", "export", "stats",
+]  # fmt: skip
 """Modules of ``wftop.cli.commands``, in the order ``--help`` lists them."""
 
 WRITING_COMMANDS = {
     "resume": "it launches claude and writes its state",
     "drill": "it launches claude (in a temporary dir)",
+    "ack": "it writes the runs marked seen to the state dir",
 }
 """Commands ``--read-only`` refuses, and why. ``demo`` falls back to its browse-only trees."""
 
@@ -62,6 +65,10 @@ def command(name: str) -> Command:
             from wftop.cli.commands import status
 
             return status
+        case "ack":
+            from wftop.cli.commands import ack
+
+            return ack
         case "completion":
             return CompletionCommand()
         case "scan":

@@ -11,7 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from wftop.tui.config import Config
 
 from wftop.core.version import package_version
 
@@ -181,6 +184,19 @@ def run_command(run: Callable[[argparse.Namespace], int], args: argparse.Namespa
     except BrokenPipeError:
         sys.stderr.close()
         return EXIT_OK
+
+
+def config_or_exit() -> Config | None:
+    """The config file's settings, or None after printing why it cannot be used."""
+    from wftop.tui.config import ConfigError, load_config
+
+    try:
+        return load_config()
+    except ConfigError as error:
+        from wftop.cli.output import fail
+
+        fail(str(error))
+        return None
 
 
 def roots_or_exit(args: argparse.Namespace) -> list[str] | None:

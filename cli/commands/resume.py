@@ -12,7 +12,13 @@ from typing import Any
 import orjson
 
 from wftop.cli.exact import EXIT_NO_EXACT, Rehearsed, add_exact_options, rehearse_plan, rehearser
-from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_root_option, roots_or_exit
+from wftop.cli.options import (
+    EXIT_OK,
+    EXIT_USAGE,
+    add_root_option,
+    config_or_exit,
+    roots_or_exit,
+)
 from wftop.cli.output import fail, print_json
 from wftop.core.cost.tokens import dollars
 from wftop.core.forecast.cachewarm import cache_text
@@ -278,12 +284,8 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(found, str):
         fail(found)
         return EXIT_USAGE
-    from wftop.tui.config import ConfigError, load_config
-
-    try:
-        config = load_config()
-    except ConfigError as error:
-        fail(str(error))
+    config = config_or_exit()
+    if config is None:
         return EXIT_USAGE
     policy = make_policy(args, config.claude, config.resume_flags)
     plan = policy.plan(found, args.strategy)

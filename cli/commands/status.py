@@ -1,25 +1,38 @@
 """``wftop status``: one line for a status bar, empty when nothing needs attention.
 
-``⚠ 2 dead · 1 stalled · 1 partial · 1 running``. Dead, stalled, failed and partial runs
-(completed with failed calls) need attention; running ones are counted alongside them.
+``⚠ 2 dead · 1 stalled · 1 partial · 1 running``. Stalled runs need attention, and dead,
+failed and partial runs (completed with failed calls) last active within the config's
+``attention_window``, unless marked seen (``wftop ack``, ``a`` in the TUI) in the state they
+are in (`wftop.core.notify.acks`); running ones are counted alongside them.
 ``--format tmux`` colours the line with tmux style tags, ``json`` always prints the counts.
 It asks the engine serving the roots when one runs (`wftop.core.engine.ask`: it never starts
-one); otherwise it reads the runs once (no watcher, no TUI import), runs that cannot change
-on their own from a cache (``wftop.core.index.statuscount``).
+one); otherwise it reads the runs once (no watcher, no Textual import), runs that cannot
+change on their own from a cache (``wftop.core.index.statuscount``).
 """
 
 from __future__ import annotations
 
 import argparse
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_host_options, roots_or_exit
+from wftop.cli.options import (
+    EXIT_OK,
+    EXIT_USAGE,
+    add_host_options,
+    config_or_exit,
+    roots_or_exit,
+)
 from wftop.cli.output import fail, print_json
 from wftop.cli.remote import argvs_or_exit, ask_hosts
 from wftop.core.model import NEEDS_YOU, PARTIAL
+from wftop.core.notify.acks import Acks, needs_you
+
+if TYPE_CHECKING:
+    from wftop.core.notify.acks import RunState
+    from wftop.tui.config import Config
 
 UNREACHABLE = "unreachable"
 """Counts the ``--host``s that could not be asked; it needs someone too."""
@@ -67,8 +80,10 @@ def summary(counts: Counter[str], fmt: str) -> str:
     return "⚠ " + " · ".join(parts)
 
 
-def host_counts(text: bytes) -> Counter[str] | None:
-    """The ``counts`` of a host's ``status --format json`` (None: not such a reply)."""
+def host_counts(text: bytes) -> tuple[Counter[str], Counter[str]] | None:
+    """The ``counts`` and ``needs_you`` of a host's ``status --format json`` (None: not such
+    a reply; a reply without ``needs_you``, from an older wftop, needs you for every run in a
+    status that may)."""
     try:
         payload = orjson.loads(text)
     except orjson.JSONDecodeError:
@@ -76,52 +91,91 @@ def host_counts(text: bytes) -> Counter[str] | None:
     found = payload.get("counts") if isinstance(payload, dict) else None
     if not isinstance(found, dict):
         return None
+    counts = _whole(found)
+    needs = payload.get("needs_you")
+    if not isinstance(needs, dict):
+        needs = {name: counts[name] for name in NEEDS_YOU}
+    return counts, _whole(needs)
+
+
+def _whole(found: dict[Any, Any]) -> Counter[str]:
     return Counter(
         {str(key): value for key, value in found.items() if type(value) is int and value >= 0}
     )
 
 
+def needing(runs: list[RunState], *, now: float, window: float, seen: Acks) -> Counter[str]:
+    """The runs that need you now, per shown status."""
+    return Counter(
+        run.shown
+        for run in runs
+        if needs_you(run.shown, run.last_activity, now, window) and not seen.seen(run)
+    )
+
+
+def read_runs(
+    args: argparse.Namespace, now: float, *, engine: bool = False
+) -> tuple[Config, list[str], Counter[str], list[RunState]] | None:
+    """The config, the roots, the runs per shown status, and the runs that may need you
+    (every run, when they were read here; ``ack`` marks the same runs). ``engine``: ask a
+    running engine first (`wftop.core.engine.ask`: it never starts one). None after printing
+    why the config or a root cannot be used."""
+    from wftop.core.index.statuscount import cache_path, read_statuses
+    from wftop.core.model import DEFAULT_STALL_WINDOW
+
+    config = config_or_exit()
+    roots = roots_or_exit(args) if config is not None else None
+    if config is None or roots is None:
+        return None
+    stall = DEFAULT_STALL_WINDOW if args.stall_window is None else args.stall_window
+    if engine:
+        from wftop.core.engine.ask import running_counts
+
+        asked = running_counts(roots, stall)
+        if asked is not None:
+            return config, roots, Counter(asked.counts), list(asked.needy)
+    no_cache = args.read_only or getattr(args, "no_cache", False)
+    runs = read_statuses(
+        roots, now=now, stall_window=stall, cache=None if no_cache else cache_path()
+    )
+    return config, roots, Counter(run.shown for run in runs), runs
+
+
 def run(args: argparse.Namespace) -> int:
     import time
 
-    from wftop.core.engine.ask import running_counts
-    from wftop.core.index.statuscount import cache_path, count_statuses
-    from wftop.core.model import DEFAULT_STALL_WINDOW
+    from wftop.core.resume.store import state_dir
 
-    roots = roots_or_exit(args)
-    if roots is None:
+    now = time.time()
+    found = read_runs(args, now, engine=True)
+    if found is None:
         return EXIT_USAGE
+    config, _roots, counts, runs = found
     argvs = argvs_or_exit(args, ["status", "--format", "json"])
     if argvs is None:
         return EXIT_USAGE
-    stall = DEFAULT_STALL_WINDOW if args.stall_window is None else args.stall_window
-    asked = running_counts(roots, stall)
-    if asked is not None:
-        counts = Counter(asked)
-    else:
-        counts = count_statuses(
-            roots,
-            now=time.time(),
-            stall_window=stall,
-            cache=None if args.read_only or args.no_cache else cache_path(),
-        )
+    needs = needing(runs, now=now, window=config.attention_window, seen=Acks(state_dir()).load())
     for host, reply in ask_hosts(argvs, timeout=20.0).items():
         remote = host_counts(reply.stdout) if reply.failure is None else None
         if remote is None:
             counts[UNREACHABLE] += 1
+            needs[UNREACHABLE] += 1
             why = reply.failure.describe(host) if reply.failure else f"{host}: not a status reply"
             fail(why)
         else:
-            counts.update(remote)
+            counts.update(remote[0])
+            needs.update(remote[1])
+    shown = needs + Counter({"running": counts["running"]})
     if args.format == "json":
         payload = {
-            "attention": sum(counts[name] for name in ATTENTION),
+            "attention": sum(needs[name] for name in ATTENTION),
             "counts": dict(sorted(counts.items())),
-            "line": summary(counts, "plain"),
+            "needs_you": {name: needs[name] for name in ATTENTION},
+            "line": summary(shown, "plain"),
         }
         print_json(payload, indent=False)
         return EXIT_OK
-    line = summary(counts, args.format)
+    line = summary(shown, args.format)
     if line:
         print(line)
     return EXIT_OK

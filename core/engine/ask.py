@@ -21,9 +21,9 @@ ASK_TIMEOUT = 2.0
 """Longest wait for an engine's answer (seconds)."""
 
 
-def running_counts(roots: list[str], stall_window: float) -> dict[str, int] | None:
-    """Runs per shown status from the engine serving ``roots``, if one runs and has read
-    them all; None otherwise."""
+def running_counts(roots: list[str], stall_window: float) -> wire.Counts | None:
+    """Runs per shown status, and those that may need a person, from the engine serving
+    ``roots``, if one runs and has read them all; None otherwise."""
     for cache in (True, False):
         place = place_for(roots, stall_window, cache=cache)
         if place is None or not os.path.exists(place.socket):
@@ -34,7 +34,7 @@ def running_counts(roots: list[str], stall_window: float) -> dict[str, int] | No
     return None
 
 
-def ask_counts(path: str, timeout: float = ASK_TIMEOUT) -> dict[str, int] | None:
+def ask_counts(path: str, timeout: float = ASK_TIMEOUT) -> wire.Counts | None:
     """The counts the engine at ``path`` answers with (None: no such answer)."""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
@@ -58,7 +58,7 @@ def ask_counts(path: str, timeout: float = ASK_TIMEOUT) -> dict[str, int] | None
             ):
                 return None
         elif isinstance(message, wire.Counts):
-            return dict(message.counts) if message.complete else None
+            return message if message.complete else None
     return None
 
 

@@ -31,7 +31,8 @@ from wftop.core.engine import protocol as wire
 from wftop.core.engine.coldstart import Held, first_rows
 from wftop.core.index.live import LiveIndex
 from wftop.core.index.rowcache import RowCache
-from wftop.core.model import DEFAULT_STALL_WINDOW, Run
+from wftop.core.model import DEFAULT_STALL_WINDOW, NEEDS_YOU, Run
+from wftop.core.notify.acks import RunState
 from wftop.core.row import RunRow
 from wftop.core.system.procs import ProcessTable, default_table
 from wftop.core.text.redact import Redactor, dumps_redacted, may_hold_secret_bytes
@@ -153,6 +154,14 @@ class Engine:
     def counts(self) -> dict[str, int]:
         """Runs per shown status (``wftop status``)."""
         return dict(sorted(Counter(entry.row.shown_status for entry in self.held.values()).items()))
+
+    def needy(self) -> list[RunState]:
+        """The runs that may need a person (``wftop status`` holds them to its window)."""
+        return [
+            RunState(row.ident, row.run_id, row.shown_status, row.last_activity)
+            for row in (entry.row for entry in self.held.values())
+            if row.shown_status in NEEDS_YOU
+        ]
 
     def _broadcast(self, line: bytes) -> None:
         self._subscribers = [sub for sub in self._subscribers if sub.send(line)]

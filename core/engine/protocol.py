@@ -15,8 +15,12 @@ Engine to view, in this order on every connection:
   and the idents of runs that went. Only rows that differ from what was sent are sent.
 * ``problem``: ``{"type": "problem", "text": "<file>:<line>: <why>"}``: a line or a root it
   cannot read (a view shows it; the run it belongs to is still listed).
-* ``status``: ``{"type": "status", "counts": {"dead": 2, ...}, "complete": true}``: the
-  answer to a view that asked for counts only (``wftop status``); then the engine closes.
+* ``status``: ``{"type": "status", "counts": {"dead": 2, ...}, "complete": true, "needy":
+  [[ident, run_id, shown, last_activity], ...]}``: the answer to a view that asked for counts
+  only (``wftop status``), with the runs that may need a person (dead, stalled, failed,
+  partial: `wftop.core.notify.acks.RunState`, their last activity in seconds since the epoch,
+  or null), so it can hold them to the attention window and the runs marked seen; then the
+  engine closes.
 * ``bye``: ``{"type": "bye", "why": "..."}``: the engine goes (idle, stopped, or a view of
   another version asked).
 
@@ -37,6 +41,7 @@ from typing import Any
 
 import orjson
 
+from wftop.core.notify.acks import RunState
 from wftop.core.row import RowError, RunRow
 
 PROTOCOL = 1
@@ -103,6 +108,8 @@ class Counts:
 
     counts: dict[str, int]
     complete: bool
+    needy: tuple[RunState, ...] = ()
+    """The runs that may need a person (a shown status of `wftop.core.model.NEEDS_YOU`)."""
 
 
 @dataclass(frozen=True)
@@ -161,8 +168,10 @@ def problem_line(text: str) -> bytes:
     return orjson.dumps({"type": "problem", "text": text}) + b"\n"
 
 
-def status_line(counts: dict[str, int], *, complete: bool) -> bytes:
-    return orjson.dumps({"type": "status", "counts": counts, "complete": complete}) + b"\n"
+def status_line(counts: dict[str, int], *, complete: bool, needy: Sequence[RunState] = ()) -> bytes:
+    listed = [list(run) for run in needy]
+    payload = {"type": "status", "counts": counts, "complete": complete, "needy": listed}
+    return orjson.dumps(payload) + b"\n"
 
 
 def bye_line(why: str) -> bytes:
@@ -242,13 +251,34 @@ def decode(line: bytes) -> Message:
         counts = _field(payload, "counts", dict, "an object of counts")
         if not all(type(value) is int and value >= 0 for value in counts.values()):
             raise ProtocolError("status: counts must be whole numbers")
-        return Counts(counts, _field(payload, "complete", bool, "true or false"))
+        complete = _field(payload, "complete", bool, "true or false")
+        return Counts(counts, complete, _needy(payload.get("needy", [])))
     if kind == "bye":
         return Bye(_field(payload, "why", str, "a reason"))
     raise ProtocolError(f"unknown message type {kind!r:.40} (expected one of {KINDS})")
 
 
 KINDS = "hello, progress, rows, changed, problem, status, bye"
+
+
+def _needy(items: Any) -> tuple[RunState, ...]:
+    expected = "status: needy must be a list of [ident, run_id, shown, last_activity]"
+    if not isinstance(items, list):
+        raise ProtocolError(expected)
+    found = []
+    for item in items:
+        if not (
+            isinstance(item, list)
+            and len(item) == 4
+            and all(isinstance(part, str) for part in item[:3])
+            and (
+                item[3] is None
+                or (isinstance(item[3], int | float) and not isinstance(item[3], bool))
+            )
+        ):
+            raise ProtocolError(expected)
+        found.append(RunState(*item))
+    return tuple(found)
 
 
 @dataclass(frozen=True)

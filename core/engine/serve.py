@@ -148,8 +148,8 @@ class SocketServer:
             writer.close()
             return
         if ask.want == "status":
-            counts = self.engine.counts()
-            writer.write(wire.status_line(counts, complete=self.engine.complete))
+            counts, needy = self.engine.counts(), self.engine.needy()
+            writer.write(wire.status_line(counts, complete=self.engine.complete, needy=needy))
             writer.close()
             return
         await self._stream(reader, writer)

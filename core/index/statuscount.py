@@ -10,6 +10,11 @@ give. Two kinds of run are decided without reading anything: superseded runs (fo
 folder layout every time) and runs without a snapshot whose session has no live owner
 (dead, whatever their files say: that is all `wftop.core.model.classify` looks at). Every
 other run is read as ``wftop ls`` reads it.
+
+`read_statuses` gives each run's shown status with its identity and last activity (what
+``wftop status`` holds against the attention window and the runs marked seen); a dead run
+decided without reading was last active when its journal was written, as a read says: a
+dead run's agent transcripts are not looked at.
 """
 
 from __future__ import annotations
@@ -17,14 +22,15 @@ from __future__ import annotations
 import os
 from collections import Counter
 from pathlib import Path
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 from wftop.core.index.cachefile import cache_dir, load_cache, run_key, save_cache, settled
 from wftop.core.index.coldpass import ColdPass
 from wftop.core.index.reader import RunReader
+from wftop.core.notify.acks import RunState
 from wftop.core.read.discovery import run_folders_of
 
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 """Bump whenever the key or the meaning of a cached status changes."""
 
 
@@ -40,42 +46,67 @@ def count_statuses(
     cache: Path | None,
 ) -> Counter[str]:
     """Runs per shown status under ``roots``; ``cache`` None reads every run in full."""
+    runs = read_statuses(roots, now=now, stall_window=stall_window, cache=cache)
+    return Counter(run.shown for run in runs)
+
+
+def read_statuses(
+    roots: list[str],
+    *,
+    now: float,
+    stall_window: float,
+    cache: Path | None,
+) -> list[RunState]:
+    """Every run under ``roots`` with its shown status; ``cache`` None reads every run."""
     folders, _problems = run_folders_of(roots)
     cold = ColdPass.of(roots, folders, now=lambda: now, stall_window=stall_window)
     context = cold.context()
     cached = load_cache(cache, CACHE_VERSION) if cache is not None else {}
-    fresh: dict[str, list[str]] = {}
-    counts: Counter[str] = Counter()
+    fresh: dict[str, list[str | float | None]] = {}
+    runs: list[RunState] = []
     for folder in folders:
-        if folder.ident in cold.superseded:
-            counts["superseded"] += 1
+        ident, run_id = folder.ident, folder.run_id
+        if ident in cold.superseded:
+            runs.append(RunState(ident, run_id, "superseded", None))
             continue
         owner = context.owner(folder)
         if not owner.may_be_alive and not os.path.lexists(folder.snapshot):
-            counts["dead"] += 1  # no snapshot, no live owner: dead, whatever the files say
+            # no snapshot, no live owner: dead, whatever the files say
+            runs.append(RunState(ident, run_id, "dead", _mtime(folder.journal)))
             continue
         key = run_key(folder, owner, None)
         hit = cached.get(folder.real_path)
         if _valid(hit) and hit[0] == key:
-            counts[hit[1]] += 1
+            runs.append(RunState(ident, run_id, hit[1], hit[2]))
             fresh[folder.real_path] = hit
             continue
         reader = RunReader(folder)
         reader.refresh(owner_alive=owner.may_be_alive)
         run = reader.run(context)
-        counts[run.shown_status] += 1
+        runs.append(RunState(ident, run_id, run.shown_status, run.last_activity))
         if settled(run):
-            fresh[folder.real_path] = [key, run.shown_status]
+            fresh[folder.real_path] = [key, run.shown_status, run.last_activity]
     if cache is not None and fresh != cached:
         save_cache(cache, CACHE_VERSION, fresh)
-    return counts
+    return runs
 
 
-def _valid(entry: object) -> TypeGuard[list[str]]:
-    """A cache entry as `count_statuses` writes it: ``[key, status]``."""
+def _mtime(path: str) -> float | None:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return None
+
+
+def _valid(entry: object) -> TypeGuard[list[Any]]:
+    """A cache entry as `read_statuses` writes it: ``[key, status, last activity]``."""
     return (
         isinstance(entry, list)
-        and len(entry) == 2
+        and len(entry) == 3
         and isinstance(entry[0], str)
         and isinstance(entry[1], str)
+        and (
+            entry[2] is None
+            or (isinstance(entry[2], float | int) and not isinstance(entry[2], bool))
+        )
     )

@@ -2,8 +2,9 @@
 
 A run needs you when it is stalled, or dead, failed or partial with its last activity
 within the attention window (`needs_you`), and you have not marked it seen in that state.
-An acknowledgement holds the run's shown status and last activity (`state_of`): when either
-changes (the run was resumed and died again, say), it needs you again. Kept in
+An acknowledgement holds the run's shown status and last activity: when either changes (the
+run was resumed and died again, say), it needs you again. Moments are compared to within
+`SAME` (a row read back from JSON holds its time to the millisecond). Kept in
 ``<state>/acks.json`` for every wftop process of the user; under ``--read-only`` for the
 session only (`Acks` without a state dir).
 """
@@ -14,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
-from wftop.core.model import PARTIAL, Status, iso_utc
+from wftop.core.model import PARTIAL, Status
 from wftop.core.notify.statefile import StateTable
 
 VERSION: Final = 1
@@ -24,17 +25,17 @@ RECENT: Final = frozenset({Status.DEAD.value, Status.FAILED.value, PARTIAL})
 """Shown statuses that need you while recent (within the attention window)."""
 
 
-class Seen(NamedTuple):
-    """A run as an acknowledgement records it."""
+SAME: Final = 0.002
+"""Seconds apart two last activities may be and still be the same moment."""
+
+
+class RunState(NamedTuple):
+    """A run as attention sees it: who, how it stands, when it last grew."""
 
     ident: str
+    run_id: str
     shown: str
     last_activity: float | None
-
-
-def state_of(shown: str, last_activity: float | None) -> str:
-    """What an acknowledgement holds of a run: ``dead@2026-05-01T10:00:00.123Z``."""
-    return f"{shown}@{iso_utc(last_activity) or '-'}"
 
 
 def needs_you(shown: str, last_activity: float | None, now: float, window: float) -> bool:
@@ -62,21 +63,18 @@ class Acks:
             self.entries = self.table.read()
         return self
 
-    def seen(self, ident: str, shown: str, last_activity: float | None) -> bool:
-        entry = self.entries.get(ident)
-        return isinstance(entry, dict) and entry.get("state") == state_of(shown, last_activity)
+    def seen(self, run: RunState) -> bool:
+        return _same(self.entries.get(run.ident), run)
 
-    def ack(self, runs: Iterable[Seen], now: float) -> int:
+    def ack(self, runs: Iterable[RunState], now: float) -> int:
         """Mark ``runs`` seen as they stand; how many were not seen so already."""
-        wanted = {run.ident: state_of(run.shown, run.last_activity) for run in runs}
+        wanted = {run.ident: run for run in runs}
 
         def change(entries: dict[str, Any]) -> int:
             fresh = 0
-            for ident, state in wanted.items():
-                entry = entries.get(ident)
-                if not (isinstance(entry, dict) and entry.get("state") == state):
-                    fresh += 1
-                entries[ident] = {"state": state, "at": now}
+            for ident, run in wanted.items():
+                fresh += not _same(entries.get(ident), run)
+                entries[ident] = {"shown": run.shown, "activity": run.last_activity, "at": now}
             for ident in [
                 ident
                 for ident, entry in entries.items()
@@ -91,3 +89,13 @@ class Acks:
         if self.table is None:
             return change(self.entries)
         return self.table.update(change)
+
+
+def _same(entry: Any, run: RunState) -> bool:
+    """The acknowledgement ``entry`` is of the run as it stands now."""
+    if not isinstance(entry, dict) or entry.get("shown") != run.shown:
+        return False
+    then, now = entry.get("activity"), run.last_activity
+    if then is None or now is None:
+        return then is None and now is None
+    return isinstance(then, int | float) and abs(then - now) <= SAME

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -123,8 +124,10 @@ def test_hostile_host_names_are_refused_before_ssh_runs(tmp_path: Path, host):
 
 
 def test_status_counts_every_host(ssh_hosts):
-    ssh_hosts.add("alpha", "killed")
-    ssh_hosts.add("beta", "killed")
+    moment = time.time() - 60  # died a minute ago: within the attention window
+    for name in ("alpha", "beta"):
+        for path in ssh_hosts.add(name, "killed").root.rglob("*"):
+            os.utime(path, (moment, moment), follow_symlinks=False)
     done = wftop(
         "status", "--format", "json", "--no-default-root", "--host", "alpha", "--host", "beta",
         "--host", "stranger", env=ssh_hosts.env,

@@ -98,6 +98,8 @@ async def test_views_early_and_late_hold_the_runs_a_cold_scan_finds(tmp_path):
         assert early.of(wire.Progress)[-1] == wire.Progress(3, 3)
         assert [rows.final for rows in late.of(wire.Rows)] == [True]
         assert engine.counts() == {"completed": 2, "dead": 1}
+        (dead,) = [row for row in expected.values() if row.shown_status == "dead"]
+        assert engine.needy() == [(dead.ident, dead.run_id, "dead", dead.last_activity)]
 
 
 async def test_a_view_joining_during_the_first_rows_gets_them_all_once(tmp_path, monkeypatch):

@@ -35,6 +35,8 @@ from wftop.core.engine.link import (
 from wftop.core.engine.place import place_for
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import DEFAULT_STALL_WINDOW
+from wftop.core.notify.acks import Acks, RunState
+from wftop.core.resume.store import state_dir
 from wftop.core.row import RunRow
 from wftop.core.version import package_version
 
@@ -251,5 +253,31 @@ async def test_status_asks_a_running_engine_and_never_starts_one(tmp_path):
         assert (await asyncio.to_thread(wftop_status, root))["counts"] == {"dead": 1}
         impostor.reply = hello_of("0.0.1-other") + wire.status_line({"running": 7}, complete=True)
         assert (await asyncio.to_thread(wftop_status, root))["counts"] == {"dead": 1}
+    finally:
+        server.close()
+
+
+async def test_status_holds_the_engines_runs_to_the_attention_window_and_the_runs_seen(tmp_path):
+    """The engine answers with the runs that may need you; status counts those dead within
+    the attention window and not marked seen (neither run is on disk: only the engine's
+    answer can say so)."""
+    root = copy_tree("clean", tmp_path)
+    place = place_for([str(root)], DEFAULT_STALL_WINDOW, cache=True)
+    assert place is not None
+    place.prepare()
+    now = time.time()
+    recent = RunState("s1/wf_recent@/r", "wf_recent", "dead", now - 60)
+    old = RunState("s2/wf_old@/r", "wf_old", "dead", now - 3 * 86400)
+    answer = wire.status_line({"dead": 2, "completed": 1}, complete=True, needy=[recent, old])
+    assert wire.decode(answer).needy == (recent, old)  # type: ignore[union-attr]
+    impostor = Impostor(place.socket, hello_of(package_version()) + answer)
+    server = await asyncio.start_unix_server(impostor.handle, path=place.socket)
+    try:
+        shown = await asyncio.to_thread(wftop_status, root)
+        assert shown["counts"] == {"dead": 2, "completed": 1}
+        assert (shown["attention"], shown["line"]) == (1, "⚠ 1 dead")
+        Acks(state_dir()).ack([recent], now)
+        shown = await asyncio.to_thread(wftop_status, root)
+        assert (shown["attention"], shown["line"]) == (0, "")
     finally:
         server.close()

@@ -7,7 +7,7 @@ import multiprocessing
 import threading
 from pathlib import Path
 
-from wftop.core.notify.acks import Acks, Seen, needs_you
+from wftop.core.notify.acks import Acks, RunState, needs_you
 from wftop.core.notify.channels import ChannelError
 from wftop.core.notify.events import Event, Kind
 from wftop.core.notify.ledger import MemoryLedger, StateLedger
@@ -112,22 +112,24 @@ def test_an_unwritable_state_dir_still_tells_and_says_why_once(tmp_path):
 
 
 def test_a_seen_run_needs_you_again_once_it_changes(tmp_path):
-    dead = Seen("s/wf_1@/r", "dead", NOW - 60)
+    dead = RunState("s/wf_1@/r", "wf_1", "dead", NOW - 60)
     book = Acks(tmp_path).load()
-    assert not book.seen(*dead)
+    assert not book.seen(dead)
     assert book.ack([dead], NOW) == 1
     again = Acks(tmp_path).load()
-    assert again.seen(*dead)
-    assert not again.seen(dead.ident, "dead", NOW - 5)
-    assert not again.seen(dead.ident, "partial", NOW - 60)
+    assert again.seen(dead)
+    assert again.seen(dead._replace(last_activity=NOW - 60.001))  # as a row holds it
+    assert not again.seen(dead._replace(last_activity=NOW - 5))
+    assert not again.seen(dead._replace(shown="partial"))
     assert again.ack([dead], NOW + 1) == 0
     assert (tmp_path / "acks.json").stat().st_mode & 0o777 == 0o600
 
 
 def test_read_only_acknowledgements_last_the_session_and_write_nothing(tmp_path):
     book = Acks(None).load()
-    assert book.ack([Seen("s/wf_1@/r", "dead", NOW)], NOW) == 1
-    assert book.seen("s/wf_1@/r", "dead", NOW)
+    dead = RunState("s/wf_1@/r", "wf_1", "dead", NOW)
+    assert book.ack([dead], NOW) == 1
+    assert book.seen(dead)
     assert list(tmp_path.iterdir()) == []
 
 
