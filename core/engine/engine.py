@@ -26,13 +26,13 @@ from typing import Protocol
 
 import orjson
 
+from wftop.core.attention import RunState
 from wftop.core.cost.usage import Spends
 from wftop.core.engine import protocol as wire
 from wftop.core.engine.coldstart import Held, first_rows
 from wftop.core.index.live import LiveIndex
 from wftop.core.index.rowcache import RowCache
 from wftop.core.model import DEFAULT_STALL_WINDOW, NEEDS_YOU, Run
-from wftop.core.notify.acks import RunState
 from wftop.core.row import RunRow
 from wftop.core.system.procs import ProcessTable, default_table
 from wftop.core.text.redact import Redactor, dumps_redacted, may_hold_secret_bytes

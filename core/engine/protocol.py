@@ -41,7 +41,7 @@ from typing import Any
 
 import orjson
 
-from wftop.core.notify.acks import RunState
+from wftop.core.attention import RunState
 from wftop.core.row import RowError, RunRow
 
 PROTOCOL = 1

@@ -24,10 +24,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from wftop.core.attention import RunState
 from wftop.core.index.cachefile import cache_dir, load_cache, run_key, save_cache, settled
 from wftop.core.index.coldpass import ColdPass
 from wftop.core.index.reader import RunReader
-from wftop.core.notify.acks import RunState
 from wftop.core.read.discovery import run_folders_of
 
 CACHE_VERSION = 4

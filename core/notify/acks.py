@@ -13,38 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
-from wftop.core.model import PARTIAL, Status
+from wftop.core.attention import SAME, RunState, needs_you
 from wftop.core.notify.statefile import StateTable
+
+__all__ = ["Acks", "RunState", "needs_you"]
 
 VERSION: Final = 1
 KEEP: Final = 90 * 86400.0
 """Seconds an acknowledgement is kept."""
-RECENT: Final = frozenset({Status.DEAD.value, Status.FAILED.value, PARTIAL})
-"""Shown statuses that need you while recent (within the attention window)."""
-
-
-SAME: Final = 0.002
-"""Seconds apart two last activities may be and still be the same moment."""
-
-
-class RunState(NamedTuple):
-    """A run as attention sees it: who, how it stands, when it last grew."""
-
-    ident: str
-    run_id: str
-    shown: str
-    last_activity: float | None
-
-
-def needs_you(shown: str, last_activity: float | None, now: float, window: float) -> bool:
-    """Stalled; or dead, failed or partial and last active within ``window`` seconds."""
-    if shown == Status.STALLED.value:
-        return True
-    if shown in RECENT:
-        return last_activity is None or now - last_activity <= window
-    return False
 
 
 class Acks:
