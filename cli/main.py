@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from wftop.tui.config import Config
 
 COMMANDS = [
-    "ls", "resume", "demo", "drill", "status", "ack", "completion", "scan", "export", "stats",
+    "ls", "resume", "demo", "drill", "status", "ack", "watch", "completion", "scan", "export",
+    "stats",
 ]  # fmt: skip
 """Modules of ``wftop.cli.commands``, in the order ``--help`` lists them."""
 
@@ -69,6 +70,10 @@ def command(name: str) -> Command:
             from wftop.cli.commands import ack
 
             return ack
+        case "watch":
+            from wftop.cli.commands import watch
+
+            return watch
         case "completion":
             return CompletionCommand()
         case "scan":

@@ -29,6 +29,7 @@ from wftop.cli.output import fail
 from wftop.core.engine.feed import Delta
 from wftop.core.engine.link import EngineLink, EngineLost, open_link
 from wftop.core.engine.protocol import ProblemSeen
+from wftop.core.engine.until import until_stopped
 from wftop.core.model import DEFAULT_STALL_WINDOW
 from wftop.core.row import RunRow
 from wftop.core.text.jsonout import dumps
@@ -49,19 +50,10 @@ async def _follow(link: EngineLink) -> int:
     stop = asyncio.Event()
     for number in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(number, stop.set)
-    stopping = asyncio.ensure_future(stop.wait())
     updates = link.updates()
     seq = 0
     try:
-        while True:
-            step = asyncio.ensure_future(anext(updates))
-            await asyncio.wait({step, stopping}, return_when=asyncio.FIRST_COMPLETED)
-            if not step.done():
-                step.cancel()
-                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                    await step
-                break
-            update = step.result()
+        async for update in until_stopped(updates, stop):
             if isinstance(update, EngineLost):
                 fail(f"{update.why}; starting another engine")
             elif isinstance(update, ProblemSeen):
@@ -80,10 +72,7 @@ async def _follow(link: EngineLink) -> int:
         # The reader went away (``| head``): that ends the stream, not an error.
         with contextlib.suppress(OSError):
             sys.stdout = None
-    except StopAsyncIteration:
-        pass
     finally:
-        stopping.cancel()
         await link.close()
         with contextlib.suppress(RuntimeError, StopAsyncIteration):
             await updates.aclose()
