@@ -125,18 +125,6 @@ class Tmux:
         run_checked(argv, None, self.run)
 
 
-class Desktop:
-    """The desktop's own notification: ``notify-send`` or ``osascript`` (`desktop_argv`)."""
-
-    def __init__(self, argv: Callable[[str, str], list[str]], run: Runner) -> None:
-        self.name = "desktop"
-        self.argv = argv
-        self.run = run
-
-    def send(self, event: Event) -> None:
-        run_checked(self.argv(event.title, event.text), None, self.run)
-
-
 class Command:
     """A program from the config, given the event as one JSON object on its stdin."""
 

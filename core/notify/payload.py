@@ -93,8 +93,13 @@ def tmux_display(title: str, text: str, option: str, clients: Sequence[str]) -> 
 def notify_send(title: str, text: str) -> list[str]:
     """``notify-send`` (libnotify, Linux and BSDs): the body is markup to many servers, so
     ``&``, ``<`` and ``>`` are escaped."""
-    body = clean(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return ["notify-send", "--app-name=wftop", "--", clean(title), body]
+    return ["notify-send", "--app-name=wftop", "--", clean(title), markup_text(clean(text))]
+
+
+def markup_text(text: str) -> str:
+    """``text`` as a notification server that reads its body as markup shows it as written:
+    ``&``, ``<`` and ``>`` escaped."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def osascript(title: str, text: str) -> list[str]:

@@ -18,14 +18,13 @@ from pathlib import Path
 from wftop.core.notify.channels import (
     Channel,
     Command,
-    Desktop,
     Runner,
     Terminal,
     Tmux,
     Writer,
-    desktop_argv,
     run_program,
 )
+from wftop.core.notify.desktop import Desktop, desktop_showers, library_installed
 from wftop.core.notify.detect import choose, terminal_of
 from wftop.core.notify.ledger import MemoryLedger, StateLedger
 from wftop.core.notify.notifier import Notifier, Report, file_log
@@ -52,6 +51,7 @@ def make_notifier(
     run: Runner = run_program,
     which: Callable[[str], str | None] = shutil.which,
     platform: str = sys.platform,
+    library: Callable[[], bool] = library_installed,
 ) -> Made:
     """The notifier for a view.
 
@@ -61,12 +61,13 @@ def make_notifier(
             told is known to this process only).
         report: where a channel's failure is said (once).
         bell: the config's ``bell`` (false: no bell unless a channel list names it).
+        library: whether ``desktop-notifier`` is installed (`wftop.core.notify.desktop`).
     """
     named = channels_from_env(env.get(ENV_VAR))
     if named is None:
         named = settings.channels
     terminal = terminal_of(env, run) if named is None or _asks_terminal(named, env) else None
-    make_desktop = desktop_argv(platform, which)
+    showers = desktop_showers(platform, which, run, installed=library)
     notes: list[str] = list(terminal.notes if terminal is not None else ())
     if named is None:
         assert terminal is not None
@@ -74,7 +75,7 @@ def make_notifier(
             terminal,
             env=env,
             platform=platform,
-            has_desktop=make_desktop is not None,
+            has_desktop=bool(showers),
             command=bool(settings.command),
             tty=write is not None,
             bell=bell,
@@ -100,10 +101,10 @@ def make_notifier(
                 continue
             channels.append(Tmux(run))
         elif name == "desktop":
-            if make_desktop is None:
+            if not showers:
                 notes.append(f"desktop: no desktop notifier on this machine ({_wanted(platform)})")
                 continue
-            channels.append(Desktop(make_desktop, run))
+            channels.append(Desktop(showers))
         elif name == "command":
             if not settings.command:
                 notes.append("command: the config's [notifications] has no command")
@@ -121,4 +122,5 @@ def _asks_terminal(names: tuple[str, ...], env: Mapping[str, str]) -> bool:
 
 
 def _wanted(platform: str) -> str:
-    return "osascript" if platform == "darwin" else "install notify-send (libnotify)"
+    command = "osascript" if platform == "darwin" else "notify-send (libnotify)"
+    return f"install {command}, or wftop[desktop]"

@@ -13,12 +13,12 @@ from wftop.core.notify import payload
 from wftop.core.notify.channels import (
     ChannelError,
     Command,
-    Desktop,
     Ran,
     Terminal,
     Tmux,
     desktop_argv,
 )
+from wftop.core.notify.desktop import CommandShower, Desktop
 from wftop.core.notify.detect import Terminal as Term
 from wftop.core.notify.detect import choose, osc_for, terminal_of
 from wftop.core.notify.events import Event, Kind
@@ -127,10 +127,10 @@ def test_desktop_runs_the_platforms_own_command_with_the_text_as_arguments():
     found = {"notify-send": "/usr/bin/notify-send", "osascript": "/usr/bin/osascript"}
     linux = desktop_argv("linux", found.get)
     assert linux is not None
-    Desktop(linux, run).send(event("<b>six</b> & co"))
+    Desktop([CommandShower(linux, run)]).send(event("<b>six</b> & co"))
     mac = desktop_argv("darwin", found.get)
     assert mac is not None
-    Desktop(mac, run).send(event('six" & do shell script "x'))
+    Desktop([CommandShower(mac, run)]).send(event('six" & do shell script "x'))
     (linux_argv, _), (mac_argv, _) = run.calls
     assert linux_argv == [
         "notify-send", "--app-name=wftop", "--", "Run died",
@@ -156,10 +156,12 @@ def test_without_a_desktop_notifier_there_is_no_desktop_channel():
         report=print,
         which=lambda name: None,
         platform="linux",
+        library=lambda: False,
     )
     assert made.notifier.names == ()
     assert made.notes == (
-        "desktop: no desktop notifier on this machine (install notify-send (libnotify))",
+        "desktop: no desktop notifier on this machine"
+        " (install notify-send (libnotify), or wftop[desktop])",
     )
 
 
@@ -198,7 +200,7 @@ def test_a_channel_that_fails_says_why_in_one_line(answer, why):
         return answer
 
     with pytest.raises(ChannelError) as failed:
-        Desktop(payload.notify_send, run).send(event())
+        Desktop([CommandShower(payload.notify_send, run)]).send(event())
     assert str(failed.value) == why
 
 
