@@ -175,7 +175,7 @@ def pick_roots(args: argparse.Namespace, config: Config) -> list[str]:
     usable = []
     for root in resolve_roots(extra, include_default=include_default):
         try:
-            check_root(root)
+            check_root(root, default=root not in explicit)
         except RootError:
             if root in explicit or not explicit:
                 raise

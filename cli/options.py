@@ -199,13 +199,14 @@ def config_or_exit() -> Config | None:
         return None
 
 
-def roots_or_exit(args: argparse.Namespace) -> list[str] | None:
+def roots_or_exit(args: argparse.Namespace, *, first_run: bool = False) -> list[str] | None:
     """The roots to read, or None after printing why one cannot be used.
 
     Every ``--root`` must be readable. The default root may be missing when
-    ``--root`` dirs are given (a machine that never ran Claude Code itself).
+    ``--root`` dirs are given (a machine that never ran Claude Code itself). ``first_run``:
+    the default root alone and missing is no roots, not an error (a status bar).
     """
-    from wftop.core.read.discovery import RootError, check_root, resolve_roots
+    from wftop.core.read.discovery import NoDefaultRoot, RootError, check_root, resolve_roots
 
     merge_global_options(args)  # a command line parsed without `wftop.cli.main.parse`
     explicit = resolve_roots(args.root, include_default=False)
@@ -213,7 +214,16 @@ def roots_or_exit(args: argparse.Namespace) -> list[str] | None:
     usable = []
     for root in roots:
         try:
-            check_root(root)
+            check_root(root, default=root not in explicit)
+        except NoDefaultRoot as error:
+            if explicit:
+                continue
+            if first_run:
+                return []
+            from wftop.cli.output import fail
+
+            fail(str(error))
+            return None
         except RootError as error:
             if root in explicit or not explicit:
                 from wftop.cli.output import fail

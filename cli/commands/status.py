@@ -114,19 +114,22 @@ def needing(runs: list[RunState], *, now: float, window: float, seen: Acks) -> C
 
 
 def read_runs(
-    args: argparse.Namespace, now: float, *, engine: bool = False
+    args: argparse.Namespace, now: float, *, engine: bool = False, first_run: bool = False
 ) -> tuple[Config, list[str], Counter[str], list[RunState]] | None:
     """The config, the roots, the runs per shown status, and the runs that may need you
     (every run, when they were read here; ``ack`` marks the same runs). ``engine``: ask a
-    running engine first (`wftop.core.engine.ask`: it never starts one). None after printing
-    why the config or a root cannot be used."""
+    running engine first (`wftop.core.engine.ask`: it never starts one). ``first_run``: no
+    default root is no runs, not an error. None after printing why the config or a root
+    cannot be used."""
     from wftop.core.index.statuscount import cache_path, read_statuses
     from wftop.core.model import DEFAULT_STALL_WINDOW
 
     config = config_or_exit()
-    roots = roots_or_exit(args) if config is not None else None
+    roots = roots_or_exit(args, first_run=first_run) if config is not None else None
     if config is None or roots is None:
         return None
+    if not roots:
+        return config, roots, Counter(), []
     stall = DEFAULT_STALL_WINDOW if args.stall_window is None else args.stall_window
     if engine:
         from wftop.core.engine.ask import running_counts
@@ -147,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     from wftop.core.resume.store import state_dir
 
     now = time.time()
-    found = read_runs(args, now, engine=True)
+    found = read_runs(args, now, engine=True, first_run=True)
     if found is None:
         return EXIT_USAGE
     config, _roots, counts, runs = found

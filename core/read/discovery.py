@@ -16,6 +16,17 @@ class RootError(Exception):
     """A root that does not exist or cannot be read."""
 
 
+class NoDefaultRoot(RootError):
+    """The default root (``$CLAUDE_CONFIG_DIR`` or ``~/.claude``) does not exist: Claude Code
+    has not run here, or keeps its config elsewhere."""
+
+
+FIRST_RUN = (
+    "Claude Code has not run here: pass --root DIR, set CLAUDE_CONFIG_DIR, or try wftop demo"
+)
+"""What a person with no default root reads after where wftop looked."""
+
+
 def default_roots(env: Mapping[str, str] | None = None) -> list[str]:
     """``$CLAUDE_CONFIG_DIR`` if set, else ``~/.claude``."""
     env = os.environ if env is None else env
@@ -38,9 +49,13 @@ def resolve_roots(extra: list[str], *, include_default: bool = True) -> list[str
     return roots
 
 
-def check_root(root: str) -> None:
-    """Raise `RootError` with a one-line reason when a root cannot be used."""
+def check_root(root: str, *, default: bool = False) -> None:
+    """Raise `RootError` with a one-line reason when a root cannot be used (``default``: it
+    is the default root, and its absence is `NoDefaultRoot`). A root that is itself a
+    ``projects/`` folder is one level too deep: its parent is named."""
     if not os.path.exists(root):
+        if default:
+            raise NoDefaultRoot(f"{root}: no such directory: {FIRST_RUN}")
         raise RootError(
             f"{root}: no such directory (expected a Claude config dir holding projects/)"
         )
@@ -51,6 +66,12 @@ def check_root(root: str) -> None:
     projects = os.path.join(root, "projects")
     if os.path.isdir(projects) and not os.access(projects, os.R_OK | os.X_OK):
         raise RootError(f"{projects}: permission denied")
+    if not os.path.isdir(projects) and os.path.basename(os.path.normpath(root)) == "projects":
+        parent = os.path.dirname(os.path.normpath(root))
+        raise RootError(
+            f"{root}: a projects/ folder, not a Claude config dir: did you mean its parent,"
+            f" {parent}?"
+        )
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,67 @@
+"""A first run that leads somewhere: no Claude config dir here, or a root one level too deep."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.corpus import copy_tree
+
+HINT = "Claude Code has not run here: pass --root DIR, set CLAUDE_CONFIG_DIR, or try wftop demo"
+
+
+def wftop(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "wftop.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "WFTOP_STATE_DIR": os.environ["HOME"] + "/state", **(env or {})},
+    )
+
+
+def test_with_no_claude_config_dir_ls_and_the_tui_say_where_they_looked_and_what_to_try():
+    looked = Path(os.environ["HOME"]) / ".claude"
+    assert not looked.exists()
+    for argv in (["ls"], []):
+        done = wftop(*argv)
+        assert done.returncode == 2
+        assert done.stdout == ""
+        assert done.stderr == f"wftop: {looked}: no such directory: {HINT}\n"
+    named = wftop("ls", env={"CLAUDE_CONFIG_DIR": str(looked.parent / "elsewhere")})
+    assert named.stderr == f"wftop: {looked.parent / 'elsewhere'}: no such directory: {HINT}\n"
+
+
+def test_with_no_claude_config_dir_status_prints_nothing_and_json_zero_counts():
+    plain = wftop("status")
+    assert (plain.returncode, plain.stdout, plain.stderr) == (0, "", "")
+    tmux = wftop("status", "--format", "tmux")
+    assert (tmux.returncode, tmux.stdout, tmux.stderr) == (0, "", "")
+    done = wftop("status", "--format", "json")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert json.loads(done.stdout) == {
+        "attention": 0,
+        "counts": {},
+        "needs_you": {"dead": 0, "stalled": 0, "failed": 0, "partial": 0, "unreachable": 0},
+        "line": "",
+    }
+    named = wftop("status", "--root", str(Path(os.environ["HOME"]) / "nope"))
+    assert named.returncode == 2
+    assert (
+        "nope: no such directory (expected a Claude config dir holding projects/)" in named.stderr
+    )
+
+
+def test_a_root_that_is_a_projects_folder_names_its_parent(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    for command in ("ls", "status"):
+        done = wftop(command, "--no-default-root", "--root", str(root / "projects"))
+        assert done.returncode == 2
+        assert done.stderr == (
+            f"wftop: {root / 'projects'}: a projects/ folder, not a Claude config dir:"
+            f" did you mean its parent, {root}?\n"
+        )
+    assert wftop("ls", "--no-default-root", "--root", str(root)).returncode == 0
