@@ -54,7 +54,10 @@ class Followed(Protocol):
         """Whether the folders to watch may have changed since last asked (clears it)."""
 
     def watch_targets(self) -> tuple[str, ...]:
-        """The folders to watch now."""
+        """The folders to watch now, with everything below them."""
+
+    def shallow_targets(self) -> tuple[str, ...]:
+        """The folders to watch now, their own entries only."""
 
     def classify(self, paths: Iterable[str]) -> list[Touch]:
         """What changed paths mean to the index."""
@@ -88,11 +91,14 @@ async def changes(
     try:
         while not stop.is_set():
             if sweep is None and index.take_rewatch():
+                # Set up anew, even over the same folders: one deleted and made again is
+                # not watched any more by the watch that was set up on it.
+                await watcher.close()
                 next_sweep = loop.time()
             if sweep is None and loop.time() >= next_sweep:
                 # Watch first, then sweep: nothing changed in between goes unseen.
                 # A new watch is followed by a full sweep, later ones by a share.
-                full = await watcher.ensure(index.watch_targets())
+                full = await watcher.ensure(index.watch_targets(), index.shallow_targets())
                 sweep = asyncio.create_task(asyncio.to_thread(index.sweep_plan(full=full).observe))
             wake = min(
                 next_sweep if sweep is None else math.inf,
@@ -104,6 +110,11 @@ async def changes(
             if sweep is not None and sweep.done():
                 touches += index.sweep_touches(sweep.result())
                 sweep, next_sweep = None, loop.time() + index.sweep_interval
+                targets = (index.watch_targets(), index.shallow_targets())
+                if targets != (watcher.paths, watcher.shallow):
+                    # A folder to watch came (or went) while the watch was being set up,
+                    # too early for it to see: set it up again over what is there now.
+                    next_sweep = loop.time()
             recheck = loop.time() >= next_owners
             if recheck:
                 next_owners = loop.time() + owner_interval

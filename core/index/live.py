@@ -210,14 +210,19 @@ class LiveIndex:
         return self._swept
 
     def take_rewatch(self) -> bool:
-        """Whether a linked run folder came or went since last asked: the folders to watch
-        may have changed. Asking clears it."""
+        """Whether a linked run folder, a root or its ``projects/`` came or went since last
+        asked: the watch must be set up anew. Asking clears it."""
         rewatch, self._table.rewatch = self._table.rewatch, False
         return rewatch
 
     def watch_targets(self) -> tuple[str, ...]:
         """The folders to watch now (``wftop.core.index.touch.watch_paths``)."""
         return sense.watch_paths(self.roots, self._table.readers)
+
+    def shallow_targets(self) -> tuple[str, ...]:
+        """The folders to watch without what is below them
+        (``wftop.core.index.touch.shallow_paths``)."""
+        return sense.shallow_paths(self.roots)
 
     def classify(self, paths: Iterable[str]) -> list[Touch]:
         """What the changed paths mean for this index; paths it does not care about drop."""
@@ -251,6 +256,8 @@ class LiveIndex:
         kinds: dict[Kind, list[Touch]] = {}
         for touch in touches:
             kinds.setdefault(touch.kind, []).append(touch)
+        for touch in kinds.get(Kind.ROOT, []):
+            kinds.setdefault(Kind.REGISTRY, []).append(Touch(Kind.REGISTRY, root=touch.root))
         self._rescan(kinds, batch)
         registry_roots = {touch.root for touch in kinds.get(Kind.REGISTRY, [])}
         if registry_roots or recheck_owners:
@@ -263,7 +270,7 @@ class LiveIndex:
 
     def _rescan(self, kinds: dict[Kind, list[Touch]], batch: Batch) -> None:
         sessions: set[tuple[str, str, str]] = set()
-        for touch in kinds.get(Kind.PROJECT, []):
+        for touch in self._root_projects(kinds.get(Kind.ROOT, [])) + kinds.get(Kind.PROJECT, []):
             project_dir = os.path.join(touch.root, "projects", touch.project)
             try:
                 with os.scandir(project_dir) as entries:
@@ -284,6 +291,21 @@ class LiveIndex:
                 reader = self._table.admit(folder, batch)
                 if reader is not None:
                     reader.refresh(owner_alive=self._alive(folder))
+
+    def _root_projects(self, touches: list[Touch]) -> list[Touch]:
+        """A root (or its ``projects/``) that came or went: every project of it, on disk or
+        known, to list again; and the watch to set up anew."""
+        found: list[Touch] = []
+        for root in sorted({touch.root for touch in touches}):
+            try:
+                with os.scandir(os.path.join(root, "projects")) as entries:
+                    names = {entry.name for entry in entries if entry.is_dir()}
+            except OSError:
+                names = set()
+            names |= {key[1] for key in self._table.by_session if key[0] == root}
+            found += [Touch(Kind.PROJECT, root=root, project=name) for name in sorted(names)]
+            self._table.rewatch = True
+        return found
 
     def _alive(self, folder: RunFolder) -> bool:
         return self._owners.get(folder.session_id, NO_OWNER).may_be_alive

@@ -43,6 +43,9 @@ class Kind(StrEnum):
     """Something under ``<session>/workflows/scripts/``."""
     REGISTRY = "registry"
     """``<root>/sessions/``: owners may have changed."""
+    ROOT = "root"
+    """A root, its ``projects/`` or its ``sessions/`` itself came or went: list the root
+    again and watch it anew (a watch on a folder deleted is gone with it)."""
 
 
 @dataclass(frozen=True)
@@ -74,9 +77,11 @@ def classify(path: str, roots: Sequence[str], run_dirs: Mapping[str, str]) -> To
             return Touch(Kind.TRANSCRIPT, name=name, ident=ident)
         return None
     for root in roots:
-        prefix = root.rstrip(os.sep) + os.sep
-        if path.startswith(prefix):
-            return _classify_under(root, path[len(prefix) :].split(os.sep))
+        top = root.rstrip(os.sep)
+        if path == top or path in (top + os.sep + "projects", top + os.sep + "sessions"):
+            return Touch(Kind.ROOT, root=root)
+        if path.startswith(top + os.sep):
+            return _classify_under(root, path[len(top) + 1 :].split(os.sep))
     return None
 
 
@@ -322,6 +327,17 @@ def touches_from(
         if stamps != registries.get(root):
             touches.append(Touch(Kind.REGISTRY, root=root))
     return touches
+
+
+def shallow_paths(roots: Iterable[str]) -> tuple[str, ...]:
+    """The folders watched without what is below them: each root and the folder holding
+    it, where they exist (so a root, or its ``projects/``, deleted and made again is seen)."""
+    paths: set[str] = set()
+    for root in roots:
+        for folder in (root, os.path.dirname(root.rstrip(os.sep)) or os.sep):
+            if os.path.isdir(folder):
+                paths.add(folder)
+    return tuple(sorted(paths))
 
 
 def watch_paths(roots: Iterable[str], readers: Mapping[str, RunReader]) -> tuple[str, ...]:

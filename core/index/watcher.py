@@ -1,10 +1,14 @@
 """The file watcher of the live index, and the helper process it runs in.
 
-`Watcher` starts ``python -m wftop.core.index.watcher`` over a set of folders and hands out batches
-of changed paths, coalescing whatever queued up meanwhile. `serve` is that helper: one
-``watchfiles.awatch``, a ``ready`` line once it is up, then one JSON line of changed
-paths per batch until its stdin closes. What a changed path means is decided elsewhere
-(``wftop.core.index.touch``). Nothing here imports UI code.
+`Watcher` starts ``python -m wftop.core.index.watcher`` over a set of folders as an asyncio
+subprocess and hands out batches of changed paths, coalescing whatever queued up meanwhile;
+a task on the caller's event loop reads the helper's lines as they come (no thread reads
+them, nothing polls). `serve` is that helper: one ``watchfiles.awatch`` over the folders and
+everything below them, one over the ``shallow`` folders and their own entries only (a root
+and the folder it is in: a root or its ``projects/`` deleted and made again is seen so), a
+``ready`` line once both are up, then one JSON line of changed paths per batch until its
+stdin closes. What a changed path means is decided elsewhere (``wftop.core.index.touch``).
+Nothing here imports UI code.
 """
 
 from __future__ import annotations
@@ -15,15 +19,19 @@ import os
 import signal
 import subprocess
 import sys
-import threading
+from collections.abc import AsyncGenerator
 from typing import Any
 
 import orjson
 
-from wftop.core.system.procs import end_child
-
 READY_TIMEOUT = 600.0
 """Longest wait for a new watch to be set up (5,000 runs take about 5 s here)."""
+LINE_LIMIT = 1 << 28
+"""Longest line of changed paths read from the helper (a burst over a whole tree)."""
+SHALLOW = "--shallow"
+"""On the helper's command line: the folders after it are watched without what is below."""
+END_GRACE = 2.0
+"""Seconds a helper has to end once its stdin closed, before it is killed."""
 
 
 class Watcher:
@@ -31,68 +39,59 @@ class Watcher:
 
     Setting up a watch registers one inotify watch per folder (15,000 for 5,000 runs)
     and watchfiles does that holding the interpreter lock, for seconds: in-process it
-    would freeze the app. The helper (``python -m wftop.core.index.watcher``)
-    pays that instead, then
-    writes one JSON line of changed paths per batch; it exits when its stdin closes. A
-    thread reads those lines into the event loop's queue.
+    would freeze its caller. The helper (``python -m wftop.core.index.watcher``) pays that
+    instead, then writes one JSON line of changed paths per batch; it exits when its
+    stdin closes.
     """
 
     def __init__(self, debounce_ms: int, step_ms: int) -> None:
         self.debounce_ms = debounce_ms
         self.step_ms = step_ms
         self.paths: tuple[str, ...] = ()
+        self.shallow: tuple[str, ...] = ()
         self.error: str | None = None
         self._queue: asyncio.Queue[set[str]] = asyncio.Queue()
-        self._process: subprocess.Popen[bytes] | None = None
+        self._process: asyncio.subprocess.Process | None = None
+        self._reader: asyncio.Task[None] | None = None
 
-    async def ensure(self, paths: tuple[str, ...]) -> bool:
-        """Watch exactly these folders; True when a watch was (re)started and is up."""
-        if paths == self.paths and (self._process is not None or not paths):
+    async def ensure(self, paths: tuple[str, ...], shallow: tuple[str, ...] = ()) -> bool:
+        """Watch exactly these folders (``shallow`` ones without what is below them); True
+        when a watch was (re)started and is up."""
+        if (paths, shallow) == (self.paths, self.shallow) and self._process is not None:
             return False
         await self.close()
-        self.paths = paths
-        if not paths:
+        if not (paths or shallow):
             return False
+        self.paths, self.shallow = paths, shallow
         module = "wftop.core.index.watcher"
         argv = [sys.executable, "-m", module, str(self.debounce_ms), str(self.step_ms)]
-        self._process = process = subprocess.Popen(
-            [*argv, *paths],
+        self._process = process = await asyncio.create_subprocess_exec(
+            *argv,
+            *paths,
+            SHALLOW,
+            *shallow,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
+            limit=LINE_LIMIT,
         )
-        loop = asyncio.get_running_loop()
-        ready: asyncio.Future[bool] = loop.create_future()
-        reader = threading.Thread(
-            target=self._read, args=(process, loop, ready), name="wftop-watch", daemon=True
-        )
-        reader.start()
+        assert process.stdout is not None
         try:
-            up = await asyncio.wait_for(ready, READY_TIMEOUT)
-        except TimeoutError:
-            up = False
-        if not up:
-            self.error = f"cannot watch {', '.join(paths)}: the watch did not start"
+            first = await asyncio.wait_for(process.stdout.readline(), READY_TIMEOUT)
+        except (TimeoutError, ValueError, OSError):
+            first = b""
+        if first == b"ready\n":
+            self.error = None
+            self._reader = asyncio.create_task(self._read(process.stdout))
+        else:
+            self.error = f"cannot watch {', '.join(paths + shallow)}: the watch did not start"
         return True
 
-    def _read(
-        self,
-        process: subprocess.Popen[bytes],
-        loop: asyncio.AbstractEventLoop,
-        ready: asyncio.Future[bool],
-    ) -> None:
-        """The reader thread: ``ready``, then batches, handed to the event loop."""
-        stdout = process.stdout
-        assert stdout is not None
-        try:
-            first = stdout.readline()
-            loop.call_soon_threadsafe(_settle, ready, first == b"ready\n")
-            for line in stdout:
-                loop.call_soon_threadsafe(self._queue.put_nowait, set(orjson.loads(line)))
-        except (RuntimeError, ValueError, OSError):
-            return  # the event loop is closed (nobody listens any more) or the pipe broke
-        finally:
-            stdout.close()
+    async def _read(self, stdout: asyncio.StreamReader) -> None:
+        """The helper's batches, into the queue, until it ends."""
+        with contextlib.suppress(ValueError, OSError):
+            while line := await stdout.readline():
+                self._queue.put_nowait(set(orjson.loads(line)))
 
     async def next_paths(
         self, stop: asyncio.Event, timeout: float, also: asyncio.Future[Any] | None = None
@@ -122,55 +121,84 @@ class Watcher:
         return paths
 
     async def close(self) -> None:
-        """End the helper (it stops when its stdin closes); never awaits, so it also
-        completes inside a cancelled task."""
+        """End the helper: its stdin closes and it ends by itself; one that has not a
+        moment later (or when this is cancelled meanwhile) is killed."""
         process, self._process = self._process, None
-        self.paths = ()
+        reader, self._reader = self._reader, None
+        self.paths = self.shallow = ()
+        if reader is not None:
+            reader.cancel()
         if process is None:
             return
         if process.stdin is not None:
             process.stdin.close()
-        end_child(process)
+        if process.returncode is not None:
+            return
+        try:
+            await asyncio.wait_for(process.wait(), END_GRACE)
+        except TimeoutError:
+            _kill(process)
+        except asyncio.CancelledError:
+            _kill(process)
+            raise
 
 
-def _settle(future: asyncio.Future[bool], value: bool) -> None:
-    if not future.done():
-        future.set_result(value)
+def _kill(process: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        process.kill()
 
 
 def serve(argv: list[str]) -> int:
-    """The helper process: ``python -m wftop.core.index.watcher DEBOUNCE_MS STEP_MS FOLDER...``.
+    """The helper process: ``python -m wftop.core.index.watcher DEBOUNCE_MS STEP_MS FOLDER...
+    [--shallow FOLDER...]``.
 
     Prints ``ready`` once the watch is up, then one JSON list of changed paths per
     batch; ends when stdin closes (the index stopped, or its process died).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is for the parent to handle
     debounce, step, *paths = argv
-    return asyncio.run(_serve(int(debounce), int(step), paths))
+    shallow: list[str] = []
+    if SHALLOW in paths:
+        at = paths.index(SHALLOW)
+        paths, shallow = paths[:at], paths[at + 1 :]
+    return asyncio.run(_serve(int(debounce), int(step), paths, shallow))
 
 
-async def _serve(debounce: int, step: int, paths: list[str]) -> int:
+async def _serve(debounce: int, step: int, paths: list[str], shallow: list[str]) -> int:
     from watchfiles import awatch
 
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     loop.add_reader(sys.stdin.fileno(), lambda: _stdin_closed(stop))
     out = sys.stdout.buffer
-    batches = awatch(*paths, watch_filter=None, debounce=debounce, step=step, stop_event=stop)
-    pending = asyncio.ensure_future(anext(batches))
+    options: dict[str, Any] = {
+        "watch_filter": None, "debounce": debounce, "step": step, "stop_event": stop,
+    }  # fmt: skip
+    watches: list[AsyncGenerator[set[tuple[Any, str]], None]] = []
+    if paths:
+        watches.append(awatch(*paths, **options))
+    if shallow:
+        watches.append(awatch(*shallow, recursive=False, **options))
+    pending = {asyncio.ensure_future(anext(watch)): watch for watch in watches}
     # awatch registers every folder before its first await: one turn of the loop later
     # the watch is up, and anything written from now on is seen.
     await asyncio.sleep(0)
     out.write(b"ready\n")
     out.flush()
-    while True:
-        try:
-            changes = await pending
-        except StopAsyncIteration:
-            return 0
-        out.write(orjson.dumps(sorted({path for _change, path in changes})) + b"\n")
-        out.flush()
-        pending = asyncio.ensure_future(anext(batches))
+    while pending:
+        done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+        changed: set[str] = set()
+        for future in done:
+            watch = pending.pop(future)
+            try:
+                changed |= {path for _change, path in future.result()}
+            except StopAsyncIteration:
+                continue
+            pending[asyncio.ensure_future(anext(watch))] = watch
+        if changed:
+            out.write(orjson.dumps(sorted(changed)) + b"\n")
+            out.flush()
+    return 0
 
 
 def _stdin_closed(stop: asyncio.Event) -> None:
