@@ -24,6 +24,7 @@ same throwaway servers the tests use, ``tests/ssh_kit.py``).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import shutil
@@ -71,20 +72,21 @@ def append_latency(argv: list[str], root: Path, lines: int, interval: float) -> 
     arrived: dict[int, float] = {}
     ready = threading.Event()
 
-    def read() -> None:
-        while True:
-            update = hub.next(timeout=30)
-            if update is None:
-                return
-            for run in (*update.changes.added, *update.changes.changed):
-                if run.run_id == "wf_bench-001":
-                    count = run.fold.started_lines + run.fold.result_lines
-                    arrived.setdefault(count, time.time())
-                    ready.set()
+    async def follow() -> None:
+        async for batch in hub.updates():
+            for update in batch:
+                for run in (*update.changes.added, *update.changes.changed):
+                    if run.run_id == "wf_bench-001":
+                        count = run.fold.started_lines + run.fold.result_lines
+                        arrived.setdefault(count, time.time())
+                        ready.set()
             if len(arrived) > lines:
                 return
 
-    hub.start()
+    def read() -> None:
+        # the hub's own loop, in a thread of the bench's, as the TUI runs it
+        asyncio.run(follow())
+
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     ready.wait(120)
@@ -99,6 +101,7 @@ def append_latency(argv: list[str], root: Path, lines: int, interval: float) -> 
         os.close(fd)
     reader.join(timeout=30)
     hub.close()
+    reader.join(timeout=30)
     shutil.rmtree(journal.parent.parent.parent.parent.parent)
     counts = sorted(arrived)
     latencies = []

@@ -133,6 +133,8 @@ class SshHosts:
         if process is not None and process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+        if process is not None and process.stdout is not None:
+            process.stdout.close()
 
     def write_config(self) -> None:
         lines = []

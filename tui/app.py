@@ -26,7 +26,7 @@ from textual.binding import BindingType
 from textual.notifications import Notify, SeverityLevel
 from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import Worker, WorkerState
 
 from wftop.core.index.changeset import ChangeSet
 from wftop.core.index.live import LiveIndex
@@ -220,18 +220,17 @@ class WftopApp(App[int]):
 
     @work(thread=True, exclusive=True, group="remote", exit_on_error=False, name="follow-hosts")
     def follow_remote(self) -> None:
-        """Hand the other hosts' updates to the loop, every update ready at once."""
+        """Follow the other hosts in this thread, on an event loop of its own (their
+        streams are read and made runs there, never on the app's loop), handing the loop
+        the updates that came together."""
+        asyncio.run(self._follow_hosts())
+
+    async def _follow_hosts(self) -> None:
         hub = self.remote
         assert hub is not None
-        hub.start()
-        worker = get_current_worker()
-        while not worker.is_cancelled:
-            first = hub.next(timeout=0.2)
-            if first is None:
-                continue
-            updates = [first]
-            while len(updates) < 256 and (more := hub.next(timeout=0)) is not None:
-                updates.append(more)
+        if self._unmounting.is_set():
+            return
+        async for updates in hub.updates():
             self.post_message(HostsUpdated(updates))
 
     def on_hosts_updated(self, message: HostsUpdated) -> None:
@@ -346,7 +345,7 @@ class WftopApp(App[int]):
                 self._stop_follow()
         self._set_terminal_title("")
         if self.remote is not None:
-            self.remote.close(wait=False)
+            self.remote.close()
 
     def _set_terminal_title(self, title: str) -> None:
         if title == self.terminal_title:

@@ -1,27 +1,30 @@
 """One host's change-set stream as the change sets the local index hands out.
 
 The remote ``wftop ls --watch --json`` prints the cold index first (every run ``added``),
-then one line per change set. `HostFeed` turns each line into a `ChangeSet` of `Run`s whose
-identity carries the host. A connection that drops is `lost`: the host's runs stay with
-their last known state, marked stale (never ``dead``: a link going down says nothing of a
-run). The first line after a reconnect is a fresh snapshot, diffed against what was known,
-so the runs that changed, appeared or went while the link was down arrive as one change
-set: none lost, none twice.
+then one line per change set. `HostFeed` reads each line's rows (`RunRow.from_json`, the
+host in their identity) into a `wftop.core.engine.feed.RowFeed`, the same one a view keeps of
+this machine's engine, and hands out what changed both as rows (`HostFeed.delta`) and as a
+`ChangeSet` of `Run`s. A connection that drops is `lost`: the host's runs stay with their last
+known state, marked stale (never ``dead``: a link going down says nothing of a run). The
+first line after a reconnect is a fresh snapshot, diffed against what was known, so the
+runs that changed, appeared or went while the link was down arrive as one change set: none
+lost, none twice.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
+from wftop.core.engine.feed import Delta, RowFeed
 from wftop.core.index.changeset import ChangeSet
 from wftop.core.model import Run
-from wftop.core.remote.rows import run_from_row
+from wftop.core.remote.rows import run_of
 from wftop.core.remote.transport import Unreachable
-from wftop.core.row import RowError
-from wftop.core.text.redact import Redactor
+from wftop.core.row import RowError, RunRow
+from wftop.core.text.redact import Redactor, redact_value
 
 
 class StreamError(ValueError):
@@ -48,10 +51,12 @@ class HostFeed:
 
     def __init__(self, host: str) -> None:
         self.host = host
+        self.rows = RowFeed()
+        """Every run of the host as a row, by its ident here (its root after ``<host>:``)."""
         self.runs: dict[str, Run] = {}
-        """Every run of the host, by its ident here (its root after ``<host>:``)."""
-        self.idents: dict[str, str] = {}
-        """The ident the host itself names each run by (in ``removed``) → its ident here."""
+        """The same runs, as the local model holds them."""
+        self.delta: Delta | None = None
+        """What the last line (or `lost`) changed, as rows (None: nothing)."""
         self.synced = False
         """The current connection's snapshot has been applied."""
         self.seq = 0
@@ -68,55 +73,44 @@ class HostFeed:
             raise StreamError("not a change set (expected {seq, added, changed, removed})")
         return payload
 
-    def _runs(self, rows: Any) -> list[Run]:
+    def _rows(self, rows: Any) -> list[RunRow]:
         if not isinstance(rows, list):
             raise StreamError("added and changed must be lists of runs")
         try:
-            return [run_from_row(row, self.host, self.redactor) for row in rows]
+            return [
+                RunRow.from_json(redact_value(row, self.redactor), host=self.host) for row in rows
+            ]
         except RowError as error:
             raise StreamError(str(error)) from None
 
     def apply(self, line: bytes) -> ChangeSet:
         """The change set one line of the stream makes (`StreamError` for a bad line)."""
         payload = self.parse(line)
-        fresh = self._runs(payload.get("added", [])) + self._runs(payload.get("changed", []))
+        fresh = self._rows(payload.get("added", [])) + self._rows(payload.get("changed", []))
         if not self.synced:
-            return self._resync(fresh)
-        removed_raw = payload.get("removed", [])
-        if not isinstance(removed_raw, list):
+            self.synced = True
+            self.rows.begin()
+            return self._changes(self.rows.snapshot(fresh, final=True))
+        removed = payload.get("removed", [])
+        if not isinstance(removed, list) or not all(isinstance(item, str) for item in removed):
             raise StreamError("removed must be a list of idents")
-        added: list[Run] = []
-        changed: list[Run] = []
-        for run in fresh:
-            (changed if run.ident in self.runs else added).append(run)
-            self.runs[run.ident] = run
-            self.idents[run.folder.ident] = run.ident
-        removed = []
-        for ident in removed_raw:
-            key = self.idents.pop(str(ident), None)
-            if key is not None and self.runs.pop(key, None) is not None:
-                removed.append(key)
-        return self._next(added, changed, removed)
-
-    def _resync(self, snapshot: list[Run]) -> ChangeSet:
-        """A connection's first line: every run the host has now, against what was known."""
-        self.synced = True
-        now = {run.ident: run for run in snapshot}
-        added = [run for ident, run in now.items() if ident not in self.runs]
-        changed = [run for ident, run in now.items() if ident in self.runs]
-        removed = [ident for ident in self.runs if ident not in now]
-        self.runs = now
-        self.idents = {run.folder.ident: run.ident for run in snapshot}
-        return self._next(added, changed, removed)
+        return self._changes(self.rows.change(fresh, removed))
 
     def lost(self) -> ChangeSet:
         """The connection dropped: every run stays, marked stale, until the next snapshot."""
         self.synced = False
-        stale = [replace(run, stale=True) for run in self.runs.values() if not run.stale]
-        for run in stale:
-            self.runs[run.ident] = run
-        return self._next([], stale, [])
+        return self._changes(self.rows.lost(stale=True))
 
-    def _next(self, added: list[Run], changed: list[Run], removed: list[str]) -> ChangeSet:
+    def _changes(self, delta: Delta | None) -> ChangeSet:
+        """The rows' delta as a change set of runs (the runs kept in step)."""
+        self.delta = delta
         self.seq += 1
-        return ChangeSet(self.seq, tuple(added), tuple(changed), tuple(removed))
+        if delta is None:
+            return ChangeSet(self.seq)
+        added = tuple(run_of(row) for row in delta.added)
+        changed = tuple(run_of(row) for row in delta.changed)
+        for run in (*added, *changed):
+            self.runs[run.ident] = run
+        for ident in delta.removed:
+            self.runs.pop(ident, None)
+        return ChangeSet(self.seq, added, changed, delta.removed)

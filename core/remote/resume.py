@@ -9,17 +9,17 @@ on when the SSH connection drops or this wftop quits; only the reading of its ev
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import threading
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
 from wftop.core.model import Run
-from wftop.core.remote.link import drain_into
 from wftop.core.remote.transport import Unreachable, classify_exit
 from wftop.core.system.procs import end_child
 
@@ -121,3 +121,12 @@ class RemoteResume:
             process = self._process
         if process is not None:
             end_child(process)
+
+
+def drain_into(stream: IO[bytes] | None, into: deque[str]) -> None:
+    """Read a child's stream to its end, keeping its last lines (its stderr: why it ended)."""
+    if stream is None:
+        return
+    with contextlib.suppress(OSError, ValueError):
+        for raw in stream:
+            into.append(raw.decode("utf-8", "replace"))
