@@ -1,0 +1,130 @@
+"""In a real tmux, as a user meets it: ``wftop watch --notify`` in one window, another window
+shown on an attached client, the run's real owner SIGKILLed: the watch's window is flagged
+by its bell, the client's status line shows the notification, and a run name holding
+``#(…)`` and ``#[…]`` is shown as written (the command never runs).
+
+The client is ``tmux attach`` under ``script`` (a client needs a terminal), and what tmux
+draws on it is recorded in ``script``'s typescript.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.corpus import copy_tree
+from wftop.core.system.procs import default_table
+
+WAIT = 30.0
+HOSTILE = "mock-six #(touch PWNED)#[fg=red]"
+
+Tmux = Callable[..., str]
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    for tool in ("tmux", "script"):
+        if shutil.which(tool) is None:
+            if os.environ.get("CI") == "true":
+                pytest.fail(f"no {tool} on this machine (CI=true: the tmux tests must run)")
+            pytest.skip(f"no {tool} on this machine")
+    socket = f"wftop-notify-{uuid.uuid4().hex[:8]}"
+    base = ["tmux", "-L", socket, "-f", os.devnull]
+    env = {**os.environ, "TMUX_TMPDIR": str(tmp_path)}
+    env.pop("TMUX", None)
+
+    def run(*args: str) -> str:
+        done = subprocess.run(
+            [*base, *args], env=env, capture_output=True, text=True, check=True, timeout=WAIT
+        )
+        return done.stdout
+
+    run.base = base  # type: ignore[attr-defined]
+    run.env = env  # type: ignore[attr-defined]
+    run("new-session", "-d", "-s", "notify", "-x", "100", "-y", "30", "-n", "watch", "sh")
+    try:
+        yield run
+    finally:
+        subprocess.run([*base, "kill-server"], env=env, check=False, capture_output=True)
+
+
+def planted(tmp_path: Path) -> tuple[Path, subprocess.Popen[bytes]]:
+    """The killed tree, its run named `HOSTILE`, written now, with a live owner."""
+    root = copy_tree("killed", tmp_path)
+    (script,) = root.glob("projects/*/*/workflows/scripts/*.js")
+    pwned = str(tmp_path / "pwned")
+    name = HOSTILE.replace("PWNED", pwned)
+    script.write_text(script.read_text().replace("name: 'mock-six'", f"name: '{name}'"))
+    now = time.time()
+    for path in root.rglob("*"):
+        if path.is_file():
+            os.utime(path, (now, now))
+    owner = subprocess.Popen(["sleep", "600"])
+    journals = root.glob("projects/*/*/subagents/workflows/*/journal.jsonl")
+    (session,) = {journal.parents[3].name for journal in journals}
+    (root / "sessions").mkdir()
+    start = default_table().start_time(owner.pid)
+    entry = {"pid": owner.pid, "sessionId": session, "procStart": start}
+    (root / "sessions" / f"{owner.pid}.json").write_text(json.dumps(entry))
+    return root, owner
+
+
+def until(check: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+def test_a_death_flags_the_watch_window_and_shows_on_the_clients_status_line(tmux, tmp_path):
+    root, owner = planted(tmp_path)
+    env = {
+        "WFTOP_NOTIFY": "bell,tmux",
+        "WFTOP_STATE_DIR": str(tmp_path / "state"),
+        "WFTOP_CACHE_DIR": str(tmp_path / "cache"),
+        "WFTOP_CONFIG": str(tmp_path / "none.toml"),
+        "PATH": os.environ["PATH"],
+    }
+    exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
+    argv = [sys.executable, "-m", "wftop.cli", "watch", "--notify"]
+    argv += ["--no-default-root", "--root", str(root)]
+    tmux("set-option", "-g", "monitor-bell", "on")
+    tmux("set-option", "-g", "bell-action", "any")
+    tmux("send-keys", "-t", "notify:watch", f"{exports} {shlex.join(argv)}", "Enter")
+    tmux("new-window", "-t", "notify:", "-n", "other", "sh")
+    typescript = tmp_path / "client.typescript"
+    attach = shlex.join([*tmux.base, "attach", "-t", "notify"])  # type: ignore[attr-defined]
+    client = subprocess.Popen(
+        ["script", "-qfc", f"stty cols 100 rows 30; {attach}", str(typescript)],
+        stdin=subprocess.PIPE,  # held open: an EOF would reach the shell shown as ^D
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=tmux.env,  # type: ignore[attr-defined]
+    )
+    try:
+        until(lambda: "attached" in tmux("list-clients", "-F", "#{client_flags}"), "the client")
+        pane = lambda: tmux("capture-pane", "-p", "-t", "notify:watch")  # noqa: E731
+        until(lambda: "watching 1 run" in pane(), "the watch to read the run")
+        assert "notifying on bell, tmux" in pane()
+        owner.kill()
+        owner.wait()
+        until(lambda: "Run died" in pane(), "the death printed")
+        flags = tmux("list-windows", "-F", "#{window_name} #{window_bell_flag}").split("\n")
+        assert flags[:2] == ["watch 1", "other 0"]
+        shown = f"Run died: mock-six #(touch {tmp_path}"  # as written, cut at 100 columns
+        until(lambda: shown.encode() in typescript.read_bytes(), "the status line message")
+        assert not (tmp_path / "pwned").exists()
+    finally:
+        owner.kill()
+        client.kill()
+        client.wait()
