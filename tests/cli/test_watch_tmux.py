@@ -12,50 +12,31 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.corpus import copy_tree
+from tests.tmux_kit import TmuxServer, needs
 from wftop.core.system.procs import default_table
 
 WAIT = 30.0
 HOSTILE = "mock-six #(touch PWNED)#[fg=red]"
 
-Tmux = Callable[..., str]
-
 
 @pytest.fixture
-def tmux(tmp_path: Path) -> Iterator[Tmux]:
-    for tool in ("tmux", "script"):
-        if shutil.which(tool) is None:
-            if os.environ.get("CI") == "true":
-                pytest.fail(f"no {tool} on this machine (CI=true: the tmux tests must run)")
-            pytest.skip(f"no {tool} on this machine")
-    socket = f"wftop-notify-{uuid.uuid4().hex[:8]}"
-    base = ["tmux", "-L", socket, "-f", os.devnull]
-    env = {**os.environ, "TMUX_TMPDIR": str(tmp_path)}
-    env.pop("TMUX", None)
-
-    def run(*args: str) -> str:
-        done = subprocess.run(
-            [*base, *args], env=env, capture_output=True, text=True, check=True, timeout=WAIT
-        )
-        return done.stdout
-
-    run.base = base  # type: ignore[attr-defined]
-    run.env = env  # type: ignore[attr-defined]
+def tmux(tmp_path: Path) -> Iterator[TmuxServer]:
+    needs("script")
+    run = TmuxServer(tmp_path, "notify")
     run("new-session", "-d", "-s", "notify", "-x", "100", "-y", "30", "-n", "watch", "sh")
     try:
         yield run
     finally:
-        subprocess.run([*base, "kill-server"], env=env, check=False, capture_output=True)
+        run.kill()
 
 
 def planted(tmp_path: Path) -> tuple[Path, subprocess.Popen[bytes]]:
@@ -103,13 +84,13 @@ def test_a_death_flags_the_watch_window_and_shows_on_the_clients_status_line(tmu
     tmux("send-keys", "-t", "notify:watch", f"{exports} {shlex.join(argv)}", "Enter")
     tmux("new-window", "-t", "notify:", "-n", "other", "sh")
     typescript = tmp_path / "client.typescript"
-    attach = shlex.join([*tmux.base, "attach", "-t", "notify"])  # type: ignore[attr-defined]
+    attach = shlex.join([*tmux.base, "attach", "-t", "notify"])
     client = subprocess.Popen(
         ["script", "-qfc", f"stty cols 100 rows 30; {attach}", str(typescript)],
         stdin=subprocess.PIPE,  # held open: an EOF would reach the shell shown as ^D
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        env=tmux.env,  # type: ignore[attr-defined]
+        env=tmux.env,
     )
     try:
         until(lambda: "attached" in tmux("list-clients", "-F", "#{client_flags}"), "the client")

@@ -10,18 +10,15 @@ must hold none of the planted sequences raw.
 
 from __future__ import annotations
 
-import os
 import shlex
-import shutil
-import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
 from tests.hostile_kit import MARK, MARK64, hostile_tree, raw_leaks
+from tests.tmux_kit import TmuxServer
 
 TOP = Path(__file__).resolve().parents[2]
 WAIT = 30.0
@@ -29,27 +26,13 @@ WAIT = 30.0
 
 @pytest.fixture
 def tmux(tmp_path: Path):  # type: ignore[no-untyped-def]
-    if shutil.which("tmux") is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("no tmux on this machine (CI=true: the tmux tests must run)")
-        pytest.skip("no tmux on this machine")
-    socket = f"wftop-hostile-{uuid.uuid4().hex[:8]}"
-    base = ["tmux", "-L", socket, "-f", os.devnull]
-    env = {**os.environ, "TMUX_TMPDIR": str(tmp_path)}
-    env.pop("TMUX", None)
-
-    def run(*args: str) -> str:
-        done = subprocess.run(
-            [*base, *args], env=env, capture_output=True, text=True, check=True, timeout=WAIT
-        )
-        return done.stdout
-
+    run = TmuxServer(tmp_path, "hostile")
     run("new-session", "-d", "-s", "gate", "-x", "200", "-y", "50", "sh")
     try:
         run("set-option", "-g", "set-clipboard", "on")
         yield run
     finally:
-        subprocess.run([*base, "kill-server"], env=env, check=False, capture_output=True)
+        run.kill()
 
 
 def wait_for(run, target: str, text: str) -> str:  # type: ignore[no-untyped-def]
