@@ -17,7 +17,9 @@ Invariants:
   only reset on the way is a provisional last line continued into another line;
 * a truncation is noticed, and what follows equals a fresh read of the final file;
 * no call is ``done`` (or served from cache) without a ``result`` line for its key,
-  and the fold's line counts equal the records of each type.
+  and the fold's line counts equal the records of each type;
+* the counting fold of a list's first read (`wftop.core.read.countfold.CountingFold`) reads
+  what a row reads of the full fold (`row_facts`).
 
 Prints a summary (cases, lines, bytes, failures, time) and exits 1 on any failure,
 writing the failing inputs next to ``--out``.
@@ -42,6 +44,7 @@ if str(TOP) not in sys.path:
     sys.path.insert(0, str(TOP))
 
 from wftop.core.read import jsonl  # noqa: E402
+from wftop.core.read.countfold import CountingFold  # noqa: E402
 from wftop.core.read.journal import CallState, JournalFold  # noqa: E402
 from wftop.core.read.jsonl import JsonlTail  # noqa: E402
 
@@ -158,9 +161,37 @@ def read_whole(path: str, limit: int) -> tuple[list[Any], list[tuple[int, str]]]
     return batch.records, problems_of(batch.problems)
 
 
+def row_facts(fold: JournalFold) -> Any:
+    """What a run's row reads of a fold (`wftop.core.row.RunRow.of` and the reader's failures
+    and re-runs): counts, and the open and failed calls with what is read of them."""
+    calls = fold.calls
+
+    def facts(key: str) -> tuple[Any, ...]:
+        call = calls[key]
+        return (key, call.order, call.label, call.agent_ids[-1:], call.last_line, call.state)
+
+    return (
+        fold.started_lines,
+        fold.result_lines,
+        fold.failed_lines,
+        fold.keyless_lines,
+        fold.restore_state,
+        fold.last_agent_id,
+        list(fold.rerun_agent_ids),
+        len(calls),
+        [facts(key) for key in fold.open_keys],
+        [facts(key) for key in fold.failed_keys],
+        [call.key for call in fold.calls_in(CallState.IN_FLIGHT)],
+        [call.key for call in fold.calls_in(CallState.FAILED)],
+    )
+
+
 def check_fold(records: list[tuple[int, dict[str, Any]]]) -> JournalFold:
-    """Fold the records; no call is done without a result line for its key."""
+    """Fold the records; no call is done without a result line for its key, and the counting
+    fold reads what the full fold reads."""
     fold = JournalFold().feed_all(records)
+    if row_facts(CountingFold().feed_all(records)) != row_facts(fold):
+        raise CaseFailure("the counting fold reads other row facts than the full fold")
     with_result: set[str] = set()
     counts = {"started": 0, "result": 0, "failed": 0}
     for _, record in records:

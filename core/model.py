@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -16,6 +16,9 @@ from wftop.core.read.journal import Call, CallState, JournalFold
 from wftop.core.read.jsonl import Problem
 from wftop.core.read.sessions import Owner
 from wftop.core.read.snapshot import Snapshot
+
+if TYPE_CHECKING:  # cost reads runs: a run names what it spent by type alone
+    from wftop.core.cost.tokens import Spend
 
 DEFAULT_STALL_WINDOW = 10 * 60.0
 """Seconds without journal or transcript growth before a live run reads as stalled."""
@@ -125,6 +128,9 @@ class Run:
     """The SSH host the run lives on (None: this machine); see `wftop.core.remote`."""
     stale: bool = False
     """A remote run whose host cannot be reached now: its last known state, not a live one."""
+    spend: Spend | None = None
+    """What its attempts spent, when the reader kept it as lines came
+    (`wftop.core.cost.tally.SpendTally`); None: read it from the transcripts when asked."""
     _ident: str | None = field(default=None, init=False, repr=False, compare=False)
     _project_short: str | None = field(default=None, init=False, repr=False, compare=False)
     _shown_status: str | None = field(default=None, init=False, repr=False, compare=False)

@@ -273,7 +273,7 @@ class RunRow:
         """The row of a run (made once per change of the run, in whichever thread read it);
         what it spent is read from its agents' transcripts (``spends`` keeps those read)."""
         folder, fold = run.folder, run.fold
-        spent = run_spend(run, spends).total
+        spent = run.spend if run.spend is not None else run_spend(run, spends).total
         flight = tuple(call.label for call in run.in_flight_calls)
         dead = run.status is Status.DEAD
         return cls(

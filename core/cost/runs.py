@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from wftop.core.cost.tokens import NOTHING, Spend, total
+from wftop.core.cost.tokens import NOTHING, Spend, exact_total, total
 from wftop.core.cost.usage import Spends
 from wftop.core.model import Run
 from wftop.core.read.agent_transcript import transcript_path
@@ -31,9 +31,11 @@ class RunSpend:
         return self.calls.get(call.key, NOTHING)
 
 
-def agents_spend(folder: str, agent_ids: Iterable[str], spends: Spends | None = None) -> Spend:
-    """What the agents ``agent_ids`` of run folder ``folder`` spent (those whose transcript
-    can be read)."""
+def attempts_spend(
+    folder: str, agent_ids: Iterable[str], spends: Spends | None = None
+) -> list[Spend]:
+    """What each of the agents ``agent_ids`` of run folder ``folder`` spent (those whose
+    transcript can be read)."""
     spends = spends or Spends()
     found = []
     for agent_id in agent_ids:
@@ -41,14 +43,25 @@ def agents_spend(folder: str, agent_ids: Iterable[str], spends: Spends | None = 
         spent = spends.of(path) if path else None
         if spent is not None:
             found.append(spent)
-    return total(found)
+    return found
+
+
+def agents_spend(folder: str, agent_ids: Iterable[str], spends: Spends | None = None) -> Spend:
+    """What the agents ``agent_ids`` of run folder ``folder`` spent, together."""
+    return total(attempts_spend(folder, agent_ids, spends))
 
 
 def calls_spend(folder: str, calls: Iterable[Call], spends: Spends | None = None) -> RunSpend:
-    """Every call's spend (``calls`` of run folder ``folder``) and their sum."""
+    """Every call's spend (``calls`` of run folder ``folder``) and their sum (every attempt's,
+    added exactly: `exact_total`)."""
     spends = spends or Spends()
-    found = {call.key: agents_spend(folder, call.agent_ids, spends) for call in calls}
-    return RunSpend(found, total(found.values()))
+    found: dict[str, Spend] = {}
+    every: list[Spend] = []
+    for call in calls:
+        attempts = attempts_spend(folder, call.agent_ids, spends)
+        found[call.key] = total(attempts)
+        every += attempts
+    return RunSpend(found, exact_total(every))
 
 
 def run_spend(run: Run, spends: Spends | None = None) -> RunSpend:

@@ -9,6 +9,7 @@ price is unknown. A spend with any message of an unpriced model has no dollar fi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -152,3 +153,22 @@ def dollars(cost: float | None, unpriced: Iterable[str] = ()) -> str:
     if abs(cost) < 1:
         return f"${cost:.4f}"
     return f"${cost:,.2f}"
+
+
+def exact_total(spends: Iterable[Spend]) -> Spend:
+    """The sum of ``spends`` with the dollars added exactly (`math.fsum`, correctly rounded):
+    the same in whatever order they come, so a run's total read whole equals the one kept
+    as its journal grew (`wftop.core.cost.tally.SpendTally`)."""
+    tokens, messages, unknown = NO_TOKENS, 0, False
+    costs: list[float] = []
+    unpriced: set[str] = set()
+    for spend in spends:
+        tokens = tokens + spend.tokens
+        messages += spend.messages
+        unpriced.update(spend.unpriced_models)
+        if spend.cost_usd is None:
+            unknown = True
+        else:
+            costs.append(spend.cost_usd)
+    cost = None if unknown or unpriced else math.fsum(costs)
+    return Spend(tokens, cost, tuple(sorted(unpriced)), messages)

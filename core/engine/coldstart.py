@@ -124,7 +124,7 @@ async def first_rows(
                 NamedScript.of(run.snapshot.script_path if run.snapshot is not None else None),
                 settled(run),
             )
-            for run in cold.read(part)
+            for run in cold.read(part, for_rows=True)
         ]
 
     def take(reads: list[Read]) -> None:

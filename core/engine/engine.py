@@ -194,6 +194,7 @@ class Engine:
             processes=self.processes,
             now=self._now,
             stall_window=self.stall_window,
+            spends=True,
             **self.index_options,  # type: ignore[arg-type]
         )
         # The first rows told the problems the runs had; the index only learns their counts.

@@ -145,13 +145,14 @@ class ColdPass:
         cwd = facts.cwd if facts is not None else no_cwd
         return RunContext(self.owners, self.superseded, self.moment, self.stall_window, cwd)
 
-    def read(self, folders: Iterable[RunFolder]) -> Iterator[Run]:
-        """Each folder read once and classified, in the order given."""
+    def read(self, folders: Iterable[RunFolder], *, for_rows: bool = False) -> Iterator[Run]:
+        """Each folder read once and classified, in the order given (``for_rows``: for their
+        rows alone, `RunReader`'s counting read)."""
         facts = SessionFacts()
         context = self.context(facts)
         with paused_gc():
             for folder in folders:
-                reader = RunReader(folder, keep_bytes=self.keep_bytes)
+                reader = RunReader(folder, keep_bytes=self.keep_bytes, for_rows=for_rows)
                 alive = context.owner(folder).may_be_alive
                 reader.refresh(owner_alive=alive, listing=facts.scripts)
                 yield reader.run(context)
@@ -246,7 +247,7 @@ def scan_rows(
                 NamedScript.of(run.snapshot.script_path if run.snapshot is not None else None),
                 settled(run),
             )
-            for run in cold.read(part)
+            for run in cold.read(part, for_rows=True)
         ]
 
     with paused_gc():

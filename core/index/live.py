@@ -83,8 +83,12 @@ class LiveIndex:
         sweep_interval: float = 30.0,
         debounce_ms: int = 50,
         step_ms: int = 20,
+        spends: bool = False,
     ) -> None:
+        """``spends``: the runs handed out carry what they spent (`Run.spend`), kept as lines
+        come and transcripts change, for a view that makes rows of them."""
         self.roots = [os.path.abspath(root) for root in roots]
+        self.spends = spends
         self.stall_window = stall_window
         self.sweep_interval = sweep_interval
         self.debounce_ms = debounce_ms
@@ -99,7 +103,7 @@ class LiveIndex:
         self._reset()
 
     def _reset(self) -> None:
-        self._table = RunTable()
+        self._table = RunTable(spends=self.spends)
         self._runs: dict[str, Run] = {}
         self._order: list[Run] | None = None
         self._registry: dict[str, list[RegistryEntry]] = {}
@@ -357,6 +361,8 @@ class LiveIndex:
             agents = transcripts.get(ident, ())
             alive = self._alive(reader.folder)
             changed = reader.refresh_transcripts(alive, agents) or changed
+            if ident in transcripts and reader.refresh_spend(transcripts[ident]):
+                changed = True
             if ident in transcripts and self._cwd_from_agents(reader.folder):
                 changed = True
             if changed:

@@ -13,7 +13,10 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
+from wftop.core.cost.tally import SpendTally
+from wftop.core.cost.tokens import Spend
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run, TranscriptStats, classify
+from wftop.core.read.countfold import CountingFold
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.failures import (
     Failure,
@@ -134,11 +137,16 @@ class RunReader:
         *,
         keep_bytes: int = LIST_KEEP_BYTES,
         keep_total: int | None = LIST_KEEP_TOTAL,
+        for_rows: bool = False,
     ):
+        """``for_rows``: the run is read for its row alone (`wftop.core.row.RunRow.of`), with
+        a `CountingFold` and what it spent kept as it is read: a list's first read. Its run
+        holds no whole calls; a view that shows calls reads it in full."""
         self.folder = folder
         self.keep_bytes, self.keep_total = keep_bytes, keep_total
+        self.for_rows = for_rows
         self.tail = self._tail()
-        self.fold = JournalFold()
+        self.fold = self._new_fold()
         self.problems: list[Problem] = []
         self.journal_size = 0
         self.journal_mtime: float | None = None
@@ -154,8 +162,17 @@ class RunReader:
         self.script_name: str | None = None
         self._reruns = RerunTokens()
         self._replies = LastReplies()
+        self._notices: tuple[tuple[int, float, int] | None, list[tuple[str, str]]] | None = None
+        self._spent = SpendTally()
+        self.count_spend = for_rows
+        """Keep what the run spent as its lines and transcripts change (`spend`), for a
+        reader whose runs become rows (`wftop.core.row.RunRow.of` reads it, not every
+        transcript)."""
         self.rerun_tokens: int | None = 0
         """Tokens spent on re-runs of calls that had returned (`wftop.core.read.usage`)."""
+
+    def _new_fold(self) -> JournalFold:
+        return CountingFold() if self.for_rows else JournalFold()
 
     def _tail(self) -> JsonlTail:
         return JsonlTail(
@@ -170,11 +187,17 @@ class RunReader:
             if not batch.reset:
                 self.tail = self._tail()
                 self.tail.stat = None
-            self.fold = JournalFold()
+            self.fold = self._new_fold()
             self._reruns = RerunTokens()
+            self._spent = SpendTally()
             self.problems = []
             batch.reset = True
         self.fold.feed_all(batch.records)
+        self._spent.started(
+            agent if type(agent := record.get("agentId")) is str else ""
+            for _line, record in batch.records
+            if record.get("type") == "started"
+        )
         # A problem with the whole file (line 0) is restated by every read while it lasts,
         # so each read replaces the last one's: gone when the file opens, never piled up.
         self.problems = [problem for problem in self.problems if problem.line != 0]
@@ -330,6 +353,20 @@ class RunReader:
         self.find_script(listing)
         return self.refresh_reruns() or changed
 
+    def spend(self) -> Spend:
+        """What every attempt spent, each transcript read once more after it changed."""
+        return self._spent.total(self.folder.path)
+
+    def refresh_spend(self, names: Collection[str] | None) -> bool:
+        """The agent transcripts ``names`` changed (None: any may have): read again those
+        that are an attempt's; True when what the run spent changed."""
+        if not self.count_spend:
+            return False
+        before = self.spend()
+        agents = None if names is None else [name[6:-6] for name in names]
+        self._spent.changed(agents)
+        return self.spend() != before
+
     def refresh_reruns(self) -> bool:
         """Read what the re-run agents used (only runs with re-runs read anything)."""
         before, fold = self.rerun_tokens, self.fold
@@ -385,6 +422,7 @@ class RunReader:
             superseded_by=superseded_by,
             failures=self.failures(snapshot if current else None, over=over),
             rerun_tokens=self.rerun_tokens,
+            spend=self.spend() if self.count_spend else None,
         )
         return run
 
@@ -401,8 +439,21 @@ class RunReader:
             journal=folder.journal,
             end=RunEnd(snapshot, over),
             replies=self._replies,
-            notice=lambda: notice_failures(folder.transcript, folder.run_id),
+            notice=self._notice,
         )
+
+    def _notice(self) -> list[tuple[str, str]]:
+        """`notice_failures` of the session transcript, read again only when it changed: it
+        is asked at every change of a run whose failures it may explain, and it grows with
+        the session."""
+        transcript = self.folder.transcript
+        try:
+            stamp: tuple[int, float, int] | None = _stamp(os.stat(transcript))
+        except OSError:
+            stamp = None
+        if self._notices is None or self._notices[0] != stamp:
+            self._notices = (stamp, notice_failures(transcript, self.folder.run_id))
+        return self._notices[1]
 
 
 _NONE = TranscriptStats()

@@ -21,7 +21,9 @@ Place = tuple[str, str, str]
 class RunTable:
     """Readers of the tracked run folders by ident, and the lookups around them."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, spends: bool = False) -> None:
+        self.spends = spends
+        """Readers keep what their runs spent (`RunReader.count_spend`)."""
         self.readers: dict[str, RunReader] = {}
         self.run_dirs: dict[str, str] = {}
         """Run folder path and real path → ident (where file events point)."""
@@ -41,6 +43,7 @@ class RunTable:
         if folder.real_path != folder.path:
             self.rewatch = True
         reader = RunReader(folder)
+        reader.count_spend = self.spends
         self.readers[ident] = reader
         self._by_real[folder.real_path] = ident
         self.run_dirs[folder.path] = ident

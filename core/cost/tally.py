@@ -1,0 +1,121 @@
+"""What a run's attempts spent, kept as its journal grows and its transcripts change.
+
+`wftop.core.cost.runs.run_spend` reads every attempt's transcript (a stat for each kept
+one). A live index that asked it at every change read them all at every line: a run of
+10,000 calls cost 44 ms of CPU a line. `SpendTally` reads an attempt's transcript when its
+``started`` line comes and again when the transcript is said to have changed, and keeps the
+sum as exact counts and an exact sum of dollars (`units`), taking back what a transcript
+said before when it says something else: so its total is always `exact_total` of every
+attempt, what `run_spend` gives read whole.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable
+
+from wftop.core.cost.tokens import NOTHING, TOKEN_FIELDS, Spend, Tokens
+from wftop.core.cost.usage import Stamp, transcript_spend
+from wftop.core.read.agent_transcript import transcript_path
+
+UNIT_BITS = 1074
+"""A float is a whole number of 2 ** -1074 (its smallest step): dollars are summed in that
+unit, exactly, as a Python integer."""
+
+
+def units(value: float) -> int:
+    """``value`` in 2 ** -1074 steps, exactly."""
+    numerator, denominator = value.as_integer_ratio()
+    return numerator << (UNIT_BITS + 1 - denominator.bit_length())
+
+
+class ExactSum:
+    """A sum of spends that can be taken back: counts, and dollars summed exactly (`units`)."""
+
+    def __init__(self) -> None:
+        self.tokens = [0] * len(TOKEN_FIELDS)
+        self.messages = 0
+        self.dollars = 0
+        """In `units`."""
+        self.unknown = 0
+        """How many of the spends had no dollar figure."""
+        self.unpriced: Counter[str] = Counter()
+
+    def add(self, spend: Spend | None, times: int) -> None:
+        """Add ``spend`` ``times`` times (a negative ``times`` takes it back)."""
+        if spend is None or not times or spend == NOTHING:
+            return
+        counts = spend.tokens
+        for place, name in enumerate(TOKEN_FIELDS):
+            self.tokens[place] += times * getattr(counts, name)
+        self.messages += times * spend.messages
+        if spend.cost_usd is None:
+            self.unknown += times
+        else:
+            self.dollars += times * units(spend.cost_usd)
+        for model in spend.unpriced_models:
+            self.unpriced[model] += times
+
+    def spend(self) -> Spend:
+        unpriced = tuple(sorted(model for model, n in self.unpriced.items() if n > 0))
+        cost = None if self.unknown or unpriced else self.dollars / (1 << UNIT_BITS)
+        return Spend(Tokens(*self.tokens), cost, unpriced, self.messages)
+
+
+class SpendTally:
+    """Every attempt of one run and what its transcript spent (see the module)."""
+
+    def __init__(self) -> None:
+        self._times: dict[str, int] = {}
+        """Attempts per agent (one, save in a damaged journal)."""
+        self._known: dict[str, tuple[Stamp | None, Spend | None]] = {}
+        """Agent → its transcript's stamp and spend as last read, counted in the sum."""
+        self._pending: set[str] = set()
+        """Agents to read (again) at the next `total`, not counted in the sum."""
+        self._sum = ExactSum()
+
+    def started(self, agent_ids: Iterable[str]) -> None:
+        """Attempts the journal gained, by their agents."""
+        for agent in agent_ids:
+            self._times[agent] = self._times.get(agent, 0) + 1
+            known = self._known.get(agent)
+            if known is not None and agent not in self._pending:
+                self._sum.add(known[1], 1)
+            else:
+                self._pending.add(agent)
+
+    def changed(self, agent_ids: Iterable[str] | None = None) -> None:
+        """Transcripts that may have changed (None: every one): read again at the next
+        `total`."""
+        for agent in self._times if agent_ids is None else agent_ids:
+            times = self._times.get(agent)
+            if times is None or agent in self._pending:
+                continue
+            self._sum.add(self._known[agent][1], -times)
+            self._pending.add(agent)
+
+    def total(self, folder: str) -> Spend:
+        """What every attempt spent (their transcripts in run folder ``folder``)."""
+        for agent in self._pending:
+            path = transcript_path(folder, agent)
+            stamp = _stamp(path) if path else None
+            known = self._known.get(agent)
+            if path is None or stamp is None:
+                spent = None
+            elif known is not None and known[0] == stamp:
+                spent = known[1]
+            else:
+                spent = transcript_spend(path)
+            self._known[agent] = (stamp, spent)
+            self._sum.add(spent, self._times[agent])
+        self._pending.clear()
+        return self._sum.spend()
+
+
+def _stamp(path: str) -> Stamp | None:
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (info.st_size, info.st_mtime_ns, info.st_ino)

@@ -1,0 +1,124 @@
+"""A list's first read folds each journal into what a row shows (`CountingFold`); its rows are
+the rows of the full fold, field for field.
+
+The differential: every run of every tree under ``tests/data`` (the CLI's current and older
+builds, forensics' damaged sessions, the fixtures), read both ways; then journals made by
+hypothesis (every record kind, keyed and keyless, repeats, torn lines, garbage) in a run
+folder with and without a snapshot, an owner alive or gone. ``bench/fuzz.py`` makes the same
+comparison of the folds, one of its invariants, over 100,000 fuzzed journals.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bench.fuzz import row_facts
+from tests.core.test_reliability_props import journals, records
+from tests.corpus import DATA, copy_tree, only_journal
+from wftop.core.index.coldpass import ColdPass
+from wftop.core.read.countfold import CountingFold, WholeCallsNotKept
+from wftop.core.read.discovery import run_folders_of
+from wftop.core.read.journal import JournalFold
+from wftop.core.row import RunRow
+from wftop.core.system.procs import FakeProcess, FakeProcessTable
+
+NOW = 1_800_000_000.0
+TREES = sorted(
+    str(tree)
+    for tree in [*DATA.iterdir(), *DATA.glob("*/*")]
+    if (tree / "projects").is_dir() and any(tree.glob("projects/*/*/subagents/workflows/wf_*"))
+)
+
+
+def both_rows(roots: list[str], processes: FakeProcessTable | None = None) -> list[Any]:
+    """Every run's row read in full and read for its row, side by side."""
+    folders, _problems = run_folders_of(roots)
+    cold = ColdPass.of(roots, folders, processes=processes or FakeProcessTable(), now=lambda: NOW)
+    full = [RunRow.of(run) for run in cold.read(folders)]
+    counted = [RunRow.of(run) for run in cold.read(folders, for_rows=True)]
+    return list(zip(full, counted, strict=True))
+
+
+@pytest.mark.parametrize("root", TREES, ids=lambda root: os.path.relpath(root, DATA))
+def test_every_tree_reads_the_same_rows_counted(root: str) -> None:
+    pairs = both_rows([root])
+    assert pairs
+    for full, counted in pairs:
+        assert counted == full
+        assert counted.to_json() == full.to_json()
+
+
+def test_the_trees_hold_what_a_row_shows_of_every_kind() -> None:
+    """The trees are worth comparing: failed, in flight and re-run calls are there."""
+    rows = [full for root in TREES for full, _ in both_rows([root])]
+    assert {row.status.value for row in rows} >= {"completed", "dead"}
+    assert any(row.failed_calls for row in rows) and any(row.in_flight for row in rows)
+    assert any(row.rerun_tokens for row in rows) and any(row.cost_usd for row in rows)
+
+
+def test_a_whole_call_view_of_a_counting_fold_says_so() -> None:
+    fold = CountingFold().feed_all([(1, {"type": "started", "key": "k", "agentId": "a1"})])
+    assert len(fold.calls) == 1 and fold.calls["k"].label == "a1"
+    for view in (fold.ordered_calls, fold.snapshot, fold.agent_ids, lambda: list(fold.calls)):
+        with pytest.raises(WholeCallsNotKept):
+            view()
+
+
+PROPS = settings(
+    max_examples=int(os.environ.get("WFTOP_HYPOTHESIS_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+
+@PROPS
+@given(st.lists(st.tuples(st.integers(1, 50), records), max_size=40))
+def test_a_counting_fold_reads_what_the_full_fold_reads_of_any_records(
+    numbered: list[tuple[int, dict[str, Any]]],
+) -> None:
+    full = JournalFold().feed_all(numbered)
+    counted = CountingFold().feed_all(numbered)
+    assert row_facts(counted) == row_facts(full)
+
+
+@pytest.fixture(scope="module")
+def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_tree("killed", tmp_path_factory.mktemp("fold"))
+
+
+@PROPS
+@given(journals, st.booleans(), st.booleans())
+def test_a_run_read_for_its_row_is_the_run_read_in_full(
+    run_folder: Path, content: bytes, snapshot: bool, alive: bool
+) -> None:
+    """A fuzzed journal in a run folder, with the clean run's snapshot or none, its session's
+    owner alive or gone: the row read counting is the row read in full."""
+    only_journal(run_folder).write_bytes(content)
+    place = next(run_folder.glob("projects/*/*/workflows"), None) or (
+        only_journal(run_folder).parents[3] / "workflows"
+    )
+    target = place / f"{only_journal(run_folder).parent.name}.json"
+    if snapshot:
+        place.mkdir(exist_ok=True)
+        shutil.copy(next(copy_source_snapshot()), target)
+    elif target.exists():
+        target.unlink()
+    processes = FakeProcessTable({4242: FakeProcess("777")} if alive else {})
+    registry = run_folder / "sessions" / "4242.json"
+    registry.parent.mkdir(exist_ok=True)
+    session = only_journal(run_folder).parents[3].name
+    registry.write_text(json.dumps({"pid": 4242, "sessionId": session, "procStart": "777"}))
+    for full, counted in both_rows([str(run_folder)], processes):
+        assert counted == full
+
+
+def copy_source_snapshot() -> Any:
+    return (DATA / "corpus" / "clean").glob("projects/*/*/workflows/wf_*.json")
