@@ -25,7 +25,7 @@ import orjson
 
 from wftop.core.cost.usage import Spends
 from wftop.core.engine.protocol import one_line
-from wftop.core.index.cachefile import settled
+from wftop.core.index.cachefile import Key, settled
 from wftop.core.index.coldpass import ColdPass, paused_gc
 from wftop.core.index.fanout import deal
 from wftop.core.index.rowcache import Kept, NamedScript, RowCache
@@ -90,14 +90,14 @@ async def first_rows(
     total = len(folders)
     emit([], [str(problem) for problem in trouble], 0, total)
     cold = ColdPass.of(roots, folders, processes=processes, now=now, stall_window=stall_window)
-    keys: dict[str, str | None] = {}
+    keys: dict[str, Key | None] = {}
     unread: list[RunFolder] = []
     done = 0
     batch: list[Held] = []
     for number, folder in enumerate(folders, 1):
         owner = cold.owners.get(folder.session_id, NO_OWNER)
         key = cache.key(folder, owner, cold.superseded.get(folder.ident))
-        kept = cache.get(folder.journal, key)
+        kept = cache.get(folder, key)
         found = _from_cache(kept.row) if kept is not None else None
         if found is None:
             keys[folder.journal] = key

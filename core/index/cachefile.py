@@ -3,10 +3,14 @@
 One policy serves every such cache (the ``ls --json`` rows of `wftop.core.index.rowcache`, the
 status counts of `wftop.core.index.statuscount`):
 
-* An answer is keyed by `run_key`, taken before the run's files are read: the stamps
-  (inode, size, modification time) of its journal and snapshot, its owner's liveness and
-  pid, the session that superseded it, and whatever else that answer is read from. A file
-  that changes while it is read leaves a key that no longer matches.
+* An answer is keyed by `run_key`, taken before the run's files are read: the stamp (inode,
+  size, modification time) of its journal, its owner's liveness and pid, the session that
+  superseded it, and its session's stamp (`session_stamp`): the session transcript's (every
+  process that works in the session writes it, a resume first of all, and the working
+  directory is read from its first lines), the snapshots folder's and the scripts folder's
+  (inode and time: a snapshot or a script written, removed or replaced). One ``stat`` a run
+  and three a session: a snapshot is written again in place only by a resume, which writes
+  the session transcript before it.
 * An answer is kept only when the run is `settled`: it can change only when those change.
 
 The files are small and private, read whole and replaced whole. A cache only ever costs
@@ -29,32 +33,37 @@ from wftop.core.model import Run
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.sessions import Owner
 
+Key = list[Any]
+"""What a cached answer is kept under (a JSON list: compared as it was read)."""
 
-def file_stamp(path: str, *, size: bool = True) -> str:
-    """``inode:size:mtime_ns`` of a file (``inode:mtime_ns`` without ``size``, for a folder,
-    whose size says nothing); ``-`` when it is absent."""
+
+def stamp(path: str, *, size: bool = True) -> list[int]:
+    """``[inode, size, mtime_ns]`` of a file (``[inode, mtime_ns]`` without ``size``, for a
+    folder, whose size says nothing); ``[]`` when it is absent."""
     try:
         info = os.stat(path)
-    except OSError:
-        return "-"
+    except (OSError, ValueError):
+        return []
     if size:
-        return f"{info.st_ino}:{info.st_size}:{info.st_mtime_ns}"
-    return f"{info.st_ino}:{info.st_mtime_ns}"
+        return [info.st_ino, info.st_size, info.st_mtime_ns]
+    return [info.st_ino, info.st_mtime_ns]
 
 
-def run_key(folder: RunFolder, owner: Owner, superseded_by: str | None, *more: str) -> str:
-    """The key of a cached answer about a run, now: what its status is read from (journal,
-    snapshot, owner, supersession), then ``more``, whatever else the answer is read from."""
-    pid = owner.entry.pid if owner.entry is not None else ""
-    return "|".join(
-        (
-            file_stamp(folder.journal),
-            file_stamp(folder.snapshot),
-            f"{owner.liveness.value}:{pid}",
-            superseded_by or "",
-            *more,
-        )
-    )
+def session_stamp(folder: RunFolder) -> Key | None:
+    """The session's part of a run's key (see the module); None when its transcript is gone
+    (its runs' answers are never kept)."""
+    transcript = stamp(folder.transcript)
+    if not transcript:
+        return None
+    snapshots = folder.snapshot.rsplit(os.sep, 1)[0]
+    return [transcript, stamp(snapshots, size=False), stamp(folder.scripts_dir, size=False)]
+
+
+def run_key(folder: RunFolder, owner: Owner, superseded_by: str | None, session: Key) -> Key:
+    """The key of a cached answer about a run, now: its journal's stamp, its owner, the
+    session that superseded it, its session's stamp."""
+    pid = owner.entry.pid if owner.entry is not None else None
+    return [stamp(folder.journal), owner.liveness.value, pid, superseded_by, session]
 
 
 def settled(run: Run) -> bool:

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Generic, NamedTuple, TypeVar, cast
 
-from wftop.core.index.cachefile import settled
+from wftop.core.index.cachefile import Key, settled
 from wftop.core.index.fanout import fan_out
 from wftop.core.index.reader import (
     LIST_KEEP_BYTES,
@@ -217,13 +217,13 @@ def scan_rows(
     scan.problems.extend(problems)
     cold = ColdPass.of(roots, folders, processes=processes, now=now, stall_window=stall_window)
     made: list[tuple[Recency, Row, tuple[Problem, ...]]] = []
-    keys: dict[str, str | None] = {}
+    keys: dict[str, Key | None] = {}
     unread: list[RunFolder] = []
     for folder in folders:
         if cache is not None:
             owner = cold.owners.get(folder.session_id, NO_OWNER)
             key = cache.key(folder, owner, cold.superseded.get(folder.ident))
-            kept = cache.get(folder.journal, key)
+            kept = cache.get(folder, key)
             if kept is not None:
                 recency = (
                     -(kept.last_activity or 0.0),

@@ -1,13 +1,11 @@
 """Rows of ``wftop ls --json`` kept between runs, for runs that cannot change on their own.
 
 The policy is `wftop.core.index.cachefile`'s: a row is kept only for a `settled` run (ended, or
-no owner may be alive), under its `run_key`, and reused while the key holds. Besides
-what the status is read from (journal, snapshot, owner, supersession), a row is read from
-
-* the session transcript's inode (the working directory comes from its first lines)
-  and the session's ``workflows/scripts`` folder's inode and modification time (the
-  run's script, and its name when the snapshot has none), which join the key;
-* whether the script path the snapshot names exists (checked on every use).
+no owner may be alive), under its `run_key` (its journal, its owner and supersession, its
+session's transcript, snapshots folder and scripts folder: the run's script, and its name
+when the snapshot has none), and reused while the key holds; and while the script path the
+snapshot names exists as it did when the row was kept (checked on every use, unless it lies
+in the session's scripts folder, which the key stamps).
 
 Runs that are not settled, runs whose session transcript is gone, runs with unreadable
 lines and runs whose paths are not valid UTF-8 are never kept: they are read in full each
@@ -26,16 +24,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wftop.core.index.cachefile import cache_dir, file_stamp, load_cache, run_key, save_cache
+from wftop.core.index.cachefile import (
+    Key,
+    cache_dir,
+    load_cache,
+    run_key,
+    save_cache,
+    session_stamp,
+)
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.sessions import Owner
 
-CACHE_VERSION = 9
+CACHE_VERSION = 10
 """Bump whenever the shape or the meaning of an ``ls --json`` row changes (4: ``host``;
 5: ``call_states``; 6: what the run spent, ``cost_usd``, ``tokens``, ``unpriced_models``;
 7: the paths kept real, other strings masked with more shapes; 8: ``failures``,
 ``failed_lines``, and ``failed`` counts failed calls; 9: C1 and bidirectional controls
-escaped)."""
+escaped; 10: the key, one stamp a run and the session's, `wftop.core.index.cachefile`)."""
 
 
 def rows_cache_path() -> Path:
@@ -78,7 +83,7 @@ class RowCache:
     _old: dict[str, Any] = field(default_factory=dict)
     _loaded: dict[str, dict[str, Any]] = field(default_factory=dict)
     _new: dict[str, Any] = field(default_factory=dict)
-    _sessions: dict[str, str | None] = field(default_factory=dict)
+    _sessions: dict[tuple[str, str, str], Key | None] = field(default_factory=dict)
     hits: int = 0
 
     @classmethod
@@ -98,20 +103,14 @@ class RowCache:
         """Rows loaded from the files of the roots asked for."""
         return len(self._old)
 
-    def _session_stamp(self, folder: RunFolder) -> str | None:
-        """The session's part of a key; None when its transcript is gone (never kept)."""
-        if folder.session_dir not in self._sessions:
-            try:
-                transcript = os.stat(folder.transcript).st_ino
-            except OSError:
-                self._sessions[folder.session_dir] = None
-            else:
-                # A folder's size says nothing: its inode and time say what changed in it.
-                scripts = file_stamp(folder.scripts_dir, size=False)
-                self._sessions[folder.session_dir] = f"{transcript}|{scripts}"
-        return self._sessions[folder.session_dir]
+    def _session_stamp(self, folder: RunFolder) -> Key | None:
+        """The session's part of a key (`session_stamp`), made once per session."""
+        place = (folder.root, folder.project, folder.session_id)
+        if place not in self._sessions:
+            self._sessions[place] = session_stamp(folder)
+        return self._sessions[place]
 
-    def key(self, folder: RunFolder, owner: Owner, superseded_by: str | None) -> str | None:
+    def key(self, folder: RunFolder, owner: Owner, superseded_by: str | None) -> Key | None:
         """The run's key now, or None when its row must not be kept whatever it says."""
         if self.path is None or not _utf8(folder.journal):
             return None
@@ -120,20 +119,23 @@ class RowCache:
             return None
         return run_key(folder, owner, superseded_by, session)
 
-    def get(self, journal: str, key: str | None) -> Kept | None:
+    def get(self, folder: RunFolder, key: Key | None) -> Kept | None:
+        """The row kept for the run of ``folder`` under ``key`` (None: read the run)."""
         if key is None:
             return None
+        journal = folder.journal
         entry = self._old.get(journal)
-        if entry is None or not _valid(entry) or entry[0] != key:
+        if entry is None or entry[0] != key:
             return None
         named, named_exists = entry[3], entry[4]
-        if named is not None and os.path.isfile(named) != named_exists:
+        stamped = named is not None and named.startswith(folder.scripts_dir + os.sep)
+        if named is not None and not stamped and os.path.isfile(named) != named_exists:
             return None
         self._new[journal] = entry
         self.hits += 1
         return Kept(entry[1], entry[2].encode())
 
-    def put(self, journal: str, key: str | None, kept: Kept, named: NamedScript) -> None:
+    def put(self, journal: str, key: Key | None, kept: Kept, named: NamedScript) -> None:
         """Keep the row of a `settled` run read under ``key``."""
         if key is None or (named.path is not None and not _utf8(named.path)):
             return
@@ -181,7 +183,7 @@ def _valid(entry: Any) -> bool:
     return (
         isinstance(entry, list)
         and len(entry) == 5
-        and isinstance(entry[0], str)
+        and isinstance(entry[0], list)
         and (entry[1] is None or isinstance(entry[1], float | int))
         and isinstance(entry[2], str)
         and (entry[3] is None or isinstance(entry[3], str))

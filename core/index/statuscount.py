@@ -4,7 +4,7 @@ A run that completed with failed calls counts as ``partial``, not as ``completed
 (`wftop.core.model.status_word`).
 
 The status of a run is kept in the user cache dir by the policy of `wftop.core.index.cachefile`:
-under its `run_key` (journal, snapshot, owner, supersession), and only for a `settled` run
+under its `run_key` (journal, owner, supersession, session), and only for a `settled` run
 (ended, or no owner may be alive), so a cached status is always the one a fresh read would
 give. Two kinds of run are decided without reading anything: superseded runs (found from the
 folder layout every time) and runs without a snapshot whose session has no live owner
@@ -25,12 +25,20 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from wftop.core.attention import RunState
-from wftop.core.index.cachefile import cache_dir, load_cache, run_key, save_cache, settled
+from wftop.core.index.cachefile import (
+    Key,
+    cache_dir,
+    load_cache,
+    run_key,
+    save_cache,
+    session_stamp,
+    settled,
+)
 from wftop.core.index.coldpass import ColdPass
 from wftop.core.index.reader import RunReader
 from wftop.core.read.discovery import run_folders_of
 
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 """Bump whenever the key or the meaning of a cached status changes."""
 
 
@@ -62,7 +70,8 @@ def read_statuses(
     cold = ColdPass.of(roots, folders, now=lambda: now, stall_window=stall_window)
     context = cold.context()
     cached = load_cache(cache, CACHE_VERSION) if cache is not None else {}
-    fresh: dict[str, list[str | float | None]] = {}
+    fresh: dict[str, list[Any]] = {}
+    sessions: dict[tuple[str, str, str], Key | None] = {}
     runs: list[RunState] = []
     for folder in folders:
         ident, run_id = folder.ident, folder.run_id
@@ -74,9 +83,13 @@ def read_statuses(
             # no snapshot, no live owner: dead, whatever the files say
             runs.append(RunState(ident, run_id, "dead", _mtime(folder.journal)))
             continue
-        key = run_key(folder, owner, None)
+        place = (folder.root, folder.project, folder.session_id)
+        if place not in sessions:
+            sessions[place] = session_stamp(folder)
+        session = sessions[place]
+        key = run_key(folder, owner, None, session) if session is not None else None
         hit = cached.get(folder.real_path)
-        if _valid(hit) and hit[0] == key:
+        if key is not None and _valid(hit) and hit[0] == key:
             runs.append(RunState(ident, run_id, hit[1], hit[2]))
             fresh[folder.real_path] = hit
             continue
@@ -84,7 +97,7 @@ def read_statuses(
         reader.refresh(owner_alive=owner.may_be_alive)
         run = reader.run(context)
         runs.append(RunState(ident, run_id, run.shown_status, run.last_activity))
-        if settled(run):
+        if settled(run) and key is not None:
             fresh[folder.real_path] = [key, run.shown_status, run.last_activity]
     if cache is not None and fresh != cached:
         save_cache(cache, CACHE_VERSION, fresh)
@@ -103,7 +116,7 @@ def _valid(entry: object) -> TypeGuard[list[Any]]:
     return (
         isinstance(entry, list)
         and len(entry) == 3
-        and isinstance(entry[0], str)
+        and isinstance(entry[0], list)
         and isinstance(entry[1], str)
         and (
             entry[2] is None

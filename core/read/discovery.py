@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 from collections.abc import Mapping
@@ -135,6 +136,9 @@ def _under(base: str, *parts: str) -> str:
     return head + os.sep.join(parts)
 
 
+_NAME = operator.attrgetter("name")
+
+
 def _subdirs(path: str, problems: list[Problem]) -> list[os.DirEntry[str]]:
     try:
         with os.scandir(path) as entries:
@@ -145,7 +149,8 @@ def _subdirs(path: str, problems: list[Problem]) -> list[os.DirEntry[str]]:
                         found.append(entry)
                 except OSError as error:
                     problems.append(Problem(entry.path, 0, error.strerror or str(error)))
-            return sorted(found, key=lambda entry: entry.name)
+            found.sort(key=_NAME)
+            return found
     except FileNotFoundError:
         return []
     except OSError as error:
@@ -163,15 +168,15 @@ def _real_child(parent_real: str, entry: os.DirEntry[str]) -> str:
             return os.path.realpath(entry.path)
     except OSError:
         return os.path.realpath(entry.path)
-    return os.path.join(parent_real, entry.name)
+    return _under(parent_real, entry.name)
 
 
 def _real_workflows(session_real: str, session_path: str) -> str:
-    subagents = os.path.join(session_path, "subagents")
-    workflows = os.path.join(subagents, "workflows")
+    subagents = _under(session_path, "subagents")
+    workflows = _under(subagents, "workflows")
     if os.path.islink(subagents) or os.path.islink(workflows):
         return os.path.realpath(workflows)
-    return os.path.join(session_real, "subagents", "workflows")
+    return _under(session_real, "subagents", "workflows")
 
 
 def session_run_folders(
@@ -183,10 +188,10 @@ def session_run_folders(
     session_real: str | None = None,
 ) -> list[RunFolder]:
     """The run folders of one session folder (not de-duplicated)."""
-    session_path = os.path.join(root, "projects", project, session)
+    session_path = _under(root, "projects", project, session)
     if session_real is None:
         session_real = os.path.realpath(session_path)
-    workflows = os.path.join(session_path, "subagents", "workflows")
+    workflows = _under(session_path, "subagents", "workflows")
     entries = _subdirs(workflows, problems)
     if not entries:
         return []

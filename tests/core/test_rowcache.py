@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -11,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 
-from tests.corpus import CORPUS, copy_tree, only_journal
+from tests.corpus import CORPUS, copy_tree, only_journal, tree
 from wftop.cli.commands.ls import json_item
+from wftop.core.index import cachefile
 from wftop.core.index.coldpass import scan_rows
 from wftop.core.index.rowcache import RowCache, root_file
 from wftop.core.system.procs import FakeProcess, FakeProcessTable
@@ -194,3 +197,72 @@ def test_ls_keeps_rows_in_the_cache_dir_and_no_cache_reads_everything(
     assert ls("--json") == uncached
     table = ls("--no-cache")
     assert ls() == table and len(table.splitlines()) == len(json.loads(uncached)) + 1
+
+
+def three_runs_in_one_session(tmp_path: Path) -> Path:
+    """The ``clean`` tree with its run copied twice more into its session (new run ids)."""
+    root = copy_tree("clean", tmp_path)
+    folder = only_journal(root).parent
+    (snapshot,) = root.glob("projects/*/*/workflows/wf_*.json")
+    for copy in ("wf_0000aaaa-001", "wf_0000aaaa-002"):
+        shutil.copytree(folder, folder.parent / copy)
+        shutil.copy(snapshot, snapshot.with_name(f"{copy}.json"))
+    return root
+
+
+def test_a_kept_row_is_checked_by_one_stat_of_its_own_and_three_of_its_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cached listing checked each row with a stat of its journal, of its snapshot, and of
+    its session's transcript and scripts folder (17,711 stats for 5,000 runs): now its journal,
+    and its session's transcript, snapshots folder and scripts folder once for all its runs."""
+    root = three_runs_in_one_session(tmp_path)
+    cache = tmp_path / "rows"
+    first, _, _ = listing([root], cache)
+    stamped: list[str] = []
+    real = cachefile.stamp
+
+    def counted(path: str, *, size: bool = True) -> list[int]:
+        stamped.append(path)
+        return real(path, size=size)
+
+    monkeypatch.setattr(cachefile, "stamp", counted)
+    again, hits, _ = listing([root], cache)
+    assert again == first and hits == 3
+    journals = [path for path in stamped if path.endswith("journal.jsonl")]
+    assert len(journals) == 3 and len(stamped) == 3 + 3
+    monkeypatch.undo()
+    written_over_in_place(tmp_path / "in-place")
+
+
+def written_over_in_place(tmp_path: Path) -> None:
+    """The snapshots folder's stamp does not move when a snapshot is written over in place (as
+    the CLI writes it); a resume that does so wrote the session transcript first."""
+    root = copy_tree("killed", tmp_path)
+    cache = tmp_path / "rows"
+    (dead,), _, _ = listing([root], cache)
+    (source,) = tree("clean").glob("projects/*/*/workflows/wf_*.json")
+    data = json.loads(source.read_text())
+    folder = only_journal(root).parent
+    data["runId"] = folder.name
+    data["workflowProgress"] = [
+        {"type": "workflow_agent", "agentId": name[6:-6], "state": "done"}
+        for name in os.listdir(folder)
+        if name.startswith("agent-") and name.endswith(".jsonl")
+    ]
+    (transcript,) = root.glob("projects/*/*.jsonl")
+    with transcript.open("a") as handle:
+        handle.write(json.dumps({"type": "user", "message": {"content": "resume it"}}) + "\n")
+    snapshots = folder.parents[2] / "workflows"
+    snapshots.mkdir(exist_ok=True)
+    before = snapshots.stat().st_mtime_ns
+    target = snapshots / f"{folder.name}.json"
+    if not target.exists():
+        target.write_text("{}")
+        os.utime(snapshots, ns=(before, before))
+    with target.open("r+") as handle:  # in place: the folder keeps its time
+        handle.truncate(0)
+        handle.write(json.dumps(data))
+    assert snapshots.stat().st_mtime_ns == before
+    (done,), hits, _ = listing([root], cache)
+    assert (dead["status"], done["status"], hits) == ("dead", "completed", 0)
