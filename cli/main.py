@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from wftop.tui.config import Config
 
 COMMANDS = [
-    "ls", "resume", "demo", "drill", "status", "ack", "watch", "completion", "scan", "export",
-    "stats",
+    "ls", "resume", "supervise", "demo", "drill", "status", "ack", "watch", "completion", "scan",
+    "export", "stats",
 ]  # fmt: skip
 """Modules of ``wftop.cli.commands``, in the order ``--help`` lists them."""
 
@@ -38,6 +38,7 @@ WRITING_COMMANDS = {
     "resume": "it launches claude and writes its state",
     "drill": "it launches claude (in a temporary dir)",
     "ack": "it writes the runs marked seen to the state dir",
+    "supervise": "it launches claude and writes its state",
 }
 """Commands ``--read-only`` refuses, and why. ``demo`` falls back to its browse-only trees."""
 
@@ -54,6 +55,10 @@ def command(name: str) -> Command:
             from wftop.cli.commands import resume
 
             return resume
+        case "supervise":
+            from wftop.cli.commands import supervise
+
+            return supervise
         case "demo":
             from wftop.cli.commands import demo
 
@@ -153,7 +158,7 @@ def dispatch(argv: list[str]) -> int:
         args.read_only = True
     if args.command is None:
         return run_tui(args)
-    dry = getattr(args, "dry_run", False)
+    dry = any(getattr(args, name, False) for name in ("dry_run", "status", "log"))
     if args.read_only and args.command in WRITING_COMMANDS and not dry:
         reason = WRITING_COMMANDS[args.command]
         fail(f"{args.command} is switched off by --read-only ({reason})")

@@ -10,6 +10,7 @@ is only a one-line warning on stderr, so an old config file still starts wftop.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import tomllib
@@ -28,6 +29,25 @@ ATTENTION_WINDOW = 24 * 3600.0
 
 class ConfigError(ValueError):
     """The config file cannot be used; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class SuperviseConfig:
+    """The ``[supervise]`` table: ``wftop supervise``'s caps and waits (its flags win)."""
+
+    max_usd: float | None = None
+    daily_usd: float | None = None
+    backoff: float = 60.0
+    attempts: int = 2
+
+
+SUPERVISE_KEYS: dict[str, tuple[str, float, bool]] = {
+    "max_usd": ("a number of dollars", 0.0, False),
+    "daily_usd": ("a number of dollars", 0.0, False),
+    "backoff": ("a number of seconds", 0.0, False),
+    "attempts": ("a whole number of resumes", 1.0, True),
+}
+"""Key → (what it must be, its least value, whole)."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +89,8 @@ class Config:
     """How to start ssh (``"ssh -F ~/.ssh/wftop_config"``); ``$WFTOP_SSH`` wins."""
     remote_command: str | None = None
     """How wftop starts on the hosts (default ``wftop``), as ``--remote-command``."""
+    supervise: SuperviseConfig = field(default_factory=SuperviseConfig)
+    """``wftop supervise``'s caps and waits."""
 
 
 FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
@@ -88,6 +110,7 @@ FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "hosts": (list, "a list of SSH host names"),
     "ssh_command": (str, "a command that starts ssh"),
     "remote_command": (str, "a command that starts wftop on the hosts"),
+    "supervise": (dict, "a table of max_usd, daily_usd, backoff and attempts"),
 }
 
 RETIRED: dict[str, str] = {
@@ -165,7 +188,26 @@ def parse_config(data: Mapping[str, Any], path: str = "config.toml") -> Config:
             values["notifications"] = parse_notifications(values["notifications"], path)
         except SettingsError as error:
             raise ConfigError(str(error)) from None
+    if "supervise" in values:
+        values["supervise"] = parse_supervise(values["supervise"], path)
     return Config(path=path, **values)
+
+
+def parse_supervise(table: Mapping[str, Any], path: str) -> SuperviseConfig:
+    """Check the ``[supervise]`` table; `ConfigError` names the key and what it must be."""
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in SUPERVISE_KEYS:
+            known = ", ".join(SUPERVISE_KEYS)
+            msg = f"{path}: [supervise] has an unknown key {key!r} (known keys: {known})"
+            raise ConfigError(msg)
+        words, least, whole = SUPERVISE_KEYS[key]
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if not number or not math.isfinite(value) or value < least or (whole and value % 1):
+            msg = f"{path}: [supervise] {key} must be {words} of at least {least:g}, got {value!r}"
+            raise ConfigError(msg)
+        values[key] = int(value) if whole else float(value)
+    return SuperviseConfig(**values)
 
 
 def check_keymap(keys: Mapping[str, Any], path: str = "config.toml") -> dict[str, str]:

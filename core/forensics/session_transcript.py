@@ -130,6 +130,7 @@ class _Walker:
                 status=status if type(status := error.get("status")) is int else None,
                 connection=_str(connection.get("code")) if isinstance(connection, dict) else None,
                 timestamp=_str(record.get("timestamp")),
+                retry_in_ms=wait if type(wait := record.get("retryInMs")) is int else None,
             )
         )
 

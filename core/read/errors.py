@@ -69,6 +69,8 @@ class ErrorEvent:
     timestamp: str | None = None
     resets_at: float | None = None
     """When a usage limit lifts (``apiErrorParams.rate_limit_info.resetsAt``, epoch seconds)."""
+    retry_in_ms: int | None = None
+    """A retry's wait before the CLI's next try (``retryInMs``)."""
 
     @property
     def where(self) -> str:

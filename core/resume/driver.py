@@ -87,12 +87,17 @@ class ResumeDriver:
             details=TransitionDetails(exit_code=exit_code if isinstance(exit_code, int) else None),
         )
 
-    def start(self, plan: Plan, *, force: bool = False) -> tuple[RequestStatus, Attempt | None]:
-        """preflight → (blocked | confirmed) → [relocating] → launching; one launch at most."""
+    def start(
+        self, plan: Plan, *, force: bool = False, reason: str = "user asked"
+    ) -> tuple[RequestStatus, Attempt | None]:
+        """preflight → (blocked | confirmed) → [relocating] → launching; one launch at most.
+
+        ``reason`` is who asked, as the request's first line records it.
+        """
         run_id = plan.run.run_id
         with self.store.lock(run_id, wait=2.0) as lock:
             status = self.store.begin_request(
-                run_id, reason="user asked", strategy=plan.strategy.value, lock=lock
+                run_id, reason=reason, strategy=plan.strategy.value, lock=lock
             )
             request = status.request
             self.store.record(

@@ -49,18 +49,52 @@ def open_private(path: Path, flags: int) -> int:
     return fd
 
 
+def append_line(path: Path, line: bytes) -> None:
+    """Append one line to a private file, fsynced; a torn last line is ended first, so the
+    new one stays whole."""
+    fd = open_private(path, os.O_RDWR | os.O_APPEND)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            line = b"\n" + line
+        os.write(fd, line)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Replace a private file whole: a temp file beside it (0600), fsynced, renamed over it."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW,
+                 FILE_MODE)  # fmt: skip
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        os.rename(temp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
 class RunLock:
     """An exclusive, non-blocking ``flock`` on ``<state>/locks/<runId>.lock``.
 
     The lock file holds a line naming the holder, so that a second caller's
     `ResumeBusy` says who is resuming. The kernel drops the lock when the holder
-    dies, so a crashed wftop never leaves a run locked.
+    dies, so a crashed wftop never leaves a run locked. ``busy`` words what a second
+    caller is told for another lock than a run's (the supervisor's).
     """
 
-    def __init__(self, path: Path, run_id: str, holder: str) -> None:
+    def __init__(self, path: Path, run_id: str, holder: str, *, busy: str | None = None) -> None:
         self.path = path
         self.run_id = run_id
         self.holder = holder
+        self.busy = busy
         self._fd: int | None = None
 
     @property
@@ -86,9 +120,11 @@ class RunLock:
                 if time.monotonic() >= deadline:
                     holder = _read_holder(fd)
                     os.close(fd)
+                    who = f"lock {self.path} held by {holder or 'an unknown process'}"
                     msg = (
-                        f"a resume of {self.run_id} is already in progress "
-                        f"(lock {self.path} held by {holder or 'an unknown process'}); "
+                        f"{self.busy} ({who})"
+                        if self.busy
+                        else f"a resume of {self.run_id} is already in progress ({who}); "
                         "wait for it, or re-attach to it"
                     )
                     raise ResumeBusy(msg, holder=holder) from None

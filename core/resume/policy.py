@@ -218,11 +218,12 @@ class ResumePolicy:
         return request, [Event({"event": "reattached", "request": status.request}, text)]
 
     def start(
-        self, plan: Plan, *, force: bool = False, recheck: bool = True
+        self, plan: Plan, *, force: bool = False, recheck: bool = True, reason: str = "user asked"
     ) -> tuple[Request, list[Event]]:
         """Launch ``plan`` if the run, read again now, still allows it (or ``force`` may).
 
         A request already in flight is followed instead; a refusal is recorded and says why.
+        ``reason`` says who asked (the supervisor's requests say ``supervise: <cause>``).
         """
         active = self.in_flight(plan.run.run_id)
         if active is not None:
@@ -234,7 +235,7 @@ class ResumePolicy:
                 return Request(plan, None, reason), [_refused(reason)]
             plan = fresh.keeping_exact(plan)  # a rehearsal still holds: the tripwire follows it
         try:
-            status, attempt = self.driver.start(plan, force=force)
+            status, attempt = self.driver.start(plan, force=force, reason=reason)
         except ResumeInProgress as busy:
             return self.follow_existing(plan, busy.status)
         except ResumeError as error:

@@ -29,7 +29,14 @@ import platformdirs
 from wftop.core.read.jsonl import Problem, read_all
 from wftop.core.resume.errors import ResumeError, ResumeInProgress
 from wftop.core.resume.ids import validate_run_id
-from wftop.core.resume.lock import DIR_MODE, FILE_MODE, RunLock, ensure_private_dir, open_private
+from wftop.core.resume.lock import (
+    DIR_MODE,
+    FILE_MODE,
+    RunLock,
+    append_line,
+    ensure_private_dir,
+    open_private,
+)
 from wftop.core.resume.machine import ResumeEvent, ResumeState, advance, counts_as_launch
 from wftop.core.resume.records import RequestStatus, Transition, TransitionDetails
 
@@ -230,16 +237,7 @@ class ResumeStore:
             )
 
     def _append(self, run_id: str, transition: Transition) -> None:
-        line = transition.to_json()
-        fd = open_private(self.log_path(run_id), os.O_RDWR | os.O_APPEND)
-        try:
-            size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                line = b"\n" + line  # end a torn last line first, so ours stays whole
-            os.write(fd, line)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        append_line(self.log_path(run_id), transition.to_json())
 
     def _now(self) -> str:
         return (

@@ -1,0 +1,359 @@
+"""``wftop supervise``: resume dead runs by themselves, under caps you set.
+
+Opt-in and scoped: with no scope option it acts on the runs marked auto in the TUI (``m``);
+``--run RUN``, ``--project NAME`` and ``--all`` add to them. It launches nothing without a
+per-run cap (``--max-usd``, or the config's ``[supervise] max_usd``). ``--once`` makes one
+pass and waits for what it launched; without a mode it runs until ``--off`` (or a signal).
+``--dry-run`` says what it would do now and when; ``--status`` what is supervised and what
+waits for what; ``--log`` the audit log. One supervisor per state dir.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+import orjson
+
+from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
+from wftop.core.model import iso_utc
+from wftop.core.resume.errors import ResumeBusy
+from wftop.core.supervise.audit import AuditError, AuditLine
+from wftop.core.supervise.decide import Action, Settings
+from wftop.core.supervise.notify import LogNotifier
+from wftop.core.supervise.rules import ATTEMPTS_DEFAULT, BACKOFF_DEFAULT
+from wftop.core.supervise.state import SuperviseStore, holder_line
+from wftop.core.supervise.supervisor import Scope, Seams, Supervisor
+from wftop.core.system.procs import default_table
+from wftop.core.text.redact import redact
+
+EXIT_FAILED = 1
+"""``--once``: a resume it launched did not complete."""
+EXIT_BUSY = 75
+"""Another supervisor holds the state dir's lock: nothing was done (EX_TEMPFAIL)."""
+PASS_EVERY = 30.0
+"""Seconds between two passes of a supervisor that runs on (sooner when a wait ends)."""
+
+
+def _amount(kind: str, *, whole: bool = False, least: float = 0.0) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value < least or (whole and value != int(value)):
+            words = "a whole number" if whole else "a number"
+            msg = f"expected {words} of {kind} of at least {least:g}, got {text!r}"
+            raise argparse.ArgumentTypeError(msg)
+        return value
+
+    return parse
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "supervise", help="resume dead runs by themselves, under caps you set"
+    )
+    scope = parser.add_argument_group("scope (without one: the runs marked auto in the TUI)")
+    scope.add_argument(
+        "--run",
+        action="append",
+        default=[],
+        metavar="RUN",
+        dest="runs",
+        help="a run to supervise (its id); repeatable",
+    )
+    scope.add_argument(
+        "--project",
+        action="append",
+        default=[],
+        metavar="NAME",
+        dest="projects",
+        help="every run of a project (its folder name or full path); repeatable",
+    )
+    scope.add_argument(
+        "--all",
+        action="store_true",
+        dest="everything",
+        help="every run of the roots read (--root picks them)",
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--once", action="store_true", help="one pass: decide, act, wait for what it launched, exit"
+    )
+    mode.add_argument(
+        "--dry-run", action="store_true", help="say what it would do now and when; launch nothing"
+    )
+    mode.add_argument(
+        "--status", action="store_true", help="what is supervised, and what waits for what"
+    )
+    mode.add_argument("--log", action="store_true", help="print the audit log")
+    mode.add_argument(
+        "--off", action="store_true", help="stop the supervisor and take every auto mark off"
+    )
+    parser.add_argument("--json", action="store_true", help="JSON lines instead of text")
+    parser.add_argument(
+        "--max-usd",
+        type=_amount("dollars"),
+        metavar="N",
+        help="launch only a resume whose forecast's high end is at most N",
+    )
+    parser.add_argument(
+        "--daily-usd",
+        type=_amount("dollars"),
+        metavar="N",
+        help="launch only while the day's launches stay within N",
+    )
+    parser.add_argument(
+        "--backoff",
+        type=_amount("seconds"),
+        metavar="SECONDS",
+        help=f"first wait after a passing API error (default "
+        f"{BACKOFF_DEFAULT:g}), doubling, up to 30 minutes",
+    )
+    parser.add_argument(
+        "--attempts",
+        type=_amount("resumes", whole=True, least=1),
+        metavar="N",
+        help=f"resumes per run and failure (default {ATTEMPTS_DEFAULT})",
+    )
+    parser.add_argument(
+        "--fallback",
+        choices=["fresh"],
+        help="relaunch the script fresh when a run cannot be resumed",
+    )
+    parser.add_argument("--claude", metavar="PATH", help="the claude binary to run")
+
+
+def settings_of(args: argparse.Namespace, config: Any) -> Settings:
+    table = config.supervise
+    return Settings(
+        max_usd=args.max_usd if args.max_usd is not None else table.max_usd,
+        daily_usd=args.daily_usd if args.daily_usd is not None else table.daily_usd,
+        backoff=args.backoff if args.backoff is not None else table.backoff,
+        attempts=int(args.attempts if args.attempts is not None else table.attempts),
+        fallback_fresh=args.fallback == "fresh",
+    )
+
+
+def line_text(line: AuditLine) -> str:
+    """An audit line for a person: when, run, decision, why, and the figures it names."""
+    parts = [f"{iso_utc(line.at)}  {line.run}  {line.decision:<10}  {line.reason}"]
+    if line.until is not None:
+        parts.append(f"until {iso_utc(line.until)}")
+    if line.forecast_usd is not None and line.decision != "finished":
+        parts.append(f"forecast {line.forecast_usd.text()}")
+    if line.cap_usd is not None and line.decision in ("launched", "refused"):
+        parts.append(f"cap ${line.cap_usd:.2f}")
+    return redact(" · ".join(parts))
+
+
+def emit_line(args: argparse.Namespace, line: AuditLine) -> None:
+    if args.json:
+        sys.stdout.buffer.write(orjson.dumps(line.to_json()) + b"\n")
+        sys.stdout.flush()
+    else:
+        print(line_text(line), flush=True)
+
+
+def fail(text: str) -> None:
+    print(redact(f"wftop supervise: {text}"), file=sys.stderr)
+
+
+def show_log(args: argparse.Namespace, store: SuperviseStore) -> int:
+    for line in store.audit.read():
+        emit_line(args, line)
+    return EXIT_OK
+
+
+def show_status(args: argparse.Namespace, store: SuperviseStore) -> int:
+    state = store.read_state()
+    lines = store.audit.read()
+    holder = store.holder()
+    running = holder is not None and _alive(*holder)
+    last: dict[str, AuditLine] = {}
+    for line in lines:
+        last[line.run] = line
+    if args.json:
+        data = {
+            "supervisor": {"running": running, "pid": holder[0] if running and holder else None},
+            "off_at": iso_utc(state.off_at),
+            "marks": [{"run": mark.run, "root": mark.root} for mark in state.marks],
+            "runs": [line.to_json() for line in last.values()],
+        }
+        sys.stdout.buffer.write(orjson.dumps(data) + b"\n")
+        return EXIT_OK
+    who = f"running (pid {holder[0]})" if running and holder else "not running"
+    off = f" · switched off at {iso_utc(state.off_at)}" if state.off_at else ""
+    print(f"supervisor  {who}{off}")
+    marks = ", ".join(mark.run for mark in state.marks) or "none"
+    print(redact(f"marked auto  {marks}"))
+    for line in last.values():
+        print(line_text(line))
+    return EXIT_OK
+
+
+def _alive(pid: int, start: str) -> bool:
+    now = default_table().start_time(pid)
+    return now is not None and (start == "-" or now == start)
+
+
+def switch_off(store: SuperviseStore) -> int:
+    before = store.switch_off(time.time())
+    holder = store.holder()
+    stopped = ""
+    if holder is not None and _alive(*holder):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(holder[0], signal.SIGTERM)
+            stopped = f"; stopped the supervisor (pid {holder[0]})"
+    marks = len(before.marks)
+    print(f"supervision off: {marks} auto mark{'s' * (marks != 1)} taken off{stopped}")
+    return EXIT_OK
+
+
+def make_supervisor(
+    args: argparse.Namespace, roots: list[str], config: Any, *, act: bool, store: SuperviseStore
+) -> Supervisor:
+    from wftop.cli.exact import rehearse_plan, rehearser
+    from wftop.core.resume.policy import ResumePolicy
+    from wftop.core.resume.store import ResumeStore
+    from wftop.core.supervise.price import ForecastPricer
+
+    settings = settings_of(args, config)
+    claude = args.claude or config.claude
+    policy = ResumePolicy(
+        processes=default_table(),
+        clock=time.time,
+        store=ResumeStore(),
+        claude_bin=claude,
+        extra_flags=config.resume_flags,
+        max_usd=settings.max_usd,
+    )
+    scope = Scope(tuple(args.runs), tuple(args.projects), args.everything)
+    notifier = LogNotifier(lambda text: print(redact(text), file=sys.stderr, flush=True))
+    rehearse = rehearser(claude)
+    seams = Seams(
+        echo=lambda line: emit_line(args, line),
+        rehearse=lambda plan: rehearse_plan(plan, rehearse).plan,
+    )
+    return Supervisor(
+        roots=roots,
+        scope=scope,
+        settings=settings,
+        store=store,
+        policy=policy,
+        pricer=ForecastPricer(),
+        notifier=notifier,
+        seams=seams,
+        act=act,
+    )
+
+
+def dry_run(args: argparse.Namespace, supervisor: Supervisor) -> int:
+    supervisor.step()
+    for run, decision in supervisor.said:
+        if decision.action is Action.NOTHING and not args.json:
+            continue
+        would = {"waiting": "wait", "refused": "refuse", "launched": "launch"}.get(
+            decision.action.value, decision.action.value
+        )
+        if args.json:
+            data = {
+                "run": run.run_id,
+                "would": would,
+                "reason": decision.reason,
+                "until": iso_utc(decision.until),
+                "forecast_usd": None
+                if decision.forecast is None
+                else {"low": decision.forecast.low, "high": decision.forecast.high},
+                "cap_usd": supervisor.settings.max_usd,
+            }
+            sys.stdout.buffer.write(orjson.dumps(data) + b"\n")
+        else:
+            until = f" · until {iso_utc(decision.until)}" if decision.until else ""
+            print(redact(f"{run.run_id}  would {would}: {decision.reason}{until}"))
+    return EXIT_OK
+
+
+def run(args: argparse.Namespace) -> int:
+    roots = roots_or_exit(args)
+    if roots is None:
+        return EXIT_USAGE
+    from wftop.cli.commands.resume import search_roots
+    from wftop.tui.config import ConfigError, load_config
+
+    try:
+        config = load_config()
+    except ConfigError as error:
+        fail(str(error))
+        return EXIT_USAGE
+    store = SuperviseStore()
+    try:
+        if args.log:
+            return show_log(args, store)
+        if args.status:
+            return show_status(args, store)
+        if args.off:
+            return switch_off(store)
+        supervisor = make_supervisor(
+            args, search_roots(args, roots), config, act=not args.dry_run, store=store
+        )
+        if args.dry_run:
+            return dry_run(args, supervisor)
+        return supervise(args, store, supervisor)
+    except AuditError as error:
+        fail(f"{error}")
+        return EXIT_USAGE
+
+
+def supervise(args: argparse.Namespace, store: SuperviseStore, supervisor: Supervisor) -> int:
+    """``--once`` (one pass, then follow what it launched) or run on until told to stop."""
+    me = os.getpid()
+    try:
+        lock = store.lock(holder_line(me, default_table().start_time(me)))
+    except ResumeBusy as busy:
+        fail(
+            f"another supervisor holds {store.lock_path} ({busy.holder or 'unknown'}): nothing done"
+        )
+        return EXIT_BUSY
+    with lock:
+        if args.once:
+            supervisor.step()
+            supervisor.wait()
+            return EXIT_FAILED if supervisor.failed else EXIT_OK
+        return run_on(store, supervisor)
+
+
+def run_on(store: SuperviseStore, supervisor: Supervisor) -> int:
+    started = time.time()
+    stopping: list[int] = []
+
+    def stop(signum: int, _frame: FrameType | None) -> None:
+        stopping.append(signum)
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, stop)
+    while not stopping:
+        supervisor.step()
+        state = store.read_state()
+        if state.off_at is not None and state.off_at >= started:
+            break
+        pause = PASS_EVERY if not supervisor.following else 1.0
+        until = supervisor.next_until()
+        if until is not None:
+            pause = max(1.0, min(pause, until - time.time()))
+        deadline = time.monotonic() + pause
+        while not stopping and time.monotonic() < deadline:
+            time.sleep(min(1.0, deadline - time.monotonic()))
+            if supervisor.following:
+                supervisor.poll()
+    print("wftop supervise: stopped; resumes it launched go on", file=sys.stderr)
+    return EXIT_OK
