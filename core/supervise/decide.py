@@ -151,11 +151,15 @@ def _candidate(facts: Facts, _settings: Settings, _at: Moment) -> Decision | Non
     return Decision(Action.NOTHING, f"{facts.status}: nothing to resume")
 
 
+def _ours_in_flight(facts: Facts, _settings: Settings, _at: Moment) -> Decision | None:
+    if facts.in_flight is None or not facts.in_flight_ours:
+        return None
+    return Decision(Action.FOLLOW, f"its resume {facts.in_flight} is in flight: follow it")
+
+
 def _in_flight(facts: Facts, _settings: Settings, _at: Moment) -> Decision | None:
     if facts.in_flight is None:
         return None
-    if facts.in_flight_ours:
-        return Decision(Action.FOLLOW, f"its resume {facts.in_flight} is in flight: follow it")
     return Decision(
         Action.WAIT, f"a resume started elsewhere ({facts.in_flight}) is in flight: wait for it"
     )
@@ -304,6 +308,7 @@ def _launch(facts: Facts, _settings: Settings, _at: Moment) -> Decision:
 
 
 GATES: Final[tuple[tuple[str, Gate], ...]] = (
+    ("none of its resumes in flight", _ours_in_flight),
     ("a run to resume", _candidate),
     ("no resume in flight", _in_flight),
     ("a cause it clears by itself", _never),

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 
 from wftop.core.cost.tokens import dollars
 from wftop.core.index.coldpass import scan_roots
-from wftop.core.model import Run
+from wftop.core.model import Run, Status
 from wftop.core.resume.plan import Plan
 from wftop.core.resume.policy import Request, ResumePolicy
 from wftop.core.resume.records import RequestStatus
@@ -151,8 +151,8 @@ class Supervisor:
         session leaves its older copy superseded)."""
         found = scan_roots(self.roots, processes=self.policy.processes, now=self.seams.clock)
         newest: dict[str, Run] = {}
-        for run in found.runs:  # newest activity first
-            if run.host is None and self.scope.takes(run, state):
+        for run in sorted(found.runs, key=lambda run: run.status is Status.SUPERSEDED):
+            if run.host is None and self.scope.takes(run, state):  # newest activity first
                 newest.setdefault(run.run_id, run)
         return list(newest.values())
 
@@ -261,7 +261,9 @@ class Supervisor:
         self.said.append((run, decision))
         if decision.action is Action.NOTHING or not self.act:
             return
-        if self.ledger.new_episode(run.run_id, facts.cause):
+        if decision.action is not Action.FOLLOW and self.ledger.new_episode(
+            run.run_id, facts.cause
+        ):
             what = f"{run.shown_status} · stopped by {facts.cause or 'no known cause'}"
             evidence = f": {facts.evidence}" if facts.evidence else ""
             self.write(

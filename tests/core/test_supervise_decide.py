@@ -146,6 +146,9 @@ def test_the_days_cap_waits_for_the_next_local_day():
 def test_a_resume_in_flight_is_followed_when_it_is_ours_and_waited_for_when_not():
     mine = decide(facts(in_flight="r1", in_flight_ours=True), CAPPED, at(T))
     assert mine.action is Action.FOLLOW
+    running = facts(status="running", in_flight="r1", in_flight_ours=True)
+    assert decide(running, CAPPED, at(T)).action is Action.FOLLOW
+    assert decide(facts(status="running", in_flight="r1"), CAPPED, at(T)).action is (Action.NOTHING)
     theirs = decide(facts(in_flight="r1"), CAPPED, at(T + 9999))
     assert theirs.action is Action.WAIT and "started elsewhere" in theirs.reason
 

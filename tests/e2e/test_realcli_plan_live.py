@@ -28,6 +28,16 @@ async def until(pilot, condition, seconds: float) -> None:  # type: ignore[no-un
         await pilot.pause(0.05)
 
 
+async def open_plan(pilot) -> ResumePlanScreen:  # type: ignore[no-untyped-def]
+    """``r`` on the first run, once the list is settled; the plan screen once it has a plan."""
+    await settle(pilot)
+    await pilot.press("r")
+    screen = pilot.app.screen
+    assert isinstance(screen, ResumePlanScreen)
+    await until(pilot, lambda: screen.plan is not None, 60)
+    return screen
+
+
 async def test_enter_on_the_plan_of_a_finished_real_resume_sends_nothing(
     claude_bin, mock_api, cli_home, tmp_path
 ):
@@ -47,11 +57,7 @@ async def test_enter_on_the_plan_of_a_finished_real_resume_sends_nothing(
     )
     app.resume_policy = lambda: policy
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("r")
-        screen = app.screen
-        assert isinstance(screen, ResumePlanScreen)
-        await until(pilot, lambda: screen.plan is not None, 60)
+        screen = await open_plan(pilot)
         assert screen.plan is not None and screen.plan.verdict.ok, screen.plan.verdict
         mark = mock_api.mark()
         await pilot.press("enter")
