@@ -77,7 +77,7 @@ def network_retry(session_id: str, when: float, retry_in_ms: int) -> dict[str, o
     }  # fmt: skip
 
 
-def _make_resumable(root: Path, cwd: Path) -> None:
+def make_resumable(root: Path, cwd: Path) -> None:
     """Point the tree's records at ``cwd`` (which exists), as the guard asks."""
     (transcript,) = root.glob("projects/*/*.jsonl")
     old = next(
@@ -163,7 +163,7 @@ class Night:
             cwd = base / "work" / name
             cwd.mkdir(parents=True)
             root = copy_tree(tree, base / name)
-            _make_resumable(root, cwd)
+            make_resumable(root, cwd)
             _shift_times(root, DIED[name])
             self.roots[name] = root
         if usage_limit:

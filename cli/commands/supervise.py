@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
+from wftop.core.cost.tokens import dollars
 from wftop.core.model import iso_utc
 from wftop.core.resume.errors import ResumeBusy
 from wftop.core.supervise.audit import AuditError, AuditLine
@@ -178,20 +179,24 @@ def show_status(args: argparse.Namespace, store: SuperviseStore) -> int:
     state = store.read_state()
     lines = store.audit.read()
     holder = store.holder()
-    running = holder is not None and _alive(*holder)
+    running = holder is not None and _alive(holder[0], holder[1])
     last: dict[str, AuditLine] = {}
     for line in lines:
         last[line.run] = line
     if args.json:
         data = {
-            "supervisor": {"running": running, "pid": holder[0] if running and holder else None},
+            "supervisor": {
+                "running": running,
+                "pid": holder[0] if running and holder else None,
+                "watches": holder[2] if running and holder else None,
+            },
             "off_at": iso_utc(state.off_at),
             "marks": [{"run": mark.run, "root": mark.root} for mark in state.marks],
             "runs": [line.to_json() for line in last.values()],
         }
         sys.stdout.buffer.write(orjson.dumps(data) + b"\n")
         return EXIT_OK
-    who = f"running (pid {holder[0]})" if running and holder else "not running"
+    who = f"running (pid {holder[0]}): {holder[2]}" if running and holder else "not running"
     off = f" · switched off at {iso_utc(state.off_at)}" if state.off_at else ""
     print(f"supervisor  {who}{off}")
     marks = ", ".join(mark.run for mark in state.marks) or "none"
@@ -210,7 +215,7 @@ def switch_off(store: SuperviseStore) -> int:
     before = store.switch_off(time.time())
     holder = store.holder()
     stopped = ""
-    if holder is not None and _alive(*holder):
+    if holder is not None and _alive(holder[0], holder[1]):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(holder[0], signal.SIGTERM)
             stopped = f"; stopped the supervisor (pid {holder[0]})"
@@ -314,11 +319,20 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
 
 
+def watches(supervisor: Supervisor) -> str:
+    """What a supervisor watches and under which caps, as ``--status`` says it."""
+    settings = supervisor.settings
+    caps = "no cap" if settings.max_usd is None else f"cap {dollars(settings.max_usd)} a run"
+    if settings.daily_usd is not None:
+        caps += f", {dollars(settings.daily_usd)} a day"
+    return f"{supervisor.scope.words()} · {caps} · {settings.attempts} resumes a failure"
+
+
 def supervise(args: argparse.Namespace, store: SuperviseStore, supervisor: Supervisor) -> int:
     """``--once`` (one pass, then follow what it launched) or run on until told to stop."""
     me = os.getpid()
     try:
-        lock = store.lock(holder_line(me, default_table().start_time(me)))
+        lock = store.lock(holder_line(me, default_table().start_time(me), watches(supervisor)))
     except ResumeBusy as busy:
         fail(
             f"another supervisor holds {store.lock_path} ({busy.holder or 'unknown'}): nothing done"

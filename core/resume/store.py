@@ -132,7 +132,7 @@ class ResumeStore:
 
         A torn last line (no newline yet) is not read; unreadable lines are reported.
         """
-        path = self.log_path(run_id)
+        path = self.root / "resume" / f"{validate_run_id(run_id)}.jsonl"  # reading creates nothing
         if not path.exists():
             return [], []
         batch = read_all(path)

@@ -200,17 +200,16 @@ class AuditLog:
             return []
         check_own_file(self.path)
         batch = read_all(self.path)
-        if batch.problems:
-            problem = batch.problems[0]
-            msg = f"{problem}: {EXPECTED}" if problem.line else str(problem)
-            raise AuditError(msg)
+        bad = [(problem.line, f"{problem}; {EXPECTED}") for problem in batch.problems]
         lines = []
         for number, record in batch.records:
             try:
                 lines.append(AuditLine.from_record(record))
             except ValueError as error:
-                msg = f"{self.path}:{number}: {error}; {EXPECTED}"
-                raise AuditError(msg) from None
+                bad.append((number, f"{self.path}:{number}: {error}; {EXPECTED}"))
+                break
+        if bad:
+            raise AuditError(min(bad)[1])
         return lines
 
     def append(self, line: AuditLine) -> None:

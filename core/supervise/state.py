@@ -15,7 +15,6 @@ file that was there read back as one of these: a corrupt or foreign file is an
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -32,7 +31,7 @@ from wftop.core.supervise.audit import AuditError, AuditLog, check_own_file
 
 VERSION: Final = 1
 EXPECTED: Final = 'expected {"version": 1, "marks": [{"run", "root"}], "off_at"}'
-HOLDER: Final = re.compile(r"wftop supervise pid (\d+) start (\S+)")
+HOLDER: Final = re.compile(r"wftop supervise pid (\d+) start (\S+)(?: watching (.*))?")
 
 
 @dataclass(frozen=True)
@@ -172,25 +171,16 @@ class SuperviseStore:
             msg = f"{self.lock_path}: cannot be locked ({error.strerror})"
             raise AuditError(msg) from None
 
-    def holder(self) -> tuple[int, str] | None:
-        """The pid and start time the lock file names, if it names one."""
+    def holder(self) -> tuple[int, str, str] | None:
+        """The pid, start time and what it watches that the lock file names, if any."""
         try:
             text = self.lock_path.read_text(errors="replace")
         except OSError:
             return None
         found = HOLDER.search(text)
-        return (int(found[1]), found[2]) if found else None
+        return (int(found[1]), found[2], (found[3] or "").strip()) if found else None
 
 
-def holder_line(pid: int, start: str | None) -> str:
-    return f"wftop supervise pid {pid} start {start or '-'}"
-
-
-__all__ = [
-    "AuditError",
-    "Mark",
-    "SuperviseState",
-    "SuperviseStore",
-    "holder_line",
-    "os",
-]
+def holder_line(pid: int, start: str | None, what: str = "") -> str:
+    """What the lock file says of its holder: ``wftop supervise pid P start S watching …``."""
+    return f"wftop supervise pid {pid} start {start or '-'} watching {what or '-'}"

@@ -134,7 +134,7 @@ def test_one_supervisor_per_state_dir(store):
             SuperviseStore(store.folder.parent).lock(holder_line(4343, "778"))
         assert "a supervisor already runs" in str(raised.value)
         assert "wftop supervise pid 4242 start 777" in str(raised.value)
-        assert store.holder() == (4242, "777")
+        assert store.holder() == (4242, "777", "-")
     finally:
         first.release()
     again = store.lock(holder_line(4343, "778"))

@@ -57,6 +57,13 @@ def test_a_rate_limited_run_is_resumed_once_and_a_second_pass_does_nothing(
                                str(cli_home.config_dir)).stdout)  # fmt: skip
     assert [row["status"] for row in listing] == ["completed"] and listing[0]["failed_calls"]
     mark = mock_api.mark()
+    later = supervise(env, cli_home, claude_bin, "--dry-run", "--all", "--max-usd", "1")
+    (line,) = later.stdout.splitlines()
+    assert "would wait: rate_limited: backoff before resume 1 of 2 · until 20" in line, line
+    now = supervise(env, cli_home, claude_bin, "--dry-run", "--all", "--max-usd", "1",
+                    "--backoff", "0")  # fmt: skip
+    assert now.stdout.startswith(f"{run.run_id}  would launch: stopped by rate_limited")
+    assert mock_api.mark() == mark and not Path(env["WFTOP_STATE_DIR"], "supervise").exists()
     done = supervise(env, cli_home, claude_bin, "--once", "--all", "--max-usd", "1",
                      "--backoff", "0")  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
