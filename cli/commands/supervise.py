@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
+from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_host_options, roots_or_exit
 from wftop.core.cost.tokens import dollars
 from wftop.core.model import iso_utc
 from wftop.core.resume.errors import ResumeBusy
@@ -132,6 +132,7 @@ def add_parser(subparsers: Any) -> None:
         help="relaunch the script fresh when a run cannot be resumed",
     )
     parser.add_argument("--claude", metavar="PATH", help="the claude binary to run")
+    add_host_options(parser, command=True)
 
 
 def settings_of(args: argparse.Namespace, config: Any) -> Settings:
@@ -196,7 +197,7 @@ def show_status(args: argparse.Namespace, store: SuperviseStore) -> int:
         }
         sys.stdout.buffer.write(orjson.dumps(data) + b"\n")
         return EXIT_OK
-    who = f"running (pid {holder[0]}): {holder[2]}" if running and holder else "not running"
+    who = f"running (pid {holder[0]}) watching {holder[2]}" if running and holder else "not running"
     off = f" · switched off at {iso_utc(state.off_at)}" if state.off_at else ""
     print(f"supervisor  {who}{off}")
     marks = ", ".join(mark.run for mark in state.marks) or "none"
@@ -288,7 +289,29 @@ def dry_run(args: argparse.Namespace, supervisor: Supervisor) -> int:
     return EXIT_OK
 
 
+def remote_args(args: argparse.Namespace) -> list[str]:
+    """This command line as the hosts' supervisors take it: every option but the roots,
+    ``--claude`` and the hosts themselves (a host reads its own roots and config)."""
+    out = [f"--run={run}" for run in args.runs] + [f"--project={p}" for p in args.projects]
+    flags = {"everything": "--all", "once": "--once", "dry_run": "--dry-run",
+             "status": "--status", "log": "--log", "off": "--off", "json": "--json"}  # fmt: skip
+    out += [flag for name, flag in flags.items() if getattr(args, name)]
+    values = {"max_usd": "--max-usd", "daily_usd": "--daily-usd", "backoff": "--backoff",
+              "attempts": "--attempts", "fallback": "--fallback"}  # fmt: skip
+    for name, flag in values.items():
+        value = getattr(args, name)
+        if value is not None:
+            out.append(f"{flag}={value:g}" if isinstance(value, float) else f"{flag}={value}")
+    return ["supervise", *out]
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.host:
+        from wftop.cli.remote import argvs_or_exit
+        from wftop.cli.supervise_hosts import on_hosts
+
+        argvs = argvs_or_exit(args, remote_args(args))
+        return EXIT_USAGE if argvs is None else on_hosts(argvs, as_json=args.json)
     roots = roots_or_exit(args)
     if roots is None:
         return EXIT_USAGE

@@ -36,15 +36,27 @@ def place(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def supervise(place: Path, *args: str, prefix: list[str] | None = None,
-              config: str | None = None) -> subprocess.CompletedProcess[str]:  # fmt: skip
+def supervise(
+    place: Path, *args: str, prefix: list[str] | None = None, config: str | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(TOP), "WFTOP_STATE_DIR": str(place / "state")}
     if config is not None:
         (place / "config.toml").write_text(config)
         env["WFTOP_CONFIG"] = str(place / "config.toml")
     root, claude = str(place / "mid-failure"), str(place / "claude")
-    argv = [*(prefix or []), sys.executable, "-m", "wftop.cli", "supervise", "--no-default-root",
-            "--root", root, "--claude", claude, *args]  # fmt: skip
+    argv = [
+        *(prefix or []),
+        sys.executable,
+        "-m",
+        "wftop.cli",
+        "supervise",
+        "--no-default-root",
+        "--root",
+        root,
+        "--claude",
+        claude,
+        *args,
+    ]
     return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
 
 
@@ -135,15 +147,19 @@ def test_a_bad_supervise_table_in_the_config_names_the_key(place):
     assert unknown.returncode == 2 and "unknown key 'max_dollars'" in unknown.stderr
 
 
-def test_the_configs_cap_is_used_and_a_flag_wins(place):
-    done = supervise(place, "--dry-run", "--all", "--backoff", "0", "--json",
-                     config="[supervise]\nmax_usd = 0.00001\n")  # fmt: skip
+def the_row(place: Path, *extra: str) -> dict:
+    """The one run's ``--dry-run --json`` row, with a config capping runs at $0.00001."""
+    config = "[supervise]\nmax_usd = 0.00001\n"
+    done = supervise(place, "--dry-run", "--all", "--backoff", "0", "--json", *extra, config=config)
     (row,) = [json.loads(line) for line in done.stdout.splitlines()]
+    return row
+
+
+def test_the_configs_cap_is_used_and_a_flag_wins(place):
+    row = the_row(place)
     assert row["would"] == "refuse" and row["cap_usd"] == 0.00001
     assert "budget of < $0.0001 (--max-usd)" in row["reason"]
-    flag = supervise(place, "--dry-run", "--all", "--backoff", "0", "--json", "--max-usd", "5",
-                     config="[supervise]\nmax_usd = 0.00001\n")  # fmt: skip
-    (row,) = [json.loads(line) for line in flag.stdout.splitlines()]
+    row = the_row(place, "--max-usd", "5")
     assert row["cap_usd"] == 5.0 and "budget of $5.00 (--max-usd)" in row["reason"]
 
 

@@ -20,9 +20,16 @@ T = 1_800_000_000.0
 
 
 def line(**changes) -> AuditLine:
-    base = {"at": T, "run": "wf_aaaaaaaa-bbb", "decision": "waiting", "reason": "rate_limited",
-            "until": T + 60, "forecast_usd": UsdRange(0.01, 0.05), "cap_usd": 1.0,
-            "cause": "rate_limited"}  # fmt: skip
+    base = {
+        "at": T,
+        "run": "wf_aaaaaaaa-bbb",
+        "decision": "waiting",
+        "reason": "rate_limited",
+        "until": T + 60,
+        "forecast_usd": UsdRange(0.01, 0.05),
+        "cap_usd": 1.0,
+        "cause": "rate_limited",
+    }
     return AuditLine(**{**base, **changes})
 
 
@@ -37,14 +44,22 @@ def test_an_audit_line_is_written_with_every_field_and_read_back(store):
     store.audit.append(line(decision="finished", until=None, cost_usd=0.0123, request="r-1"))
     raw = [json.loads(text) for text in store.audit.path.read_text().splitlines()]
     assert raw[0] == {
-        "at": "2027-01-15T08:00:00.000Z", "run": "wf_aaaaaaaa-bbb", "decision": "waiting",
-        "reason": "rate_limited", "until": "2027-01-15T08:01:00.000Z",
-        "forecast_usd": {"low": 0.01, "high": 0.05}, "cap_usd": 1.0, "cost_usd": None,
-        "cause": "rate_limited", "request": None,
-    }  # fmt: skip
+        "at": "2027-01-15T08:00:00.000Z",
+        "run": "wf_aaaaaaaa-bbb",
+        "decision": "waiting",
+        "reason": "rate_limited",
+        "until": "2027-01-15T08:01:00.000Z",
+        "forecast_usd": {"low": 0.01, "high": 0.05},
+        "cap_usd": 1.0,
+        "cost_usd": None,
+        "cause": "rate_limited",
+        "request": None,
+    }
     assert raw[1]["cost_usd"] == 0.0123 and raw[1]["request"] == "r-1"
-    assert store.audit.read() == [line(), line(decision="finished", until=None,
-                                               cost_usd=0.0123, request="r-1")]  # fmt: skip
+    assert store.audit.read() == [
+        line(),
+        line(decision="finished", until=None, cost_usd=0.0123, request="r-1"),
+    ]
     assert oct(store.audit.path.stat().st_mode & 0o777) == "0o600"
     assert oct(store.folder.stat().st_mode & 0o777) == "0o700"
 
@@ -62,7 +77,7 @@ def test_an_audit_line_is_written_with_every_field_and_read_back(store):
             '{"at": "yesterday", "run": "wf_x", "decision": "waiting", "reason": ""}\n',
             "at must be an ISO-8601 time",
         ),
-    ],  # fmt: skip
+    ],
 )
 def test_a_line_that_is_not_an_audit_line_is_one_clear_line_and_the_file_is_kept(store, text, says):
     store.audit.append(line())
@@ -108,8 +123,10 @@ def test_marks_toggle_and_off_takes_them_all_off(store):
     assert store.read_state().marks == ()
     assert store.toggle("wf_aaaaaaaa-bbb", "/root/a") is True
     assert store.toggle("wf_cccccccc-ddd", "/root/a") is True
-    assert store.read_state().marks == (Mark("wf_aaaaaaaa-bbb", "/root/a"),
-                                        Mark("wf_cccccccc-ddd", "/root/a"))  # fmt: skip
+    assert store.read_state().marks == (
+        Mark("wf_aaaaaaaa-bbb", "/root/a"),
+        Mark("wf_cccccccc-ddd", "/root/a"),
+    )
     assert store.toggle("wf_aaaaaaaa-bbb", "/root/a") is False
     state = store.read_state()
     assert state.marked("wf_cccccccc-ddd", "/root/a") and not state.marked("wf_cccccccc-ddd", "/b")

@@ -35,8 +35,10 @@ def test_one_night(tmp_path):
     live_through(night, 4)
     lines = night.store.audit.read()
     runs = {name: night.run_id(name) for name in TREES}
-    said = {name: [(line.decision, line.reason) for line in lines if line.run == run]
-            for name, run in runs.items()}  # fmt: skip
+    said = {
+        name: [(line.decision, line.reason) for line in lines if line.run == run]
+        for name, run in runs.items()
+    }
     words = {name: [decision for decision, _reason in found] for name, found in said.items()}
     assert words["storm"] == ["considered", "waiting", "launched", "finished"] * 2
     assert words["usage"] == ["considered", "waiting", "launched", "finished"]

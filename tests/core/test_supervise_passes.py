@@ -78,8 +78,11 @@ def test_a_dry_run_decides_and_writes_nothing(tmp_path):
     night.supervisor.act = False
     night.supervisor.step()
     said = {run.run_id: decision.action.value for run, decision in night.supervisor.said}
-    assert said == {NAMES["storm"]: "launched", NAMES["stubborn"]: "launched",
-                    NAMES["usage"]: "waiting"}  # fmt: skip
+    assert said == {
+        NAMES["storm"]: "launched",
+        NAMES["stubborn"]: "launched",
+        NAMES["usage"]: "waiting",
+    }
     assert not night.store.audit.path.exists() and night.launcher.launches == []
 
 
@@ -94,8 +97,9 @@ def test_a_network_stop_waits_for_a_tcp_connection_to_the_runs_api_host(tmp_path
     night.supervisor.step()
     assert night.probed == [("127.0.0.1", 9)] and night.launcher.launches == []
     assert decisions(night, "usage")[-1] == (
-        "waiting", "network: no TCP connection to 127.0.0.1:9 yet"
-    )  # fmt: skip
+        "waiting",
+        "network: no TCP connection to 127.0.0.1:9 yet",
+    )
     night.reachable = True
     night.clock.now += 60
     night.supervisor.step()
@@ -104,10 +108,13 @@ def test_a_network_stop_waits_for_a_tcp_connection_to_the_runs_api_host(tmp_path
 
 
 def test_the_last_retry_the_cli_scheduled_is_waited_for(tmp_path):
-    night = Night(tmp_path, scope=only("usage"), usage_limit=False,
-                  settings=Settings(max_usd=1.0, backoff=0))  # fmt: skip
-    late = {**network_retry("s", DIED["usage"], 45 * 60 * 1000), "error": {
-        "message": "overloaded", "formatted": "529 Overloaded", "status": 529}}  # fmt: skip
+    night = Night(
+        tmp_path, scope=only("usage"), usage_limit=False, settings=Settings(max_usd=1.0, backoff=0)
+    )
+    late = {
+        **network_retry("s", DIED["usage"], 45 * 60 * 1000),
+        "error": {"message": "overloaded", "formatted": "529 Overloaded", "status": 529},
+    }
     night.replace_last_error("usage", late)
     night.supervisor.step()
     (waiting,) = [line for line in night.store.audit.read() if line.decision == "waiting"]
@@ -129,8 +136,9 @@ def test_a_forecast_over_the_cap_is_refused_with_the_budgets_words(tmp_path):
     night.supervisor.step()
     assert night.launcher.launches == []
     assert decisions(night, "storm")[-1] == (
-        "refused", "forecast $0.5000–$2.00 above the budget of $1.00"
-    )  # fmt: skip
+        "refused",
+        "forecast $0.5000–$2.00 above the budget of $1.00",
+    )
 
 
 def test_the_days_cap_counts_what_the_days_launches_cost(tmp_path):
@@ -219,8 +227,7 @@ def test_a_launch_that_ended_while_no_supervisor_ran_is_written_down_as_finished
     assert request.state is ResumeState.COMPLETED
     again = restarted(night)
     again.step()
-    assert [word for word, _ in decisions(night, "storm")] == ["considered", "launched",
-                                                               "finished"]  # fmt: skip
+    assert [word for word, _ in decisions(night, "storm")] == ["considered", "launched", "finished"]
     assert len(night.launcher.launches) == 1
 
 
