@@ -15,8 +15,9 @@ from typing import IO
 
 import orjson
 
+from wftop.cli.output import fail, print_json
 from wftop.core.remote.transport import classify_exit
-from wftop.core.text.redact import redact
+from wftop.core.text.gate import shown
 
 EXIT_UNREACHABLE = 1
 
@@ -30,11 +31,12 @@ def _relay(host: str, stream: IO[bytes], out: IO[str], as_json: bool, lock: thre
             except orjson.JSONDecodeError:
                 record = None
             if isinstance(record, dict):
-                text = orjson.dumps({"host": host, **record}).decode()
-        else:
-            text = f"{host}  {text}"
+                with lock:
+                    print_json({"host": host, **record}, indent=False)
+                    sys.stdout.flush()
+                continue
         with lock:
-            print(redact(text), file=out, flush=True)
+            print(shown(f"{host}  {text}"), file=out, flush=True)
 
 
 def on_hosts(argvs: dict[str, list[str]], *, as_json: bool) -> int:
@@ -47,7 +49,7 @@ def on_hosts(argvs: dict[str, list[str]], *, as_json: bool) -> int:
                 argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
             )
         except OSError as error:
-            print(f"wftop supervise: {host}: {argv[0]}: {error.strerror}", file=sys.stderr)
+            fail(f"{host}: {argv[0]}: {error.strerror}", prefix="wftop supervise")
             return EXIT_UNREACHABLE
         threads = [
             threading.Thread(target=_relay, args=(host, pipe, out, as_json, lock), daemon=True)
@@ -63,7 +65,7 @@ def on_hosts(argvs: dict[str, list[str]], *, as_json: bool) -> int:
             thread.join()
         if code in (127, 255):
             why = classify_exit(code, "").describe(host)
-            print(redact(f"wftop supervise: {why}"), file=sys.stderr)
+            fail(why, prefix="wftop supervise")
             code = EXIT_UNREACHABLE
         worst = max(worst, code)
     return worst

@@ -21,9 +21,8 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
-import orjson
-
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_host_options, roots_or_exit
+from wftop.cli.output import fail, print_json
 from wftop.core.cost.tokens import dollars
 from wftop.core.model import iso_utc
 from wftop.core.resume.errors import ResumeBusy
@@ -34,12 +33,14 @@ from wftop.core.supervise.rules import ATTEMPTS_DEFAULT, BACKOFF_DEFAULT
 from wftop.core.supervise.state import SuperviseStore, holder_line
 from wftop.core.supervise.supervisor import Scope, Seams, Supervisor
 from wftop.core.system.procs import default_table
-from wftop.core.text.redact import redact
+from wftop.core.text.gate import shown
 
 EXIT_FAILED = 1
 """``--once``: a resume it launched did not complete."""
 EXIT_BUSY = 75
 """Another supervisor holds the state dir's lock: nothing was done (EX_TEMPFAIL)."""
+PREFIX = "wftop supervise"
+"""How its error lines begin."""
 PASS_EVERY = 30.0
 """Seconds between two passes of a supervisor that runs on (sooner when a wait ends)."""
 
@@ -155,19 +156,15 @@ def line_text(line: AuditLine) -> str:
         parts.append(f"forecast {line.forecast_usd.text()}")
     if line.cap_usd is not None and line.decision in ("launched", "refused"):
         parts.append(f"cap ${line.cap_usd:.2f}")
-    return redact(" · ".join(parts))
+    return shown(" · ".join(parts))
 
 
 def emit_line(args: argparse.Namespace, line: AuditLine) -> None:
     if args.json:
-        sys.stdout.buffer.write(orjson.dumps(line.to_json()) + b"\n")
+        print_json(line.to_json(), indent=False)
         sys.stdout.flush()
     else:
         print(line_text(line), flush=True)
-
-
-def fail(text: str) -> None:
-    print(redact(f"wftop supervise: {text}"), file=sys.stderr)
 
 
 def show_log(args: argparse.Namespace, store: SuperviseStore) -> int:
@@ -195,13 +192,13 @@ def show_status(args: argparse.Namespace, store: SuperviseStore) -> int:
             "marks": [{"run": mark.run, "root": mark.root} for mark in state.marks],
             "runs": [line.to_json() for line in last.values()],
         }
-        sys.stdout.buffer.write(orjson.dumps(data) + b"\n")
+        print_json(data, indent=False)
         return EXIT_OK
     who = f"running (pid {holder[0]}) watching {holder[2]}" if running and holder else "not running"
     off = f" · switched off at {iso_utc(state.off_at)}" if state.off_at else ""
-    print(f"supervisor  {who}{off}")
+    print(shown(f"supervisor  {who}{off}"))
     marks = ", ".join(mark.run for mark in state.marks) or "none"
-    print(redact(f"marked auto  {marks}"))
+    print(shown(f"marked auto  {marks}"))
     for line in last.values():
         print(line_text(line))
     return EXIT_OK
@@ -244,7 +241,7 @@ def make_supervisor(
         max_usd=settings.max_usd,
     )
     scope = Scope(tuple(args.runs), tuple(args.projects), args.everything)
-    notifier = LogNotifier(lambda text: print(redact(text), file=sys.stderr, flush=True))
+    notifier = LogNotifier(lambda text: print(shown(text), file=sys.stderr, flush=True))
     rehearse = rehearser(claude)
     seams = Seams(
         echo=lambda line: emit_line(args, line),
@@ -282,10 +279,10 @@ def dry_run(args: argparse.Namespace, supervisor: Supervisor) -> int:
                 else {"low": decision.forecast.low, "high": decision.forecast.high},
                 "cap_usd": supervisor.settings.max_usd,
             }
-            sys.stdout.buffer.write(orjson.dumps(data) + b"\n")
+            print_json(data, indent=False)
         else:
             until = f" · until {iso_utc(decision.until)}" if decision.until else ""
-            print(redact(f"{run.run_id}  would {would}: {decision.reason}{until}"))
+            print(shown(f"{run.run_id}  would {would}: {decision.reason}{until}"))
     return EXIT_OK
 
 
@@ -312,6 +309,22 @@ def run(args: argparse.Namespace) -> int:
 
         argvs = argvs_or_exit(args, remote_args(args))
         return EXIT_USAGE if argvs is None else on_hosts(argvs, as_json=args.json)
+    store = SuperviseStore()
+    try:
+        if args.log:
+            return show_log(args, store)
+        if args.status:
+            return show_status(args, store)
+        if args.off:
+            return switch_off(store)
+        return decide_and_act(args, store)
+    except AuditError as error:
+        fail(str(error), prefix=PREFIX)
+        return EXIT_USAGE
+
+
+def decide_and_act(args: argparse.Namespace, store: SuperviseStore) -> int:
+    """``--dry-run``, ``--once`` or the supervisor that runs on, over the roots read."""
     roots = roots_or_exit(args)
     if roots is None:
         return EXIT_USAGE
@@ -321,25 +334,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = load_config()
     except ConfigError as error:
-        fail(str(error))
+        fail(str(error), prefix=PREFIX)
         return EXIT_USAGE
-    store = SuperviseStore()
-    try:
-        if args.log:
-            return show_log(args, store)
-        if args.status:
-            return show_status(args, store)
-        if args.off:
-            return switch_off(store)
-        supervisor = make_supervisor(
-            args, search_roots(args, roots), config, act=not args.dry_run, store=store
-        )
-        if args.dry_run:
-            return dry_run(args, supervisor)
-        return supervise(args, store, supervisor)
-    except AuditError as error:
-        fail(f"{error}")
-        return EXIT_USAGE
+    supervisor = make_supervisor(
+        args, search_roots(args, roots), config, act=not args.dry_run, store=store
+    )
+    if args.dry_run:
+        return dry_run(args, supervisor)
+    return supervise(args, store, supervisor)
 
 
 def watches(supervisor: Supervisor) -> str:
@@ -357,9 +359,8 @@ def supervise(args: argparse.Namespace, store: SuperviseStore, supervisor: Super
     try:
         lock = store.lock(holder_line(me, default_table().start_time(me), watches(supervisor)))
     except ResumeBusy as busy:
-        fail(
-            f"another supervisor holds {store.lock_path} ({busy.holder or 'unknown'}): nothing done"
-        )
+        holder = busy.holder or "unknown"
+        fail(f"another supervisor holds {store.lock_path} ({holder}): nothing done", prefix=PREFIX)
         return EXIT_BUSY
     with lock:
         if args.once:

@@ -1,9 +1,9 @@
 """The facts of one run as the supervisor's decision reads them: what it finds on disk.
 
-Why the run stopped: the kind of its failed calls when it has some (read from each failed
-call's agent transcript, as `wftop scan` reads a worker's), else the plan's stop cause
-(``killed`` for a dead run whose session recorded no error); when the CLI had scheduled its
-next try (``retryInMs`` after its record). The guard's verdict and the forecast come from
+Why the run stopped: the plan's stop cause (the kind of its failed calls when it has some,
+else its session's; ``killed`` for a dead run whose session recorded no error), and when the
+CLI had scheduled its next try (``retryInMs`` after its record, in the session's tail or a
+failed call's transcript). The guard's verdict and the forecast come from
 the resume plan, the resumes the supervisor already made from the resume log (its
 requests say ``supervise: <cause>``), the dollars from the pricer.
 """
@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import os
 import re
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from wftop.core.forensics.causes import PRIORITY, verdict_of
 from wftop.core.forensics.limits import TAIL_RECORDS
-from wftop.core.forensics.session_transcript import ErrorEvent, read_worker_events
+from wftop.core.forensics.session_transcript import read_worker_events
 from wftop.core.model import Run
 from wftop.core.read.agent_transcript import transcript_path
+from wftop.core.read.errors import ErrorEvent
 from wftop.core.read.snapshot import parse_iso_time
 from wftop.core.resume.guard import QUIET_SECONDS
 from wftop.core.resume.plan import Plan
@@ -81,32 +80,19 @@ def failed_call_events(run: Run) -> list[list[ErrorEvent]]:
 
 
 def why_stopped(run: Run, plan: Plan) -> Stop:
-    """The kind of the run's failed calls (the most frequent; ties in the forensics' order),
-    else the plan's stop cause."""
-    per_call = failed_call_events(run)
-    verdicts = [verdict for events in per_call if (verdict := verdict_of(events)) is not None]
-    retry_at = _retry_at(event for events in per_call for event in events)
-    if verdicts:
-        counts = Counter(verdict.cause for verdict in verdicts)
-        kind = min(counts, key=lambda cause: (-counts[cause], PRIORITY.index(cause)))
-        verdict = next(verdict for verdict in verdicts if verdict.cause is kind)
-        event = verdict.event
-        return Stop(
-            kind.value,
-            words(verdict.evidence),
-            parse_iso_time(event.timestamp) if event else None,
-            event.resets_at if event else None,
-            retry_at,
-        )
-    if retry_at is None and os.path.isfile(run.folder.transcript):
-        retry_at = _retry_at(read_worker_events(run.folder.transcript, tail_records=TAIL_RECORDS))
+    """The plan's stop cause (the kind of the run's failed calls when it has some, else its
+    session's), and when the CLI had scheduled its next try."""
+    events = [event for found in failed_call_events(run) for event in found]
+    if os.path.isfile(run.folder.transcript):
+        events += read_worker_events(run.folder.transcript, tail_records=TAIL_RECORDS)
+    retry_at = _retry_at(events)
     cause = plan.stop_cause
     if cause is None:
         return Stop(None, retry_at=retry_at)
     return Stop(cause.cause, words(cause.evidence), cause.at, cause.resets_at, retry_at)
 
 
-WHERE: Final = re.compile(r"^\S.*?:\d+: ")
+WHERE: Final = re.compile(r"^\S.*?:\d+: ", re.S)
 
 
 def words(evidence: str | None) -> str | None:

@@ -300,3 +300,35 @@ def test_a_confirmed_resume_prints_hostile_labels_gated(tmp_path):
     assert "completed" in out
     assert_shown_safely(out)
     assert_shown_safely(text_of(done.stderr), shows=False)
+
+
+def test_supervise_shows_hostile_text_gated(tmp_path):
+    """The run's stop cause carries every hostile value (an API error's words): the audit
+    log, the decisions, the notification and the status hold them shown, never raw."""
+    tree = hostile_tree(tmp_path / f"in {NAME}")
+    (transcript,) = tree.root.glob(f"projects/*/{SESSION}.jsonl")
+    reply = {"type": "assistant", "isApiErrorMessage": True, "apiErrorStatus": 529,
+             "timestamp": "2026-12-02T12:40:00.000Z", "sessionId": SESSION,
+             "message": {"role": "assistant", "content": [
+                 {"type": "text", "text": f"API Error: 529 Overloaded {TEXT}"}]}}  # fmt: skip
+    with open(transcript, "a") as handle:
+        handle.write(json.dumps(reply) + "\n")
+    env = {**os.environ, "WFTOP_STATE_DIR": str(tmp_path / "state"),
+           "WFTOP_CONFIG": str(tmp_path / "no-config.toml")}  # fmt: skip
+    once = wftop(env, "supervise", "--once", "--all", root=tree.root)
+    assert once.returncode == 0, once.stderr
+    assert_shown_safely(text_of(once.stdout))
+    assert_shown_safely(text_of(once.stderr))  # the notification
+    for argv in (["supervise", "--log"], ["supervise", "--status"]):
+        done = wftop(env, *argv)
+        assert_shown_safely(text_of(done.stdout))
+    dry = wftop(env, "supervise", "--dry-run", "--all", root=tree.root)
+    assert_shown_safely(text_of(dry.stdout), shows=False)
+    for argv in (["supervise", "--log", "--json"], ["supervise", "--status", "--json"]):
+        done = wftop(env, *argv)
+        raw = RAW_IN_JSON.search(done.stdout.replace(b"\n", b""))
+        assert raw is None, raw.group()
+        values = [orjson.loads(line) for line in done.stdout.splitlines()]
+        if argv[1] == "--log":  # the considered line: the cause's words as they were
+            held = "\n".join(strings(values))
+            assert "\x9b2JHOSTILE-csi8" in held and "\x1b[2JHOSTILE-clear" in held, held

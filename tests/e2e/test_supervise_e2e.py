@@ -167,9 +167,9 @@ def test_a_killed_run_is_only_notified(claude_bin, mock_api, cli_home, tmp_path)
     assert mock_api.mark() == mark
     lines = audit(env)
     assert [line["decision"] for line in lines] == ["considered", "refused"]
-    assert lines[-1]["cause"] == "killed"
+    assert lines[-1]["cause"] == "clean_or_unknown"  # nothing recorded why: killed or crashed
     assert "not a cause it clears by itself" in lines[-1]["reason"]
-    assert f"{killed.run_id} refused: stopped by killed" in done.stderr
+    assert f"{killed.run_id} refused: stopped by clean_or_unknown" in done.stderr
 
 
 def test_a_failure_that_keeps_coming_back_gets_two_resumes_then_the_supervisor_stops(
