@@ -42,6 +42,15 @@ async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
     await pilot.pause()
 
 
+async def until(pilot, condition, tries: int = 1000) -> None:  # type: ignore[no-untyped-def]
+    """Let the app run until ``condition()`` holds (10 ms a try)."""
+    for _ in range(tries):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("not reached")
+
+
 def table(app: WftopApp) -> RunTable:
     return app.screen.query_one(RunTable)
 

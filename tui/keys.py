@@ -189,11 +189,30 @@ KEYS: Final[dict[str, KeySpec]] = {
         show=False,
         long="show or hide RE-RUN: tokens spent twice",
     ),
+    "auto-resume": KeySpec(
+        "m",
+        "auto_resume",
+        "auto",
+        frozenset({"runs"}),
+        show=False,
+        long="mark or unmark the run for wftop supervise",
+    ),
+    "supervisor": KeySpec(
+        "M",
+        "supervisor",
+        "supervisor",
+        frozenset({"runs"}),
+        show=False,
+        long="what wftop supervise decided: its audit log",
+    ),
     # the two small windows
     "help-close": KeySpec(
         "escape,q,question_mark", "close", "close", frozenset({"help"}), palette=False
     ),
     "copy-close": KeySpec("escape,q", "dismiss_copy", "close", frozenset({"copy"}), palette=False),
+    "supervisor-close": KeySpec(
+        "escape,q", "close", "close", frozenset({"supervisor"}), palette=False
+    ),
     # agent
     "follow": KeySpec(
         "f", "toggle_follow", "follow", frozenset({"agent"}), long="follow the growing transcript"

@@ -30,7 +30,7 @@ from wftop.core.supervise.audit import AuditError, AuditLine
 from wftop.core.supervise.decide import Action, Settings
 from wftop.core.supervise.notify import LogNotifier
 from wftop.core.supervise.rules import ATTEMPTS_DEFAULT, BACKOFF_DEFAULT
-from wftop.core.supervise.state import SuperviseStore, holder_line
+from wftop.core.supervise.state import SuperviseStore, holder_line, running
 from wftop.core.supervise.supervisor import Scope, Seams, Supervisor
 from wftop.core.system.procs import default_table
 from wftop.core.text.gate import shown
@@ -148,15 +148,7 @@ def settings_of(args: argparse.Namespace, config: Any) -> Settings:
 
 
 def line_text(line: AuditLine) -> str:
-    """An audit line for a person: when, run, decision, why, and the figures it names."""
-    parts = [f"{iso_utc(line.at)}  {line.run}  {line.decision:<10}  {line.reason}"]
-    if line.until is not None:
-        parts.append(f"until {iso_utc(line.until)}")
-    if line.forecast_usd is not None and line.decision != "finished":
-        parts.append(f"forecast {line.forecast_usd.text()}")
-    if line.cap_usd is not None and line.decision in ("launched", "refused"):
-        parts.append(f"cap ${line.cap_usd:.2f}")
-    return shown(" · ".join(parts))
+    return shown(line.text())
 
 
 def emit_line(args: argparse.Namespace, line: AuditLine) -> None:
@@ -175,18 +167,16 @@ def show_log(args: argparse.Namespace, store: SuperviseStore) -> int:
 
 def show_status(args: argparse.Namespace, store: SuperviseStore) -> int:
     state = store.read_state()
-    lines = store.audit.read()
-    holder = store.holder()
-    running = holder is not None and _alive(holder[0], holder[1])
     last: dict[str, AuditLine] = {}
-    for line in lines:
+    for line in store.audit.read():
         last[line.run] = line
+    found = running(store, default_table())
     if args.json:
         data = {
             "supervisor": {
-                "running": running,
-                "pid": holder[0] if running and holder else None,
-                "watches": holder[2] if running and holder else None,
+                "running": found is not None,
+                "pid": found[0] if found else None,
+                "watches": found[1] if found else None,
             },
             "off_at": iso_utc(state.off_at),
             "marks": [{"run": mark.run, "root": mark.root} for mark in state.marks],
@@ -194,7 +184,7 @@ def show_status(args: argparse.Namespace, store: SuperviseStore) -> int:
         }
         print_json(data, indent=False)
         return EXIT_OK
-    who = f"running (pid {holder[0]}) watching {holder[2]}" if running and holder else "not running"
+    who = f"running (pid {found[0]}) watching {found[1]}" if found else "not running"
     off = f" · switched off at {iso_utc(state.off_at)}" if state.off_at else ""
     print(shown(f"supervisor  {who}{off}"))
     marks = ", ".join(mark.run for mark in state.marks) or "none"
@@ -204,19 +194,14 @@ def show_status(args: argparse.Namespace, store: SuperviseStore) -> int:
     return EXIT_OK
 
 
-def _alive(pid: int, start: str) -> bool:
-    now = default_table().start_time(pid)
-    return now is not None and (start == "-" or now == start)
-
-
 def switch_off(store: SuperviseStore) -> int:
     before = store.switch_off(time.time())
-    holder = store.holder()
+    found = running(store, default_table())
     stopped = ""
-    if holder is not None and _alive(holder[0], holder[1]):
+    if found is not None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(holder[0], signal.SIGTERM)
-            stopped = f"; stopped the supervisor (pid {holder[0]})"
+            os.kill(found[0], signal.SIGTERM)
+            stopped = f"; stopped the supervisor (pid {found[0]})"
     marks = len(before.marks)
     print(f"supervision off: {marks} auto mark{'s' * (marks != 1)} taken off{stopped}")
     return EXIT_OK

@@ -25,6 +25,7 @@ from typing import Any, Final
 
 import orjson
 
+from wftop.core.cost.tokens import dollars
 from wftop.core.model import iso_utc
 from wftop.core.read.jsonl import read_all
 from wftop.core.resume.lock import append_line, ensure_private_dir, open_private
@@ -72,6 +73,17 @@ class AuditLine:
             "cause": self.cause,
             "request": self.request,
         }
+
+    def text(self) -> str:
+        """The line for a person (not yet gated): when, run, decision, why, and its figures."""
+        parts = [f"{iso_utc(self.at)}  {self.run}  {self.decision:<10}  {self.reason}"]
+        if self.until is not None:
+            parts.append(f"until {iso_utc(self.until)}")
+        if self.forecast_usd is not None and self.decision != "finished":
+            parts.append(f"forecast {self.forecast_usd.text()}")
+        if self.cap_usd is not None and self.decision in ("launched", "refused"):
+            parts.append(f"cap {dollars(self.cap_usd)}")
+        return " · ".join(parts)
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> AuditLine:

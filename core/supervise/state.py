@@ -28,6 +28,7 @@ from wftop.core.resume.errors import ResumeBusy
 from wftop.core.resume.lock import RunLock, ensure_private_dir, write_private
 from wftop.core.resume.store import state_dir
 from wftop.core.supervise.audit import AuditError, AuditLog, check_own_file
+from wftop.core.system.procs import ProcessTable
 
 VERSION: Final = 1
 EXPECTED: Final = 'expected {"version": 1, "marks": [{"run", "root"}], "off_at"}'
@@ -179,6 +180,19 @@ class SuperviseStore:
             return None
         found = HOLDER.search(text)
         return (int(found[1]), found[2], (found[3] or "").strip()) if found else None
+
+
+def running(store: SuperviseStore, processes: ProcessTable) -> tuple[int, str] | None:
+    """The pid of the supervisor of this state dir and what it watches, if one runs (the pid
+    its lock file names is alive and started when it said)."""
+    holder = store.holder()
+    if holder is None:
+        return None
+    pid, start, what = holder
+    now = processes.start_time(pid)
+    if now is None or (start != "-" and now != start):
+        return None
+    return pid, what
 
 
 def holder_line(pid: int, start: str | None, what: str = "") -> str:

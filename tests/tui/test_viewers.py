@@ -8,7 +8,7 @@ import threading
 import orjson
 import pytest
 
-from tests.tui_kit import SIZE, build, settle
+from tests.tui_kit import SIZE, build, settle, until
 from wftop.tui.screens import journal as journal_screen
 from wftop.tui.screens.journal import JournalScreen
 from wftop.tui.widgets import line_view
@@ -45,14 +45,6 @@ async def grown(app, pilot, lines: int, needle_at: int | None = None) -> Journal
     await settle(pilot)
     grow(journal_of(app), lines, needle_at)
     return await open_journal(app, pilot)
-
-
-async def until(pilot, condition) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(1000):
-        if condition():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("not reached")
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ TITLES = {
     "sessions": "Sessions",
     "session-report": "Session report",
     "attempts": "Attempts plot",
+    "supervisor": "Supervisor",
 }
 
 EXTRA = {

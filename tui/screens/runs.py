@@ -77,6 +77,7 @@ class RunsScreen(Screen[None]):
         self.query_one("#runs-filter", Input).display = False
         self.wftop.runs_changed.subscribe(self, self.on_runs_changed)
         self.refresh_rows()
+        self.read_marks()
 
     @property
     def table(self) -> RunTable:
@@ -248,6 +249,64 @@ class RunsScreen(Screen[None]):
             from wftop.tui.screens.plan import open_relaunch
 
             open_relaunch(self.wftop, run)
+
+    # -- wftop supervise ------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="marks", exit_on_error=False)
+    def read_marks(self, toggle: Run | None = None) -> None:
+        """The runs marked auto, read from the supervisor's state (after marking ``toggle``
+        or taking its mark off), off the loop; a state wftop cannot use is said in a toast."""
+        from wftop.core.supervise.audit import AuditError
+        from wftop.core.supervise.state import SuperviseStore
+
+        store = SuperviseStore()
+        note = None
+        try:
+            if toggle is not None:
+                marked = store.toggle(toggle.run_id, toggle.folder.root)
+                note = (
+                    f"auto: wftop supervise may resume {toggle.run_id}"
+                    if marked
+                    else f"auto mark taken off {toggle.run_id}"
+                )
+            marks = store.read_state().marks
+        except AuditError as error:
+            self.app.call_from_thread(self._marks_failed, str(error))
+            return
+        auto = frozenset((mark.run, mark.root or "") for mark in marks)
+        self.app.call_from_thread(self._show_marks, auto, note)
+
+    def _show_marks(self, auto: frozenset[tuple[str, str]], note: str | None) -> None:
+        self.table.auto = auto
+        self.table.invalidate()
+        self.refresh_rows()
+        if note:
+            self.notify(shown(note), timeout=4)
+
+    def _marks_failed(self, why: str) -> None:
+        self.notify(shown(why), title="Auto marks", severity="error", timeout=8)
+
+    def action_auto_resume(self) -> None:
+        run = self.selected_run()
+        if run is None:
+            return
+        if self.wftop.read_only:
+            self.notify(self.wftop.read_only_reason, title="Auto refused", severity="warning")
+        elif run.host is not None:
+            self.notify(
+                shown(
+                    f"runs of {run.host} are supervised there: wftop supervise --host {run.host}"
+                ),
+                title="Auto refused",
+                severity="warning",
+            )
+        else:
+            self.read_marks(run)
+
+    def action_supervisor(self) -> None:
+        from wftop.tui.screens.supervisor import SupervisorScreen
+
+        self.app.push_screen(SupervisorScreen())
 
     def action_journal(self) -> None:
         run = self.selected_run()

@@ -55,6 +55,8 @@ class RunTable(FittedTable):
         hidden."""
         self.host_column = False
         """Other hosts are read: the HOST column is there."""
+        self.auto: frozenset[tuple[str, str]] = frozenset()
+        """(run id, root) of the runs marked auto (``m``): wftop supervise may resume them."""
 
     def columns(self) -> list[ColumnSpec]:
         base = HOST_COLUMNS if self.host_column else RUN_COLUMNS
@@ -114,7 +116,11 @@ class RunTable(FittedTable):
                 return p.styled(clip(f"{gate(run.host)} ?", width), "status-stalled")
             return Text(clip(gate(run.host), width), no_wrap=True)
         if key == "name":
-            return Text(clip(shown(run.name or "(unnamed)"), width), no_wrap=True)
+            name = shown(run.name or "(unnamed)")
+            if run.host is None and (run.run_id, run.folder.root) in self.auto:
+                cell = clip(f"auto {name}", width)
+                return p.text([(cell[:5], "accent"), (cell[5:], "")])
+            return Text(clip(name, width), no_wrap=True)
         if key == "run":
             return Text(clip(gate(run.run_id), width), no_wrap=True)
         if key == "project":
