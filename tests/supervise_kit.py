@@ -37,11 +37,27 @@ from wftop.core.system.procs import FakeProcessTable
 
 NIGHT = 1_800_050_400.0
 """22:00 UTC on 2027-01-15, the supervisor's first pass."""
-DIED = {"storm": NIGHT - 40, "usage": NIGHT - 150, "stubborn": NIGHT - 20}
+DIED = {
+    "storm": NIGHT - 40,
+    "usage": NIGHT - 150,
+    "stubborn": NIGHT - 20,
+    "outage": NIGHT - 300,
+    "crashed": NIGHT - 600,
+    "dear": NIGHT - 90,
+}
 """When each run's last record was written."""
 RESETS_AT = NIGHT + 3 * 3600 + 1200
 """The usage limit's reset (01:20)."""
 TREES = {"storm": "api-errors-429", "usage": "killed", "stubborn": "mid-failure"}
+LONG_NIGHT = {
+    **TREES,
+    "outage": "2.1.265-killed",
+    "crashed": "killed-in-parallel",
+    "dear": "2.1.246-mid-failure",
+}
+"""The three runs, and three more: ``outage`` (a killed run whose session's last word is a
+dropped connection), ``crashed`` (a killed run, no error recorded: ``clean_or_unknown``) and
+``dear`` (partial, a 429, its forecast above the per-run cap)."""
 FORECAST = UsdRange(0.0125, 0.0375)
 SPENT = 0.0211
 
@@ -118,17 +134,22 @@ class Clock:
 
 
 class FakePricer:
-    def __init__(self, forecast: UsdRange | None = FORECAST) -> None:
+    def __init__(
+        self, forecast: UsdRange | None = FORECAST, runs: dict[str, UsdRange] | None = None
+    ) -> None:
         self.range = forecast
+        self.runs = runs or {}
+        """Other forecasts, by run id."""
 
     def forecast(self, plan: Plan) -> UsdRange | None:
-        return self.range
+        return self.runs.get(plan.run.run_id, self.range)
 
     def over_cap(self, plan: Plan, max_usd: float | None) -> str | None:
-        if max_usd is None or self.range is None:
+        found = self.forecast(plan)
+        if max_usd is None or found is None:
             return None
-        if self.range.high is None or self.range.high > max_usd:
-            return f"forecast {self.range.text()} above the budget of ${max_usd:.2f}"
+        if found.high is None or found.high > max_usd:
+            return f"forecast {found.text()} above the budget of ${max_usd:.2f}"
         return None
 
     def spent(self, folder: str, agent_ids: list[str]) -> float | None:
@@ -155,11 +176,13 @@ class Night:
         scope: Scope | None = None,
         usage_limit: bool = True,
         pricer: FakePricer | None = None,
+        trees: dict[str, str] = TREES,
     ) -> None:
         self.base = base
         self.clock = Clock()
+        self.trees = trees
         self.roots: dict[str, Path] = {}
-        for name, tree in TREES.items():
+        for name, tree in trees.items():
             cwd = base / "work" / name
             cwd.mkdir(parents=True)
             root = copy_tree(tree, base / name)
@@ -171,6 +194,11 @@ class Night:
             reply = usage_limit_reply(transcript.stem, DIED["usage"], RESETS_AT)
             with open(transcript, "a") as handle:
                 handle.write(json.dumps(reply) + "\n")
+        if "outage" in self.roots:
+            (transcript,) = self.roots["outage"].glob("projects/*/*.jsonl")
+            with open(transcript, "a") as handle:
+                dropped = network_retry(transcript.stem, DIED["outage"], 603)
+                handle.write(json.dumps(dropped) + "\n")
         past = NIGHT - 120
         for root in self.roots.values():
             for path in root.rglob("*"):
@@ -284,3 +312,63 @@ class Night:
             if json.loads(line).get("label") == label and json.loads(line)["type"] == "started"
         ]
         shutil.copy(Path(source) / f"agent-{agent_ids[-1]}.jsonl", folder / f"agent-{agent}.jsonl")
+
+
+LEAP = 10 * 60.0
+"""The longest the night's clock leaps between two passes (a supervisor that runs on looks
+at a waiting run again when anything it waits on moves)."""
+
+
+def live_through(
+    night: Night,
+    hours: float,
+    answers: dict[str, list[bool]],
+    *,
+    outage_ends: float | None = None,
+    step: float = 30.0,
+) -> None:
+    """The night from `NIGHT` for ``hours``: a pass every ``step`` seconds while something
+    is due, else on to the end of the soonest wait. Each launch ends as ``answers`` say, in
+    turn (True: the failed call fails again); the API host answers from ``outage_ends`` on."""
+    left = {name: list(outcomes) for name, outcomes in answers.items()}
+    while night.clock.now < NIGHT + hours * 3600:
+        if outage_ends is not None:
+            night.reachable = night.clock.now >= outage_ends
+        supervisor = night.supervisor
+        followed = set(supervisor.following)
+        supervisor.step()
+        for name in night.trees:
+            if night.run_id(name) in supervisor.following:
+                night.answer(name, fail=left[name].pop(0))
+        followed |= set(supervisor.following)
+        supervisor.poll()
+        due = supervisor.next_until()
+        busy = bool(followed) or any(
+            decision.action.value in ("launched", "follow") for _r, decision in supervisor.said
+        )
+        later = night.clock.now + step
+        night.clock.now = later if busy or due is None else max(later, min(due, later + LEAP))
+        if due is None and not busy:
+            night.clock.now = max(later, night.clock.now + 3600)
+
+
+OUTAGE_ENDS = NIGHT + 20 * 60
+"""The API host answers again at 22:20."""
+DEAR = UsdRange(1.20, 3.40)
+"""The forecast of ``dear``: above the per-run cap of $1.00."""
+LONG_ANSWERS = {"storm": [True, False], "usage": [False], "stubborn": [True, True],
+                "outage": [False]}  # fmt: skip
+"""The storm clears at its second resume, the stubborn run fails twice, the others return."""
+
+
+def long_night(base: Path) -> Night:
+    """Six runs from 22:00 to 02:00 under a cap of $1.00 a run and $0.10 a day: a 429 storm
+    that clears, a run that keeps failing, a usage limit that resets at 01:20, a network
+    outage until 22:20, a run killed with no error recorded, a forecast above the cap."""
+    pricer = FakePricer()
+    night = Night(
+        base, trees=LONG_NIGHT, settings=Settings(max_usd=1.0, daily_usd=0.10), pricer=pricer
+    )
+    pricer.runs[night.run_id("dear")] = DEAR
+    live_through(night, 4, LONG_ANSWERS, outage_ends=OUTAGE_ENDS)
+    return night

@@ -315,8 +315,8 @@ GATES: Final[tuple[tuple[str, Gate], ...]] = (
     ("a resume can be launched", _cannot_resume),
     ("attempts left", _attempts),
     ("the per-run cap", _run_cap),
-    ("the day's cap", _daily_cap),
     ("the cause has cleared", _clears),
+    ("the day's cap", _daily_cap),
     ("the guard", _guard_passes),
 )
 """Checked in this order; the first that returns a decision decides (else: launch)."""

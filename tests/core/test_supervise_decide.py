@@ -148,6 +148,17 @@ def test_the_days_cap_waits_for_the_next_local_day():
     assert decide(facts(spent_today=0.9), settings, at(T + 9999)).action is Action.LAUNCH
 
 
+def test_a_run_still_waiting_for_its_cause_says_that_and_not_the_days_cap():
+    settings = Settings(max_usd=1.0, daily_usd=1.0)
+    usage = facts(cause="usage_limit", resets_at=T + 3600, spent_today=0.97)
+    waiting = decide(usage, settings, at(T + 60))
+    assert waiting.reason == "usage_limit: until its reset plus a margin"
+    assert waiting.until == T + 3600 + RESET_MARGIN
+    offline = decide(facts(cause="network", reachable=False, spent_today=0.97), settings, at(T))
+    assert offline.reason.startswith("network: no TCP connection")
+    assert "over --daily-usd" in decide(usage, settings, at(T + 7200)).reason
+
+
 def test_a_resume_in_flight_is_followed_when_it_is_ours_and_waited_for_when_not():
     mine = decide(facts(in_flight="r1", in_flight_ours=True), CAPPED, at(T))
     assert mine.action is Action.FOLLOW

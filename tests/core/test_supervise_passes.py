@@ -147,8 +147,8 @@ def test_the_days_cap_counts_what_the_days_launches_cost(tmp_path):
     night.supervisor.step()  # storm and stubborn: 0.0375 each, forecast high
     assert len(night.launcher.launches) == 1
     waiting = [line for line in night.store.audit.read() if line.decision == "waiting"]
-    assert any("over --daily-usd $0.0500" in line.reason for line in waiting)
-    assert max(line.until or 0 for line in waiting) == NIGHT + 2 * 3600  # midnight UTC
+    over = [line for line in waiting if "over --daily-usd $0.0500" in line.reason]
+    assert [line.until for line in over] == [NIGHT + 2 * 3600]  # midnight UTC
 
 
 def test_an_owner_alive_is_left_alone(tmp_path):
