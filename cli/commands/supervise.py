@@ -18,7 +18,6 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from types import FrameType
 from typing import Any
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_host_options, roots_or_exit
@@ -30,8 +29,9 @@ from wftop.core.supervise.audit import AuditError, AuditLine
 from wftop.core.supervise.decide import Action, Settings
 from wftop.core.supervise.notify import LogNotifier
 from wftop.core.supervise.rules import ATTEMPTS_DEFAULT, BACKOFF_DEFAULT
+from wftop.core.supervise.scope import Scope
 from wftop.core.supervise.state import SuperviseStore, holder_line, running
-from wftop.core.supervise.supervisor import Scope, Seams, Supervisor
+from wftop.core.supervise.supervisor import Seams, Supervisor
 from wftop.core.system.procs import default_table
 from wftop.core.text.gate import shown
 
@@ -41,8 +41,6 @@ EXIT_BUSY = 75
 """Another supervisor holds the state dir's lock: nothing was done (EX_TEMPFAIL)."""
 PREFIX = "wftop supervise"
 """How its error lines begin."""
-PASS_EVERY = 30.0
-"""Seconds between two passes of a supervisor that runs on (sooner when a wait ends)."""
 
 
 def _amount(kind: str, *, whole: bool = False, least: float = 0.0) -> Callable[[str], float]:
@@ -352,31 +350,29 @@ def supervise(args: argparse.Namespace, store: SuperviseStore, supervisor: Super
             supervisor.step()
             supervisor.wait()
             return EXIT_FAILED if supervisor.failed else EXIT_OK
-        return run_on(store, supervisor)
+        return run_on(supervisor)
 
 
-def run_on(store: SuperviseStore, supervisor: Supervisor) -> int:
-    started = time.time()
-    stopping: list[int] = []
+def run_on(supervisor: Supervisor) -> int:
+    """Run on, watching the roots through the engine, until ``--off`` or a signal."""
+    import asyncio
 
-    def stop(signum: int, _frame: FrameType | None) -> None:
-        stopping.append(signum)
+    from wftop.core.engine.link import open_link
+    from wftop.core.supervise.watch import watch
 
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, stop)
-    while not stopping:
-        supervisor.step()
-        state = store.read_state()
-        if state.off_at is not None and state.off_at >= started:
-            break
-        pause = PASS_EVERY if not supervisor.following else 1.0
-        until = supervisor.next_until()
-        if until is not None:
-            pause = max(1.0, min(pause, until - time.time()))
-        deadline = time.monotonic() + pause
-        while not stopping and time.monotonic() < deadline:
-            time.sleep(min(1.0, deadline - time.monotonic()))
-            if supervisor.following:
-                supervisor.poll()
+    async def on() -> None:
+        loop = asyncio.get_running_loop()
+        stopping = asyncio.Event()
+        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            loop.add_signal_handler(signum, stopping.set)
+        await watch(
+            open_link(supervisor.roots),
+            supervisor,
+            stopping=stopping,
+            clock=time.time,
+            say=lambda text: print(shown(f"{PREFIX}: {text}"), file=sys.stderr, flush=True),
+        )
+
+    asyncio.run(on())
     print("wftop supervise: stopped; resumes it launched go on", file=sys.stderr)
     return EXIT_OK

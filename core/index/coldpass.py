@@ -12,7 +12,7 @@ import gc
 import glob
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Generic, NamedTuple, TypeVar, cast
@@ -166,13 +166,17 @@ def scan_roots(
     stall_window: float = DEFAULT_STALL_WINDOW,
     keep_bytes: int = LIST_KEEP_BYTES,
     run_id: str | None = None,
+    run_ids: Collection[str] | None = None,
 ) -> ScanResult:
     """A cold index of every run under the roots, newest activity first (``run_id``: only
-    the runs of that id, wherever they are; the others are not read)."""
+    the runs of that id, wherever they are, ``run_ids``: of those ids; the others are not
+    read)."""
     result = ScanResult()
     folders, problems = run_folders_of(roots)
     if run_id is not None:
         folders = [folder for folder in folders if folder.run_id == run_id]
+    if run_ids is not None:
+        folders = [folder for folder in folders if folder.run_id in run_ids]
     result.problems.extend(problems)
     cold = ColdPass.of(
         roots,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 
 from wftop.core.cost.tokens import dollars
@@ -49,33 +49,11 @@ from wftop.core.supervise.ledger import Ledger, local_day
 from wftop.core.supervise.notify import Note, Notifier
 from wftop.core.supervise.probe import Probe, base_url, host_port, tcp_probe
 from wftop.core.supervise.rules import Clears, Jitter, clears, seeded_jitter
+from wftop.core.supervise.scope import Scope
 from wftop.core.supervise.state import SuperviseState, SuperviseStore
 
 FOLLOW_EVERY = 0.5
 """Seconds between two polls of a launch being followed."""
-
-
-@dataclass(frozen=True)
-class Scope:
-    """The runs a supervisor acts on: those marked auto, plus these."""
-
-    runs: tuple[str, ...] = ()
-    projects: tuple[str, ...] = ()
-    everything: bool = False
-
-    def takes(self, run: Run, state: SuperviseState) -> bool:
-        if self.everything or run.run_id in self.runs:
-            return True
-        if self.projects and {run.cwd, run.project_short, run.folder.project} & set(self.projects):
-            return True
-        return state.marked(run.run_id, run.folder.root)
-
-    def words(self) -> str:
-        if self.everything:
-            return "every run"
-        parts = [f"run {run}" for run in self.runs]
-        parts += [f"project {project}" for project in self.projects]
-        return ", ".join([*parts, "the runs marked auto"])
 
 
 @dataclass
@@ -146,21 +124,26 @@ class Supervisor:
         self.ledger = Ledger.of(self.store.audit.read())
         return self.store.read_state()
 
-    def runs(self, state: SuperviseState) -> list[Run]:
-        """The runs in scope, one per run id: the newest copy (a run continued in another
-        session leaves its older copy superseded)."""
-        found = scan_roots(self.roots, processes=self.policy.processes, now=self.seams.clock)
+    def runs(self, state: SuperviseState, run_ids: Collection[str] | None = None) -> list[Run]:
+        """The runs in scope (of ``run_ids`` only, when given: the others are not read), one
+        per run id: the newest copy (a run continued in another session leaves its older copy
+        superseded)."""
+        if run_ids is not None and not run_ids:
+            return []
+        found = scan_roots(
+            self.roots, processes=self.policy.processes, now=self.seams.clock, run_ids=run_ids
+        )
         newest: dict[str, Run] = {}
         for run in sorted(found.runs, key=lambda run: run.status is Status.SUPERSEDED):
             if run.host is None and self.scope.takes(run, state):  # newest activity first
                 newest.setdefault(run.run_id, run)
         return list(newest.values())
 
-    def step(self) -> list[Run]:
-        """One pass over the runs in scope; returns them."""
+    def step(self, run_ids: Collection[str] | None = None) -> list[Run]:
+        """One pass over the runs in scope (of ``run_ids`` only, when given); returns them."""
         state = self.load()
         self.said = []
-        runs = self.runs(state)
+        runs = self.runs(state, run_ids)
         for run in runs:
             self.reconcile(run)
             self.consider(run)

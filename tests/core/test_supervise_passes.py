@@ -15,7 +15,8 @@ from tests.supervise_kit import DIED, NIGHT, FakePricer, Night, network_retry
 from wftop.core.resume.machine import ResumeState
 from wftop.core.supervise.audit import AuditError
 from wftop.core.supervise.decide import Settings, UsdRange
-from wftop.core.supervise.supervisor import Scope, Supervisor
+from wftop.core.supervise.scope import Scope
+from wftop.core.supervise.supervisor import Supervisor
 
 
 def restarted(night: Night) -> Supervisor:
