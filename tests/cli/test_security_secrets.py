@@ -244,6 +244,16 @@ def test_json_outputs_keep_the_real_paths(secret_root, tmp_path):
     assert row["in_flight"][0].startswith("a5 [masked:")
 
 
+def test_an_error_naming_a_path_masks_it(secret_root, tmp_path):
+    """A ``--root`` that is not there is named in the one-line error: masked."""
+    not_a_root = tmp_path / "elsewhere" / "work" / IN_THE_CWD[0].text / "nope"
+    assert leaks(str(not_a_root)) == ["github_token"]
+    result = wftop(not_a_root, "ls", env=private_env(tmp_path))
+    assert result.returncode == 2 and result.stderr.startswith("wftop: "), result.stderr
+    assert leaks(result.stderr) == [], where(result.stderr)
+    assert "[masked:github_token]" in result.stderr
+
+
 def test_ls_watch_json_masks_every_secret(secret_root, tmp_path):
     argv = [sys.executable, "-m", "wftop.cli", "ls", "--watch", "--json"]
     argv += ["--no-default-root", "--root", str(secret_root)]
@@ -339,11 +349,13 @@ async def wait_for(pilot, predicate) -> None:  # type: ignore[no-untyped-def]
     raise AssertionError("the screen never got there")
 
 
-async def test_tui_screens_mask_every_secret(secret_root, tui_home):
+async def test_tui_screens_mask_every_secret(secret_root, tui_home, monkeypatch):
     from tests.tui.test_tui_snapshots import viewer_ready
     from tests.tui_kit import settle
+    from wftop.tui import clipboard
     from wftop.tui.config import Config
     from wftop.tui.screens.agent import AgentScreen
+    from wftop.tui.screens.copy import CopyScreen
     from wftop.tui.screens.journal import JournalScreen
     from wftop.tui.screens.plan import ResumePlanScreen
     from wftop.tui.screens.run import RunScreen
@@ -353,10 +365,23 @@ async def test_tui_screens_mask_every_secret(secret_root, tui_home):
     app = make_app(
         [str(secret_root)], config=Config(bell=False), processes=FakeProcessTable(), live=False
     )
+    monkeypatch.setattr(clipboard, "copy_elsewhere", lambda text, env, **_kw: ["tmux buffer"])
     seen: dict[str, str] = {}
     async with app.run_test(size=(240, 50)) as pilot:
         await settle(pilot)
         seen["runs"] = screen_text(app)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, CopyScreen))
+        seen["copy window"] = screen_text(app)
+        for _ in range(4):  # run id, run folder, resume command, session id, journal path
+            await pilot.press("down")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        (run,) = app.runs.values()
+        assert app.clipboard == run.folder.journal  # the real value is copied
+        seen["copied toast"] = " ".join(f"{n.title}: {n.message}" for n in app._notifications)
+        assert "Copied journal path" in seen["copied toast"]
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
         await pilot.pause()
