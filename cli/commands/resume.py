@@ -22,7 +22,6 @@ from wftop.cli.options import (
 from wftop.cli.output import fail, print_json
 from wftop.core.cost.tokens import dollars
 from wftop.core.forecast.cachewarm import cache_text
-from wftop.core.forecast.instant import Forecast
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Run, Status
 from wftop.core.resume.launcher import Strategy
@@ -30,6 +29,7 @@ from wftop.core.resume.machine import ResumeState
 from wftop.core.resume.plan import Plan
 from wftop.core.resume.policy import Event, Request, ResumePolicy, what_is_left
 from wftop.core.resume.store import ResumeStore
+from wftop.core.resume.table import HEADINGS, fates_line, strategy_rows
 from wftop.core.system.procs import default_table
 from wftop.core.text.gate import shown, shown_each
 from wftop.core.text.redact import Redactor, redact_value
@@ -137,13 +137,6 @@ def describe(plan: Plan, now: float | None = None) -> str:
     ]
     if plan.env:
         lines.append(f"env        {orjson.dumps(plan.env).decode()}")
-    for name, forecast in plan.forecasts.items():
-        marker = "→" if name == plan.strategy.value else " "
-        lines.append(f"forecast {marker} {name} ({forecast.provenance}): {forecast.summary()}")
-        lines.append(
-            f"             live: {', '.join(forecast.live) or '-'}"
-            f"; cached: {', '.join(forecast.cached) or '-'}"
-        )
     lines.extend(cost_table(plan))
     if plan.recommended is Strategy.SURGICAL:
         lines.append(
@@ -165,63 +158,24 @@ def describe(plan: Plan, now: float | None = None) -> str:
     return shown_each(lines)
 
 
-DOES = {
-    "resume-owner": "resumes the owner session's conversation",
-    "relocate": "continues in a new session, on a copy of the journal",
-    "surgical": "continues in a new session, on a copy without the failed calls' failed lines",
-    "fresh": "starts a new run of the same script: nothing comes from cache",
-}
+COLUMNS = ("<14", ">5", ">5", ">4", ">13", "<8")
+"""How the table's columns but the last (dollars) are aligned and how wide."""
 
 
-def _span(sure: int, risky: int, more: bool = False) -> str:
-    text = f"{sure}–{sure + risky}" if risky else str(sure)
-    return f"{text}+" if more else text
-
-
-def cost_row(name: str, forecast: Forecast, marker: str, recommended: bool) -> str:
-    risky = len(forecast.at_risk)
-    cost = forecast.cost
-    tokens = cost.tokens_text() if cost is not None else "?"
-    spent = cost.dollars_text() if cost is not None else "$?"
-    kind = "exact" if forecast.exact else "estimate"
-    named = f"{name}*" if recommended else name
-    counted = forecast.more_live and forecast.unreached_calls is not None
-    live = len(forecast.live) + (forecast.unreached_calls or 0 if counted else 0)
+def table_line(cells: Sequence[str]) -> str:
+    *aligned, last = cells
     return (
-        f"         {marker} {named:<14} {_span(len(forecast.cached), risky):>5} "
-        f"{_span(live, risky, forecast.more_live and not counted):>5} {risky:>4} "
-        f"{tokens:>13} {kind:<8} {spent}"
+        " ".join(f"{cell:{how}}" for cell, how in zip(aligned, COLUMNS, strict=True)) + f" {last}"
     )
-
-
-def reached(forecast: Forecast) -> str:
-    """``then 1 call not reached yet`` (the rehearsal counted it), or ``then the calls not
-    reached yet``."""
-    count = forecast.unreached_calls
-    if count is None:
-        return "then the calls not reached yet"
-    return f"then {count} call{'' if count == 1 else 's'} not reached yet"
 
 
 def cost_table(plan: Plan) -> list[str]:
     """One row per strategy (``→`` the selected one, ``*`` the recommended one) and the plain
     line under it: what the selected strategy does, its calls by fate."""
-    lines = [
-        f"costs      {'strategy':<14} {'cache':>5} {'live':>5} {'risk':>4} {'tokens':>13} "
-        f"{'forecast':<8} dollars"
-    ]
-    for name, forecast in plan.forecasts.items():
-        marker = "→" if name == plan.strategy.value else " "
-        lines.append(cost_row(name, forecast, marker, name == plan.recommended.value))
-    chosen = plan.forecast
-    fates = [
-        f"{', '.join(chosen.cached)} from cache" if chosen.cached else "",
-        f"{', '.join(chosen.live)} live" if chosen.live else "",
-        f"{', '.join(chosen.at_risk)} at risk" if chosen.at_risk else "",
-        reached(chosen) if chosen.more_live else "",
-    ]
-    what = DOES.get(chosen.strategy, chosen.strategy)
-    lines.append(f"           {chosen.strategy} {what}: {'; '.join(f for f in fates if f)}")
+    lines = [f"forecast   {table_line(HEADINGS)}"]
+    for row in strategy_rows(plan):
+        lines.append(f"         {'→' if row.selected else ' '} {table_line(row.cells)}")
+    lines.append(f"           {fates_line(plan.forecast)}")
     if plan.recommended.value in plan.forecasts:
         lines.append("           (* recommended)")
     return lines

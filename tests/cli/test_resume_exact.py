@@ -96,8 +96,13 @@ def test_exact_prints_the_rehearsed_forecast_and_marks_it(
 
     assert main(argv(root, "--exact")) == 0
     text = capsys.readouterr().out
-    assert "forecast → resume-owner (exact, rehearsed with claude 2.1.332): " in text
-    assert "forecast   surgical (estimate): " in text
+    rows = {
+        line[11:25].strip(): line[57:66].strip()
+        for line in text.splitlines()
+        if line[9:10] in "→ " and line[11:25].strip() in {"resume-owner*", "relocate", "surgical"}
+    }
+    assert rows == {"resume-owner*": "exact", "relocate": "estimate", "surgical": "estimate"}
+    assert "(exact, rehearsed with claude 2.1.332)" in text
 
 
 def test_without_exact_nothing_is_rehearsed_and_the_forecast_says_estimate(

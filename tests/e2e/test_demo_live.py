@@ -47,5 +47,5 @@ def test_live_demo_kills_plans_and_resumes_only_a5_a6(claude_bin):
 def test_live_demo_without_resume_prints_the_forecast(claude_bin):
     done = demo(claude_bin)
     assert done.returncode == 0, done.stderr + done.stdout
-    assert "live: a5; cached: a1, a2, a3, a4" in done.stdout
+    assert "a1, a2, a3, a4 from cache; a5 live; then the calls not reached yet" in done.stdout
     assert "guard      ok" in done.stdout

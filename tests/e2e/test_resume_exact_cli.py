@@ -51,7 +51,11 @@ def test_the_dry_run_prints_the_exact_forecast_and_the_resume_keeps_to_it(
     assert (
         f"({strategy} (exact, rehearsed with claude {forecast['cli_version']})" not in text.stdout
     )
-    assert f"forecast → {strategy} (exact, rehearsed with claude " in text.stdout
+    (row,) = [
+        line for line in text.stdout.splitlines() if line.startswith(f"         → {strategy}")
+    ]
+    assert row[57:66].strip() == "exact"
+    assert f"(exact, rehearsed with claude {forecast['cli_version']})" in text.stdout
 
     done = wftop(env, "resume", RUN, "--yes", "--json", *common)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -1,0 +1,107 @@
+"""The resume moment as a table: one row per strategy (from cache · live · at risk · tokens ·
+dollars · estimate or exact), the selected and the recommended rows marked, and the plain line
+under it saying what the selected strategy does and its calls by fate.
+
+Cells are plain strings: the command line prints them, the TUI draws them (each gates them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wftop.core.forecast.instant import Forecast
+from wftop.core.resume.plan import Plan
+
+DOES = {
+    "resume-owner": "resumes the owner session's conversation",
+    "relocate": "continues in a new session, on a copy of the journal",
+    "surgical": "continues in a new session, on a copy without the failed calls' failed lines",
+    "fresh": "starts a new run of the same script: nothing comes from cache",
+}
+"""What each strategy does, in the words of the plain line."""
+
+HEADINGS = ("strategy", "cache", "live", "risk", "tokens", "forecast", "dollars")
+
+
+def _span(sure: int, risky: int, more: bool = False) -> str:
+    """``4``, ``3–4`` when calls at risk may fall either way, ``1+`` when more may come."""
+    text = f"{sure}–{sure + risky}" if risky else str(sure)
+    return f"{text}+" if more else text
+
+
+@dataclass(frozen=True)
+class StrategyRow:
+    """One strategy's row: its cells as text, and whether it is selected or recommended."""
+
+    strategy: str
+    selected: bool
+    recommended: bool
+    cached: str
+    live: str
+    at_risk: str
+    tokens: str
+    dollars: str
+    kind: str
+    """``exact`` (rehearsed) or ``estimate``."""
+
+    @property
+    def cells(self) -> tuple[str, ...]:
+        """The cells in the order of `HEADINGS` (the recommended strategy marked ``*``)."""
+        name = f"{self.strategy}*" if self.recommended else self.strategy
+        return (name, self.cached, self.live, self.at_risk, self.tokens, self.kind, self.dollars)
+
+
+def strategy_row(forecast: Forecast, selected: bool, recommended: bool) -> StrategyRow:
+    risky = len(forecast.at_risk)
+    cost = forecast.cost
+    counted = forecast.more_live and forecast.unreached_calls is not None
+    live = len(forecast.live) + ((forecast.unreached_calls or 0) if counted else 0)
+    return StrategyRow(
+        strategy=forecast.strategy,
+        selected=selected,
+        recommended=recommended,
+        cached=_span(len(forecast.cached), risky),
+        live=_span(live, risky, forecast.more_live and not counted),
+        at_risk=str(risky),
+        tokens=cost.tokens_text() if cost is not None else "?",
+        dollars=cost.dollars_text() if cost is not None else "$?",
+        kind="exact" if forecast.exact else "estimate",
+    )
+
+
+def strategy_rows(plan: Plan) -> list[StrategyRow]:
+    """One row per strategy the plan forecast, in the plan's order."""
+    return [
+        strategy_row(forecast, name == plan.strategy.value, name == plan.recommended.value)
+        for name, forecast in plan.forecasts.items()
+    ]
+
+
+def _reached(forecast: Forecast) -> str:
+    """``then 1 call not reached yet`` (the rehearsal counted it), or ``then the calls not
+    reached yet``."""
+    count = forecast.unreached_calls
+    if count is None:
+        return "then the calls not reached yet"
+    return f"then {count} call{'' if count == 1 else 's'} not reached yet"
+
+
+def fates_line(forecast: Forecast) -> str:
+    """What the strategy does and its calls by fate: ``resume-owner resumes the owner
+    session's conversation: a1, a2 from cache; a5 live (a5 re-runs finished work); then the
+    calls not reached yet``; an exact forecast says what rehearsed it."""
+    rerun = forecast.rerun
+    fates = [
+        f"{', '.join(forecast.cached)} from cache" if forecast.cached else "",
+        f"{', '.join(forecast.live)} live" if forecast.live else "",
+        f"{', '.join(rerun)} {'re-runs' if len(rerun) == 1 else 're-run'} finished work"
+        if rerun
+        else "",
+        f"{', '.join(forecast.at_risk)} at risk" if forecast.at_risk else "",
+        _reached(forecast) if forecast.more_live else "",
+    ]
+    what = DOES.get(forecast.strategy, forecast.strategy)
+    line = f"{forecast.strategy} {what}: {'; '.join(f for f in fates if f) or 'no calls'}"
+    if forecast.exact:
+        line += f" ({forecast.provenance})"
+    return line
