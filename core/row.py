@@ -241,6 +241,11 @@ class RunRow:
     it); None when a model is unpriced (or, in a row from an older wftop, unknown)."""
     tokens: Tokens = wire(TOKENS, default=NO_TOKENS)
     unpriced_models: tuple[str, ...] = wire(LABELS, default=())
+    missing_transcripts: int = wire(COUNT, default=0)
+    """Attempts whose transcript is gone or unreadable: what they spent is not counted."""
+    cost_is_lower_bound: bool = wire(FLAG, default=False)
+    """``cost_usd`` and ``tokens`` leave out the attempts whose transcript is missing: the
+    run spent at least that much."""
     failed_lines: int = wire(COUNT, default=0)
     """The journal's ``failed`` lines."""
     failures: tuple[tuple[str, str], ...] = wire(FAILURES, default=())
@@ -309,6 +314,8 @@ class RunRow:
             cost_usd=spent.to_json()["cost_usd"],
             tokens=spent.tokens,
             unpriced_models=spent.unpriced_models,
+            missing_transcripts=spent.missing,
+            cost_is_lower_bound=spent.lower_bound,
             stale=run.stale,
         )
 

@@ -18,7 +18,7 @@ import orjson
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_host_options, roots_or_exit
 from wftop.cli.output import fail
 from wftop.cli.remote import EXIT_UNREACHABLE, argvs_or_exit, ask_hosts
-from wftop.core.cost.tokens import dollars
+from wftop.core.cost.tokens import at_least, dollars
 from wftop.core.cost.usage import Spends
 from wftop.core.index.coldpass import scan_rows
 from wftop.core.index.rowcache import RowCache, rows_cache_path
@@ -77,6 +77,7 @@ def table_line(row: dict[str, Any], now: float) -> str:
     when = parse_iso_time(row["last_activity"])
     cost = row.get("cost_usd")
     spent = dollars(cost) if isinstance(cost, int | float) else "$?"
+    spent = at_least(spent, row.get("cost_is_lower_bound") is True).replace("≥ ", "≥")
     return (
         f"{status:<12} {name:<18} {gate(row['run_id']):<16} {project:<18} "
         f"{age(when, now):>4} {parity:<8} {spent:>7} {calls}"

@@ -8,7 +8,7 @@ from typing import Any
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
 from wftop.cli.output import fail, print_json
-from wftop.core.cost.tokens import dollars
+from wftop.core.cost.tokens import at_least, dollars, missing_note
 from wftop.core.forensics.limits import cut
 from wftop.core.forensics.masking import redaction_json, redaction_line
 from wftop.core.forensics.stats import compute_stats
@@ -55,17 +55,18 @@ def stats_text(data: dict[str, Any]) -> str:
         lines.append(
             f"{run['run_id']:<16} {cut(run['name'] or '-', 16):<16} {status:<10} "
             f"{parity:>7} {run['gaps']:>4} {run['reran_completed']:>5} "
-            f"{dollars(run['cost_usd']):>8} "
+            f"{at_least(dollars(run['cost_usd']), run['cost_is_lower_bound']):>8} "
             f"{cause_words(run['cause']):<16} {dots(run['attempts'])}"
         )
     total = data["runs"]
     twice = dollars(data["rerun_cost_usd"])
+    missing, lower = data["missing_transcripts"], data["cost_is_lower_bound"]
     lines += [
         "",
         f"runs: {total}; with gaps: {data['runs_with_gaps']} of {total}",
         f"calls started: {data['started']}; returned: {data['returned']}",
-        f"spent: {dollars(data['cost_usd'], data['unpriced_models'])} by the runs' calls "
-        f"({tokens_text(data['tokens'])}); "
+        f"spent: {at_least(dollars(data['cost_usd'], data['unpriced_models']), lower)} "
+        f"by the runs' calls ({tokens_text(data['tokens'])}{missing_note(missing)}); "
         f"{dollars(data['session_cost_usd'])} by their sessions' own turns",
         f"resumes that re-ran completed calls: {data['runs_that_reran_completed_calls']} runs, "
         f"{data['reran_completed_calls']} calls, {data['rerun_tokens']} tokens spent twice "

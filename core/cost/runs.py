@@ -5,16 +5,18 @@ transcript lives in the run folder); a run's is the sum over its calls. The orch
 session's own turns (its transcript, beside the session folder) are the session's, apart:
 a session may launch several runs and talk in between.
 
-An attempt whose transcript is missing or unreadable adds nothing (a relocated run's
-earlier attempts live in the folder of the session it was copied from, and count there).
+An attempt whose transcript is missing or unreadable adds no tokens; one that returned is
+counted as missing (`wftop.core.cost.gone`): the figures are then a lower bound, and every
+surface says so.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 
-from wftop.core.cost.tokens import NOTHING, Spend, exact_total, total
+from wftop.core.cost.gone import missing
+from wftop.core.cost.tokens import MISSING, NOTHING, Spend, exact_total, total
 from wftop.core.cost.usage import Spends
 from wftop.core.model import Run
 from wftop.core.read.agent_transcript import transcript_path
@@ -32,10 +34,14 @@ class RunSpend:
 
 
 def attempts_spend(
-    folder: str, agent_ids: Iterable[str], spends: Spends | None = None
+    folder: str,
+    agent_ids: Iterable[str],
+    spends: Spends | None = None,
+    returned: Container[str] = (),
 ) -> list[Spend]:
-    """What each of the agents ``agent_ids`` of run folder ``folder`` spent (those whose
-    transcript can be read)."""
+    """What each of the agents ``agent_ids`` of run folder ``folder`` spent: those whose
+    transcript can be read, and `MISSING` for each that is `wftop.core.cost.gone.missing`
+    (it is of ``returned``, the agents that returned)."""
     spends = spends or Spends()
     found = []
     for agent_id in agent_ids:
@@ -43,12 +49,20 @@ def attempts_spend(
         spent = spends.of(path) if path else None
         if spent is not None:
             found.append(spent)
+        elif path and missing(folder, agent_id, returned):
+            found.append(MISSING)
     return found
 
 
-def agents_spend(folder: str, agent_ids: Iterable[str], spends: Spends | None = None) -> Spend:
-    """What the agents ``agent_ids`` of run folder ``folder`` spent, together."""
-    return total(attempts_spend(folder, agent_ids, spends))
+def agents_spend(
+    folder: str,
+    agent_ids: Iterable[str],
+    spends: Spends | None = None,
+    returned: Container[str] = (),
+) -> Spend:
+    """What the agents ``agent_ids`` of run folder ``folder`` spent, together (see
+    `attempts_spend`)."""
+    return total(attempts_spend(folder, agent_ids, spends, returned))
 
 
 def calls_spend(folder: str, calls: Iterable[Call], spends: Spends | None = None) -> RunSpend:
@@ -58,7 +72,7 @@ def calls_spend(folder: str, calls: Iterable[Call], spends: Spends | None = None
     found: dict[str, Spend] = {}
     every: list[Spend] = []
     for call in calls:
-        attempts = attempts_spend(folder, call.agent_ids, spends)
+        attempts = attempts_spend(folder, call.agent_ids, spends, call.returned_agent_ids)
         found[call.key] = total(attempts)
         every += attempts
     return RunSpend(found, exact_total(every))

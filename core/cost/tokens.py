@@ -112,6 +112,14 @@ class Spend:
     """Models without a price, sorted; empty when ``cost_usd`` is a number."""
     messages: int = 0
     """API responses counted (each message once)."""
+    missing: int = 0
+    """Attempts whose transcript is gone or cannot be read: they spent what nobody can tell,
+    so the tokens and dollars are a lower bound (`lower_bound`)."""
+
+    @property
+    def lower_bound(self) -> bool:
+        """The figures leave out attempts whose transcript is missing: at least this much."""
+        return self.missing > 0
 
     def __add__(self, other: Spend) -> Spend:
         unpriced = tuple(sorted(set(self.unpriced_models) | set(other.unpriced_models)))
@@ -120,15 +128,33 @@ class Spend:
             if unpriced or self.cost_usd is None or other.cost_usd is None
             else self.cost_usd + other.cost_usd
         )
-        return Spend(self.tokens + other.tokens, cost, unpriced, self.messages + other.messages)
+        return Spend(
+            self.tokens + other.tokens,
+            cost,
+            unpriced,
+            self.messages + other.messages,
+            self.missing + other.missing,
+        )
 
     def to_json(self) -> dict[str, Any]:
-        """``cost_usd`` (rounded to a millionth of a dollar), ``tokens``, ``unpriced_models``."""
+        """``cost_usd`` (rounded to a millionth of a dollar), ``tokens``, ``unpriced_models``,
+        ``missing_transcripts`` and ``cost_is_lower_bound``."""
         return {
             "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
             "tokens": self.tokens.to_json(),
             "unpriced_models": list(self.unpriced_models),
+            "missing_transcripts": self.missing,
+            "cost_is_lower_bound": self.lower_bound,
         }
+
+    def dollars_text(self) -> str:
+        """`dollars`, marked ``≥`` when transcripts are missing (``≥ $0.0181``)."""
+        return at_least(dollars(self.cost_usd, self.unpriced_models), self.lower_bound)
+
+    @property
+    def missing_note(self) -> str:
+        """`` (2 transcripts missing: at least this)``, or nothing."""
+        return missing_note(self.missing)
 
 
 NOTHING = Spend()
@@ -140,6 +166,18 @@ def total(spends: Iterable[Spend]) -> Spend:
     for spend in spends:
         found = found + spend
     return found
+
+
+def at_least(text: str, lower_bound: bool) -> str:
+    """``text`` marked ``≥`` when it is a lower bound (a ``$?`` stays as it is)."""
+    return f"≥ {text}" if lower_bound and not text.startswith("$?") else text
+
+
+def missing_note(missing: int) -> str:
+    """`` (2 transcripts missing: at least this)``, or nothing when none is."""
+    if not missing:
+        return ""
+    return f" ({missing} transcript{'' if missing == 1 else 's'} missing: at least this)"
 
 
 def dollars(cost: float | None, unpriced: Iterable[str] = ()) -> str:

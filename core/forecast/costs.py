@@ -57,7 +57,8 @@ class CallCosts:
     last: dict[str, Spend]
     """By call key: what its last attempt spent."""
     returned: frozenset[str]
-    """Keys of the calls whose last attempt returned a result."""
+    """Keys of the calls whose last attempt returned a result (and whose transcript says
+    what it cost)."""
     median: Spend | None
     """The median over those calls' last attempts (by dollars, then tokens); None: none
     returned."""
@@ -175,10 +176,13 @@ def call_costs(run: Run, spends: Spends | None = None) -> CallCosts:
     spends = spends or Spends()
     calls = run.fold.ordered_calls()
     last = {call.key: agents_spend(run.folder.path, call.agent_ids[-1:], spends) for call in calls}
-    returned = frozenset(
+    returned = frozenset(  # a result whose transcript is gone says nothing of its cost
         call.key
         for call in calls
-        if call.has_result and call.agent_ids and call.result_agent_id == call.agent_ids[-1]
+        if call.has_result
+        and call.agent_ids
+        and call.result_agent_id == call.agent_ids[-1]
+        and not last[call.key].lower_bound
     )
     done = [last[key] for key in returned]
     priced = [spend for spend in done if spend.cost_usd is not None]

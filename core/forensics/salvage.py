@@ -11,7 +11,7 @@ from typing import Any
 
 from wftop.core.calls import State, call_states, error_json
 from wftop.core.cost.runs import calls_spend
-from wftop.core.cost.tokens import NOTHING, Spend, dollars
+from wftop.core.cost.tokens import NOTHING, Spend
 from wftop.core.cost.usage import Spends
 from wftop.core.forensics.limits import LAST_TEXT_CHARS, MAX_WORKER_TRANSCRIPT_BYTES
 from wftop.core.index.coldpass import ColdPass, SessionFacts
@@ -238,8 +238,9 @@ def salvage(
 
 
 def spend_line(spend: Spend) -> str:
-    """``$0.1316 · 16,540 tokens``, or ``$? (claude-foo unpriced) · 360 tokens``."""
-    return f"{dollars(spend.cost_usd, spend.unpriced_models)} · {spend.tokens.total:,} tokens"
+    """``$0.1316 · 16,540 tokens``, ``$? (claude-foo unpriced) · 360 tokens``, or ``≥ $0.0131
+    · 1,540 tokens (1 transcript missing: at least this)``."""
+    return f"{spend.dollars_text()} · {spend.tokens.total:,} tokens{spend.missing_note}"
 
 
 LAST_WORDS = {

@@ -5,7 +5,8 @@ no owner may be alive), under its `run_key` (its journal, its owner and superses
 session's transcript, snapshots folder and scripts folder: the run's script, and its name
 when the snapshot has none), and reused while the key holds; and while the script path the
 snapshot names exists as it did when the row was kept (checked on every use, unless it lies
-in the session's scripts folder, which the key stamps).
+in the session's scripts folder, which the key stamps). The run folder's stamp joins the key:
+a transcript deleted in it changes what the run spent.
 
 Runs that are not settled, runs whose session transcript is gone, runs with unreadable
 lines and runs whose paths are not valid UTF-8 are never kept: they are read in full each
@@ -31,16 +32,18 @@ from wftop.core.index.cachefile import (
     run_key,
     save_cache,
     session_stamp,
+    stamp,
 )
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.sessions import Owner
 
-CACHE_VERSION = 10
+CACHE_VERSION = 11
 """Bump whenever the shape or the meaning of an ``ls --json`` row changes (4: ``host``;
 5: ``call_states``; 6: what the run spent, ``cost_usd``, ``tokens``, ``unpriced_models``;
 7: the paths kept real, other strings masked with more shapes; 8: ``failures``,
 ``failed_lines``, and ``failed`` counts failed calls; 9: C1 and bidirectional controls
-escaped; 10: the key, one stamp a run and the session's, `wftop.core.index.cachefile`)."""
+escaped; 10: the key, one stamp a run and the session's, `wftop.core.index.cachefile`;
+11: ``missing_transcripts``, ``cost_is_lower_bound``, and the run folder's stamp)."""
 
 
 def rows_cache_path() -> Path:
@@ -117,7 +120,9 @@ class RowCache:
         session = self._session_stamp(folder)
         if session is None:
             return None
-        return run_key(folder, owner, superseded_by, session)
+        # The run folder's inode and time besides: a transcript deleted or made in it changes
+        # what the run spent, and whether that is a lower bound.
+        return [*run_key(folder, owner, superseded_by, session), stamp(folder.path, size=False)]
 
     def get(self, folder: RunFolder, key: Key | None) -> Kept | None:
         """The row kept for the run of ``folder`` under ``key`` (None: read the run)."""

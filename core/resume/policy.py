@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wftop.core.cost.runs import agents_spend
-from wftop.core.cost.tokens import NOTHING, Spend, dollars
+from wftop.core.cost.tokens import NOTHING, Spend
 from wftop.core.forecast.launchinfo import installed_version
 from wftop.core.index.coldpass import ColdPass
 from wftop.core.model import Run
@@ -312,7 +312,7 @@ class ResumePolicy:
             "forecast": None if forecast is None else forecast.to_json(),
         }
         text = f"live calls: {', '.join(progress.started) or '-'}"
-        text += f" · spent {dollars(spent.cost_usd, spent.unpriced_models)}"
+        text += f" · spent {spent.dollars_text()}{spent.missing_note}"
         if forecast is not None:
             text += f" (forecast {forecast.dollars_text()})"
         return Event(data, text)
