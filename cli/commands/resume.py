@@ -20,7 +20,6 @@ from wftop.cli.options import (
     roots_or_exit,
 )
 from wftop.cli.output import fail, print_json
-from wftop.core.cost.tokens import dollars
 from wftop.core.forecast.cachewarm import cache_text
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Run, Status
@@ -29,7 +28,7 @@ from wftop.core.resume.machine import ResumeState
 from wftop.core.resume.plan import Plan
 from wftop.core.resume.policy import Event, Request, ResumePolicy, what_is_left
 from wftop.core.resume.store import ResumeStore
-from wftop.core.resume.table import HEADINGS, fates_line, strategy_rows
+from wftop.core.resume.table import HEADINGS, cold_cache_words, fates_line, strategy_rows
 from wftop.core.system.procs import default_table
 from wftop.core.text.gate import shown, shown_each
 from wftop.core.text.redact import Redactor, redact_value
@@ -122,10 +121,8 @@ def find_run(args: argparse.Namespace, roots: list[str]) -> Run | str:
 
 
 def describe(plan: Plan, now: float | None = None) -> str:
-    cache = cache_text(plan.cache_warm_until, time.time() if now is None else now)
-    if plan.cold_cache is not None and plan.strategy is Strategy.RESUME_OWNER:
-        more = plan.cold_cache
-        cache += f" (writing it again adds {dollars(more.cost_usd, more.unpriced_models)})"
+    now = time.time() if now is None else now
+    cache = cache_text(plan.cache_warm_until, now) + cold_cache_words(plan)
     lines = [
         f"run        {plan.run.run_id} ({plan.run.name or 'unnamed'}) — {plan.run.shown_status}",
         f"strategy   {plan.strategy.value} (recommended: {plan.recommended.value})",

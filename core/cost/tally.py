@@ -14,7 +14,9 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import replace
 
+from wftop.core.cost.gone import elsewhere
 from wftop.core.cost.tokens import NOTHING, TOKEN_FIELDS, Spend, Tokens
 from wftop.core.cost.usage import Stamp, transcript_spend
 from wftop.core.read.agent_transcript import transcript_path
@@ -74,6 +76,11 @@ class SpendTally:
         self._pending: set[str] = set()
         """Agents to read (again) at the next `total`, not counted in the sum."""
         self._sum = ExactSum()
+        self._returned: set[str] = set()
+        """Agents the journal holds a result of."""
+        self._absent: dict[str, bool | None] = {}
+        """Agents whose transcript could not be read at the last read → whether it is in
+        another session's folder (`wftop.core.cost.gone.elsewhere`; None: not asked yet)."""
 
     def started(self, agent_ids: Iterable[str]) -> None:
         """Attempts the journal gained, by their agents."""
@@ -84,6 +91,10 @@ class SpendTally:
                 self._sum.add(known[1], 1)
             else:
                 self._pending.add(agent)
+
+    def returned(self, agent_ids: Iterable[str]) -> None:
+        """Attempts that returned, by their agents: without a transcript, one is missing."""
+        self._returned.update(agent_ids)
 
     def changed(self, agent_ids: Iterable[str] | None = None) -> None:
         """Transcripts that may have changed (None: every one): read again at the next
@@ -109,8 +120,19 @@ class SpendTally:
                 spent = transcript_spend(path)
             self._known[agent] = (stamp, spent)
             self._sum.add(spent, self._times[agent])
+            if spent is None and path is not None:
+                self._absent.setdefault(agent, None)
+            else:
+                self._absent.pop(agent, None)
         self._pending.clear()
-        return self._sum.spend()
+        spent = self._sum.spend()
+        gone = [agent for agent in self._absent if agent in self._returned]
+        if not gone:
+            return spent
+        for agent in gone:  # asked once each: the project's other sessions are listed
+            if self._absent[agent] is None:
+                self._absent[agent] = elsewhere(folder, agent)
+        return replace(spent, missing=sum(not self._absent[agent] for agent in gone))
 
 
 def _stamp(path: str) -> Stamp | None:

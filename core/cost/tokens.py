@@ -158,6 +158,8 @@ class Spend:
 
 
 NOTHING = Spend()
+MISSING = Spend(missing=1)
+"""An attempt whose transcript is gone: nothing counted, and the sum a lower bound."""
 
 
 def total(spends: Iterable[Spend]) -> Spend:
@@ -180,6 +182,13 @@ def missing_note(missing: int) -> str:
     return f" ({missing} transcript{'' if missing == 1 else 's'} missing: at least this)"
 
 
+def spent_words(spent: Spend, forecast: str | None) -> str:
+    """What a resume cost beside its forecast: ``spent $0.0449 (forecast ≥ $0.0222, calls
+    after a5 unknown)``."""
+    text = f"spent {spent.dollars_text()}{spent.missing_note}"
+    return f"{text} (forecast {forecast})" if forecast else text
+
+
 def dollars(cost: float | None, unpriced: Iterable[str] = ()) -> str:
     """``$12.40`` (``$0.1316`` below a dollar, ``< $0.0001`` below that), or
     ``$? (claude-foo unpriced)`` when a model has no price."""
@@ -197,16 +206,17 @@ def exact_total(spends: Iterable[Spend]) -> Spend:
     """The sum of ``spends`` with the dollars added exactly (`math.fsum`, correctly rounded):
     the same in whatever order they come, so a run's total read whole equals the one kept
     as its journal grew (`wftop.core.cost.tally.SpendTally`)."""
-    tokens, messages, unknown = NO_TOKENS, 0, False
+    tokens, messages, missing, unknown = NO_TOKENS, 0, 0, False
     costs: list[float] = []
     unpriced: set[str] = set()
     for spend in spends:
         tokens = tokens + spend.tokens
         messages += spend.messages
+        missing += spend.missing
         unpriced.update(spend.unpriced_models)
         if spend.cost_usd is None:
             unknown = True
         else:
             costs.append(spend.cost_usd)
     cost = None if unknown or unpriced else math.fsum(costs)
-    return Spend(tokens, cost, tuple(sorted(unpriced)), messages)
+    return Spend(tokens, cost, tuple(sorted(unpriced)), messages, missing)

@@ -175,7 +175,12 @@ def call_costs(run: Run, spends: Spends | None = None) -> CallCosts:
     same script (`previous_completed`) for the calls not reached yet."""
     spends = spends or Spends()
     calls = run.fold.ordered_calls()
-    last = {call.key: agents_spend(run.folder.path, call.agent_ids[-1:], spends) for call in calls}
+    last = {
+        call.key: agents_spend(
+            run.folder.path, call.agent_ids[-1:], spends, call.returned_agent_ids
+        )
+        for call in calls
+    }
     returned = frozenset(  # a result whose transcript is gone says nothing of its cost
         call.key
         for call in calls

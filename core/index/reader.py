@@ -198,6 +198,11 @@ class RunReader:
             for _line, record in batch.records
             if record.get("type") == "started"
         )
+        self._spent.returned(
+            agent
+            for _line, record in batch.records
+            if record.get("type") == "result" and type(agent := record.get("agentId")) is str
+        )
         # A problem with the whole file (line 0) is restated by every read while it lasts,
         # so each read replaces the last one's: gone when the file opens, never piled up.
         self.problems = [problem for problem in self.problems if problem.line != 0]

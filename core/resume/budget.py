@@ -14,9 +14,10 @@ from wftop.core.resume.guard import Verdict, refuse
 FIX = "raise --max-usd, pick a strategy whose forecast fits (--strategy), or rehearse it (--exact)"
 
 
-def over_budget(forecast: Forecast, max_usd: float) -> str | None:
-    """Why ``forecast`` does not fit a budget of ``max_usd`` dollars; None when it fits."""
-    budget = f"the budget of {dollars(max_usd)} (--max-usd)"
+def over_budget(forecast: Forecast, max_usd: float, source: str = "--max-usd") -> str | None:
+    """Why ``forecast`` does not fit a budget of ``max_usd`` dollars (set by ``source``); None
+    when it fits."""
+    budget = f"the budget of {dollars(max_usd)} ({source})"
     cost = forecast.cost
     name = f"the {forecast.strategy} forecast"
     if cost is None:

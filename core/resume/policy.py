@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wftop.core.cost.runs import agents_spend
-from wftop.core.cost.tokens import NOTHING, Spend
+from wftop.core.cost.tokens import NOTHING, Spend, spent_words
 from wftop.core.forecast.launchinfo import installed_version
 from wftop.core.index.coldpass import ColdPass
 from wftop.core.model import Run
@@ -70,6 +70,9 @@ class Request:
     reattached: bool = False
     """Another request of the run was in flight: this one follows it."""
     misses: list[str] = field(default_factory=list)
+    spent: str = ""
+    """Once it ended: what it cost beside the forecast (`spent_words`), as the done event
+    says it."""
 
     @property
     def in_flight(self) -> bool:
@@ -311,11 +314,8 @@ class ResumePolicy:
             **spent.to_json(),
             "forecast": None if forecast is None else forecast.to_json(),
         }
-        text = f"live calls: {', '.join(progress.started) or '-'}"
-        text += f" · spent {spent.dollars_text()}{spent.missing_note}"
-        if forecast is not None:
-            text += f" (forecast {forecast.dollars_text()})"
-        return Event(data, text)
+        request.spent = spent_words(spent, None if forecast is None else forecast.dollars_text())
+        return Event(data, f"live calls: {', '.join(progress.started) or '-'} · {request.spent}")
 
     def spent(self, request: Request) -> Spend:
         """What the resume spent: the agents it started (the calls it ran live), from their
@@ -337,7 +337,10 @@ class ResumePolicy:
                 for agent in call.agent_ids
                 if agent not in before
             ]
-        return agents_spend(fresh.folder.path, ran)
+        returned = {
+            agent for call in fresh.fold.calls.values() for agent in call.returned_agent_ids
+        }
+        return agents_spend(fresh.folder.path, ran, returned=returned)
 
     def follow(
         self,

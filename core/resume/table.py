@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from wftop.core.cost.tokens import dollars
 from wftop.core.forecast.instant import Forecast
+from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.plan import Plan
 
 DOES = {
@@ -75,6 +77,15 @@ def strategy_rows(plan: Plan) -> list[StrategyRow]:
         strategy_row(forecast, name == plan.strategy.value, name == plan.recommended.value)
         for name, forecast in plan.forecasts.items()
     ]
+
+
+def cold_cache_words(plan: Plan) -> str:
+    """What a cold owner cache adds to a resume of the owner's session (`` (writing it again
+    adds $0.0311)``), or nothing."""
+    more = plan.cold_cache
+    if more is None or plan.strategy is not Strategy.RESUME_OWNER:
+        return ""
+    return f" (writing it again adds {dollars(more.cost_usd, more.unpriced_models)})"
 
 
 def _reached(forecast: Forecast) -> str:

@@ -16,6 +16,7 @@ import pytest
 
 from tests.cli.test_ls_costs import independent_cost
 from tests.corpus import copy_tree, only_journal
+from wftop.core.cost.tally import SpendTally
 from wftop.core.forecast.costs import call_costs
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.system.procs import FakeProcessTable
@@ -116,3 +117,37 @@ def test_a_result_whose_transcript_is_gone_is_forecast_at_the_median(root: Path)
     assert a2.has_result and a2.key not in costs.returned
     assert costs.median is not None and costs.median.cost_usd
     assert costs.of(a2.key).cost_usd == costs.median.cost_usd  # not $0
+
+
+def test_an_agent_killed_before_its_first_line_had_no_transcript_to_lose(tmp_path: Path) -> None:
+    """The killed tree's a5 was in flight: without its transcript (killed before it wrote a
+    line) nothing is missing; without a1's (it returned) one is."""
+    tree = copy_tree("killed", tmp_path)
+    journal = only_journal(tree)
+    (journal.parent / f"agent-{agent_of(journal, 'a5')}.jsonl").unlink()
+    common = ("ls", "--json", "--no-default-root", "--root", tree)
+    (row,) = json.loads(wftop(tmp_path, *common).stdout)
+    assert (row["missing_transcripts"], row["cost_is_lower_bound"]) == (0, False)
+    (journal.parent / f"agent-{agent_of(journal, 'a1')}.jsonl").unlink()
+    (row,) = json.loads(wftop(tmp_path, *common).stdout)
+    assert (row["missing_transcripts"], row["cost_is_lower_bound"]) == (1, True)
+
+
+def test_a_live_tally_says_so_as_results_come_and_transcripts_come_back(tmp_path: Path) -> None:
+    """The tally a live list keeps (lines read as they come) counts a returned attempt
+    without its transcript as missing, and stops when the transcript is there again."""
+    tree = copy_tree("clean", tmp_path)
+    journal = only_journal(tree)
+    a2 = agent_of(journal, "a2")
+    transcript = journal.parent / f"agent-{a2}.jsonl"
+    kept = transcript.read_bytes()
+    transcript.unlink()
+    tally = SpendTally()
+    tally.started([a2])
+    assert tally.total(str(journal.parent)).missing == 0  # in flight: it may not have one yet
+    tally.returned([a2])
+    assert tally.total(str(journal.parent)).lower_bound
+    transcript.write_bytes(kept)
+    tally.changed([a2])
+    spent = tally.total(str(journal.parent))
+    assert spent.missing == 0 and spent.tokens.total > 0
