@@ -18,7 +18,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_host_options, roots_or_exit
 from wftop.cli.output import fail, print_json
@@ -27,13 +27,16 @@ from wftop.core.model import iso_utc
 from wftop.core.resume.errors import ResumeBusy
 from wftop.core.supervise.audit import AuditError, AuditLine
 from wftop.core.supervise.decide import Action, Settings
-from wftop.core.supervise.notify import LogNotifier
+from wftop.core.supervise.notify import ChannelNotifier, Fanout, LogNotifier, Notifier
 from wftop.core.supervise.rules import ATTEMPTS_DEFAULT, BACKOFF_DEFAULT
 from wftop.core.supervise.scope import Scope
 from wftop.core.supervise.state import SuperviseStore, holder_line, running
 from wftop.core.supervise.supervisor import Seams, Supervisor
 from wftop.core.system.procs import default_table
 from wftop.core.text.gate import shown
+
+if TYPE_CHECKING:
+    from wftop.core.notify.notifier import Notifier as Channels
 
 EXIT_FAILED = 1
 """``--once``: a resume it launched did not complete."""
@@ -206,7 +209,13 @@ def switch_off(store: SuperviseStore) -> int:
 
 
 def make_supervisor(
-    args: argparse.Namespace, roots: list[str], config: Any, *, act: bool, store: SuperviseStore
+    args: argparse.Namespace,
+    roots: list[str],
+    config: Any,
+    *,
+    act: bool,
+    store: SuperviseStore,
+    channels: Notifier | None = None,
 ) -> Supervisor:
     from wftop.cli.exact import rehearse_plan, rehearser
     from wftop.core.resume.policy import ResumePolicy
@@ -224,7 +233,9 @@ def make_supervisor(
         max_usd=settings.max_usd,
     )
     scope = Scope(tuple(args.runs), tuple(args.projects), args.everything)
-    notifier = LogNotifier(lambda text: print(shown(text), file=sys.stderr, flush=True))
+    notifier: Notifier = LogNotifier(lambda text: print(shown(text), file=sys.stderr, flush=True))
+    if channels is not None:
+        notifier = Fanout(notifier, channels)
     rehearse = rehearser(claude)
     seams = Seams(
         echo=lambda line: emit_line(args, line),
@@ -319,12 +330,48 @@ def decide_and_act(args: argparse.Namespace, store: SuperviseStore) -> int:
     except ConfigError as error:
         fail(str(error), prefix=PREFIX)
         return EXIT_USAGE
-    supervisor = make_supervisor(
-        args, search_roots(args, roots), config, act=not args.dry_run, store=store
-    )
     if args.dry_run:
+        supervisor = make_supervisor(
+            args, search_roots(args, roots), config, act=False, store=store
+        )
         return dry_run(args, supervisor)
-    return supervise(args, store, supervisor)
+    made = channels_of(config)
+    if made is None:
+        return EXIT_USAGE
+    try:
+        supervisor = make_supervisor(
+            args, search_roots(args, roots), config, act=True, store=store, channels=made[1]
+        )
+        return supervise(args, store, supervisor)
+    finally:
+        made[0].close()
+
+
+def channels_of(config: Any) -> tuple[Channels, ChannelNotifier] | None:
+    """The notification channels the config and the environment choose (`wftop watch
+    --notify`'s), with no cooldown; None when the settings cannot be used (said)."""
+    from dataclasses import replace
+
+    from wftop.cli.commands.watch import terminal_writer
+    from wftop.core.notify.settings import SettingsError
+    from wftop.core.notify.setup import make_notifier
+    from wftop.core.resume.store import state_dir
+
+    try:
+        made = make_notifier(
+            replace(config.notifications, cooldown=0.0),
+            env=os.environ,
+            write=terminal_writer(),
+            state=state_dir(),
+            report=lambda line: fail(line, prefix=PREFIX),
+            bell=config.bell,
+        )
+    except SettingsError as error:
+        fail(str(error), prefix=PREFIX)
+        return None
+    for note in made.notes:
+        fail(note, prefix=PREFIX)
+    return made.notifier, ChannelNotifier(made.notifier)
 
 
 def watches(supervisor: Supervisor) -> str:

@@ -203,3 +203,25 @@ def test_off_takes_every_mark_off(place):
     assert done.returncode == 0
     assert done.stdout.strip() == "supervision off: 1 auto mark taken off"
     assert store.read_state().marks == () and store.read_state().off_at is not None
+
+
+def test_what_a_person_must_hear_goes_out_on_the_notification_channels(place):
+    told = place / "told.jsonl"
+    script = f"import sys; open({str(told)!r}, 'a').write(sys.stdin.read().strip() + '\\n')"
+    command = json.dumps([sys.executable, "-c", script])
+    config = f'[notifications]\nchannels = ["command"]\ncommand = {command}\n'
+    done = supervise(place, "--once", "--all", config=config)
+    assert done.returncode == 0, done.stderr
+    (event,) = [json.loads(line) for line in told.read_text().splitlines()]
+    assert (event["event"], event["after"], event["run_id"]) == (
+        "supervisor",
+        "refused",
+        "wf_6838482f-c9a",
+    )
+    assert "no cap (--max-usd, or [supervise] max_usd)" in event["text"]
+    assert "wftop supervise: notify: " in done.stderr  # and on stderr, for a service's journal
+    again = supervise(place, "--once", "--all", config=config)
+    assert again.returncode == 0 and len(told.read_text().splitlines()) == 1
+    off = config.replace("[notifications]\n", "[notifications]\nsupervisor = false\n")
+    supervise(place, "--once", "--all", "--max-usd", "0.000001", config=off)
+    assert len(told.read_text().splitlines()) == 1 and nothing_launched(place)
