@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from wftop.core.forecast.exact import RehearsalFailed, Rehearse
+from wftop.core.forecast.exact import RehearsalFailed
+from wftop.core.resume.rehearse import Rehearse
 
 if TYPE_CHECKING:
     from wftop.core.forecast.instant import Forecast

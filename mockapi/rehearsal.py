@@ -28,7 +28,6 @@ from pathlib import Path
 
 from wftop.core.forecast.exact import (
     RehearsalFailed,
-    Rehearse,
     Seen,
     exact_forecast,
     first_miss_index,
@@ -37,6 +36,7 @@ from wftop.core.forecast.instant import Forecast
 from wftop.core.read.snapshot import read_snapshot
 from wftop.core.resume.command import Strategy, build_argv, build_prompt
 from wftop.core.resume.plan import Plan, find_claude, project_slug
+from wftop.core.resume.rehearse import Rehearse
 from wftop.core.resume.relocate import fold_lines, relocate_journal
 from wftop.mockapi.cliproc import CliHome, CliProcess, RealCliError, cli_env, cli_version
 from wftop.mockapi.server import MockAPI

@@ -52,7 +52,7 @@ from wftop.tui.source import preview_runs
 from wftop.tui.styles import Palette
 
 if TYPE_CHECKING:
-    from wftop.core.forecast.exact import Rehearse
+    from wftop.core.resume.rehearse import Rehearse
     from wftop.core.remote.feed import HostState
     from wftop.core.remote.link import RemoteHub
     from wftop.core.resume.policy import ResumePolicy

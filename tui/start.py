@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from wftop.core.forecast.exact import Rehearse
+from wftop.core.resume.rehearse import Rehearse
 from wftop.core.system.procs import ProcessTable
 from wftop.tui.config import Config
 

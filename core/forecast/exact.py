@@ -14,13 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
 
 from wftop.core.forecast.instant import CallFate, Fate, Forecast
 from wftop.core.read.journal import JournalFold
-
-if TYPE_CHECKING:
-    from wftop.core.resume.plan import Plan
 
 FIRST_MISS = re.compile(r"Call (\d+) and every call after it run fresh")
 """The CLI's own log line in the new snapshot naming where reuse ended."""
@@ -32,15 +28,6 @@ class RehearsalFailed(RuntimeError):
 
     timed_out = False
     """It ran out of time (a longer timeout may do)."""
-
-
-class Rehearse(Protocol):
-    """Rehearses the resume of a plan and returns its exact forecast (for the plan's
-    strategy), or raises `RehearsalFailed`. The command line builds one
-    (``wftop.mockapi.rehearsal.rehearser``) and hands it to the TUI, which cannot import the
-    mock."""
-
-    def __call__(self, plan: Plan, /) -> Forecast: ...
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,9 @@ import math
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from wftop.core.forecast.costrange import CostRange
 from wftop.core.forecast.keyorder import (
     Span,
     chain_differs,
@@ -37,9 +38,6 @@ from wftop.core.model import Run
 from wftop.core.read.agent_transcript import agent_prompt, agent_tokens, transcript_path
 from wftop.core.read.journal import Call, CallState, JournalFold
 from wftop.core.read.snapshot import AgentRow
-
-if TYPE_CHECKING:
-    from wftop.core.forecast.costs import CostRange
 
 
 class Fate(StrEnum):

@@ -14,7 +14,8 @@ from tests.policy_kit import NOW, SESSION, make_world, policy_for
 from tests.tui.test_cache_warm_tui import warm_owner
 from tests.tui.test_plan_live import SIZE, open_plan, until
 from wftop.cli.main import main
-from wftop.core.forecast.exact import RehearsalFailed, Rehearse, Seen, exact_forecast
+from wftop.core.forecast.exact import RehearsalFailed, Seen, exact_forecast
+from wftop.core.resume.rehearse import Rehearse
 from wftop.core.forecast.instant import Forecast
 from wftop.core.resume.plan import Plan
 from wftop.core.system.procs import FakeProcessTable

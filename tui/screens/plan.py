@@ -25,7 +25,8 @@ from textual.timer import Timer
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from wftop.core.forecast.exact import RehearsalFailed, Rehearse
+from wftop.core.forecast.exact import RehearsalFailed
+from wftop.core.resume.rehearse import Rehearse
 from wftop.core.forecast.instant import Forecast
 from wftop.core.forecast.launchinfo import installed_version
 from wftop.core.index.changeset import ChangeSet
