@@ -100,7 +100,7 @@ async def measure(
 
     app.apply_changes = timed_changes  # type: ignore[method-assign]
     async with app.run_test(size=(100, 30)) as pilot:
-        while not app.loaded:
+        while not app.store.progress.loaded:
             await pilot.pause(0.05)
         await pilot.pause(2.0)  # the watcher comes up
         stop = threading.Event()

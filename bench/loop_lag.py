@@ -52,12 +52,12 @@ def tick() -> None:
     if due[0]:
         late.append(max(0.0, now - due[0]) * 1000)
     due[0] = now + 0.01
-    if app.runs and "first_rows" not in seen:
+    if app.store.rows and "first_rows" not in seen:
         seen["first_rows"] = time.time() - start
-    if app.loaded:
+    if app.store.progress.loaded:
         seen["all_runs"] = time.time() - start
         seen["peak_rss_mb"] = peak_rss_mb()
-        print(json.dumps({"late_ms": late, "runs": len(app.runs), **seen}), flush=True)
+        print(json.dumps({"late_ms": late, "runs": len(app.store.rows), **seen}), flush=True)
         app.exit()
 
 app.call_later(lambda: app.set_interval(0.01, tick))

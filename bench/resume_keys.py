@@ -71,7 +71,7 @@ async def one_run(claude: str, gap: float) -> dict[str, list[float]]:
         config = Config(bell=False, notify=False)
         app = make_app([demo.root], config=config, live=True, rehearse=rehearser(claude))
         async with app.run_test(size=(100, 30)) as pilot:
-            while not app.loaded:
+            while not app.store.progress.loaded:
                 await pilot.pause(0.02)
             await pilot.pause(0.5)
             await pilot.press("r")

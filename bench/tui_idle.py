@@ -28,8 +28,8 @@ from wftop.tui.start import make_app
 app = make_app([sys.argv[1]])
 
 def ready() -> None:
-    if app.loaded and app.index.sweeps >= 1:
-        print(len(app.runs), flush=True)
+    if app.store.progress.loaded and app.index.sweeps >= 1:
+        print(len(app.store.rows), flush=True)
         timer.stop()
 
 def start() -> None:

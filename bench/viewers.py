@@ -141,7 +141,7 @@ def child(root: str) -> None:
                 await painted(app)
                 return time.monotonic() - start
 
-            await until(lambda: app.loaded)
+            await until(lambda: app.store.progress.loaded)
             result["index_s"] = time.monotonic() - began
             noop = []
             for _ in range(10):
@@ -161,13 +161,13 @@ def child(root: str) -> None:
                 )
             )
             result["run_screen_s"] = time.monotonic() - start
-            run = next(run for run in app.runs.values() if run.run_id == RUN_ID)
+            run = next(run for run in app.store.rows.values() if run.run_id == RUN_ID)
             await pilot.press("escape")
             await pilot.pause()
 
             screens = {
-                "journal": lambda: JournalScreen(run),
-                "transcript": lambda: AgentScreen(run, AGENT, "a1"),
+                "journal": lambda: JournalScreen(app.services, run, run.journal),
+                "transcript": lambda: AgentScreen(app.services, run, AGENT, "a1", run_folder(run)),
             }
 
             async def viewer(screen: FileViewer) -> dict[str, float]:

@@ -1,15 +1,35 @@
-"""Helpers shared by the pilot tests of the wftop app: build it, let it load, read its table."""
+"""Helpers shared by the pilot tests of the wftop app: build it, let it load, read its table.
+
+The app is built as the command line builds it (`wftop.tui.start.make_app`); with the tests'
+fake process table and fixed clock its engine runs in the test's process, on the app's loop
+(`wftop.core.engine.inprocess`), and reads the tree as an engine process would.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
+
+from textual import on
+from textual.app import App
+from textual.screen import Screen
 
 from tests.conftest import TUI_NOW
 from wftop.core.model import Status
-from wftop.tui.app import WftopApp
+from wftop.core.row import RunRow
+from wftop.tui.app import WftopApp, machine_policy
 from wftop.tui.config import Config
+from wftop.tui.messages import Navigate
+from wftop.tui.navigator import Navigator
+from wftop.tui.services import Services
 from wftop.tui.start import make_app
+from wftop.tui.store import FRAME, Store
 from wftop.tui.widgets.run_table import RunTable
+from wftop.tui.work import Working
 
 SIZE = (100, 30)
 
@@ -17,47 +37,118 @@ SIZE = (100, 30)
 def build(root: Path | list[Path], processes, **kwargs) -> WftopApp:  # type: ignore[no-untyped-def]
     config = kwargs.pop("config", Config(bell=False))
     live = kwargs.pop("live", False)
+    now = kwargs.pop("now", lambda: TUI_NOW)
     roots = [str(path) for path in (root if isinstance(root, list) else [root])]
-    app = make_app(
-        roots, config=config, processes=processes, now=lambda: TUI_NOW, live=live, **kwargs
-    )
-    return offline(app)
+    kwargs.setdefault("policy", offline_policy(processes, now, config))
+    return make_app(roots, config=config, processes=processes, now=now, live=live, **kwargs)
 
 
-def offline(app: WftopApp) -> WftopApp:
-    """The app's resume plan asks no ``claude`` its version (no binary runs in a pilot test)."""
-    from functools import partial
-
-    from wftop.tui.screens.plan import machine_policy
-
-    app.resume_policy = partial(machine_policy, app, version_of=lambda _binary: None)
-    return app
+def offline_policy(processes, now, config):  # type: ignore[no-untyped-def]
+    """The machine's resume policy, but it asks no ``claude`` its version (no binary runs in
+    a pilot test)."""
+    return partial(machine_policy, processes, now, config, version_of=lambda _binary: None)
 
 
 async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(2000):
-        if pilot.app.loaded:
+    """Until the app holds every run (and has drawn them)."""
+    app = pilot.app
+    for _ in range(3000):
+        if app.store.progress.loaded:
             break
         await pilot.pause(0.01)
+    await pilot.pause(0.05)
     await pilot.pause()
 
 
-async def until(pilot, condition, tries: int = 1000) -> None:  # type: ignore[no-untyped-def]
-    """Let the app run until ``condition()`` holds (10 ms a try)."""
-    for _ in range(tries):
-        if condition():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("not reached")
+FOLLOWING = frozenset({"engine", "remote"})
+"""Worker groups that follow a stream for as long as the app runs (never finished)."""
+
+
+async def finished(app: WftopApp) -> None:
+    """Until every worker of the app and its screens has ended, but those that follow the
+    engine and the hosts."""
+    while pending := [
+        worker for worker in app.workers if worker.group not in FOLLOWING and not worker.is_finished
+    ]:
+        await asyncio.gather(*(worker.wait() for worker in pending), return_exceptions=True)
+
+
+async def until(pilot, check, what: str = "it", wait: float = 30.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + wait
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await pilot.pause(0.02)
 
 
 def table(app: WftopApp) -> RunTable:
     return app.screen.query_one(RunTable)
 
 
+def rows(app: WftopApp) -> dict[str, RunRow]:
+    return app.store.rows
+
+
 def ident_of(app: WftopApp, run_id: str, status: Status | None = None) -> str:
     return next(
-        run.ident
-        for run in app.runs.values()
-        if run.run_id == run_id and (status is None or run.status is status)
+        row.ident
+        for row in app.store.rows.values()
+        if row.run_id == run_id and (status is None or row.status is status)
     )
+
+
+def changed(app: WftopApp, *fresh: RunRow) -> None:
+    """Hand the store new rows of runs, as the engine would, and apply them now (as the
+    next frame would)."""
+    app.store.take(fresh)
+    app.store.apply()
+
+
+def removed(app: WftopApp, *idents: str) -> None:
+    """The runs went, as the engine would say, applied now."""
+    app.store.take((), idents)
+    app.store.apply()
+
+
+def services_for(roots: list[str], processes: Any = None, now: Any = None) -> Services:
+    """The services a screen is given, over ``roots``, for a screen tested on its own."""
+    from wftop.core.index.details import Details
+    from wftop.core.system.procs import FakeProcessTable
+    from wftop.tui.styles import Palette
+
+    processes = processes if processes is not None else FakeProcessTable()
+    now = now or (lambda: TUI_NOW)
+    config = Config(bell=False)
+    return Services(
+        clock=now,
+        palette=Palette(),
+        config=config,
+        roots=tuple(roots),
+        processes=processes,
+        details=Details(processes=processes, now=now, stall_window=config.stall_window),
+        policy=offline_policy(processes, now, config),
+        live=False,
+    )
+
+
+class ScreenHost(Working, App[None]):
+    """A bare app showing one screen, with the app's navigator (``asked``: every `Navigate`
+    message that reached it, in order; those of ``kept`` types are only recorded)."""
+
+    def __init__(self, make: Callable[[Services], Screen[Any]], services: Services, kept=()):  # type: ignore[no-untyped-def]
+        super().__init__()
+        self.make = make
+        self.services = services
+        self.store = Store(self, lambda apply: self.set_timer(FRAME, apply))
+        self.navigator = Navigator(self, self.store, services)
+        self.kept = tuple(kept)
+        self.asked: list[Navigate] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(self.make(self.services))
+
+    @on(Navigate)
+    def navigate(self, message: Navigate) -> None:
+        message.stop()
+        self.asked.append(message)
+        if not isinstance(message, self.kept):
+            self.navigator.go(message)

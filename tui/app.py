@@ -1,62 +1,59 @@
-"""The wftop App: wires the run index to the screens; holds no screen logic itself.
+"""The wftop App: a view of the engine's rows. It wires; it holds no screen logic.
 
-The App owns the current runs (``runs``, ident → `Run`), fed first by a thread
-worker that runs the index's cold start and then by a thread worker that follows
-the disk (with an event loop of its own: the index re-reads, stats and folds
-there, never on the app's loop). Each change set is applied here, turned into alerts
-(toast, bell, terminal title) and broadcast to the screens on the
-``runs_changed`` signal; screens redraw only what changed.
+The app owns three things and hands them down. The `wftop.tui.store.Store` holds every run as
+a row (`wftop.core.row.RunRow`), fed by the engine link (`wftop.core.engine.link`: one async
+worker reads the engine's stream on this loop; no thread, no polling) and by the other
+hosts' links; it applies what came in at most once a frame and tells the screens what
+changed. The `wftop.tui.services.Services` are the clock, the palette, the policy factory and
+the other doors screens act through. The `wftop.tui.navigator.Navigator` opens every screen:
+screens post `wftop.tui.messages.Navigate` messages and never import this module.
+
+Around them the app raises alerts (toast, bell, terminal title) when a row's status
+changes, says when the engine is lost and back, and says every failure of background work
+(`wftop.tui.work.JobFailed`) in a toast and the log.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
-from textual.notifications import Notify, SeverityLevel
+from textual.driver import Driver
+from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen, Screen
-from textual.signal import Signal
-from textual.worker import Worker, WorkerState
 
-from wftop.core.index.changeset import ChangeSet
-from wftop.core.index.live import LiveIndex
-from wftop.core.model import PARTIAL, Run, Status
+from wftop.core.engine.feed import Delta
+from wftop.core.engine.link import Connector, EngineLink, EngineLost, EngineUp, connector_for
+from wftop.core.engine.protocol import ProblemSeen, Progress
+from wftop.core.index.details import Details
+from wftop.core.model import PARTIAL
+from wftop.core.system.procs import ProcessTable, default_table
 from wftop.core.text.gate import shown, shown_each
 from wftop.tui import net, pacing
+from wftop.tui.alerts import Alert, alert_for
 from wftop.tui.config import Config
-from wftop.tui.feed import (
-    Alert,
-    HostsUpdated,
-    IndexBatch,
-    IndexChanged,
-    IndexLoaded,
-    IndexProgressed,
-    Keyed,
-    alert_for,
-    needs_a_look,
-)
-from wftop.tui.keys import APP_IDS, KEYS, binding
-from wftop.tui.messages import OpenRun
-from wftop.tui.screens.runs import RunsScreen
-from wftop.tui.source import preview_runs
+from wftop.tui.keys import APP_IDS, KEYS, binding, key_list
+from wftop.tui.log import log_failure
+from wftop.tui.messages import Navigate, OpenHelp, OpenSessions
+from wftop.tui.navigator import Navigator
+from wftop.tui.services import Services
+from wftop.tui.store import FRAME, Change, Store
+from wftop.tui.store import Progress as Reading
 from wftop.tui.styles import Palette
+from wftop.tui.terminal import TitleSink, titled
+from wftop.tui.work import JobFailed, Working
 
 if TYPE_CHECKING:
-    from wftop.core.resume.rehearse import Rehearse
-    from wftop.core.remote.feed import HostState
-    from wftop.core.remote.link import RemoteHub
+    from wftop.core.remote.link import RemoteHub, Update
     from wftop.core.resume.policy import ResumePolicy
-    from wftop.tui.screens.run import RunScreen
+    from wftop.core.resume.rehearse import Rehearse
 
 CSS_FILE = Path(__file__).with_name("app.tcss")
 """The app's stylesheet (package data beside this module)."""
@@ -64,9 +61,26 @@ CSS_FILE = Path(__file__).with_name("app.tcss")
 BANNER_SECONDS = 120.0
 """How long the start banner (the demo's) stays unless a window replaces it."""
 
+TICK_SECONDS = 15.0
+"""Ages move even when no file does: every row shown is drawn again this often."""
 
-class WftopApp(App[int]):
-    """Every Workflow run on this machine, live."""
+
+@dataclass(frozen=True)
+class Toast:
+    """A toast as it was raised (tests and the log read them)."""
+
+    title: str
+    message: str
+    """As shown: masked, gated, one line per line."""
+    severity: SeverityLevel
+    until: float = 0.0
+    """When it goes (the app's monotonic clock)."""
+    markup: bool = False
+    """Never: a toast's brackets are text."""
+
+
+class WftopApp(Working, App[int]):
+    """Every Workflow run on this machine (and the hosts named), live."""
 
     CSS_PATH = str(CSS_FILE)
     TITLE = "wftop"
@@ -74,221 +88,206 @@ class WftopApp(App[int]):
 
     def __init__(
         self,
-        index: LiveIndex,
+        roots: list[str],
         *,
         config: Config | None = None,
+        connector: Connector | None = None,
+        processes: ProcessTable | None = None,
         now: Callable[[], float] = time.time,
         live: bool = True,
         read_only: bool = False,
-        preview: bool | Future[ChangeSet] = True,
         rehearse: Rehearse | None = None,
         banner: tuple[str, str] | None = None,
         read_only_reason: str = "",
         remote: RemoteHub | None = None,
+        policy: Callable[[], ResumePolicy] | None = None,
     ) -> None:
         """Args:
-        index: the live index (``wftop.core.index.live.LiveIndex``).
+        roots: the config roots to read.
         config: settings from the config file.
+        connector: how the engine is reached (default: the shared one for these roots,
+            started on demand; tests pass an engine in this process).
+        processes: the process table (tests pass a fake one).
         now: the clock; tests pass a fixed one.
-        live: follow the index after the cold start (off in snapshot tests).
+        live: screens follow files that grow (off in snapshot tests).
         read_only: refuse resume and relaunch.
-        preview: paint the newest runs before the cold start has read them all
-            (True: read them first; a future: they are being read already).
         rehearse: what the resume plan rehearses a resume with (None: no exact forecast).
         banner: (title, text) shown in a toast once the app is up (the demo says what
             it shows); it stays until a window opens or it times out.
         read_only_reason: what ``r`` says when read-only (default: the --read-only flag).
         remote: the links to other hosts, whose runs join this machine's.
+        policy: makes the resume plan's policy (None: the machine's).
         """
         pacing.install()
         net.install()
+        self.title_sink = TitleSink()
         super().__init__()
-        self.index = index
-        self.config = config or Config()
-        self.now = now
-        self.live = live
-        self.read_only = read_only
-        self.read_only_reason = read_only_reason or "wftop was started with --read-only."
+        self.config = config = config or Config()
+        self.roots = list(roots)
         self.banner = banner
-        self.preview = preview
-        self.resume_policy: Callable[[], ResumePolicy] | None = None
-        """Makes the resume plan's policy; None: the machine's (`tui/screens/plan.py`).
-        Tests set one with a fake launcher."""
-        self.runs: dict[str, Run] = {}
-        """Every run now known, by ident."""
-        self.loaded = False
-        """The cold start has finished."""
-        self.scanned = 0
-        """Runs read so far by the cold start."""
+        self.link = EngineLink(connector or connector_for(self.roots, config.stall_window))
+        processes = processes if processes is not None else default_table()
+        self.store = Store(self, self._next_frame)
+        reason = ""
+        if read_only:
+            reason = read_only_reason or "wftop was started with --read-only."
+        self.services = Services(
+            clock=now,
+            palette=Palette(),
+            config=config,
+            roots=tuple(self.roots),
+            processes=processes,
+            details=Details(processes=processes, now=now, stall_window=config.stall_window),
+            policy=policy or partial(machine_policy, processes, now, config),
+            rehearse=None if read_only else rehearse,
+            remote=remote,
+            read_only=reason,
+            live=live,
+            keymap={key: ",".join(key_list(keys)) for key, keys in config.keys.items()},
+        )
+        self.navigator = Navigator(self, self.store, self.services)
         self.alerts: list[Alert] = []
         """Every alert raised since start, oldest first."""
-        self._needy: dict[str, Run] = {}
-        """The runs of ``runs`` that `needs_a_look` says attention may count."""
-        self.terminal_title = ""
-        """What the terminal title was last set to."""
-        self.styles_palette = Palette()
-        self.rehearse = None if read_only else rehearse
-        """Rehearses a plan's resume for its exact forecast
-        (`wftop.core.forecast.exact.Rehearse`)."""
-        self.runs_changed: Signal[ChangeSet] = Signal(self, "runs-changed")
-        self.remote = remote
-        self.hosts: dict[str, HostState] = remote.states() if remote is not None else {}
-        """Every other host read, and whether its runs are live."""
-        self._unmounting = threading.Event()
-        self._stop_follow: Callable[[], object] | None = None
+        self.toasts: list[Toast] = []
+        """Every toast raised, oldest first."""
+        self._up: list[Toast] = []
+        self.engine_lost = 0
+        """Times the engine was lost (and another one started)."""
+        if remote is not None:
+            for host, state in remote.states().items():
+                self.store.hosts[host] = state
+
+    def get_driver_class(self) -> type[Driver]:
+        return titled(super().get_driver_class(), self.title_sink)
+
+    def _next_frame(self, apply: Callable[[], object]) -> None:
+        self.set_timer(FRAME, apply, name="store-frame")
 
     # -- start -----------------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        if self.config.theme:
-            if self.config.theme in self.available_themes:
-                self.theme = self.config.theme
+        config = self.config
+        if config.theme:
+            if config.theme in self.available_themes:
+                self.theme = config.theme
             else:
                 self.notify(
-                    f"No theme named {self.config.theme!r}; using {self.theme}.",
+                    f"No theme named {config.theme!r}; using {self.theme}.",
                     title="Couldn't apply theme",
                     severity="warning",
                 )
-        self.styles_palette.load(self)
+        self.services.palette.load(self)
         self.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
-        if self.config.keys:
-            self.set_keymap(dict(self.config.keys))
-        self.push_screen(RunsScreen())
-        self._set_terminal_title("wftop")
-        self.load_index()
+        if config.keys:
+            self.set_keymap(dict(config.keys))
+        self.store.changed.subscribe(self, self._store_changed)
+        self.navigator.home()
+        self.title_sink.write("wftop")
+        self.follow_engine()
         if self.banner is not None:
             title, text = self.banner
             self.notify(text, title=title, timeout=BANNER_SECONDS)
-        if self.remote is not None:
-            self.follow_remote()
+        if self.services.remote is not None:
+            self.follow_hosts()
 
     def _restyle(self) -> None:
-        self.styles_palette.load(self)
-        self.runs_changed.publish(ChangeSet(0, (), tuple(self.runs.values()), ()))
+        self.services.palette.load(self)
+        self.store.tick()
 
-    @work(thread=True, exclusive=True, group="scan", exit_on_error=False, name="cold-start")
-    def load_index(self) -> None:
-        def progress(count: int, _total: int) -> None:
-            self.post_message(IndexProgressed(count))
+    # -- the engine ------------------------------------------------------------------------
 
-        if isinstance(self.preview, Future):
-            self.post_message(IndexBatch(self.preview.result()))
-        elif self.preview:
-            self.post_message(IndexBatch(preview_runs(self.index)))
-        changes = self.index.cold_start(progress)
-        self.post_message(IndexLoaded(changes))
+    @work(exclusive=True, group="engine", exit_on_error=False, name="engine-link")
+    async def follow_engine(self) -> None:
+        """Read the engine's updates on this loop until the app ends."""
+        store = self.store
+        try:
+            async for update in self.link.updates():
+                if isinstance(update, Delta):
+                    store.take((*update.added, *update.changed), update.removed)
+                    if update.complete and not store.progress.loaded:
+                        done = len(self.link.rows)
+                        store.progressed(Reading(done, done, loaded=True))
+                elif isinstance(update, Progress):
+                    loaded = store.progress.loaded
+                    store.progressed(Reading(update.read, update.total, loaded))
+                elif isinstance(update, EngineLost):
+                    self.engine_lost += 1
+                    store.engine_state(f"engine lost: {update.why}; starting another")
+                    self.notify(
+                        f"{update.why}. Starting another; the runs shown stay until it has "
+                        "read them.",
+                        title="Engine lost",
+                        severity="warning",
+                    )
+                elif isinstance(update, EngineUp):
+                    store.engine_state("")
+                    if update.restarted:
+                        self.notify(f"Engine {update.hello.pid} is up.", title="Engine back")
+                elif isinstance(update, ProblemSeen):
+                    self.log.warning(update.text)
+        except Exception as error:  # noqa: BLE001 - said and logged, never the app's end
+            self.failed("Lost the engine's stream", error)
 
-    def on_index_batch(self, message: IndexBatch) -> None:
-        self.apply_changes(message.changes, initial=True)
+    def _store_changed(self, change: Change) -> None:
+        """Alerts for the runs whose status changed (not while the first read goes on), and
+        the title."""
+        if change.changed and self.store.progress.loaded:
+            for row in change.changed:
+                before = change.before.get(row.ident)
+                alert = alert_for(before, row) if before is not None else None
+                if alert is not None:
+                    self.raise_alert(alert)
+        if change.rows or change.clock:
+            self.update_title()
+        if change.progress and self.store.progress.loaded and not self._ticking:
+            self._ticking = True
+            if self.services.live:
+                self.set_interval(TICK_SECONDS, self.store.tick, name="age-tick")
 
-    def on_index_progressed(self, message: IndexProgressed) -> None:
-        self.scanned = message.count
-        self.runs_changed.publish(ChangeSet(0, (), (), ()))
+    _ticking = False
 
-    def on_index_loaded(self, message: IndexLoaded) -> None:
-        self.loaded = True
-        known = message.keyed.runs
-        stale = tuple(
-            ident for ident, run in self.runs.items() if ident not in known and run.host is None
-        )
-        changes = message.changes
-        if stale:
-            changes = ChangeSet(changes.seq, changes.added, changes.changed, stale)
-        self.apply_changes(changes, initial=True, keyed=message.keyed)
-        if self.live:
-            self.follow_index()
-            self.set_interval(15.0, self.tick, name="age-tick")
+    # -- other hosts -----------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="watch", exit_on_error=False, name="follow-index")
-    def follow_index(self) -> None:
-        """Follow the index in this thread, on an event loop of its own: what a change
-        costs (reading, folding, classifying) is paid here; the app's loop only applies
-        the change sets it posts."""
-        asyncio.run(self._follow())
-
-    async def _follow(self) -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        self._stop_follow = partial(loop.call_soon_threadsafe, stop.set)
-        if self._unmounting.is_set():
-            return
-        async for changes in self.index.changes(stop):
-            self.post_message(IndexChanged(changes))
-
-    def on_index_changed(self, message: IndexChanged) -> None:
-        self.apply_changes(message.changes)
-
-    @work(thread=True, exclusive=True, group="remote", exit_on_error=False, name="follow-hosts")
-    def follow_remote(self) -> None:
-        """Follow the other hosts in this thread, on an event loop of its own (their
-        streams are read and made runs there, never on the app's loop), handing the loop
-        the updates that came together."""
-        asyncio.run(self._follow_hosts())
-
-    async def _follow_hosts(self) -> None:
-        hub = self.remote
+    @work(exclusive=True, group="remote", exit_on_error=False, name="follow-hosts")
+    async def follow_hosts(self) -> None:
+        """The other hosts' rows and states, as their links tell them."""
+        hub = self.services.remote
         assert hub is not None
-        if self._unmounting.is_set():
-            return
-        async for updates in hub.updates():
-            self.post_message(HostsUpdated(updates))
+        try:
+            async for batch in hub.updates():
+                for update in batch:
+                    self._host_update(update)
+        except Exception as error:  # noqa: BLE001 - said and logged, never the app's end
+            self.failed("Lost the other hosts", error)
 
-    def on_hosts_updated(self, message: HostsUpdated) -> None:
-        for update in message.updates:
-            state = update.state
-            before = self.hosts.get(state.host)
-            self.hosts[state.host] = state
-            if state.failure is not None and (before is None or before.failure is None):
-                self.notify(
-                    state.describe(), title="Host unreachable", severity="warning", markup=False
-                )
-            elif state.failure is None and before is not None and before.failure is not None:
-                self.notify(f"{state.host}: connected again", title="Host back", markup=False)
-            self.apply_changes(update.changes)
+    def _host_update(self, update: Update) -> None:
+        state = update.state
+        before = self.store.hosts.get(state.host)
+        self.store.host_changed(state)
+        if state.failure is not None and (before is None or before.failure is None):
+            self.notify(state.describe(), title="Host unreachable", severity="warning")
+        elif state.failure is None and before is not None and before.failure is not None:
+            self.notify(f"{state.host}: connected again", title="Host back")
+        delta = update.rows
+        if delta is not None:
+            self.store.take((*delta.added, *delta.changed), delta.removed)
 
-    def tick(self) -> None:
-        """Ages move even when no file does."""
-        self.runs_changed.publish(ChangeSet(0, (), (), ()))
+    # -- failures ----------------------------------------------------------------------------
 
-    @on(Worker.StateChanged)
-    def worker_failed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR:
-            error = event.worker.error
-            self.notify(
-                f"{type(error).__name__}: {error}", title="Couldn't read runs", severity="error"
-            )
+    @on(JobFailed)
+    def job_failed(self, message: JobFailed) -> None:
+        message.stop()
+        self.failed(message.what, message.error, message.trace)
 
-    # -- changes -----------------------------------------------------------------------------
+    def failed(self, what: str, error: BaseException, trace: str = "") -> None:
+        """A failure of background work: a toast, and the log."""
+        text = f"{type(error).__name__}: {error}"
+        path = log_failure(what, text, trace)
+        where = f" (logged in {path})" if path else ""
+        self.notify(text + where, title=what, severity="error", timeout=10)
+        self.log.error(what, text, trace)
 
-    def apply_changes(
-        self, changes: ChangeSet, *, initial: bool = False, keyed: Keyed | None = None
-    ) -> None:
-        """Take a change set into ``runs``, raise alerts, tell the screens. ``keyed``: the
-        change set's runs keyed already (a whole index, keyed in a worker; no alerts)."""
-        runs, needy = self.runs, self._needy
-        if keyed is not None:
-            runs.update(keyed.runs)
-            for ident in keyed.runs.keys() - keyed.needy.keys():
-                needy.pop(ident, None)
-            needy.update(keyed.needy)
-        else:
-            for run in (*changes.added, *changes.changed):
-                ident = run.ident
-                before = runs.get(ident)
-                runs[ident] = run
-                if needs_a_look(run):
-                    needy[ident] = run
-                else:
-                    needy.pop(ident, None)
-                if before is not None and not initial:
-                    alert = alert_for(before, run)
-                    if alert is not None:
-                        self.raise_alert(alert)
-        for ident in changes.removed:
-            runs.pop(ident, None)
-            needy.pop(ident, None)
-        self.update_title()
-        self.runs_changed.publish(changes)
+    # -- alerts and toasts -------------------------------------------------------------------
 
     def raise_alert(self, alert: Alert) -> None:
         self.alerts.append(alert)
@@ -309,85 +308,65 @@ class WftopApp(App[int]):
     ) -> None:
         """A toast: its message and title masked and gated (`wftop.core.text.gate.shown`),
         each line of the message kept one line, and never read as markup (a toast names
-        runs, labels and paths, whose brackets are text)."""
+        runs, labels and paths, whose brackets are text); over a modal window (the plan,
+        help, copy) only the newest one shows, so toasts never pile up over what the window
+        says."""
+        if self.is_running and isinstance(self.screen, ModalScreen):
+            self.clear_notifications()
         lines = shown_each(message.split("\n")) if message else message
-        super().notify(lines, title=shown(title), severity=severity, timeout=timeout, markup=False)
+        seconds = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
+        toast = Toast(shown(title), lines, severity, time.monotonic() + seconds)
+        self.toasts.append(toast)
+        self._up.append(toast)
+        super().notify(lines, title=toast.title, severity=severity, timeout=timeout, markup=False)
 
-    def _on_notify(self, event: Notify) -> None:
-        """A toast arrives; over a modal window (the plan, help, copy) only the newest one
-        shows, so toasts never pile up over what the window says."""
-        if isinstance(self.screen, ModalScreen):
-            self._notifications.clear()
-        super()._on_notify(event)
+    def clear_notifications(self) -> None:
+        self._up.clear()
+        super().clear_notifications()
+
+    @property
+    def showing(self) -> list[Toast]:
+        """The toasts up now, oldest first."""
+        now = time.monotonic()
+        self._up = [toast for toast in self._up if toast.until > now]
+        return list(self._up)
 
     def attention(self) -> int:
-        """Runs that need a person: stalled ones, and dead or partial ones (completed with
-        failed calls) within the attention window."""
-        moment = self.now()
-        window = self.config.attention_window
-        return sum(
-            1
-            for run in self._needy.values()
-            if run.status is Status.STALLED
-            or (run.last_activity is not None and moment - run.last_activity <= window)
-        )
+        """Runs that need a person (`wftop.tui.store.Store.attention`)."""
+        now = self.services.clock()
+        return self.store.attention(now, self.config.attention_window)
 
     def update_title(self) -> None:
         count = self.attention()
         title = f"wftop · {count} need attention" if count else "wftop"
         self.sub_title = title
-        self._set_terminal_title(title)
+        self.title_sink.write(title)
 
-    def on_unmount(self) -> None:
-        self._unmounting.set()
-        if self._stop_follow is not None:
-            with contextlib.suppress(RuntimeError):  # its loop has already closed
-                self._stop_follow()
-        self._set_terminal_title("")
-        if self.remote is not None:
-            self.remote.close()
+    @property
+    def terminal_title(self) -> str:
+        return self.title_sink.title
 
-    def _set_terminal_title(self, title: str) -> None:
-        if title == self.terminal_title:
-            return
-        self.terminal_title = title
-        driver = self._driver
-        if driver is not None and not self.is_headless:
-            driver.write(f"\x1b]2;{shown(title)}\x07")
+    async def on_unmount(self) -> None:
+        self.title_sink.write("")
+        await self.link.close()
+        if self.services.remote is not None:
+            self.services.remote.close()
 
-    # -- actions -----------------------------------------------------------------------------
+    # -- navigation --------------------------------------------------------------------------
 
-    def run_screen(self, ident: str) -> RunScreen:
-        """The run screen, made once and reused (mounting a screen costs more than a key)."""
-        from wftop.tui.screens.run import RunScreen  # not imported before a run is opened
-
-        if not self.is_screen_installed("run"):
-            self.install_screen(RunScreen(ident), "run")
-        screen = self.get_screen("run", RunScreen)
-        screen.show_run(ident)
-        return screen
-
-    def on_open_run(self, message: OpenRun) -> None:
-        self.push_screen(self.run_screen(message.ident))
+    @on(Navigate)
+    def navigate(self, message: Navigate) -> None:
+        message.stop()
+        self.navigator.go(message)
 
     def action_help(self) -> None:
-        from wftop.tui.screens.help import HelpScreen
-
-        if isinstance(self.screen, HelpScreen):
-            self.pop_screen()
-        else:
-            self.push_screen(HelpScreen(self.screen))
+        self.navigator.go(OpenHelp())
 
     def action_sessions(self) -> None:
         """``S``: recent sessions, their dead workers and why they stopped."""
-        from wftop.tui.screens.sessions import SessionsScreen  # read on first use: forensics
+        self.navigator.go(OpenSessions())
 
-        if isinstance(self.screen, SessionsScreen):
-            self.pop_screen()
-        else:
-            self.push_screen(SessionsScreen(processes=self.index.processes))
-
-    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         name = getattr(screen, "SCREEN_NAME", "")
         for binding_id, spec in KEYS.items():
@@ -397,7 +376,7 @@ class WftopApp(App[int]):
             target = "app" if action.startswith("app.") else "screen"
             yield SystemCommand(
                 spec.words[:1].upper() + spec.words[1:],
-                f"{binding_id} · {self._key_of(binding_id)}",
+                f"{binding_id} · {self.services.keys_of(binding_id, spec.keys)}",
                 partial(self._run_from_palette, screen, action.removeprefix("app."), target),
             )
         extra = getattr(screen, "palette_commands", None)
@@ -409,10 +388,29 @@ class WftopApp(App[int]):
             self.action_sessions,
         )
 
-    def _run_from_palette(self, screen: Screen[object], action: str, target: str) -> None:
+    def _run_from_palette(self, screen: Screen[Any], action: str, target: str) -> None:
         node = self if target == "app" else screen
         self.call_later(self.run_action, action, node)
 
-    def _key_of(self, binding_id: str) -> str:
-        keys = self._keymap.get(binding_id) or KEYS[binding_id].keys
-        return keys
+
+def machine_policy(
+    processes: ProcessTable,
+    now: Callable[[], float],
+    config: Config,
+    *,
+    version_of: Callable[[str], Any] | None = None,
+) -> ResumePolicy:
+    """The resume policy over this process table and clock, the state dir and the
+    configured claude (asked its version with ``version_of``)."""
+    from wftop.core.forecast.launchinfo import installed_version
+    from wftop.core.resume.policy import ResumePolicy
+    from wftop.core.resume.store import ResumeStore
+
+    return ResumePolicy(
+        processes=processes,
+        clock=now,
+        store=ResumeStore(),
+        claude_bin=config.claude,
+        extra_flags=config.resume_flags,
+        version_of=version_of or installed_version,
+    )

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from wftop.core.model import NEEDS_YOU, Run
-from wftop.core.row import Tally
+from wftop.core.row import RunRow, Tally
 
 STATUS_ICONS: dict[str, str] = {
     "running": "▶",
@@ -129,8 +129,11 @@ def display_path(path: str | None, home: str | None = None) -> str:
 # -- parity ------------------------------------------------------------------------------
 
 
-def tally(run: Run) -> Tally:
-    """Count a run's calls by how their latest attempt stands (`Run.call_counts`)."""
+def tally(run: Run | RunRow) -> Tally:
+    """Count a run's calls by how their latest attempt stands (`Run.call_counts`; a row
+    carries them counted: `RunRow.call_states`)."""
+    if isinstance(run, RunRow):
+        return run.call_states
     return Tally(*run.call_counts)
 
 
@@ -186,8 +189,8 @@ def parity_text(started: int, returned: int, calls: Tally, width: int = 6) -> st
     return "".join(text for text, _ in parity_segments(started, returned, calls, width))
 
 
-def status_counts(runs: Iterable[Run]) -> dict[str, int]:
-    """Runs per shown status (`Run.shown_status`: ``partial`` is not ``completed``)."""
+def status_counts(runs: Iterable[Run | RunRow]) -> dict[str, int]:
+    """Runs per shown status (`RunRow.shown_status`: ``partial`` is not ``completed``)."""
     tally = Counter(run.shown_status for run in runs)
     return {word: tally.get(word, 0) for word in COUNT_WORDS}
 

@@ -265,13 +265,25 @@ LIST_WIDGET_IDS: Final = frozenset(
 
 
 def normalize_key(key: str) -> str:
-    """One key name in Textual's long form (``?`` → ``question_mark``)."""
-    from textual.keys import _character_to_key
+    """One key name in Textual's long form (``?`` → ``question_mark``), as Textual names a
+    key it reads: a letter or digit is itself, any other character its Unicode name in
+    lower case with ``_`` for spaces and dashes, then Textual's own replacements (its
+    public tables, ``textual.keys.KEY_NAME_REPLACEMENTS`` and ``ASCII_KEY_NAMES``)."""
+    import unicodedata
+
+    from textual.keys import ASCII_KEY_NAMES, KEY_NAME_REPLACEMENTS
 
     key = key.strip()
-    if len(key) == 1:
-        return _character_to_key(key)
-    return key
+    if len(key) != 1:
+        return key
+    if key.isalnum():
+        name = key
+    else:
+        try:
+            name = unicodedata.name(key).lower().replace("-", "_").replace(" ", "_")
+        except ValueError:
+            name = ASCII_KEY_NAMES.get(key, key)
+    return KEY_NAME_REPLACEMENTS.get(name, name)
 
 
 def key_list(keys: str) -> list[str]:

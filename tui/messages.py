@@ -1,19 +1,116 @@
-"""Messages the screens post for the app to act on.
+"""What screens ask of the app: navigation and actions, as messages to one navigator.
 
-A screen that needs the app to do something posts one of these; it bubbles up to
-the App, whose handler does it. So the screens never import the app module (which
-imports them), and the app stays the one place that owns what is app-wide.
+A screen never pushes another screen and never imports the app: it posts one of these, it
+bubbles up to the App, and the app hands every `Navigate` to its `wftop.tui.navigator.Navigator`,
+the one place that knows which screen shows what and what to say when it cannot (a
+read-only wftop, a run on another host, a run gone from disk). Runs are named by ident
+(`wftop.core.read.discovery.run_ident`); the navigator finds the row in the store.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
 from textual.message import Message
 
+from wftop.core.resume.guard import Verdict
 
-class OpenRun(Message):
-    """A run was chosen on the home screen: the app shows it on its (reused) run screen."""
 
-    def __init__(self, ident: str) -> None:
-        super().__init__()
-        self.ident = ident
-        """The run, ``<session>/<runId>``."""
+@dataclass
+class Navigate(Message):
+    """Something for the navigator to show (the base of every message here)."""
+
+
+@dataclass
+class OpenRun(Navigate):
+    """``enter`` on a run: its calls (the run screen, made once and reused)."""
+
+    ident: str
+    """The run, `wftop.core.read.discovery.run_ident`."""
+
+
+@dataclass
+class OpenPlan(Navigate):
+    """``r`` (resume) or ``R`` (``fresh``: relaunch): the resume plan of a run."""
+
+    ident: str
+    fresh: bool = False
+
+
+@dataclass
+class OpenRunAt(Navigate):
+    """``r`` on a dead workflow of a session's report: the plan of the run the session's
+    folder holds (it may not be listed: it is then read from disk, off the loop)."""
+
+    root: str
+    project: str
+    session_id: str
+    run_id: str
+
+
+@dataclass
+class OpenJournal(Navigate):
+    """``J``: the raw journal of a run (fetched from its host first for a remote run)."""
+
+    ident: str
+
+
+@dataclass
+class OpenAgent(Navigate):
+    """``enter`` on a call: one agent's transcript."""
+
+    ident: str
+    agent_id: str
+    label: str
+    folder: str = ""
+    """Where the transcript is when it is not the run's own folder (a remote run's copy)."""
+
+
+@dataclass
+class OpenCopy(Navigate):
+    """``y``: what of a run can be copied (the agent's id and transcript too when given)."""
+
+    ident: str
+    agent_id: str | None = None
+
+
+@dataclass
+class OpenSessions(Navigate):
+    """``S``: the recent sessions (closes them when they are shown)."""
+
+
+@dataclass
+class OpenSessionReport(Navigate):
+    """``enter`` on a session: its forensic report."""
+
+    transcript: str
+
+
+@dataclass
+class OpenAttempts(Navigate):
+    """``p``: the attempts of every run, plotted."""
+
+
+@dataclass
+class OpenSupervisor(Navigate):
+    """``M``: what ``wftop supervise`` decided."""
+
+
+@dataclass
+class OpenHelp(Navigate):
+    """``?``: the keys of the screen shown (closes help when it is shown)."""
+
+
+@dataclass
+class AskForce(Navigate):
+    """``f`` on a refused plan: confirm forcing past the guard; ``answered`` gets the answer
+    (True: force it)."""
+
+    verdict: Verdict
+    answered: Callable[[bool | None], None] = field(repr=False, default=lambda _answer: None)
+
+
+@dataclass
+class GoBack(Navigate):
+    """``esc``: the screen under this one."""

@@ -2,18 +2,19 @@
 
 Pure. Fields: ``status:dead`` (a status, or the start of one), ``project:web`` (part of
 the project's short name or slug), ``session:cb52`` and ``run:d27`` (part of the id),
-``name:`` and ``label:`` (part of the run's name, of a call's label), ``host:`` (part of
-the host's name; ``local`` for this machine). A free word matches the run's name, project,
-call labels, status word and host; it matches the run and
-session ids only when it holds a digit, ``-`` or ``_``, so ``dead`` finds dead runs and
-runs named so, never a hex id that happens to spell it. Case is ignored.
+``name:`` and ``label:`` (part of the run's name, of the label of a call in flight or
+failed: a run's row does not list the calls that returned), ``host:`` (part of the host's
+name; ``local`` for this machine). A free word matches the run's name, project, the labels
+of its calls in flight and failed, status word and host; it matches the run and session ids
+only when it holds a digit, ``-`` or ``_``, so ``dead`` finds dead runs and runs named so,
+never a hex id that happens to spell it. Case is ignored.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wftop.core.model import Run
+from wftop.core.row import RunRow
 
 FIELDS = ("status", "project", "session", "run", "name", "label", "host")
 """The fields a term may name (``status:dead``)."""
@@ -51,9 +52,15 @@ class Hay:
     """The run's host (``local`` for this machine's)."""
 
 
-def hay(run: Run) -> Hay:
-    labels = " ".join(call.label for call in run.fold.calls.values()).lower()
-    project = f"{run.project_short} {run.folder.project}".lower()
+def call_labels(run: RunRow) -> tuple[str, ...]:
+    """The call labels a row carries: its calls in flight and its failed ones (a row does
+    not list the calls that returned)."""
+    return (*run.in_flight, *run.failed_calls)
+
+
+def hay(run: RunRow) -> Hay:
+    labels = " ".join(call_labels(run)).lower()
+    project = f"{run.project_name} {run.project}".lower()
     name = (run.name or "").lower()
     status = run.shown_status  # the word the row shows: partial, not completed
     host = (run.host or "local").lower()

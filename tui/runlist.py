@@ -1,18 +1,20 @@
 """Which runs the home screen shows, and in what order: filter, sort, group.
 
-Pure: takes runs and the screen's choices, returns the ordered rows (runs and
-group headers). The screen diffs the keys it gets against what it shows to
-decide between updating cells in place and rebuilding the table.
+Pure: takes runs (their rows) and the screen's choices, returns the ordered rows (runs and
+group headers). The screen diffs the keys it gets against what it shows to decide between
+updating cells in place and rebuilding the table.
 """
 
 from __future__ import annotations
 
+import bisect
 import operator
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from wftop.core.model import NEEDS_YOU, Run
+from wftop.core.model import NEEDS_YOU
+from wftop.core.row import RunRow
 from wftop.tui.format import ATTENTION_ORDER
 from wftop.tui.query import Hay, Term, hay, id_shaped, matches, parse
 
@@ -50,7 +52,13 @@ class GroupRow:
 
 @dataclass
 class RunListView:
-    """The choices a person made on the runs screen."""
+    """The choices a person made on the runs screen, and the runs in their order.
+
+    The runs are held newest activity first (`activity_key`), with the ones the filters let
+    through beside them. `load` orders every run once; `shift` moves the runs of one change
+    of the store into place (a bisection each), so that a run appending lines costs a list
+    of 20,000 runs what its own row costs, not a sort of them all.
+    """
 
     text: str = ""
     status: str | None = None
@@ -60,21 +68,19 @@ class RunListView:
     sort: str = "activity"
     group: str = "none"
     collapsed: set[str] = field(default_factory=set)
-    _hay: dict[str, tuple[Run, Hay]] = field(default_factory=dict, repr=False)
-    """What ``/`` searches, per ident, kept while the run object is the same."""
-    _activity: dict[str, tuple[Run, tuple[object, ...]]] = field(default_factory=dict, repr=False)
-    """Each run's key in the activity order, per ident, kept while the run object is the same."""
-    _base: tuple[list[Run], list[Run]] = field(default_factory=lambda: ([], []), repr=False)
-    """The runs last given and the same runs in the activity order."""
-    _chosen: tuple[list[Run], tuple[object, ...], list[Run], int] | None = field(
-        default=None, repr=False
-    )
-    """Of the last ``_base`` order and filters: the runs that pass, in that order, and the
-    tokens their re-runs spent."""
+    _hay: dict[str, tuple[RunRow, Hay]] = field(default_factory=dict, repr=False)
+    """What ``/`` searches, per ident, kept while the row is the same."""
+    _order: Order = field(default_factory=lambda: Order(), repr=False)
+    """Every run, newest activity first."""
+    _given: list[RunRow] = field(default_factory=list, repr=False)
+    """The runs `load` was last given (`rows` of the same runs orders nothing again)."""
+    _chosen: tuple[tuple[object, ...], Order] | None = field(default=None, repr=False)
+    """The filters, and the runs they let through (in the same order), while neither the
+    filters nor the runs change but by `shift`."""
     _terms: tuple[str, tuple[Term, ...]] = ("", ())
     """The filter text and its terms, parsed once per text."""
 
-    def haystack(self, run: Run) -> Hay:
+    def haystack(self, run: RunRow) -> Hay:
         ident = run.ident
         kept = self._hay.get(ident)
         if kept is not None and kept[0] is run:
@@ -84,17 +90,17 @@ class RunListView:
         return found
 
     @staticmethod
-    def make_hays(runs: Iterable[Run]) -> dict[str, tuple[Run, Hay]]:
+    def make_hays(runs: Iterable[RunRow]) -> dict[str, tuple[RunRow, Hay]]:
         """What a text filter matches each run against (`wftop.tui.query.hay`): made in a
-        worker when the filter box opens, as 20,000 runs' call labels take 100 ms and more."""
+        worker when the filter box opens, 20,000 at a time."""
         return {run.ident: (run, hay(run)) for run in runs}
 
-    def without_hays(self, runs: Iterable[Run]) -> list[Run]:
+    def without_hays(self, runs: Iterable[RunRow]) -> list[RunRow]:
         """The runs whose hay is not held yet (new, or replaced since theirs was made)."""
         held = self._hay.get
         return [run for run in runs if (held(run.ident) or (None,))[0] is not run]
 
-    def add_hays(self, made: dict[str, tuple[Run, Hay]]) -> None:
+    def add_hays(self, made: dict[str, tuple[RunRow, Hay]]) -> None:
         """Keep hays made elsewhere (`make_hays`); a run replaced since has its own made."""
         self._hay.update(made)
 
@@ -104,19 +110,19 @@ class RunListView:
         return self._terms[1]
 
     def allowed(self) -> frozenset[str] | None:
-        """Shown statuses (`Run.shown_status`) the status filter lets through (None: all)."""
+        """Shown statuses (`RunRow.shown_status`) the status filter lets through (None: all)."""
         if self.status is None:
             return None
         if self.status == "attention":
             return ATTENTION
         return frozenset({self.status})
 
-    def matches(self, run: Run, allowed: frozenset[str] | None = None) -> bool:
+    def matches(self, run: RunRow, allowed: frozenset[str] | None = None) -> bool:
         if allowed is None and self.status is not None:
             allowed = self.allowed()
         if allowed is not None and run.shown_status not in allowed:
             return False
-        if self.project is not None and run.project_short != self.project:
+        if self.project is not None and run.project_name != self.project:
             return False
         if self.host is not None and (run.host or LOCAL) != self.host:
             return False
@@ -124,52 +130,75 @@ class RunListView:
             return matches(self.terms(), self.haystack(run))
         return True
 
-    def by_activity(self, runs: Iterable[Run]) -> list[Run]:
-        """``runs`` newest activity first; made again only when a run object changed."""
+    # -- the order ---------------------------------------------------------------------------
+
+    def load(self, runs: Iterable[RunRow]) -> None:
+        """Order every run (newest activity first), the filters' choice made again."""
         given = list(runs)
-        last_given, last_order = self._base
-        if len(given) == len(last_given) and all(map(operator.is_, given, last_given)):
-            return last_order
-        kept, keys = self._activity, {}
+        self._given = given
+        self._order = Order.of(given)
+        self._chosen = None
 
-        def place(run: Run) -> tuple[object, ...]:
-            ident = run.ident
-            held = kept.get(ident)
-            key = held[1] if held is not None and held[0] is run else activity_key(run)
-            keys[ident] = (run, key)
-            return key
+    def shift(
+        self, added: Iterable[RunRow], changed: Iterable[RunRow], removed: Iterable[str]
+    ) -> None:
+        """Move one change of the runs into place: each run a bisection, not a sort."""
+        added, changed, removed = list(added), list(changed), list(removed)
+        fresh = [*added, *changed]
+        gone = [*removed, *(run.ident for run in fresh)]
+        self._order.drop(gone)
+        self._order.put(fresh)
+        self._given = []
+        chosen = self._chosen
+        if chosen is not None:
+            _filters, passing = chosen
+            passing.drop(gone)
+            allowed = self.allowed()
+            key_of = self._order.key_of
+            passing.put((run for run in fresh if self.matches(run, allowed)), key_of.__getitem__)
 
-        order = sorted(given, key=place)
-        self._activity, self._base = keys, (given, order)
-        return order
+    @property
+    def held(self) -> int:
+        """Runs in the order."""
+        return len(self._order.runs)
 
-    def chosen(self, runs: Iterable[Run]) -> list[Run]:
+    def by_activity(self, runs: Iterable[RunRow] | None = None) -> list[RunRow]:
+        """The runs newest activity first (``runs``: these runs, ordered again only when
+        they are not the runs `load` was last given)."""
+        if runs is not None:
+            given = list(runs)
+            last = self._given
+            if not (len(given) == len(last) and all(map(operator.is_, given, last))):
+                self.load(given)
+        return self._order.runs
+
+    def chosen(self, runs: Iterable[RunRow] | None = None) -> list[RunRow]:
         """The runs the filters let through, newest activity first (kept while neither the
-        runs nor the filters change: a new order only sorts them again)."""
+        runs nor the filters change; `shift` keeps them current)."""
         base = self.by_activity(runs)
         filters = (self.text, self.status, self.project, self.host)
         kept = self._chosen
-        if kept is not None and kept[0] is base and kept[1] == filters:
-            return kept[2]
+        if kept is not None and kept[0] == filters:
+            return kept[1].runs
         allowed = self.allowed()
         if allowed is None and self.project is None and self.host is None and not self.text:
-            chosen = base
+            chosen = list(base)
         elif self.project is None and self.host is None and not self.text:
             chosen = [run for run in base if run.shown_status in allowed]  # type: ignore[operator]
         elif allowed is None and self.project is None and self.host is None and self.plain():
             chosen = self._with_words(base, [value for _field, value in self.terms()])
         else:
             chosen = [run for run in base if self.matches(run, allowed)]
-        spent = sum(run.rerun_tokens or 0 for run in chosen)
-        self._chosen = (base, filters, chosen, spent)
-        return chosen
+        passing = Order.ordered(chosen, self._order)
+        self._chosen = (filters, passing)
+        return passing.runs
 
     def plain(self) -> bool:
         """The filter is free words only, none shaped like an id (`id_shaped`): a run passes
         when each is in its `Hay.words`, as `matches` would say."""
         return all(not field and not id_shaped(value) for field, value in self.terms())
 
-    def _with_words(self, base: list[Run], words: list[str]) -> list[Run]:
+    def _with_words(self, base: list[RunRow], words: list[str]) -> list[RunRow]:
         """`chosen` for a `plain` filter: the same runs as `matches` lets through, in one
         pass without its calls per run and term (20,000 runs, typed a key at a time)."""
         haystack = self.haystack
@@ -180,29 +209,29 @@ class RunListView:
                 chosen.append(run)
         return chosen
 
-    def rerun_tokens(self, runs: Iterable[Run]) -> int:
+    def rerun_tokens(self, runs: Iterable[RunRow] | None = None) -> int:
         """Tokens spent on re-runs over the runs `chosen` gives."""
         self.chosen(runs)
         assert self._chosen is not None
-        return self._chosen[3]
+        return self._chosen[1].spent
 
-    def group_of(self, run: Run) -> str:
-        return run.shown_status if self.group == "status" else run.project_short
+    def group_of(self, run: RunRow) -> str:
+        return run.shown_status if self.group == "status" else run.project_name
 
-    def rows(self, runs: Iterable[Run]) -> list[Run | GroupRow]:
+    def rows(self, runs: Iterable[RunRow] | None = None) -> list[RunRow | GroupRow]:
         chosen = self.chosen(runs)
         # Stable: runs of one status, name or project stay newest first, as `order_key` says.
         shown = chosen if self.sort == "activity" else sorted(chosen, key=FIRST_KEYS[self.sort])
         if self.group == "none":
             return list(shown)
-        groups: dict[str, list[Run]] = {}
+        groups: dict[str, list[RunRow]] = {}
         for run in shown:
             groups.setdefault(self.group_of(run), []).append(run)
         if self.group == "status":
             order = sorted(groups, key=lambda name: ATTENTION_ORDER.get(name, 9))
         else:
             order = sorted(groups, key=str.lower)
-        rows: list[Run | GroupRow] = []
+        rows: list[RunRow | GroupRow] = []
         for name in order:
             collapsed = name in self.collapsed
             rows.append(GroupRow(name, len(groups[name]), collapsed))
@@ -228,21 +257,75 @@ class RunListView:
         return " · ".join(parts)
 
 
-def activity_key(run: Run) -> tuple[object, ...]:
-    """Newest activity first, then by the run's identity."""
-    folder = run.folder
-    return (-(run.last_activity or 0.0), folder.run_id, folder.session_id, folder.root)
+def activity_key(run: RunRow) -> tuple[object, ...]:
+    """Newest activity first, then by the run's identity (no two runs have the same key)."""
+    return (-(run.last_activity or 0.0), run.run_id, run.session_id, run.root, run.host or "")
 
 
-FIRST_KEYS: dict[str, Callable[[Run], int | str]] = {
+class Order:
+    """Runs in the order of `activity_key`, with their keys, moved in place by bisection;
+    and the tokens their re-runs spent."""
+
+    def __init__(self) -> None:
+        self.runs: list[RunRow] = []
+        self.keys: list[tuple[object, ...]] = []
+        self.key_of: dict[str, tuple[object, ...]] = {}
+        self.spent = 0
+
+    @classmethod
+    def of(cls, runs: list[RunRow]) -> Order:
+        keyed = sorted(((activity_key(run), run) for run in runs), key=operator.itemgetter(0))
+        order = cls()
+        order.keys = [key for key, _run in keyed]
+        order.runs = [run for _key, run in keyed]
+        order.key_of = {run.ident: key for key, run in keyed}
+        order.spent = sum(run.rerun_tokens or 0 for run in order.runs)
+        return order
+
+    @classmethod
+    def ordered(cls, runs: list[RunRow], keys_from: Order) -> Order:
+        """``runs``, already in order, keyed as ``keys_from`` keys them."""
+        order = cls()
+        order.runs = runs
+        key_of = keys_from.key_of
+        order.keys = [key_of[run.ident] for run in runs]
+        order.key_of = {run.ident: key_of[run.ident] for run in runs}
+        order.spent = sum(run.rerun_tokens or 0 for run in runs)
+        return order
+
+    def drop(self, idents: Iterable[str]) -> None:
+        for ident in idents:
+            key = self.key_of.pop(ident, None)
+            if key is None:
+                continue
+            at = bisect.bisect_left(self.keys, key)
+            self.spent -= self.runs[at].rerun_tokens or 0
+            del self.keys[at], self.runs[at]
+
+    def put(
+        self,
+        runs: Iterable[RunRow],
+        key_by_ident: Callable[[str], tuple[object, ...]] | None = None,
+    ) -> None:
+        """Put ``runs`` in place (``key_by_ident``: their keys, made already)."""
+        for run in runs:
+            key = activity_key(run) if key_by_ident is None else key_by_ident(run.ident)
+            at = bisect.bisect_left(self.keys, key)
+            self.keys.insert(at, key)
+            self.runs.insert(at, run)
+            self.key_of[run.ident] = key
+            self.spent += run.rerun_tokens or 0
+
+
+FIRST_KEYS: dict[str, Callable[[RunRow], int | str]] = {
     "status": lambda run: ATTENTION_ORDER.get(run.shown_status, 9),
     "name": lambda run: (run.name or "~").lower(),
-    "project": lambda run: run.project_short.lower(),
+    "project": lambda run: run.project_name.lower(),
 }
 """What each order other than activity sorts by first (status: attention first)."""
 
 
-def order_key(run: Run, sort: str) -> tuple[object, ...]:
+def order_key(run: RunRow, sort: str) -> tuple[object, ...]:
     """A run's sort key under one of `SORTS`: newest activity first, then by the run's
     identity; status (attention first), name or project before that. `RunListView` sorts
     the activity order again by the first key alone, which gives the same order."""
@@ -250,7 +333,7 @@ def order_key(run: Run, sort: str) -> tuple[object, ...]:
     return activity_key(run) if first is None else (first(run), *activity_key(run))
 
 
-def row_key(row: Run | GroupRow) -> str:
+def row_key(row: RunRow | GroupRow) -> str:
     if isinstance(row, GroupRow):
         return row.key
     return row.ident

@@ -11,7 +11,9 @@ from wftop.core.system.procs import ProcessTable
 from wftop.tui.config import Config
 
 if TYPE_CHECKING:
+    from wftop.core.engine.link import Connector
     from wftop.core.remote.link import RemoteHub
+    from wftop.core.resume.policy import ResumePolicy
     from wftop.tui.app import WftopApp
 
 
@@ -27,34 +29,39 @@ def make_app(
     banner: tuple[str, str] | None = None,
     read_only_reason: str = "",
     remote: RemoteHub | None = None,
+    connector: Connector | None = None,
+    policy: Callable[[], ResumePolicy] | None = None,
 ) -> WftopApp:
-    """The wftop App over ``roots``, with the live index.
+    """The wftop App over ``roots``: a view of the engine for these roots.
 
-    The newest runs start being read in a thread before Textual is imported, so
-    the first screen has rows as soon as it is up. ``rehearse`` is what the resume plan
-    rehearses with (the command line's, as the TUI cannot import the mock); None: it shows
-    the estimate only. ``banner`` and ``read_only_reason``: see `WftopApp`.
+    The engine is the one shared by every view of this user (started on demand), unless a
+    ``connector`` says otherwise; with a fake ``processes`` table or a fixed clock ``now``
+    (tests), the engine runs in this process with them
+    (`wftop.core.engine.inprocess.InProcessConnector`), following the disk while ``live``.
+    ``rehearse`` is what the resume plan rehearses with (the command line's, as the TUI
+    cannot import the mock); None: it shows the estimate only. ``banner``,
+    ``read_only_reason`` and ``policy``: see `WftopApp`.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from wftop.tui.source import open_index, preview_runs
-
     config = config or Config()
-    index = open_index(roots, processes=processes, now=now, stall_window=config.stall_window)
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wftop-preview")
-    preview = pool.submit(preview_runs, index)
-    pool.shutdown(wait=False)
+    if connector is None and (processes is not None or now is not time.time or not live):
+        from wftop.core.engine.inprocess import InProcessConnector
+
+        connector = InProcessConnector(
+            roots, processes=processes, now=now, stall_window=config.stall_window, follow=live
+        )
     from wftop.tui.app import WftopApp
 
     return WftopApp(
-        index,
+        roots,
         config=config,
+        connector=connector,
+        processes=processes,
         now=now,
         live=live,
         read_only=read_only,
-        preview=preview,
         rehearse=rehearse,
         banner=banner,
         read_only_reason=read_only_reason,
         remote=remote,
+        policy=policy,
     )

@@ -142,13 +142,10 @@ def interactive(demo: Any, args: argparse.Namespace) -> int:
 
 def demo_app(root: str, message: str) -> WftopApp:
     """The wftop app over ``root``, which shows ``message`` once it is up."""
-    from wftop.tui.app import WftopApp
     from wftop.tui.config import Config
-    from wftop.tui.source import open_index
+    from wftop.tui.start import make_app
 
-    config = Config()
-    index = open_index([root], stall_window=config.stall_window)
-    return WftopApp(index, config=config, banner=("wftop demo: what just happened", message))
+    return make_app([root], config=Config(), banner=("wftop demo: what just happened", message))
 
 
 def why_read_only(args: argparse.Namespace) -> tuple[str, str]:

@@ -64,9 +64,9 @@ async def test_the_banner_shows_and_r_says_the_reason(tui_root, tui_processes):
     )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert [note.title for note in app._notifications] == ["wftop demo: read-only"]
+        assert [note.title for note in app.toasts] == ["wftop demo: read-only"]
         await pilot.press("r")
         await pilot.pause()
         assert isinstance(app.screen, RunsScreen)
-        messages = [note.message for note in app._notifications]
+        messages = [note.message for note in app.toasts]
         assert messages[-1] == reason and not any("--read-only" in m for m in messages)

@@ -10,7 +10,7 @@ import pytest
 
 from tests.e2e.test_resume_e2e import damaged_run
 from tests.realcli import cli_env, six_agents
-from tests.tui_kit import settle
+from tests.tui_kit import finished, settle
 from wftop.core.resume.policy import ResumePolicy
 from wftop.core.resume.store import ResumeStore
 from wftop.core.system.procs import default_table
@@ -53,9 +53,12 @@ async def test_enter_on_the_plan_of_a_finished_real_resume_sends_nothing(
         environ=cli_env(cli_home, mock_api.url),
     )
     app = make_app(
-        [str(cli_home.config_dir)], config=Config(bell=False), processes=table, live=False
+        [str(cli_home.config_dir)],
+        config=Config(bell=False),
+        processes=table,
+        live=False,
+        policy=lambda: policy,
     )
-    app.resume_policy = lambda: policy
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_plan(pilot)
         assert screen.plan is not None and screen.plan.verdict.ok, screen.plan.verdict
@@ -72,7 +75,7 @@ async def test_enter_on_the_plan_of_a_finished_real_resume_sends_nothing(
         after = mock_api.mark()
         await pilot.press("enter")
         await pilot.pause(3.0)
-        await app.workers.wait_for_complete()
+        await finished(app)
         assert mock_api.mark() == after, "the mock got a request after the second enter"
         assert sorted((state / "launches").rglob("*.status.json")) == launches
         log_again = (state / "resume" / f"{killed.run_id}.jsonl").read_text().splitlines()

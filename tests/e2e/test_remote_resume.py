@@ -102,7 +102,7 @@ async def test_enter_resumes_a_dead_run_on_its_host_and_again_launches_nothing(
         await pilot.press("enter")
         await pilot.pause(2.0)
         assert mock_api.mark() == after, "the mock got a request after the second enter"
-        assert any("does not allow" in note.message for note in app._notifications)
+        assert any("does not allow" in note.message for note in app.toasts)
 
 
 async def test_the_resume_goes_on_on_its_host_when_the_connection_drops(

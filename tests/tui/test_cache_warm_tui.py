@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.conftest import TUI_NOW
 from tests.core.test_cachewarm import responses, with_usage
-from tests.tui_kit import SIZE, build, ident_of, settle, table
+from tests.tui_kit import SIZE, build, finished, ident_of, settle, table
 from wftop.core.model import iso_utc
 from wftop.tui.screens.run import RunScreen
 
@@ -40,7 +40,7 @@ async def test_the_run_screen_says_how_long_the_owner_cache_stays_warm(tui_root,
         table(app).move_to_key(ident_of(app, PARALLEL))
         await pilot.press("enter")
         assert isinstance(app.screen, RunScreen)
-        await app.workers.wait_for_complete()
+        await finished(app)
         await pilot.pause()
         lines = summary_text(app).split("\n")
         session = next(n for n, line in enumerate(lines) if line.startswith("session  cb526ab9-"))
@@ -48,6 +48,6 @@ async def test_the_run_screen_says_how_long_the_owner_cache_stays_warm(tui_root,
         await pilot.press("escape")
         table(app).move_to_key(ident_of(app, "wf_6bc9feb7-808"))  # clean: the mock cached nothing
         await pilot.press("enter")
-        await app.workers.wait_for_complete()
+        await finished(app)
         await pilot.pause()
         assert "         cache cold" in summary_text(app).split("\n")

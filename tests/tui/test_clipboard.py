@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from tests.tui_kit import SIZE, build, settle
+from tests.tui_kit import SIZE, build, finished, settle
 from wftop.tui import clipboard
 
 
@@ -69,9 +69,9 @@ async def test_y_says_where_the_text_was_copied(tui_root, tui_processes, monkeyp
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("y", "enter")
-        await app.workers.wait_for_complete()
+        await finished(app)
         await pilot.pause()
-        titles = [note.title for note in app._notifications]
+        titles = [note.title for note in app.toasts]
         assert titles == ["Copied run id (OSC 52 + tmux buffer)"]
 
 

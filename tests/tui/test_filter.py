@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from tests.tui_kit import build, ident_of, settle, table
+from tests.tui_kit import build, finished, ident_of, settle, table
 from wftop.tui import runlist
 from wftop.tui.query import Hay, matches, parse
 from wftop.tui.screens.runs import RunsScreen
@@ -69,11 +69,11 @@ async def test_opening_the_filter_makes_what_it_matches_in_a_worker(
     async with app.run_test() as pilot:
         await settle(pilot)
         await pilot.press("slash")
-        await pilot.app.workers.wait_for_complete()
+        await finished(pilot.app)
         await pilot.press(*"killed")
         await pilot.pause()
         assert on_loop and not any(on_loop)
-        shown = {app.runs[ident].shown_status for ident in table(app).item_keys}
+        shown = {app.store.rows[ident].shown_status for ident in table(app).item_keys}
         assert shown == {"killed"}
 
 
@@ -91,6 +91,6 @@ async def test_the_filter_box_opened_again_makes_no_hay_twice(tui_root, tui_proc
         await settle(pilot)
         for _ in range(2):
             await pilot.press("slash")
-            await pilot.app.workers.wait_for_complete()
+            await finished(pilot.app)
             await pilot.press("escape", "escape")
-        assert sorted(made) == sorted(app.runs)  # each run's, once
+        assert sorted(made) == sorted(app.store.rows)  # each run's, once

@@ -2,33 +2,21 @@
 
 from __future__ import annotations
 
-from textual.app import App
 from textual.widgets import DataTable, Static
 
 from tests.corpus import tree
 from tests.forensics_kit import fixture
-from wftop.core.system.procs import FakeProcessTable
+from tests.tui_kit import ScreenHost, services_for
+from wftop.tui.messages import OpenRunAt
 from wftop.tui.screens.attempts import AttemptPlot, AttemptsScreen
 from wftop.tui.screens.sessions import SessionReportScreen, SessionsScreen
 
 SIZE = (120, 40)
 
 
-class FakeIndex:
-    def __init__(self, roots):
-        self.roots = roots
-
-    def get(self, ident):
-        return None
-
-
-class Host(App[None]):
-    def __init__(self, roots):
-        super().__init__()
-        self.index = FakeIndex(roots)
-
-    def on_mount(self) -> None:
-        self.push_screen(SessionsScreen(processes=FakeProcessTable()))
+def Host(roots: list[str]) -> ScreenHost:  # noqa: N802 - an app, made as its class was
+    """The sessions screen on its own, over ``roots`` (a plan it asks for is only noted)."""
+    return ScreenHost(SessionsScreen, services_for(roots), kept=(OpenRunAt,))
 
 
 async def wait_for(pilot, condition, tries=500):
@@ -43,12 +31,12 @@ def roots():
     return [str(fixture("bg-workers-killed")), str(fixture("api-401")), str(tree("clean"))]
 
 
-async def test_sessions_list_then_report_then_resume(monkeypatch):
-    opened = []
-    monkeypatch.setattr(
-        "wftop.tui.screens.plan.open_resume_plan", lambda app, run: opened.append(run.run_id)
-    )
+async def test_sessions_list_then_report_then_resume():
     app = Host(roots())
+
+    def opened() -> list[str]:
+        return [ask.run_id for ask in app.asked if isinstance(ask, OpenRunAt)]
+
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, SessionsScreen)
@@ -70,10 +58,10 @@ async def test_sessions_list_then_report_then_resume(monkeypatch):
         assert "TERMINATION" in body and "shape matching, not a guarantee" in body
         workers.move_cursor(row=kinds.index("agent"))
         await pilot.press("r")
-        assert opened == []
+        assert opened() == []
         workers.move_cursor(row=kinds.index("workflow"))
         await pilot.press("r")
-        await wait_for(pilot, lambda: opened == ["wf_0d7d5918-9b6"])
+        await wait_for(pilot, lambda: opened() == ["wf_0d7d5918-9b6"])
         await pilot.press("escape")
         assert isinstance(app.screen, SessionsScreen)
 
@@ -112,6 +100,6 @@ async def test_the_app_opens_sessions_with_S_and_from_the_palette(tui_root, tui_
         assert "Sessions" in titles
         await pilot.press("S")
         await wait_for(pilot, lambda: isinstance(app.screen, SessionsScreen))
-        assert app.screen.roots == [str(tui_root)]
+        assert app.screen.services.roots == (str(tui_root),)
         await pilot.press("S")
         assert not isinstance(app.screen, SessionsScreen)

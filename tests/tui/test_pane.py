@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from tests.tui_kit import build, ident_of, settle, table
+from tests.tui_kit import build, finished, ident_of, settle, table
 from wftop.tui.calls import PhaseRow
 from wftop.tui.screens.help import HelpScreen, help_table
 from wftop.tui.screens.plan import ResumePlanScreen
@@ -27,7 +27,7 @@ async def open_plan(pilot) -> ResumePlanScreen:  # type: ignore[no-untyped-def]
     await pilot.press("r")
     screen = app.screen
     assert isinstance(screen, ResumePlanScreen)
-    await app.workers.wait_for_complete()
+    await finished(app)
     await pilot.pause()
     return screen
 
@@ -82,7 +82,7 @@ async def test_help_in_a_pane_keeps_every_binding_id_whole(tui_root, tui_process
     async with app.run_test(size=PANE) as pilot:
         await settle(pilot)
         console = Console(width=54, record=True, color_system=None)
-        console.print(help_table(app, "runs"))
+        console.print(help_table(app.services.keymap, "runs"))
         text = console.export_text()
         for binding_id in ("command-palette", "filter-project", "clear-filter", "sessions"):
             assert binding_id in text
@@ -135,11 +135,11 @@ async def test_toasts_do_not_pile_up_over_the_plan(tui_root, tui_processes):
         app.notify("one")
         app.notify("two")
         await open_plan(pilot)
-        assert not list(app._notifications)
+        assert not app.showing
         app.notify("three")
         app.notify("four")
         await pilot.pause()
-        assert [note.message for note in app._notifications] == ["four"]
+        assert [note.message for note in app.showing] == ["four"]
 
 
 # -- keys --------------------------------------------------------------------------------------

@@ -13,11 +13,12 @@ from tests.corpus import copy_tree
 from tests.policy_kit import NOW, SESSION, make_world, policy_for
 from tests.tui.test_cache_warm_tui import warm_owner
 from tests.tui.test_plan_live import SIZE, open_plan, until
+from tests.tui_kit import finished
 from wftop.cli.main import main
 from wftop.core.forecast.exact import RehearsalFailed, Seen, exact_forecast
-from wftop.core.resume.rehearse import Rehearse
 from wftop.core.forecast.instant import Forecast
 from wftop.core.resume.plan import Plan
+from wftop.core.resume.rehearse import Rehearse
 from wftop.core.system.procs import FakeProcessTable
 from wftop.tui.config import Config
 from wftop.tui.screens.plan import ResumePlanScreen
@@ -36,7 +37,7 @@ def test_wftop_hands_the_tui_a_rehearsal_unless_it_is_switched_off(
     seen = {}
 
     def fake_run(self, **kwargs):  # type: ignore[no-untyped-def]
-        seen["rehearse"] = self.rehearse
+        seen["rehearse"] = self.services.rehearse
 
     monkeypatch.setattr(wftop.tui.app.WftopApp, "run", fake_run)
     assert main(["--no-default-root", "--root", str(tui_root), *flags]) == 0
@@ -73,8 +74,8 @@ def app_with(world, rehearse: Rehearse | None):  # type: ignore[no-untyped-def]
         now=lambda: NOW,
         live=False,
         rehearse=rehearse,
+        policy=lambda: policy,
     )
-    app.resume_policy = lambda: policy
     return app, launcher
 
 
@@ -103,8 +104,7 @@ async def test_the_plan_shows_the_estimate_then_the_rehearsed_forecast_and_launc
         await pilot.press("enter")
         await until(pilot, lambda: screen.following)
         assert screen.request is not None and screen.request.plan.forecast.exact
-        assert screen.request.attempt is not None
-        assert screen.request.attempt.watch.cached == {"a1"}  # the tripwire follows it
+        assert screen.request.watched == {"a1"}  # the tripwire follows it
         assert held.asked == ["resume-owner"]  # rehearsed once; not again at the launch
         assert len(launcher.launches) == 1
 
@@ -116,7 +116,7 @@ async def test_a_rehearsal_that_fails_says_why_and_the_estimate_stays(tmp_path: 
     app, _ = app_with(make_world(tmp_path), fails)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_plan(pilot)
-        await app.workers.wait_for_complete()
+        await finished(app)
         await pilot.pause()
         assert (
             "forecast  resume-owner: estimate · no exact forecast: the rehearsal did not finish"
@@ -133,7 +133,7 @@ async def test_without_a_rehearsal_the_plan_says_estimate_and_the_owner_cache(
     app, _ = app_with(world, None)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_plan(pilot)
-        await app.workers.wait_for_complete()
+        await finished(app)
         lines = body(screen)
         assert "forecast  resume-owner: estimate" in lines
         session = next(n for n, line in enumerate(lines) if line.startswith("session   "))
@@ -163,7 +163,7 @@ async def test_a_plan_nothing_can_launch_is_not_rehearsed(tmp_path: Path) -> Non
     )  # fmt: skip
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_plan(pilot)
-        await app.workers.wait_for_complete()
+        await finished(app)
         assert screen.plan is not None and not screen.plan.verdict.forceable
         assert held.asked == []
         assert "forecast  resume-owner: estimate" in body(screen)

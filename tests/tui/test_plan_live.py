@@ -3,13 +3,13 @@ launcher (`tests.policy_kit`): no process starts, nothing reads this machine's p
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 
 from tests.policy_kit import NOW, SESSION, make_world, policy_for
-from tests.tui_kit import settle
-from wftop.core.index.changeset import ChangeSet
+from tests.tui_kit import changed, finished, settle
 from wftop.core.system.procs import FakeProcess, FakeProcessTable
 from wftop.tui.config import Config
 from wftop.tui.screens.force import ForceScreen
@@ -28,9 +28,13 @@ def app_over(world, table=None):  # type: ignore[no-untyped-def]
     table = table if table is not None else FakeProcessTable()
     policy, launcher, _ = policy_for(world, table)
     app = make_app(
-        [str(world.root)], config=Config(bell=False), processes=table, now=lambda: NOW, live=False
+        [str(world.root)],
+        config=Config(bell=False),
+        processes=table,
+        now=lambda: NOW,
+        live=False,
+        policy=lambda: policy,
     )
-    app.resume_policy = lambda: policy
     return app, policy, launcher
 
 
@@ -81,7 +85,7 @@ async def test_enter_on_the_plan_of_a_finished_resume_launches_nothing(world):
         assert "left     completed · nothing to resume" in text
         await pilot.press("enter")
         await pilot.pause(0.3)
-        await app.workers.wait_for_complete()
+        await finished(app)
         assert len(launcher.launches) == 1 and screen.launches == 1
         assert "nothing to resume" in screen.plan.verdict.reason  # type: ignore[union-attr]
 
@@ -99,7 +103,7 @@ async def test_enter_checks_the_run_again_and_a_run_finished_since_launches_noth
         await pilot.press("enter")
         await until(pilot, lambda: not screen.busy and "nothing to resume" in verdict(screen))
         assert launcher.launches == [] and screen.request is None
-        assert any("nothing to resume" in note.message for note in app._notifications)
+        assert any("nothing to resume" in note.message for note in app.toasts)
 
 
 async def test_a_row_change_plans_again(world):
@@ -109,7 +113,7 @@ async def test_a_row_change_plans_again(world):
         screen = await open_plan(pilot)
         assert screen.plan is not None and screen.plan.verdict.ok
         live_owner(world, table)
-        app.apply_changes(ChangeSet(1, (), (screen.run_view,), ()))
+        changed(app, dataclasses.replace(screen.row, owner_pid=4242))
         await until(pilot, lambda: "live owner: pid 4242" in verdict(screen))
         text = verdict(screen)
         assert "kill 4242" in text and "f force…" in text and "enter resume" not in text

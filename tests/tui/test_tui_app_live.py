@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import threading
 from pathlib import Path
@@ -11,14 +12,13 @@ import orjson
 import pytest
 
 from tests.conftest import TUI_NOW
-from tests.tui_kit import SIZE, build, ident_of, settle, table
-from wftop.core.index.changeset import ChangeSet
+from tests.tui_kit import SIZE, build, changed, ident_of, removed, settle, table, until
 from wftop.core.model import Status
 from wftop.core.read.journal import JournalFold
 from wftop.core.system.procs import FakeProcessTable
 from wftop.tui.app import WftopApp
 from wftop.tui.config import Config
-from wftop.tui.feed import Keyed
+from wftop.tui.navigator import run_folder
 from wftop.tui.screens.agent import AgentScreen
 from wftop.tui.start import make_app
 
@@ -33,13 +33,14 @@ async def return_the_call_in_flight(pilot: Any, ident: str) -> None:
     """Append the ``result`` of the run's one call in flight; wait (bounded) for the app to
     hold it."""
     app = pilot.app
-    run = app.runs[ident]
+    row = app.store.rows[ident]
+    run = await asyncio.to_thread(app.services.read, row)  # as a screen reads it: not on the loop
     (call,) = run.in_flight_calls
     line = {"type": "result", "key": call.key, "agentId": call.agent_ids[-1], "result": {}}
-    with open(run.folder.journal, "ab") as handle:
+    with open(row.journal, "ab") as handle:
         handle.write(orjson.dumps(line) + b"\n")
     for _ in range(400):
-        if app.runs[ident].fold.result_lines == run.fold.result_lines + 1:
+        if app.store.rows[ident].returned == row.returned + 1:
             break
         await pilot.pause(0.05)
 
@@ -52,9 +53,9 @@ async def test_live_change_updates_the_row_in_place_and_keeps_the_cursor(tui_roo
         runs.move_cursor(4)
         chosen = runs.cursor_key()
         before = list(runs.item_keys)
-        running = app.runs[ident_of(app, "wf_1a8e2cea-7df")]
+        running = app.store.rows[ident_of(app, "wf_1a8e2cea-7df")]
         stalled = dataclasses.replace(running, status=Status.STALLED)
-        app.apply_changes(ChangeSet(1, (), (stalled,), ()))
+        changed(app, stalled)
         await pilot.pause()
         assert runs.item_keys == before
         assert runs.cursor_key() == chosen
@@ -65,14 +66,14 @@ async def test_death_raises_a_toast_and_the_title(tui_root, tui_processes):
     app = build(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        running = app.runs[ident_of(app, "wf_1a8e2cea-7df")]
+        running = app.store.rows[ident_of(app, "wf_1a8e2cea-7df")]
         dead = dataclasses.replace(running, status=Status.DEAD)
-        app.apply_changes(ChangeSet(1, (), (dead,), ()))
+        changed(app, dead)
         await pilot.pause()
         (alert,) = app.alerts
         assert (alert.before, alert.after, alert.severity) == ("running", "dead", "error")
         assert "died with 1 worker in flight" in alert.message
-        assert any("died" in note.message for note in app._notifications)
+        assert any("died" in note.message for note in app.toasts)
         assert app.terminal_title == "wftop · 4 need attention"  # + the partial run
 
 
@@ -80,10 +81,10 @@ async def test_agent_screen_follows_a_growing_transcript(tui_root, tui_processes
     app = live_app(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        run = app.runs[ident_of(app, "wf_1a8e2cea-7df")]
-        call = run.in_flight_calls[0]
+        run = app.store.rows[ident_of(app, "wf_1a8e2cea-7df")]
+        call = app.services.read(run).in_flight_calls[0]
         agent = call.agent_ids[-1]
-        screen = AgentScreen(run, agent, call.label)
+        screen = AgentScreen(app.services, run, agent, call.label, run_folder(run))
         await app.push_screen(screen)
         for _ in range(2000):
             if screen.indexed:
@@ -153,7 +154,7 @@ async def test_the_app_loop_never_folds_a_line_it_only_applies_change_sets(
         ident = ident_of(app, "wf_1a8e2cea-7df")
         before, made_before = len(folded_on), len(made_on)
         await return_the_call_in_flight(pilot, ident)
-        assert app.runs[ident].fold.result_lines == 5
+        assert app.store.rows[ident].returned == 5
         await pilot.press(*"oooo", *"s" * 10)  # every order and every status filter
         await pilot.pause()
     loop_thread = threading.get_ident()
@@ -163,27 +164,16 @@ async def test_the_app_loop_never_folds_a_line_it_only_applies_change_sets(
     assert loop_thread not in made_on
 
 
-async def test_the_whole_index_is_keyed_in_the_worker_and_attention_follows_changes(
-    tui_root, tui_processes, monkeypatch
-):
-    keyed_on: list[int] = []
-    made = Keyed.of.__func__  # type: ignore[attr-defined]
-
-    def counted(cls: type[Keyed], runs: Any) -> Keyed:
-        keyed_on.append(threading.get_ident())
-        return made(cls, runs)
-
-    monkeypatch.setattr(Keyed, "of", classmethod(counted))
+async def test_attention_follows_changes(tui_root, tui_processes):
     app = build(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert keyed_on and threading.get_ident() not in keyed_on
-        assert len(app.runs) == 9 and app.attention() == 3
-        dead = app.runs[ident_of(app, "wf_1a8e2cea-7df")]
-        app.apply_changes(ChangeSet(1, (), (dataclasses.replace(dead, status=Status.DEAD),), ()))
+        assert len(app.store.rows) == 9 and app.attention() == 3
+        dead = app.store.rows[ident_of(app, "wf_1a8e2cea-7df")]
+        changed(app, dataclasses.replace(dead, status=Status.DEAD))
         assert app.attention() == 4
-        app.apply_changes(ChangeSet(2, (), (), (dead.ident,)))
-        assert app.attention() == 3 and dead.ident not in app.runs
+        removed(app, dead.ident)
+        assert app.attention() == 3 and dead.ident not in app.store.rows
 
 
 @pytest.mark.parametrize(
@@ -200,7 +190,7 @@ async def test_the_whole_index_is_keyed_in_the_worker_and_attention_follows_chan
     ],
 )
 def test_which_changes_raise_an_alert(before, after, severity, words):
-    from wftop.tui.feed import alert_for
+    from wftop.tui.alerts import alert_for
 
     run = _one_run("killed")
     alert = alert_for(
@@ -222,23 +212,17 @@ def _one_run(name: str):  # type: ignore[no-untyped-def]
 
 
 async def test_an_owner_that_dies_on_disk_raises_the_death_alert(tui_root, tui_processes):
-    """SIGKILL leaves the owner's registry file: the live index's owner re-check finds it gone.
-
-    The follow loop asks the index for that re-check every few seconds; here it is asked
-    once, right after the owner leaves the process table, so nothing waits on a clock.
-    """
-    app = build(tui_root, tui_processes)
+    """SIGKILL leaves the owner's registry file: the engine's owner re-check (every few
+    seconds) finds it gone, and the row that comes says dead."""
+    app = live_app(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         ident = ident_of(app, "wf_1a8e2cea-7df")
-        assert app.runs[ident].status is Status.RUNNING
+        assert app.store.rows[ident].status is Status.RUNNING
         del tui_processes.processes[4242]  # the owner is SIGKILLed: its registry file stays
-        assert app.index.apply([], recheck_owners=False) is None
-        changes = app.index.apply([], recheck_owners=True)
-        assert changes is not None
-        app.apply_changes(changes)
+        await until(pilot, lambda: bool(app.alerts), "the owner's death")
         await pilot.pause()
         (alert,) = app.alerts
         assert (alert.ident, alert.after) == (ident, "dead")
-        assert app.runs[ident].status is Status.DEAD
+        assert app.store.rows[ident].status is Status.DEAD
         assert table(app).cell_text(ident, "status") == "✖ dead"

@@ -6,9 +6,10 @@ import threading
 
 import pytest
 
-from tests.tui_kit import SIZE, build, ident_of, settle, table
+from tests.tui_kit import SIZE, build, finished, ident_of, settle, table, until
 from wftop.core.read import snapshot as snapshot_module
 from wftop.tui.config import Config
+from wftop.tui.messages import OpenAgent, OpenJournal
 from wftop.tui.screens.agent import AgentScreen
 from wftop.tui.screens.copy import CopyScreen
 from wftop.tui.screens.help import HelpScreen
@@ -74,7 +75,7 @@ async def test_status_filter_and_grouping(tui_root, tui_processes):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("s")  # attention: dead, stalled, failed, partial
-        statuses = {app.runs[key].shown_status for key in table(app).item_keys}
+        statuses = {app.store.rows[key].shown_status for key in table(app).item_keys}
         assert statuses == {"dead", "stalled", "failed", "partial"}
         await pilot.press("escape", "v")
         keys = table(app).item_keys
@@ -124,7 +125,7 @@ async def test_resume_keys_reach_the_plan_hook_and_read_only_refuses(tui_root, t
         await settle(pilot)
         await pilot.press("r")
         assert isinstance(app.screen, RunsScreen)
-        assert any("read-only" in note.message for note in app._notifications)
+        assert any("read-only" in note.message for note in app.toasts)
 
 
 async def test_y_copies_the_run_id(tui_root, tui_processes):
@@ -134,7 +135,7 @@ async def test_y_copies_the_run_id(tui_root, tui_processes):
         await pilot.press("y")
         assert isinstance(app.screen, CopyScreen)
         await pilot.press("enter")
-        assert app.clipboard == app.runs[table(app).cursor_key()].run_id
+        assert app.clipboard == app.store.rows[table(app).cursor_key()].run_id
 
 
 async def test_help_lists_screen_and_general_keys(tui_root, tui_processes):
@@ -207,7 +208,7 @@ def test_no_mouse_and_read_only_reach_the_app(tmp_path, monkeypatch, tui_root):
     seen = {}
 
     def fake_run(self, **kwargs):  # type: ignore[no-untyped-def]
-        seen.update(kwargs, read_only=self.read_only)
+        seen.update(kwargs, read_only=bool(self.services.read_only))
 
     monkeypatch.setattr(wftop.tui.app.WftopApp, "run", fake_run)
     argv = ["--no-default-root", "--root", str(tui_root), "--no-mouse", "--read-only"]
@@ -252,21 +253,20 @@ async def test_a_run_with_many_calls_has_its_rows_made_off_the_loop(
                 break
             await pilot.pause(0.01)
         assert calls.cursor_row == 1  # the first call, under the Plan phase
-        await pilot.app.workers.wait_for_complete()
-        # made in a worker: once for mount and resume alike, once more with the tokens the
-        # agents' transcripts say (read in a worker of their own)
-        assert made == [False, False]
-        await pilot.press("escape", "enter")  # the same run again: its rows are kept
-        await pilot.app.workers.wait_for_complete()
-        assert made == [False, False]
+        await finished(pilot.app)
+        # made in a job: once when the run is read, once more with the tokens the agents'
+        # transcripts say (read in a job of their own)
+        assert made and not any(made)
+        await pilot.press("escape", "enter")  # the same run again: read again, off the loop
+        await finished(pilot.app)
+        assert made and not any(made)
 
 
-async def test_a_run_of_many_calls_changed_into_an_equal_object_gets_rows_from_it(
+async def test_a_changed_row_reads_the_run_again_and_its_rows_are_made_from_that(
     tui_root, tui_processes, monkeypatch
 ):
     import dataclasses
 
-    from wftop.core.index.changeset import ChangeSet
     from wftop.tui.screens import run as run_screen
 
     monkeypatch.setattr(run_screen, "BACKGROUND_CALLS", 3)  # the six-call runs count as many
@@ -277,13 +277,16 @@ async def test_a_run_of_many_calls_changed_into_an_equal_object_gets_rows_from_i
         table(app).move_to_key(ident)
         await pilot.press("enter")
         screen = app.screen
-        await pilot.app.workers.wait_for_complete()
+        await finished(pilot.app)
         await pilot.pause()
-        again = dataclasses.replace(app.runs[ident])  # equal field by field, a new object
-        app.apply_changes(ChangeSet(99, (), (again,), ()))
-        await pilot.app.workers.wait_for_complete()
+        first = screen.run
+        assert first is not None and screen._built is not None and screen._built.run is first
+        row = app.store.rows[ident]
+        app.store.take([dataclasses.replace(row, unreadable_lines=row.unreadable_lines + 1)])
+        await until(pilot, lambda: screen.run is not first, "the run read again")
+        await finished(pilot.app)
         await pilot.pause()
-        assert screen._built is not None and screen._built.run is again
+        assert screen._built is not None and screen._built.run is screen.run
 
 
 async def test_the_header_counts_what_was_masked_once_the_rows_come(
@@ -306,9 +309,9 @@ async def test_the_header_counts_what_was_masked_once_the_rows_come(
     app = build(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        run = next(run for run in app.runs.values() if run.run_id == "wf_cd4c7489-d27")
-        screen = AgentScreen(run, "a5eb88c6f1aa356a8", "a3")
-        await app.push_screen(screen)
+        app.post_message(OpenAgent(ident_of(app, "wf_cd4c7489-d27"), "a5eb88c6f1aa356a8", "a3"))
+        await until(pilot, lambda: isinstance(app.screen, AgentScreen), "the transcript")
+        screen = app.screen
         for _ in range(200):
             if screen.indexed and screen.view.text(0) is not None:
                 break
@@ -334,14 +337,15 @@ async def test_the_last_rows_are_read_once_the_file_is_indexed(tmp_path):
     app = build(root, FakeProcessTable())
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        screen = JournalScreen(next(iter(app.runs.values())))
-        await app.push_screen(screen)
+        app.post_message(OpenJournal(next(iter(app.store.rows))))
+        await until(pilot, lambda: isinstance(app.screen, JournalScreen), "the journal")
+        screen = app.screen
         view = screen.view
         for _ in range(200):
             if screen.indexed and view.text(0) is not None:
                 break
             await pilot.pause(0.02)
-        await app.workers.wait_for_complete()
+        await finished(app)
         await pilot.pause()
         assert view.count > 2000 and view.cursor == 0
         assert view.text(view.count - 1) is not None  # read before any key asked for it
@@ -366,10 +370,10 @@ async def test_the_run_screen_reads_the_snapshot_rows_in_a_worker(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         monkeypatch.setattr(snapshot_module, "_read_object", reading)
-        run = next(run for run in app.runs.values() if run.snapshot and run.snapshot.agent_ids())
+        run = next(row for row in app.store.rows.values() if row.snapshot_current)
         table(app).move_to_key(run.ident)
         await pilot.press("enter")
-        await pilot.app.workers.wait_for_complete()
+        await finished(pilot.app)
         await pilot.pause()
         calls = app.screen.query_one(CallTable)
-        assert calls.row_count and on_loop == [False]
+        assert calls.row_count and on_loop and not any(on_loop)  # read, never on the loop

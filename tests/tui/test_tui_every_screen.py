@@ -27,6 +27,8 @@ from typing import Any
 import pytest
 
 from tests.tui.test_tui_snapshots import app_for, loaded, viewer_ready
+from tests.tui_kit import finished
+from wftop.tui.navigator import run_folder
 from wftop.tui.screens.agent import AgentScreen
 
 SIZES = {"60x20": (60, 20), "100x30": (100, 30), "200x50": (200, 50)}
@@ -40,7 +42,7 @@ Steps = Callable[[Any], Awaitable[None]]
 async def settled(pilot: Any) -> None:
     """Workers done, their results applied, and what those scheduled laid out (a DataTable
     sizes its columns to new rows on a later refresh)."""
-    await pilot.app.workers.wait_for_complete()
+    await finished(pilot.app)
     for _ in range(3):
         await pilot.pause()
         await pilot.wait_for_scheduled_animations()
@@ -49,7 +51,7 @@ async def settled(pilot: Any) -> None:
 async def on_dead_run(pilot: Any) -> None:
     await loaded(pilot)
     app = pilot.app
-    ident = next(run.ident for run in app.runs.values() if run.run_id == DEAD_RUN)
+    ident = next(run.ident for run in app.store.rows.values() if run.run_id == DEAD_RUN)
     app.screen.query_one("RunTable").move_to_key(ident)
 
 
@@ -96,8 +98,8 @@ def plotted(screen: Any) -> bool:
 async def agent(pilot: Any) -> None:
     await loaded(pilot)
     app = pilot.app
-    run = next(run for run in app.runs.values() if run.run_id == DEAD_RUN)
-    screen = AgentScreen(run, "a5eb88c6f1aa356a8", "a3")
+    run = next(run for run in app.store.rows.values() if run.run_id == DEAD_RUN)
+    screen = AgentScreen(app.services, run, "a5eb88c6f1aa356a8", "a3", run_folder(run))
     await app.push_screen(screen)
     await viewer_ready(pilot, screen)
 

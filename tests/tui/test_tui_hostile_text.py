@@ -23,15 +23,13 @@ from textual.drivers.headless_driver import HeadlessDriver
 
 from tests.hostile_kit import HOSTILE_AGENT, RUN, TEXT, drawn, hostile_tree, raw_leaks, strays
 from tests.tui.test_tui_snapshots import viewer_ready
-from tests.tui_kit import build, settle
-from wftop.core.index.changeset import ChangeSet
+from tests.tui_kit import build, changed, finished, settle
 from wftop.core.model import Status
-from wftop.core.remote.rows import run_from_row
 from wftop.core.row import RunRow
 from wftop.core.system.procs import FakeProcessTable
 from wftop.tui import net
+from wftop.tui.alerts import alert_for
 from wftop.tui.calls import CallRow
-from wftop.tui.feed import alert_for
 from wftop.tui.screens.copy import CopyScreen, resume_command, run_choices
 from wftop.tui.widgets.call_table import CallTable
 
@@ -64,7 +62,7 @@ async def until(pilot: Any, ready: Callable[[], bool]) -> None:
             break
         await pilot.pause(0.01)
     assert ready(), "the screen never got there"
-    await pilot.app.workers.wait_for_complete()
+    await finished(pilot.app)
     await pilot.pause()
     await pilot.pause()
 
@@ -79,10 +77,10 @@ def rows_of(app: Any, selector: str) -> Callable[[], bool]:
 
 def hostile_remote_row(run: Any) -> Any:
     """The run as a hostile host would send its row: every text field hostile."""
-    row = RunRow.of(run).to_json()
+    row = run.to_json()
     row.update(name=f"remote {TEXT}", run_id=f"wf_remote{TEXT}", project=TEXT, cwd=TEXT)
     row.update(in_flight=[TEXT], failed_calls=[TEXT], journal=f"/x/{TEXT}/journal.jsonl")
-    return run_from_row(row, "build-box")
+    return RunRow.from_json(row, host="build-box")
 
 
 @pytest.mark.parametrize("size", [(60, 20), (200, 50)], ids=["60x20", "200x50"])
@@ -97,8 +95,8 @@ async def test_every_screen_draws_hostile_text_as_text(tmp_path, tui_home, termi
 
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
-        run = next(run for run in app.runs.values() if run.run_id == RUN)
-        app.apply_changes(ChangeSet(0, (hostile_remote_row(run),), (), ()))
+        run = next(run for run in app.store.rows.values() if run.run_id == RUN)
+        changed(app, hostile_remote_row(run))
         await until(pilot, on(app, "runs"))
         look("runs")
         app.screen.query_one("RunTable").move_to_key(run.ident)
@@ -193,22 +191,22 @@ async def test_y_refuses_a_value_holding_a_control_character_and_says_why(
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
         monkeypatch.setattr(app, "copy_to_clipboard", copied.append)
-        run = next(run for run in app.runs.values() if run.run_id == RUN)
+        run = next(run for run in app.store.rows.values() if run.run_id == RUN)
         choices = run_choices(run, HOSTILE_AGENT)
         labels = [label for label, _value in choices]
         await app.push_screen(CopyScreen(choices))
         await pilot.pause()
         await pilot.press(*["down"] * labels.index("agent id"), "enter")
-        await app.workers.wait_for_complete()
+        await finished(app)
         await pilot.pause()
         assert copied == []
-        (note,) = list(app._notifications)
+        (note,) = list(app.toasts)
         assert note.title == "Not copied"
         assert "it holds a control character (␛)" in note.message
         await app.push_screen(CopyScreen(choices))
         await pilot.pause()
         await pilot.press(*["down"] * labels.index("run id"), "enter")
-        await app.workers.wait_for_complete()
+        await finished(app)
         await pilot.pause()
         assert copied == [RUN]  # a clean value is copied as it is
 
@@ -229,6 +227,6 @@ async def test_a_toast_never_reads_its_text_as_markup(tui_root, tui_processes):
         await settle(pilot)
         app.notify("[b]bold?[/b] [link=https://x]here[/link] \x1b[2J", title="[red]t\x07")
         await pilot.pause()
-        (note,) = [note for note in app._notifications if "bold?" in note.message]
+        (note,) = [note for note in app.toasts if "bold?" in note.message]
         assert note.message == "[b]bold?[/b] [link=https://x]here[/link] ␛[2J"
         assert note.title == "[red]t␇" and note.markup is False

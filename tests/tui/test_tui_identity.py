@@ -39,11 +39,13 @@ async def test_the_tui_and_ls_count_a_run_under_two_roots_alike(tui_root, tui_pr
     app = build([first, backup], tui_processes)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert len(app.runs) == len(rows)
+        assert len(app.store.rows) == len(rows)
         assert len(table(app).item_keys) == len(rows)
-        roots = {run.folder.root for run in app.runs.values()}
+        roots = {run.root for run in app.store.rows.values()}
         assert roots == {str(first), str(backup)}
-        shown = [(app.runs[key].folder.root, app.runs[key].run_id) for key in table(app).item_keys]
+        shown = [
+            (app.store.rows[key].root, app.store.rows[key].run_id) for key in table(app).item_keys
+        ]
         assert shown == [(row["root"], row["run_id"]) for row in rows]  # in the same order
 
 
@@ -53,9 +55,9 @@ async def test_the_selection_stays_on_the_run_of_its_root(tui_root, tui_processe
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         keys = table(app).item_keys
-        twins = [key for key in keys if app.runs[key].run_id == "wf_cd4c7489-d27"]
+        twins = [key for key in keys if app.store.rows[key].run_id == "wf_cd4c7489-d27"]
         assert len(twins) == 2
-        in_backup = next(key for key in twins if app.runs[key].folder.root == str(backup))
+        in_backup = next(key for key in twins if app.store.rows[key].root == str(backup))
         table(app).move_to_key(in_backup)
         await pilot.press("enter")
         assert app.screen.ident == in_backup  # type: ignore[attr-defined]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests.conftest import TUI_NOW
 from tests.corpus import tree
-from tests.tui_kit import SIZE, settle, table
+from tests.tui_kit import SIZE, changed, settle, table
 from wftop.core.remote.link import WATCH_ARGS, RemoteHub
 from wftop.core.remote.transport import remote_argv, ssh_prefix
 from wftop.tui.app import WftopApp
@@ -49,7 +49,7 @@ async def until(pilot, check, what: str) -> None:  # type: ignore[no-untyped-def
 
 
 def remote_runs(app, host: str) -> list:  # type: ignore[no-untyped-def]
-    return [run for run in app.runs.values() if run.host == host]
+    return [run for run in app.store.rows.values() if run.host == host]
 
 
 async def test_hosts_rows_join_with_a_host_column_and_a_dropped_host_turns_stale(ssh_hosts):
@@ -65,24 +65,24 @@ async def test_hosts_rows_join_with_a_host_column_and_a_dropped_host_turns_stale
         (alpha,) = remote_runs(app, "alpha")
         assert runs.cell_text(alpha.ident, "host") == "alpha"
         assert runs.cell_text(alpha.ident, "status") == "✖ dead"
-        local = next(run for run in app.runs.values() if run.host is None)
+        local = next(run for run in app.store.rows.values() if run.host is None)
         assert runs.cell_text(local.ident, "host") == "local"
-        assert len(app.runs) == 3
+        assert len(app.store.rows) == 3
 
         ssh_hosts.kill("alpha")
-        await until(pilot, lambda: app.hosts["alpha"].failure is not None, "alpha to drop")
+        await until(pilot, lambda: app.store.hosts["alpha"].failure is not None, "alpha to drop")
         await pilot.pause()
         (stale,) = remote_runs(app, "alpha")
         assert stale.stale and stale.status is alpha.status
         assert runs.cell_text(stale.ident, "host") == "alpha ?"
         assert "unreachable: alpha" in str(app.screen.query_one("#runs-header").render())
-        assert any("alpha: unreachable" in note.message for note in app._notifications)
+        assert any("alpha: unreachable" in note.message for note in app.toasts)
 
         ssh_hosts.start("alpha")
         await until(pilot, lambda: not remote_runs(app, "alpha")[0].stale, "alpha to come back")
         await pilot.pause()
         assert runs.cell_text(alpha.ident, "host") == "alpha"
-        assert len(app.runs) == 3 and len(runs.item_keys) == 3
+        assert len(app.store.rows) == 3 and len(runs.item_keys) == 3
 
 
 async def test_the_host_filter_shows_one_hosts_runs(ssh_hosts):
@@ -97,7 +97,7 @@ async def test_the_host_filter_shows_one_hosts_runs(ssh_hosts):
         screen.view.host = "alpha"
         screen.refresh_rows()
         await pilot.pause()
-        assert [app.runs[key].host for key in table(app).item_keys] == ["alpha"]
+        assert [app.store.rows[key].host for key in table(app).item_keys] == ["alpha"]
         await pilot.press("escape")
         await pilot.pause()
         assert len(table(app).item_keys) == 2
@@ -136,7 +136,10 @@ def test_the_filter_has_a_host_field_and_local_names_this_machine():
     from wftop.tui.query import hay, matches, parse
 
     row = {"run_id": "wf_a", "session_id": "s1", "project": "-p", "status": "dead"}
-    (remote,) = HostFeed("build-01").apply(orjson.dumps({"added": [row]})).added
+    feed = HostFeed("build-01")
+    feed.apply(orjson.dumps({"added": [row]}))
+    assert feed.delta is not None
+    (remote,) = feed.delta.added  # the row the TUI holds
     local = dataclasses.replace(remote, host=None)
     assert matches(parse("host:build"), hay(remote)) and not matches(
         parse("host:build"), hay(local)
@@ -227,7 +230,6 @@ async def test_enter_on_a_call_of_a_remote_run_fetches_its_transcript(ssh_hosts)
 async def test_a_remote_runs_journal_fetched_again_reuses_its_folder(ssh_hosts):
     import dataclasses
 
-    from wftop.core.index.changeset import ChangeSet
     from wftop.tui.screens.run import RunScreen
 
     ssh_hosts.add("alpha", "killed")
@@ -237,12 +239,13 @@ async def test_a_remote_runs_journal_fetched_again_reuses_its_folder(ssh_hosts):
         await pilot.press("enter")
         screen = app.screen
         assert isinstance(screen, RunScreen)
-        await until(pilot, lambda: alpha.ident in screen._remote, "the journal fetched")
-        first = screen._remote[alpha.ident][1].folder.path
-        moved = dataclasses.replace(alpha)  # the row changed: the journal is fetched again
-        app.apply_changes(ChangeSet(99, (), (moved,), ()))
-        await until(pilot, lambda: screen._remote[alpha.ident][0] is moved, "fetched again")
-        assert screen._remote[alpha.ident][1].folder.path == first
+        await until(pilot, lambda: screen.run is not None, "the journal fetched")
+        first, fetched = screen._copy, screen.run
+        assert first is not None and fetched.folder.path == first
+        # the row changed: the journal is fetched again, into the same folder
+        changed(app, dataclasses.replace(alpha, last_activity=(alpha.last_activity or 0) + 1))
+        await until(pilot, lambda: screen.run is not fetched, "fetched again")
+        assert screen.run is not None and screen.run.folder.path == first
 
 
 async def test_a_failed_fetch_of_a_remote_runs_calls_is_asked_again(ssh_hosts):
@@ -251,12 +254,12 @@ async def test_a_failed_fetch_of_a_remote_runs_calls_is_asked_again(ssh_hosts):
     ssh_hosts.add("alpha", "killed")
     app = app_over(ssh_hosts, "alpha")
     async with app.run_test(size=SIZE) as pilot:
-        alpha = await select_alphas_run(app, pilot)
+        await select_alphas_run(app, pilot)
         ssh_hosts.kill("alpha")  # the row stays (stale); the fetch of its journal fails
         await pilot.press("enter")
         screen = app.screen
         assert isinstance(screen, RunScreen)
         failed = "Couldn't fetch the run's calls"
-        await until(pilot, lambda: any(n.title == failed for n in app._notifications), "toast")
+        await until(pilot, lambda: any(n.title == failed for n in app.toasts), "toast")
         await pilot.pause()
-        assert alpha.ident not in screen._fetching  # the next change of its row asks again
+        assert not screen.jobs.busy("details")  # the next change of its row asks again

@@ -4,7 +4,7 @@ run screen."""
 from __future__ import annotations
 
 from tests.corpus import tree
-from tests.tui_kit import SIZE, build, ident_of, settle, table
+from tests.tui_kit import SIZE, build, finished, ident_of, settle, table
 from wftop.core.system.procs import FakeProcessTable
 from wftop.tui.screens.run import RunScreen
 from wftop.tui.widgets.call_table import CallTable
@@ -68,7 +68,7 @@ async def test_a_dead_run_shows_time_tokens_and_tools_from_its_transcripts(monke
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("enter")
-        await app.workers.wait_for_complete()
+        await finished(app)
         await pilot.pause()
         calls = app.screen.query_one(CallTable)
         keys = [key for key in calls.item_keys if key.startswith("call:")]

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import TUI_NOW
-from tests.tui_kit import offline
+from tests.tui_kit import build, finished, ident_of
 from wftop.tui.config import Config
+from wftop.tui.navigator import run_folder
 from wftop.tui.screens.agent import AgentScreen
 from wftop.tui.screens.journal import JournalScreen
-from wftop.tui.start import make_app
 
 SIZE = (100, 30)
 NARROW = (60, 20)
@@ -25,14 +24,12 @@ pytestmark = pytest.mark.usefixtures("snapshots_at_root")
 
 
 def app_for(root: Path, processes):  # type: ignore[no-untyped-def]
-    config = Config(bell=False, notify=False)
-    app = make_app([str(root)], config=config, processes=processes, now=lambda: TUI_NOW, live=False)
-    return offline(app)
+    return build(root, processes, config=Config(bell=False, notify=False))
 
 
 async def loaded(pilot) -> None:  # type: ignore[no-untyped-def]
     for _ in range(2000):
-        if pilot.app.loaded:
+        if pilot.app.store.progress.loaded:
             break
         await pilot.pause(0.01)
     await pilot.pause()
@@ -46,7 +43,7 @@ async def viewer_ready(pilot, screen) -> None:  # type: ignore[no-untyped-def]
         if screen.indexed and all(view.text(row) is not None for row in shown):
             break
         await pilot.pause(0.01)
-    await pilot.app.workers.wait_for_complete()
+    await finished(pilot.app)
     await pilot.pause()
 
 
@@ -88,10 +85,10 @@ def test_run_killed_in_parallel(snap_compare, tui_root, tui_processes):
 
     async def open_run(pilot) -> None:  # type: ignore[no-untyped-def]
         await loaded(pilot)
-        ident = next(run.ident for run in app.runs.values() if run.run_id == "wf_cd4c7489-d27")
+        ident = ident_of(app, "wf_cd4c7489-d27")
         pilot.app.screen.query_one("RunTable").move_to_key(ident)
         await pilot.press("enter")
-        await pilot.app.workers.wait_for_complete()  # the args, read from the transcript
+        await finished(pilot.app)  # the args, read from the transcript
         await pilot.pause()
 
     assert snap_compare(app, run_before=open_run, terminal_size=SIZE)
@@ -112,8 +109,8 @@ def test_agent_with_a_masked_secret(snap_compare, tui_root, tui_processes):
 
     async def open_agent(pilot) -> None:  # type: ignore[no-untyped-def]
         await loaded(pilot)
-        run = next(run for run in app.runs.values() if run.run_id == "wf_cd4c7489-d27")
-        screen = AgentScreen(run, "a5eb88c6f1aa356a8", "a3")
+        run = next(run for run in app.store.rows.values() if run.run_id == "wf_cd4c7489-d27")
+        screen = AgentScreen(app.services, run, "a5eb88c6f1aa356a8", "a3", run_folder(run))
         await pilot.app.push_screen(screen)
         await viewer_ready(pilot, screen)
 
@@ -134,8 +131,8 @@ def test_agent_with_an_api_error(snap_compare, tui_root, tui_processes):
 
     async def open_agent(pilot) -> None:  # type: ignore[no-untyped-def]
         await loaded(pilot)
-        run = next(run for run in app.runs.values() if run.run_id == "wf_44b36b23-fcc")
-        screen = AgentScreen(run, "ac21a94c7efc8ce9e", "a6")
+        run = next(run for run in app.store.rows.values() if run.run_id == "wf_44b36b23-fcc")
+        screen = AgentScreen(app.services, run, "ac21a94c7efc8ce9e", "a6", run_folder(run))
         await pilot.app.push_screen(screen)
         await viewer_ready(pilot, screen)
 
@@ -145,8 +142,8 @@ def test_agent_with_an_api_error(snap_compare, tui_root, tui_processes):
 def open_journal(app, run_id: str, keys: tuple[str, ...] = ()):  # type: ignore[no-untyped-def]
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
         await loaded(pilot)
-        run = next(run for run in app.runs.values() if run.run_id == run_id)
-        screen = JournalScreen(run)
+        run = next(run for run in app.store.rows.values() if run.run_id == run_id)
+        screen = JournalScreen(app.services, run, run.journal)
         await pilot.app.push_screen(screen)
         await viewer_ready(pilot, screen)
         for key in keys:

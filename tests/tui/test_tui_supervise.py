@@ -13,7 +13,7 @@ RUN = "wf_cd4c7489-d27"
 
 def name_cell(app, ident: str) -> str:  # type: ignore[no-untyped-def]
     grid = table(app)
-    run = app.runs[ident]
+    run = app.store.rows[ident]
     return grid._cell(run, "name", 40).plain
 
 
@@ -27,9 +27,9 @@ async def test_m_marks_the_run_auto_and_m_again_takes_the_mark_off(tui_root, tui
         assert not name_cell(app, ident).startswith("auto ")
         await pilot.press("m")
         await until(pilot, lambda: name_cell(app, ident).startswith("auto "))
-        run = app.runs[ident]
-        assert store.read_state().marked(RUN, run.folder.root)
-        assert any(f"wftop supervise may resume {RUN}" in n.message for n in app._notifications)
+        run = app.store.rows[ident]
+        assert store.read_state().marked(RUN, run.root)
+        assert any(f"wftop supervise may resume {RUN}" in n.message for n in app.toasts)
         await pilot.press("m")
         await until(pilot, lambda: not name_cell(app, ident).startswith("auto "))
         assert store.read_state().marks == ()
@@ -40,7 +40,7 @@ async def test_marks_made_elsewhere_show_when_the_list_opens(tui_root, tui_proce
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         ident = ident_of(app, RUN)
-        root = app.runs[ident].folder.root
+        root = app.store.rows[ident].root
     SuperviseStore().toggle(RUN, root)
     app = build(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
@@ -54,7 +54,7 @@ async def test_read_only_refuses_to_mark(tui_root, tui_processes):
         await settle(pilot)
         await pilot.press("m")
         await pilot.pause(0.2)
-        assert any("read-only" in note.message for note in app._notifications)
+        assert any("read-only" in note.message for note in app.toasts)
     assert SuperviseStore().read_state().marks == ()
 
 
@@ -66,7 +66,7 @@ async def test_a_state_file_wftop_cannot_use_is_said_and_left_alone(tui_root, tu
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("m")
-        await until(pilot, lambda: any("state.json:1:" in n.message for n in app._notifications))
+        await until(pilot, lambda: any("state.json:1:" in n.message for n in app.toasts))
     assert store.state_path.read_text() == "not a state"
 
 

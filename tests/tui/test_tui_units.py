@@ -12,9 +12,10 @@ from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Status
 from wftop.core.read.failures import Failure
 from wftop.core.read.lineindex import LineIndex
-from wftop.core.row import Tally
+from wftop.core.row import RunRow, Tally
 from wftop.core.system.procs import FakeProcessTable
 from wftop.core.text.redact import Redactor
+from wftop.tui.alerts import alert_for
 from wftop.tui.calls import call_rows, parity_lines, partial_line
 from wftop.tui.config import ConfigError, check_keymap, config_path, load_config, parse_config
 from wftop.tui.conversation import (
@@ -24,7 +25,6 @@ from wftop.tui.conversation import (
     conversation,
     strip_framing,
 )
-from wftop.tui.feed import alert_for
 from wftop.tui.format import age, counts_line, parity_text, status_counts, tally
 from wftop.tui.runlist import GroupRow, RunListView
 from wftop.tui.screens.journal import render_line
@@ -39,6 +39,11 @@ FRAMED = (
 def only_run(name: str):  # type: ignore[no-untyped-def]
     (run,) = scan_roots([str(tree(name))], processes=FakeProcessTable()).runs
     return run
+
+
+def only_row(name: str) -> RunRow:
+    """The run of tree ``name`` as the TUI holds it."""
+    return RunRow.of(only_run(name))
 
 
 # -- config --------------------------------------------------------------------------------
@@ -175,8 +180,8 @@ def test_ages_and_counts():
 
 
 def test_a_run_completed_with_failed_calls_is_partial_not_completed():
-    partial, clean = only_run("mid-failure"), only_run("clean")
-    assert (partial.status.value, partial.failed_labels) == ("completed", ("a3",))
+    partial, clean = only_row("mid-failure"), only_row("clean")
+    assert (partial.status.value, partial.failed_calls) == ("completed", ("a3",))
     assert (partial.shown_status, clean.shown_status) == ("partial", "completed")
     counts = status_counts([partial, clean])
     assert (counts["partial"], counts["completed"]) == (1, 1)
@@ -186,10 +191,10 @@ def test_a_run_completed_with_failed_calls_is_partial_not_completed():
         False,
         True,
     ]
-    assert partial_line(partial) == [
+    assert partial_line(only_run("mid-failure")) == [
         "partial  completed with 1 failed call: a3 · r resumes; surgical re-runs only these"
     ]
-    assert partial_line(clean) == []
+    assert partial_line(only_run("clean")) == []
     ended = alert_for(replace(partial, status=Status.RUNNING), partial)
     assert ended is not None and (ended.after, ended.severity) == ("partial", "warning")
     assert ended.message.endswith("finished: ⚠ partial, 1 failed: resumable (surgical)")
@@ -281,9 +286,11 @@ def test_dead_worker_is_named_in_the_parity_explanation():
 
 
 def test_run_list_filters_by_label_and_status():
-    runs = [only_run("killed"), only_run("clean"), only_run("api-errors-429")]
+    runs = [only_row("killed"), only_row("clean"), only_row("api-errors-429")]
     view = RunListView(text="A6")
-    assert len(view.rows(runs)) == 2  # the killed run died before it reached a6
+    # A row names its calls in flight and its failed ones: api-errors-429's a6 failed (the
+    # killed run died before it reached a6; clean's a6 returned)
+    assert [run.run_id for run in view.rows(runs)] == ["wf_44b36b23-fcc"]
     view = RunListView(status="attention")
     # api-errors-429 completed with a6 failed (no failed line): partial needs attention too
     assert [run.shown_status for run in view.rows(runs)] == ["dead", "partial"]
@@ -294,17 +301,14 @@ def test_run_list_filters_by_label_and_status():
 
 def some_runs() -> list:  # type: ignore[type-arg]
     """Runs with ties in every first key: twins of each tree, a second later or another root."""
-    runs = [only_run(name) for name in ("killed", "clean", "api-errors-429", "mid-failure")]
+    runs = [only_row(name) for name in ("killed", "clean", "api-errors-429", "mid-failure")]
     twins = [
         replace(
-            run,
-            folder=replace(run.folder, run_id=run.folder.run_id + "-twin"),
-            last_activity=(run.last_activity or 0) + 1,
-            name=None,
+            run, run_id=run.run_id + "-twin", last_activity=(run.last_activity or 0) + 1, name=None
         )
         for run in runs[:2]
     ]
-    elsewhere = [replace(run, folder=replace(run.folder, root="/elsewhere")) for run in runs[2:]]
+    elsewhere = [replace(run, root="/elsewhere") for run in runs[2:]]
     return [*runs, *twins, *elsewhere]
 
 
@@ -340,16 +344,17 @@ def test_a_new_order_of_the_same_runs_makes_no_key_again(monkeypatch):
             orders.setdefault((sort, status), []).append([row.ident for row in view.rows(runs)])
     assert sorted(made) == sorted(run.ident for run in runs)  # once each, for the first list
     assert all(len({tuple(order) for order in seen}) == 1 for seen in orders.values())
-    changed = replace(runs[0])  # a new object for one run: its key is made again
-    view.rows([changed, *runs[1:]])
+    changed = replace(runs[0], last_activity=(runs[0].last_activity or 0) + 5)
+    view.shift((), [changed], ())  # one run changed: its key alone is made again
     assert made[len(runs) :] == [changed.ident]
+    assert view.rows()[0] is changed
 
 
 def test_the_run_table_keys_its_rows_as_row_key_does():
     from wftop.tui.runlist import row_key
     from wftop.tui.widgets.run_table import RunTable
 
-    rows = RunListView(group="status").rows([only_run("killed"), only_run("clean")])
+    rows = RunListView(group="status").rows([only_row("killed"), only_row("clean")])
     assert RunTable(Palette(), lambda: 0.0).keys_of(list(rows)) == [row_key(row) for row in rows]
 
 
@@ -434,7 +439,7 @@ def test_a_filter_of_plain_words_lets_through_what_every_term_matches():
     """Free words (none shaped like an id) take a quicker pass over the runs: it lets through
     the runs the term-by-term match does, for every text."""
     names = ("killed", "clean", "api-errors-429", "mid-failure", "killed-in-parallel", "resumed")
-    runs = [only_run(name) for name in names]
+    runs = [only_row(name) for name in names]
     texts = ["a", "completed", "dead", "mock", "zzz", "proj", "DEAD", "dead mock", "e k"]
     for text in texts:
         view = RunListView(text=text)

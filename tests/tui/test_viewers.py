@@ -8,7 +8,7 @@ import threading
 import orjson
 import pytest
 
-from tests.tui_kit import SIZE, build, settle, until
+from tests.tui_kit import SIZE, build, finished, settle, until
 from wftop.tui.screens import journal as journal_screen
 from wftop.tui.screens.journal import JournalScreen
 from wftop.tui.widgets import line_view
@@ -33,8 +33,8 @@ def grow(path: str, lines: int, needle_at: int | None = None) -> None:
 
 
 async def open_journal(app, pilot) -> JournalScreen:  # type: ignore[no-untyped-def]
-    run = next(run for run in app.runs.values() if run.run_id == RUN_ID)
-    screen = JournalScreen(run)
+    run = next(run for run in app.store.rows.values() if run.run_id == RUN_ID)
+    screen = JournalScreen(app.services, run, run.journal)
     await app.push_screen(screen)
     await until(pilot, lambda: screen.indexed and screen.view.text(0) is not None)
     return screen
@@ -62,7 +62,7 @@ def counted(monkeypatch):
 
 
 def journal_of(app) -> str:  # type: ignore[no-untyped-def]
-    return next(run for run in app.runs.values() if run.run_id == RUN_ID).folder.journal
+    return next(run for run in app.store.rows.values() if run.run_id == RUN_ID).journal
 
 
 async def test_a_large_journal_shows_its_first_lines_parsing_only_those(
@@ -71,7 +71,7 @@ async def test_a_large_journal_shows_its_first_lines_parsing_only_those(
     app = build(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
         screen = await grown(app, pilot, GROWN)
-        await pilot.app.workers.wait_for_complete()
+        await finished(pilot.app)
         assert screen.view.count == 8 + GROWN
         assert "launched" in screen.view.text(0).plain
         assert 0 < len(counted) <= 4 * screen.view.page
@@ -95,9 +95,9 @@ async def test_search_finds_a_line_far_down_and_n_and_N_go_on(tui_root, tui_proc
         await until(pilot, lambda: screen.view.cursor == 40_000 - 1)
         await pilot.press("slash", *"NEEDLE-FAR", "enter")  # a capital: exact case only
         await pilot.pause(0.3)
-        await pilot.app.workers.wait_for_complete()
+        await finished(pilot.app)
         assert screen.view.cursor == 40_000 - 1
-        assert any("not found: NEEDLE-FAR" in note.message for note in app._notifications)
+        assert any("not found: NEEDLE-FAR" in note.message for note in app.toasts)
 
 
 async def test_keys_move_as_in_less(tui_root, tui_processes):
@@ -166,7 +166,7 @@ async def test_a_search_lands_on_rows_it_has_read_already(tui_root, tui_processe
         assert landed == [True]
         # The rows around that page are read after it, and the page itself is not read again.
         view = screen.view
-        await pilot.app.workers.wait_for_complete()
+        await finished(pilot.app)
         top = round(view.scroll_y)
         page = set(range(top, top + view.page))
         reads = [set(range(first, first + count)) for first, count in asked]
@@ -249,7 +249,7 @@ async def test_esc_while_a_search_looks_drops_it(tui_root, tui_processes, monkey
         assert screen.query_one("#viewer-search").display  # still saying what it looks for
         await pilot.press("escape")
         release.set()
-        await pilot.app.workers.wait_for_complete()
+        await finished(pilot.app)
         await pilot.pause()
         assert view.cursor == 0 and app.screen is screen
         assert not screen.query_one("#viewer-search").display

@@ -15,9 +15,10 @@ from typing import ClassVar
 from rich.text import Text
 from textual.binding import BindingType
 
-from wftop.core.model import Run, Status
+from wftop.core.model import Status
 from wftop.core.read.jsonl import line_verdict
 from wftop.core.read.lineindex import Line
+from wftop.core.row import RunRow
 from wftop.core.text.gate import gate, shown_each
 from wftop.core.text.redact import Redactor
 from wftop.tui.conversation import (
@@ -33,8 +34,8 @@ from wftop.tui.conversation import (
 )
 from wftop.tui.format import one_line, size
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
-from wftop.tui.remote import where_read
-from wftop.tui.screens.viewer import FileViewer
+from wftop.tui.screens.viewer import FileViewer, where_read
+from wftop.tui.services import Services
 from wftop.tui.styles import Palette
 
 CONVERSATION_LINES = re.compile(rb'"type":"(?:user|assistant)"')
@@ -104,9 +105,11 @@ class AgentScreen(FileViewer):
     ROWS = CONVERSATION_LINES
     DETAIL_OPEN = True
 
-    def __init__(self, run: Run, agent_id: str, label: str) -> None:
-        super().__init__(os.path.join(run.folder.path, f"agent-{agent_id}.jsonl"))
-        self.run = run
+    def __init__(
+        self, services: Services, run: RunRow, agent_id: str, label: str, folder: str
+    ) -> None:
+        """``folder``: where the transcript is (the run's folder, or a remote run's copy)."""
+        super().__init__(services, run, os.path.join(folder, f"agent-{agent_id}.jsonl"))
         self.agent_id = agent_id
         self.label = label
         self.follow = run.status in (Status.RUNNING, Status.STALLED)
@@ -114,7 +117,7 @@ class AgentScreen(FileViewer):
         """The line of the prompt (the first user text), once found; 0: none."""
 
     def following(self) -> bool:
-        return self.follow and self.wftop.live
+        return self.follow and self.services.live
 
     def start_at_end(self) -> bool:
         return self.follow
@@ -185,7 +188,5 @@ class AgentScreen(FileViewer):
             self.scan()
         self._show_header()
 
-    def action_copy(self) -> None:
-        from wftop.tui.screens.copy import CopyScreen, run_choices
-
-        self.app.push_screen(CopyScreen(run_choices(self.run, self.agent_id)))
+    def copy_agent(self) -> str | None:
+        return self.agent_id

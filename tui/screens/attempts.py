@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -19,10 +18,12 @@ from textual.widgets import Static
 
 from wftop.core.forensics.masking import redaction_line
 from wftop.core.forensics.stats import compute_stats
-from wftop.core.system.procs import ProcessTable, default_table
 from wftop.core.text.gate import gate
 from wftop.core.text.redact import Redactor, redact_tree
+from wftop.tui.messages import GoBack
+from wftop.tui.services import Services
 from wftop.tui.widgets.key_bar import KeyBar
+from wftop.tui.work import Working
 
 RETURNED, NOT_RETURNED = "●", "○"
 LABEL_WIDTH = 34
@@ -65,7 +66,7 @@ class AttemptPlot(Static):
         return text
 
 
-class AttemptsScreen(Screen[None]):
+class AttemptsScreen(Working, Screen[None]):
     """Every run's attempts, oldest run first, with the totals of ``wftop stats``."""
 
     SCREEN_NAME = "attempts"
@@ -77,10 +78,9 @@ class AttemptsScreen(Screen[None]):
         Binding("escape", "back", "back", key_display="esc"),
     ]
 
-    def __init__(self, roots: list[str], *, processes: ProcessTable | None = None) -> None:
+    def __init__(self, services: Services) -> None:
         super().__init__()
-        self.roots = roots
-        self.processes = processes or default_table()
+        self.services = services
 
     def compose(self) -> ComposeResult:
         yield Static("reading runs…", id="attempts-header")
@@ -91,14 +91,18 @@ class AttemptsScreen(Screen[None]):
     def on_mount(self) -> None:
         self.load()
 
-    @work(thread=True, exclusive=True, group="attempts")
     def load(self) -> None:
-        stats = compute_stats(self.roots, processes=self.processes)
-        redactor = Redactor()
-        data = redact_tree(stats.to_json(), redactor)
-        self.app.call_from_thread(self.show, data, redactor)
+        roots, processes = list(self.services.roots), self.services.processes
 
-    def show(self, data: dict[str, Any], redactor: Redactor) -> None:
+        def read() -> tuple[dict[str, Any], Redactor]:
+            redactor = Redactor()
+            stats = compute_stats(roots, processes=processes)
+            return redact_tree(stats.to_json(), redactor), redactor
+
+        self.jobs.start("attempts", read, self.show, what="Couldn't read the runs' attempts")
+
+    def show(self, found: tuple[dict[str, Any], Redactor]) -> None:
+        data, redactor = found
         causes = ", ".join(f"{cause} ×{n}" for cause, n in data["causes"].items()) or "-"
         header = Text(
             f"{data['runs']} runs · {data['runs_with_gaps']} with gaps · "
@@ -111,4 +115,4 @@ class AttemptsScreen(Screen[None]):
         self.query_one(AttemptPlot).plot(data["per_run"])
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        self.post_message(GoBack())

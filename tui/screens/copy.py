@@ -12,53 +12,58 @@ from __future__ import annotations
 
 import os
 import shlex
-from functools import partial
 from typing import ClassVar
 
 from rich.text import Text
 from textual import on
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from wftop.core.model import Run
+from wftop.core.row import RunRow
 from wftop.core.text.gate import not_copyable, shown
 from wftop.tui import clipboard
 from wftop.tui.format import display_path
 from wftop.tui.keys import binding
+from wftop.tui.work import Jobs
 
 
-def resume_command(run: Run) -> str:
+def resume_command(run: RunRow) -> str:
     """The wftop command that plans and resumes this run, quoted for a shell."""
     return shlex.join(["wftop", "resume", run.run_id])
 
 
-def run_choices(run: Run, agent_id: str | None = None) -> list[tuple[str, str]]:
+def run_folder(run: RunRow) -> str:
+    """The run's folder (where its journal and agent transcripts are)."""
+    if run.journal:
+        return os.path.dirname(run.journal)
+    parts = ("projects", run.project, run.session_id, "subagents", "workflows", run.run_id)
+    return os.path.join(run.root, *parts)
+
+
+def run_choices(run: RunRow, agent_id: str | None = None) -> list[tuple[str, str]]:
     """(label, value) pairs offered by the copy menu, most wanted first."""
+    folder = run_folder(run)
     choices = [
         ("run id", run.run_id),
-        ("run folder", run.folder.path),
+        ("run folder", folder),
         ("resume command", resume_command(run)),
         ("session id", run.session_id),
-        ("journal path", run.folder.journal),
+        ("journal path", run.journal or os.path.join(folder, "journal.jsonl")),
     ]
     if agent_id:
         choices.insert(1, ("agent id", agent_id))
-        transcript = os.path.join(run.folder.path, f"agent-{agent_id}.jsonl")
-        choices.insert(2, ("transcript path", transcript))
+        choices.insert(2, ("transcript path", os.path.join(folder, f"agent-{agent_id}.jsonl")))
     return choices
 
 
-def copy_and_say(app: App[object], label: str, value: str) -> None:
-    """Copy ``value`` to the tmux buffer and the system clipboard where there are some, then
-    say in a toast what was copied and where to."""
-    used = clipboard.copy_elsewhere(value, os.environ)
-    shown = value if len(value) < 80 else value[:79] + "…"
-    title = f"Copied {label} ({clipboard.copied_via(used)})"
-    app.call_from_thread(app.notify, shown, title=title)
+def copied_where(value: str) -> str:
+    """Copy ``value`` to the tmux buffer and the system clipboard where there are some (run in
+    a job: they are processes); where it went, in words."""
+    return clipboard.copied_via(clipboard.copy_elsewhere(value, os.environ))
 
 
 def tail(text: str, width: int) -> str:
@@ -114,13 +119,14 @@ class CopyScreen(ModalScreen[None]):
             )
             return
         app.copy_to_clipboard(value)
-        # tmux and the system clipboard are processes: fed from a thread, never the loop
-        app.run_worker(
-            partial(copy_and_say, app, label, value),
-            thread=True,
-            group="copy",
-            exit_on_error=False,
-        )
+        shown_value = value if len(value) < 80 else value[:79] + "…"
+
+        def say(where: str) -> None:
+            app.notify(shown_value, title=f"Copied {label} ({where})")
+
+        # tmux and the system clipboard are processes: fed from a job, never the loop (the
+        # app hears back: this window is gone by then)
+        Jobs(app).start("copy", lambda: copied_where(value), say, what="Couldn't copy")
 
     def action_dismiss_copy(self) -> None:
         self.dismiss()

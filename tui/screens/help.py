@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from rich.console import RenderableType
 from rich.style import StyleType
 from rich.table import Table
 from rich.text import Text
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
@@ -16,6 +17,7 @@ from textual.widgets import Static
 
 from wftop.core.cost.prices import price_data_line
 from wftop.tui.keys import APP_IDS, KEYS, binding
+from wftop.tui.services import Services
 
 TITLES = {
     "runs": "Runs",
@@ -81,15 +83,15 @@ def own_rows(bindings: list[Binding]) -> list[tuple[str, str, str]]:
 
 
 def help_table(
-    app: App[Any], screen_name: str, own: list[tuple[str, str, str]] | None = None
+    keymap: Mapping[str, str], screen_name: str, own: list[tuple[str, str, str]] | None = None
 ) -> Table:
     """The keys of a screen, then the general ones; in a narrow pane the descriptions wrap
-    and the key and binding id columns stay whole."""
+    and the key and binding id columns stay whole. ``keymap``: the config's ``[keys]`` table
+    (binding id → keys, long key names)."""
     table = _PlainTable.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True)
     table.add_column(overflow="fold")
     table.add_column(style="dim", no_wrap=True)
-    keymap = app._keymap  # the user's [keys] table, already applied by Textual
     general = []
     title = Text(f"{TITLES.get(screen_name, screen_name)} screen", style="underline")
     table.add_row(title, "", "")
@@ -129,15 +131,16 @@ class HelpScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, under: Screen[object]) -> None:
+    def __init__(self, services: Services, under: Screen[Any]) -> None:
         super().__init__()
+        self.services = services
         self.under_name = getattr(under, "SCREEN_NAME", "runs")
         self.own = own_rows([bound for bound in under.BINDINGS if isinstance(bound, Binding)])
 
     def compose(self) -> ComposeResult:
         with VerticalScroll() as scroll:
             scroll.border_title = "keys"
-            yield Static(help_table(self.app, self.under_name, self.own))
+            yield Static(help_table(self.services.keymap, self.under_name, self.own))
             yield Static(Text(FOOTNOTE, style="dim"))
             yield Static(Text(f"Dollars: {price_data_line()}", style="dim"))
 

@@ -7,26 +7,22 @@ shown here as unreadable, and the other way round. Only the lines in view are re
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import orjson
 from rich.text import Text
 from textual.binding import BindingType
 
-from wftop.core.model import Run
-from wftop.core.read.jsonl import ELIDED_BYTES, line_verdict
+from wftop.core.read.jsonl import ELIDED_BYTES, Problem, line_verdict
 from wftop.core.read.lineindex import Line
-from wftop.core.remote.fetch import JOURNAL
+from wftop.core.row import RunRow
 from wftop.core.text.gate import gate, gate_lines, shown
 from wftop.core.text.redact import Redactor
 from wftop.tui.format import size
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
-from wftop.tui.remote import open_fetched, refuse_remote, where_read
-from wftop.tui.screens.viewer import FileViewer
+from wftop.tui.screens.viewer import FileViewer, where_read
+from wftop.tui.services import Services
 from wftop.tui.styles import Palette
-
-if TYPE_CHECKING:
-    from wftop.tui.app import WftopApp
 
 MAX_LINE_BYTES = 64 * 1024
 """A record of a longer line is shown without its result."""
@@ -111,9 +107,26 @@ class JournalScreen(FileViewer):
     SCREEN_NAME = "journal"
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("journal", exclude=LIST_WIDGET_IDS)
 
-    def __init__(self, run: Run) -> None:
-        super().__init__(run.folder.journal)
-        self.run = run
+    def __init__(self, services: Services, run: RunRow, path: str) -> None:
+        """``path``: the journal (a remote run's local copy of it)."""
+        super().__init__(services, run, path)
+        self.problems: tuple[Problem, ...] = ()
+        """The unreadable lines the run list counted (read with the run, in a job)."""
+
+    def on_mount(self) -> None:
+        # Textual calls the viewer's own on_mount too (each class's handler, in turn)
+        run, services = self.run, self.services
+        if run.host is None and run.unreadable_lines:
+
+            def read() -> tuple[Problem, ...]:
+                whole = services.read(run)
+                return whole.problems if whole is not None else ()
+
+            self.jobs.start("problems", read, self._problems_read, what="Couldn't read the run")
+
+    def _problems_read(self, problems: tuple[Problem, ...]) -> None:
+        self.problems = problems
+        self._show_header()
 
     def row_shape(self) -> object:
         return number_width(self.index.lines)
@@ -135,9 +148,7 @@ class JournalScreen(FileViewer):
             share = index.scanned * 100 // index.size if index.size else 0
             facts.append(f"{index.lines:,} lines so far (indexing, {share}%)")
         bad = sorted(
-            problem.line
-            for problem in self.run.problems
-            if problem.line and problem.path == self.path
+            problem.line for problem in self.problems if problem.line and problem.path == self.path
         )
         if bad:
             named = ", ".join(str(number) for number in bad[:SHOWN_PROBLEMS])
@@ -147,22 +158,3 @@ class JournalScreen(FileViewer):
             facts.append(self.tally.summary())
         facts.append(where_read(self.run, self.path))
         return Text(shown("  ·  ".join(facts)))
-
-    def action_copy(self) -> None:
-        from wftop.tui.screens.copy import CopyScreen, run_choices
-
-        self.app.push_screen(CopyScreen(run_choices(self.run)))
-
-
-def open_journal(app: WftopApp, run: Run) -> None:
-    """The journal screen of ``run``; a remote run's journal is fetched from its host first."""
-    if run.host is None:
-        app.push_screen(JournalScreen(run))
-    elif app.remote is None:
-        refuse_remote(app, run, "The journal")
-    else:
-        host = run.host
-        app.notify(f"fetching the journal of {run.run_id} from {host} …", title=host, markup=False)
-        open_fetched(
-            app, run, JOURNAL, "the journal", lambda copy: app.push_screen(JournalScreen(copy))
-        )

@@ -4,86 +4,59 @@ The plan shows the strategy, exact argv, cwd, why the run stopped, the forecast 
 strategy side by side, hazards and the guard's verdict (with how to clear a refusal);
 ``1``/``2``/``3`` switch strategy, ``enter`` confirms, ``f`` forces past a refusal the
 guard allows forcing (after its own confirmation). `wftop.core.resume.policy` does the
-work in thread workers; the screen follows the relaunched run to its end, raising an
-alert when a call the forecast served from cache starts live, and then shows the outcome
-and what is left. The plan is live: made again when shown, when the run's row changes,
-and checked again at the moment of launch.
+work in background jobs (`wftop.tui.work`): the run is read whole (its row is all the list
+holds), planned, launched and stepped there, never on the loop. The screen follows the
+relaunched run to its end, raising an alert when a call the forecast served from cache starts
+live, and then shows the outcome and what is left. The plan is live: made again when shown,
+when the run's row changes, and checked again at the moment of launch.
+
+The policy's `Request` is changed by every step: it stays with the job that steps it (one at
+a time), and the screen is handed a frozen `Followed` of it after each step.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import ClassVar
 
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Static
-from textual.worker import get_current_worker
 
 from wftop.core.forecast.exact import RehearsalFailed
-from wftop.core.resume.rehearse import Rehearse
 from wftop.core.forecast.instant import Forecast
-from wftop.core.forecast.launchinfo import installed_version
-from wftop.core.index.changeset import ChangeSet
 from wftop.core.model import Run
 from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.machine import ResumeState
 from wftop.core.resume.plan import Plan
-from wftop.core.resume.policy import Event, Request, ResumePolicy, Version
-from wftop.core.resume.store import ResumeStore
+from wftop.core.resume.policy import Event, Request, ResumePolicy
+from wftop.core.resume.rehearse import Rehearse
+from wftop.core.row import RunRow
 from wftop.tui.keys import binding
-from wftop.tui.remote import refuse_remote
-from wftop.tui.screens.force import ForceScreen
+from wftop.tui.messages import AskForce
 from wftop.tui.screens.plan_text import (
+    Followed,
     plan_text,
     progress_text,
     request_text,
     verdict_text,
 )
-
-if TYPE_CHECKING:
-    from wftop.tui.app import WftopApp
+from wftop.tui.services import Services
+from wftop.tui.store import Change, Store
+from wftop.tui.work import Working
 
 STRATEGY_KEYS = {"1": Strategy.RESUME_OWNER, "2": Strategy.RELOCATE, "3": Strategy.SURGICAL}
 FOLLOW_INTERVAL = 0.5
-"""Seconds between two polls of a relaunch in flight (in the follow worker)."""
+"""Seconds between two steps of a relaunch in flight."""
 RECHECK_SECONDS = 10.0
 """A refused plan is made again this often: a quiet window ends, an owner goes, with no row
 changing."""
 
 
-def machine_policy(
-    app: WftopApp, *, version_of: Callable[[str], Version] = installed_version
-) -> ResumePolicy:
-    """The resume policy over the app's process table and clock, the state dir and the
-    configured claude (asked its version with ``version_of``)."""
-    return ResumePolicy(
-        processes=app.index.processes,
-        clock=app.now,
-        store=ResumeStore(),
-        claude_bin=app.config.claude,
-        extra_flags=app.config.resume_flags,
-        version_of=version_of,
-    )
-
-
-def policy_of(app: WftopApp) -> ResumePolicy:
-    """The app's resume policy: the one it was given (tests), else `machine_policy`."""
-    return app.resume_policy() if app.resume_policy is not None else machine_policy(app)
-
-
-class ResumePlanScreen(ModalScreen[None]):
-    """The live plan of one run, the request in flight, then its outcome.
-
-    Every read of the disk, the process table or the CLI happens in a thread worker: the
-    plan is made again when the screen shows, when the run's row changes, and (by the
-    policy) at the moment ``enter`` launches; the loop only shows what the workers found.
-    """
+class ResumePlanScreen(Working, ModalScreen[None]):
+    """The live plan of one run, the request in flight, then its outcome."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "close", "close", id="plan-close"),
@@ -107,31 +80,36 @@ class ResumePlanScreen(ModalScreen[None]):
     ResumePlanScreen #verdict { dock: bottom; height: auto; border-top: solid $primary; }
     """
 
-    def __init__(self, run: Run, *, strategy: Strategy | None = None) -> None:
+    def __init__(
+        self, store: Store, services: Services, row: RunRow, *, strategy: Strategy | None = None
+    ) -> None:
         super().__init__()
-        self.run_view = run
+        self.store = store
+        self.services = services
+        self.row = row
+        """The run's row (the list's), as it was last seen."""
         self.strategy = strategy
         self.plan: Plan | None = None
-        self.request: Request | None = None
-        """The request this screen launched or follows (kept once it ended)."""
+        self.run_view: Run | None = None
+        """The whole run the plan shown was made of."""
+        self.request: Followed | None = None
+        """The request this screen launched or follows, as its last step left it."""
         self.after: Plan | None = None
         """The plan of the run where the request left it."""
         self.launches = 0
         """Requests this screen asked the policy to start (a test reads it)."""
         self.busy = False
-        """A confirmation is being checked and launched by a worker."""
+        """A confirmation is being checked and launched by a job."""
         self.policy: ResumePolicy | None = None
         self.rehearsed: dict[tuple[object, ...], Forecast] = {}
         """Exact forecasts, by what their rehearsal read (`Plan.rehearsal_key`)."""
         self.rehearsals: dict[tuple[object, ...], str] = {}
         """What became of each rehearsal asked for: running, or why there is no forecast."""
-        self._wake = threading.Event()
-        self._stop = threading.Event()
+        self._live: Request | None = None
+        """The policy's request: only ever handed to the job that steps it."""
+        self._stopping = False
         self._recheck: Timer | None = None
-
-    @property
-    def wftop(self) -> WftopApp:
-        return cast("WftopApp", self.app)
+        self._stepper: Timer | None = None
 
     @property
     def following(self) -> bool:
@@ -146,71 +124,86 @@ class ResumePlanScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.app.clear_notifications()  # toasts raised before the plan would cover it
-        self.policy = policy_of(self.wftop)
-        self.wftop.runs_changed.subscribe(self, self.on_runs_changed)
+        self.policy = self.services.policy()
+        self.store.changed.subscribe(self, self.on_store_changed)
         self.refresh_plan()
-
-    def on_unmount(self) -> None:
-        self._wake.set()  # the follow worker stops waiting; the relaunch goes on
 
     def recheck(self) -> None:
         """Plan a refused run again (not while a launch is checked or a request followed)."""
         if not self.busy and self.request is None:
             self.refresh_plan()
 
-    def on_runs_changed(self, changes: ChangeSet) -> None:
+    def on_store_changed(self, change: Change) -> None:
         """The run's row changed: plan it again (not while a request is in flight)."""
-        if self.following or self.busy:
+        fresh = next((row for row in change.changed if row.ident == self.row.ident), None)
+        fresh = fresh or next((row for row in change.added if row.ident == self.row.ident), None)
+        if fresh is None:
             return
-        if any(run.run_id == self.run_view.run_id for run in (*changes.added, *changes.changed)):
+        self.row = fresh
+        if not (self.following or self.busy):
             self.refresh_plan()
 
-    # -- workers: everything that reads the disk, processes or the CLI --------------------------
+    # -- jobs: everything that reads the disk, processes or the CLI -------------------------
 
-    @work(thread=True, exclusive=True, group="plan")
     def refresh_plan(self) -> None:
         """Read the run again, plan it, and follow a request of it already in flight."""
-        policy = self.policy
+        policy, services, row = self.policy, self.services, self.row
         assert policy is not None
         keep = self.plan.session_id if self.plan and self.plan.strategy is self.strategy else None
-        plan = policy.refresh(self.run_view, self.strategy, session_id=keep)
-        if plan is None:
-            plan = policy.plan(self.run_view, self.strategy, session_id=keep)
-        active = None if self.request is not None else policy.in_flight(plan.run.run_id)
-        if get_current_worker().is_cancelled:
-            return
-        if active is not None:
-            request, _events = policy.follow_existing(plan, active)
-            self.app.call_from_thread(self.launched, plan, request, [])
-        else:
-            self.app.call_from_thread(self.show_plan, plan)
+        strategy, unfollowed = self.strategy, self.request is None
 
-    @work(thread=True, exclusive=True, group="launch")
-    def launch(self, plan: Plan, force: bool) -> None:
+        def plan() -> tuple[Plan | None, Request | None, Followed | None]:
+            run = services.read(row)
+            if run is None:
+                return None, None, None
+            made = policy.plan(run, strategy, session_id=keep)
+            active = policy.in_flight(made.run.run_id) if unfollowed else None
+            if active is None:
+                return made, None, None
+            request, _events = policy.follow_existing(made, active)
+            return made, request, Followed.of(request)
+
+        self.jobs.start("plan", plan, self._planned, what="Couldn't plan the resume")
+
+    def _planned(self, found: tuple[Plan | None, Request | None, Followed | None]) -> None:
+        plan, request, followed = found
+        if plan is None:
+            self.query_one("#verdict", Static).update("This run is gone from disk.")
+            return
+        if request is not None and followed is not None:
+            self.launched((plan, request, followed, []))
+        else:
+            self.show_plan(plan)
+
+    def start(self, plan: Plan, *, force: bool) -> None:
         """Check the run once more and launch only if that check passes (the policy does)."""
         policy = self.policy
         assert policy is not None
-        request, events = policy.start(plan, force=force)
-        self.app.call_from_thread(self.launched, request.plan, request, events)
+        self.busy = True
+        self.launches += 1
+        self.query_one("#verdict", Static).update("checking the run again…")
 
-    @work(thread=True, exclusive=True, group="follow")
-    def follow(self, request: Request) -> None:
-        """Poll the relaunch until it ends; the loop is told what changed."""
-        policy = self.policy
-        assert policy is not None
-        while request.in_flight and self.is_attached:
-            stopping = self._stop.is_set()
+        def launch() -> tuple[Plan, Request, Followed, list[Event]]:
+            request, events = policy.start(plan, force=force)
+            return request.plan, request, Followed.of(request), events
+
+        self.jobs.start("launch", launch, self.launched, what="Couldn't launch the resume")
+
+    def _step(self) -> None:
+        """Step the relaunch once (in a job; never two at once), or stop it when asked."""
+        request, policy = self._live, self.policy
+        if request is None or policy is None or self.jobs.busy("follow"):
+            return
+        stopping = self._stopping
+
+        def step() -> tuple[Followed, list[Event], Plan | None]:
             events = policy.stop(request) if stopping else policy.step(request)
-            self.app.call_from_thread(self.followed, request, events)
-            if request.ended:
-                break
-            self._wake.wait(FOLLOW_INTERVAL)
-            self._wake.clear()
-        if request.ended:
-            after = policy.after(request)
-            self.app.call_from_thread(self.ended, request, after)
+            after = policy.after(request) if request.ended else None
+            return Followed.of(request), events, after
 
-    # -- the loop: apply what the workers found ---------------------------------------------
+        self.jobs.start("follow", step, self.followed, what="Couldn't follow the resume")
+
+    # -- the loop: apply what the jobs found --------------------------------------------------
 
     def show_plan(self, plan: Plan) -> None:
         self.plan = plan
@@ -231,35 +224,28 @@ class ResumePlanScreen(ModalScreen[None]):
 
     def show_plan_text(self, plan: Plan) -> None:
         rehearsal = self.rehearsals.get(plan.rehearsal_key, "")
-        self.query_one("#plan", Static).update(plan_text(plan, self.wftop.now(), rehearsal))
+        self.query_one("#plan", Static).update(plan_text(plan, self.services.clock(), rehearsal))
 
     def rehearse_shown(self) -> None:
         """Rehearse the plan shown, once per thing it reads, unless a launch has begun, no
         launch can follow (a refusal not even ``f`` overrides), or the app has no rehearsal
         (``--read-only``, the demo, ``exact_forecast = false``)."""
-        plan, rehearse = self.plan, self.wftop.rehearse
+        plan, rehearse = self.plan, self.services.rehearse
         if plan is None or rehearse is None or self.request is not None or self.busy:
             return
         if not plan.verdict.ok and not plan.verdict.forceable:
             return
         if plan.strategy is Strategy.FRESH or plan.rehearsal_key in self.rehearsals:
             return
-        self.rehearsals[plan.rehearsal_key] = "rehearsing with claude…"
+        key = plan.rehearsal_key
+        self.rehearsals[key] = "rehearsing with claude…"
         self.show_plan_text(plan)
-        self.rehearse(plan, rehearse)
-
-    @work(thread=True, group="rehearse", exit_on_error=False)
-    def rehearse(self, plan: Plan, rehearse: Rehearse) -> None:
-        """The exact forecast: the installed CLI rehearses the resume against the mock."""
-        forecast, why = None, ""
-        try:
-            forecast = rehearse(plan)
-        except RehearsalFailed as error:
-            why = f"no exact forecast: {error}"
-        except Exception as error:  # the plan must not wait on "rehearsing…" for ever
-            why = f"no exact forecast: the rehearsal failed ({type(error).__name__}: {error})"
-        if self.is_attached:
-            self.app.call_from_thread(self.rehearsal_done, plan.rehearsal_key, forecast, why)
+        self.jobs.start(
+            f"rehearse-{len(self.rehearsals)}",
+            lambda: rehearsal_of(plan, rehearse),
+            lambda found: self.rehearsal_done(key, *found),
+            what="Couldn't rehearse the resume",
+        )
 
     def rehearsal_done(self, key: tuple[object, ...], forecast: Forecast | None, why: str) -> None:
         self.rehearsals[key] = why
@@ -269,28 +255,37 @@ class ResumePlanScreen(ModalScreen[None]):
         if plan is not None and plan.rehearsal_key == key and self.request is None:
             self.show_plan(plan)
 
-    def launched(self, plan: Plan, request: Request, events: list[Event]) -> None:
+    def launched(self, found: tuple[Plan, Request, Followed, list[Event]]) -> None:
         """A launch (or a request found in flight) came back: follow it, or show the refusal
         of the plan made again at that moment."""
+        plan, request, followed, events = found
         self.busy = False
         self.show_plan(plan)
         self.notify_events(events)
-        if request.state is None or request.state is ResumeState.BLOCKED:
-            self.app.notify(request.reason, title="Resume refused", severity="error")
+        if followed.state is None or followed.state is ResumeState.BLOCKED:
+            self.app.notify(followed.reason, title="Resume refused", severity="error")
             return
-        self.request = request
-        self.query_one("#verdict", Static).update(request_text(request, None))
-        self.follow(request)
+        self._live = request
+        self.request = followed
+        self.query_one("#verdict", Static).update(request_text(followed, None))
+        self._stepper = self.set_interval(FOLLOW_INTERVAL, self._step, name="follow-resume")
+        self._step()
 
-    def followed(self, request: Request, events: list[Event]) -> None:
+    def followed(self, found: tuple[Followed, list[Event], Plan | None]) -> None:
+        followed, events, after = found
+        self.request = followed
         self.notify_events(events)
-        self.query_one("#progress", Static).update(progress_text(request))
-        if request.in_flight:
-            self.query_one("#verdict", Static).update(request_text(request, None))
+        self.query_one("#progress", Static).update(progress_text(followed))
+        if followed.in_flight:
+            self.query_one("#verdict", Static).update(request_text(followed, None))
+        else:
+            self.ended(followed, after)
 
-    def ended(self, request: Request, after: Plan | None) -> None:
+    def ended(self, request: Followed, after: Plan | None) -> None:
+        if self._stepper is not None:
+            self._stepper.stop()
+        self._live = None
         self.after = after
-        self.query_one("#progress", Static).update(progress_text(request))
         self.query_one("#verdict", Static).update(request_text(request, after))
         if after is not None:
             self.plan = after
@@ -341,43 +336,23 @@ class ResumePlanScreen(ModalScreen[None]):
             if force and self._may_launch() is plan:
                 self.start(plan, force=True)
 
-        self.app.push_screen(ForceScreen(plan.verdict), answered)
-
-    def start(self, plan: Plan, *, force: bool) -> None:
-        self.busy = True
-        self.launches += 1
-        self.query_one("#verdict", Static).update("checking the run again…")
-        self.launch(plan, force)
+        self.post_message(AskForce(plan.verdict, answered))
 
     def action_stop(self) -> None:
         if self.following:
-            self._stop.set()
-            self._wake.set()
+            self._stopping = True
+            self._step()
 
     def action_close(self) -> None:
         self.dismiss()
 
 
-def _refuse_read_only(app: WftopApp) -> bool:
-    if app.read_only:
-        app.notify(app.read_only_reason, title="Resume is off", severity="warning")
-        return True
-    return False
-
-
-def open_resume_plan(app: WftopApp, run: Run) -> None:
-    """``r``: the resume plan of ``run``."""
-    if _refuse_read_only(app):
-        return
-    if run.host is not None and app.remote is not None:
-        from wftop.tui.screens.remote_plan import RemotePlanScreen
-
-        app.push_screen(RemotePlanScreen(run))
-    elif not refuse_remote(app, run, "Resume"):
-        app.push_screen(ResumePlanScreen(run))
-
-
-def open_relaunch(app: WftopApp, run: Run) -> None:
-    """``R``: the plan of a fresh relaunch (a new run of the same script, no cache)."""
-    if not _refuse_read_only(app) and not refuse_remote(app, run, "Relaunch"):
-        app.push_screen(ResumePlanScreen(run, strategy=Strategy.FRESH))
+def rehearsal_of(plan: Plan, rehearse: Rehearse) -> tuple[Forecast | None, str]:
+    """The exact forecast (the installed CLI rehearses the resume against the mock), or why
+    there is none: the plan never waits on "rehearsing…" for ever."""
+    try:
+        return rehearse(plan), ""
+    except RehearsalFailed as error:
+        return None, f"no exact forecast: {error}"
+    except Exception as error:  # noqa: BLE001 - said in the plan, where it was asked for
+        return None, f"no exact forecast: the rehearsal failed ({type(error).__name__}: {error})"

@@ -8,6 +8,9 @@ as markup: each line is put together from plain pieces and (text, style) pieces.
 
 from __future__ import annotations
 
+import copy
+from dataclasses import dataclass
+
 from textual.content import Content
 
 from wftop.core.forecast.cachewarm import cache_text
@@ -15,9 +18,48 @@ from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.machine import ResumeState
 from wftop.core.resume.plan import Plan
 from wftop.core.resume.policy import Request, what_is_left
+from wftop.core.resume.tripwire import Progress
 from wftop.core.text.gate import shown
 
 KEYS_FOLLOWING = "s stop the relaunch · esc close (the run goes on)"
+
+
+@dataclass(frozen=True)
+class Followed:
+    """A resume request as it stood when the worker that steps it last looked.
+
+    The policy's `Request` is changed by each step; it stays with the worker that steps it,
+    and the screen is handed this copy instead (made in that worker, never changed again).
+    """
+
+    plan: Plan
+    state: ResumeState | None
+    reason: str
+    in_flight: bool
+    misses: tuple[str, ...]
+    progress: Progress | None
+    """What the relaunched run did so far (None: nothing was launched)."""
+    watched: frozenset[str] | None = None
+    """The calls the tripwire expects from the cache (None: nothing was launched)."""
+
+    @property
+    def ended(self) -> bool:
+        return not self.in_flight
+
+    @classmethod
+    def of(cls, request: Request) -> Followed:
+        attempt = request.attempt
+        progress = copy.deepcopy(attempt.progress) if attempt is not None else None
+        return cls(
+            request.plan,
+            request.state,
+            request.reason,
+            request.in_flight,
+            tuple(request.misses),
+            progress,
+            frozenset(attempt.watch.cached) if attempt is not None else None,
+        )
+
 
 Piece = str | tuple[str, str]
 """Plain text, or (text, style): never read as markup."""
@@ -124,7 +166,7 @@ def verdict_text(plan: Plan) -> Content:
     return lines_of(*lines)
 
 
-def request_text(request: Request, after: Plan | None) -> Content:
+def request_text(request: Followed, after: Plan | None) -> Content:
     """The request in flight (its state), or its outcome and what is left to do."""
     state = request.state
     if request.in_flight or state is None:
@@ -145,11 +187,11 @@ def request_text(request: Request, after: Plan | None) -> Content:
     return lines_of(*lines)
 
 
-def progress_text(request: Request) -> Content:
+def progress_text(request: Followed) -> Content:
     """What the relaunched run did so far: calls run live, returned, served from cache."""
-    if request.attempt is None:
+    done = request.progress
+    if done is None:
         return Content("")
-    done = request.attempt.progress
     lines: list[Piece | list[Piece]] = [
         f"live: {shown(', '.join(done.started) or '-')}   returned: {len(done.returned)}"
         f"   from cache: {shown(', '.join(done.cached) or '-')}"

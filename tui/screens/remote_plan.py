@@ -11,31 +11,30 @@ run shows that nothing is left and a second ``enter`` launches nothing (the host
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import Any, ClassVar
 
 import orjson
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from wftop.core.model import Run
 from wftop.core.remote.resume import RemoteResume, event_text, resume_args, words
+from wftop.core.remote.rows import run_of
 from wftop.core.remote.transport import Reply, run_remote
+from wftop.core.row import RunRow
 from wftop.core.text.gate import gate, gate_each, shown, shown_each
 from wftop.core.text.redact import Redactor, redact_value
 from wftop.tui.keys import binding
+from wftop.tui.services import Services
+from wftop.tui.work import Working
 
-if TYPE_CHECKING:
-    from wftop.tui.app import WftopApp
 
-
-def plan_args(run: Run) -> list[str]:
+def plan_args(run: RunRow) -> list[str]:
     """``wftop resume`` on the host for this run, as a dry run printing JSON."""
-    return resume_args(run, "--dry-run")
+    return resume_args(run_of(run), "--dry-run")
 
 
 def plan_of(reply: Reply | None) -> dict[str, Any] | None:
@@ -49,7 +48,7 @@ def plan_of(reply: Reply | None) -> dict[str, Any] | None:
     return plan if isinstance(plan, dict) else None
 
 
-def remote_plan_text(run: Run, reply: Reply) -> str:
+def remote_plan_text(run: RunRow, reply: Reply) -> str:
     """What the host's plan says, or why there is none."""
     host = run.host or ""
     plan = plan_of(reply)
@@ -82,7 +81,7 @@ def remote_plan_text(run: Run, reply: Reply) -> str:
     return gate_each(lines)
 
 
-class RemotePlanScreen(ModalScreen[None]):
+class RemotePlanScreen(Working, ModalScreen[None]):
     """The plan of a run on another host, as that host makes it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -99,8 +98,9 @@ class RemotePlanScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, services: Services, run: RunRow) -> None:
         super().__init__()
+        self.services = services
         self.run_view = run
         self.reply: Reply | None = None
         self.resume: RemoteResume | None = None
@@ -109,10 +109,6 @@ class RemotePlanScreen(ModalScreen[None]):
         """What the host said of the resume, in order."""
         self.outcome: str | None = None
         """How the last resume from here ended."""
-
-    @property
-    def wftop(self) -> WftopApp:
-        return cast("WftopApp", self.app)
 
     def compose(self) -> ComposeResult:
         run = self.run_view
@@ -141,14 +137,18 @@ class RemotePlanScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self.fetch_plan()
 
-    @work(thread=True, exclusive=True, group="remote-plan", exit_on_error=False)
     def fetch_plan(self) -> None:
-        hub = self.wftop.remote
+        hub = self.services.remote
         run = self.run_view
         if hub is None or run.host is None:
             return
-        reply = run_remote(hub.argv(run.host, plan_args(run)), timeout=60.0)
-        self.app.call_from_thread(self.show_reply, reply)
+        argv = hub.argv(run.host, plan_args(run))
+        self.jobs.start(
+            "remote-plan",
+            lambda: run_remote(argv, timeout=60.0),
+            self.show_reply,
+            what=f"Couldn't ask {run.host} for its plan",
+        )
 
     def show_reply(self, reply: Reply) -> None:
         self.reply = reply
@@ -170,27 +170,41 @@ class RemotePlanScreen(ModalScreen[None]):
         elif not self.launchable():
             self.notify(f"{host} does not allow it: see the plan.", title="Nothing to launch")
         else:
-            hub = self.wftop.remote
+            hub = self.services.remote
             if hub is None or host is None:
                 return
-            self.resume = RemoteResume(hub.argv(host, resume_args(self.run_view, "--yes")))
+            self.resume = RemoteResume(hub.argv(host, resume_args(run_of(self.run_view), "--yes")))
             self.progress, self.outcome = [], None
             self.show_progress()
             self.run_resume(self.resume)
 
-    @work(thread=True, exclusive=True, group="remote-resume", exit_on_error=False)
     def run_resume(self, resume: RemoteResume) -> None:
-        """Read the host's events until the resume there ends, then ask for its plan again."""
-        for event in resume.events():
-            text = redact_value(event_text(event), Redactor())
-            self.app.call_from_thread(self._progressed, text)
-        self.app.call_from_thread(self._ended, resume)
+        """Read the host's events until the resume there ends, then ask for its plan again
+        (each event's text made in the job, the end said once it has ended)."""
 
-    def _progressed(self, text: str) -> None:
+        def follow(report: Any) -> None:
+            for event in resume.events():
+                report(redact_value(event_text(event), Redactor()))
+            report(None)
+
+        self.jobs.stream(
+            "remote-resume",
+            follow,
+            self._progressed,
+            what=f"Lost the resume on {self.run_view.host}",
+        )
+
+    def _progressed(self, text: str | None) -> None:
+        if text is None:
+            self._ended()
+            return
         self.progress.append(text)
         self.show_progress()
 
-    def _ended(self, resume: RemoteResume) -> None:
+    def _ended(self) -> None:
+        resume = self.resume
+        if resume is None:
+            return
         ended = resume.ended
         self.resume = None
         if ended is not None and ended.last is not None:

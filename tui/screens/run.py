@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import ClassVar
 
 import orjson
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import Static
-from textual.worker import get_current_worker
 
 from wftop.core.forecast.cachewarm import cache_text, read_cache_warmth
 from wftop.core.forecast.launchinfo import LaunchInfo, find_launch
-from wftop.core.index.changeset import ChangeSet
 from wftop.core.model import Run
 from wftop.core.read.agent_transcript import AgentUsage
 from wftop.core.read.usage import AgentUsages
-from wftop.core.remote.fetch import JOURNAL
+from wftop.core.remote.fetch import JOURNAL, Fetched, fetch_args, fetch_copy
+from wftop.core.remote.rows import run_of
+from wftop.core.row import RunRow
 from wftop.core.text.gate import gate
 from wftop.core.text.redact import Redactor
 from wftop.tui.calls import (
@@ -32,13 +32,13 @@ from wftop.tui.calls import (
 )
 from wftop.tui.format import display_path, one_line, status_label
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
-from wftop.tui.remote import open_fetched
+from wftop.tui.messages import GoBack, OpenAgent, OpenCopy, OpenJournal, OpenPlan
+from wftop.tui.services import Services
+from wftop.tui.store import Change, Store
 from wftop.tui.widgets.call_table import CallTable
 from wftop.tui.widgets.key_bar import KeyBar
 from wftop.tui.widgets.table import FittedTable
-
-if TYPE_CHECKING:
-    from wftop.tui.app import WftopApp
+from wftop.tui.work import Working
 
 
 def owner_text(run: Run) -> str:
@@ -116,14 +116,27 @@ BACKGROUND_CALLS = 2_000
 calls take about a second); a smaller one has them made at once (a few milliseconds)."""
 
 
-class RunScreen(Screen[None]):
+class RunScreen(Working, Screen[None]):
+    """One run: its summary and calls, read whole when the screen shows it.
+
+    The list holds the run's row only; the run itself (`wftop.core.model.Run`: its fold,
+    snapshot, problems) is read in a job when the screen opens it and again when its row
+    changes (`wftop.core.index.details`: only what its files gained), or, for a run of
+    another host, from its journal fetched from there. Until then the summary says what the
+    row says.
+    """
+
     SCREEN_NAME = "run"
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("run", exclude=LIST_WIDGET_IDS)
     AUTO_FOCUS = "CallTable"
 
-    def __init__(self, ident: str) -> None:
+    def __init__(self, store: Store, services: Services, ident: str) -> None:
         super().__init__()
+        self.store = store
+        self.services = services
         self.ident = ident
+        self.details: Run | None = None
+        """The whole run, as last read (None: not read yet)."""
         self._launch: dict[str, LaunchInfo] = {}
         """The launching ``Workflow`` call of runs without a snapshot, once read."""
         self.folded: set[str] = set()
@@ -135,30 +148,30 @@ class RunScreen(Screen[None]):
         self._usages = AgentUsages()
         self._built: Built | None = None
         """The rows and counts shown, and what they were made from."""
-        self._remote: dict[str, tuple[Run, Run]] = {}
-        """Per remote run, the run as its row was and its copy with the fetched journal's calls."""
-        self._fetching: set[str] = set()
-        """Remote runs whose journal is being fetched."""
         self._building: Inputs | None = None
-        """What the rows worker was last asked to make them from."""
+        """What the rows job was last asked to make them from."""
+        self._copy: str | None = None
+        """Where the journal of a remote run was fetched to (fetched again into it)."""
+        self._behind = False
 
     @property
-    def wftop(self) -> WftopApp:
-        """The app, typed for reading its state (its module is imported for typing only)."""
-        return cast("WftopApp", self.app)
+    def row(self) -> RunRow | None:
+        return self.store.rows.get(self.ident)
 
     @property
     def run(self) -> Run | None:
-        return self.wftop.runs.get(self.ident)
+        """The whole run shown, once read (of this screen's run)."""
+        details = self.details
+        return details if details is not None and details.ident == self.ident else None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="run-summary")
-        yield CallTable(self.wftop.styles_palette, id="run-calls")
+        yield CallTable(self.services.palette, id="run-calls")
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.wftop.runs_changed.subscribe(self, self.on_runs_changed)
-        self.refresh_run()
+        self.store.changed.subscribe(self, self.on_store_changed)
+        self.read_run()
         self.set_interval(30, self.show_summary)  # the minutes the cache stays warm go down
 
     def show_run(self, ident: str) -> None:
@@ -166,35 +179,97 @@ class RunScreen(Screen[None]):
         if ident != self.ident:
             self.ident = ident
             self.folded.clear()
+            self.details = None
             self._built = self._building = None
+            self._copy = None
             if self.is_mounted:
                 self.query_one(CallTable).show([])
-                self.refresh_run()
+                self.show_summary()
+                self.read_run()
 
-    def on_runs_changed(self, changes: ChangeSet) -> None:
-        if not self.is_active:
+    def on_store_changed(self, change: Change) -> None:
+        if not self.is_current:
+            self._behind = self._behind or change.touches(self.ident) or change.clock
             return
-        if changes.seq == 0 and not changes.added:
+        if change.clock:
             self.query_one(CallTable).invalidate()
-        if changes.seq == 0 or any(run.ident == self.ident for run in changes.changed):
-            self.refresh_run()
+            self.show_summary()
+        if change.touches(self.ident):
+            self.read_run()
 
     def on_screen_resume(self) -> None:
+        if self._behind:
+            self._behind = False
+            self.query_one(CallTable).invalidate()
+            self.read_run()
+
+    # -- reading the run ---------------------------------------------------------------------
+
+    def read_run(self) -> None:
+        """Read the run (again) in a job; the summary says what the row says meanwhile."""
+        row = self.row
+        self.show_summary()
+        if row is None:
+            return
+        if row.host is not None:
+            self._fetch(row)
+            return
+        services = self.services
+        self.jobs.start(
+            "details",
+            lambda: services.read(row),
+            self._read,
+            what="Couldn't read the run",
+        )
+
+    def _fetch(self, row: RunRow) -> None:
+        """A remote run's calls: its journal fetched from its host (each call with its
+        agents, which its row does not carry)."""
+        hub, host = self.services.remote, row.host
+        if hub is None or host is None:
+            return
+        run, into = run_of(row), self._copy
+        argv = hub.argv(host, fetch_args(run, JOURNAL))
+
+        def fetched(result: Fetched) -> None:
+            if result.copy is None:
+                self.app.notify(
+                    result.failure or "no answer",
+                    title="Couldn't fetch the run's calls",
+                    severity="error",
+                )
+                return
+            self._copy = result.copy.folder.path
+            self._read(result.copy)
+
+        self.jobs.start(
+            "details",
+            lambda: fetch_copy(argv, run, JOURNAL, into),
+            fetched,
+            what="Couldn't fetch the run's calls",
+        )
+
+    def _read(self, run: Run | None) -> None:
+        if run is None:
+            if self.row is not None:  # listed a moment ago: its folder went meanwhile
+                self.query_one("#run-summary", Static).update("This run is gone from disk.")
+            return
+        if run.ident != self.ident:
+            return
+        self.details = run
+        if run.host is None:
+            if run.ident not in self._launch and run.snapshot is None:
+                self.read_launch(run)
+            self.read_warmth(run)
+            self.read_usage(run)
         self.refresh_run()
 
     def refresh_run(self) -> None:
+        """Make the call rows of the run read (in a job when it has many calls)."""
         run = self.run
         if run is None:
-            self.query_one("#run-summary", Static).update("This run is gone from disk.")
+            self.show_summary()
             return
-        launch = self._launch.get(run.ident)
-        if run.host is not None:
-            run = self._remote_calls(run)
-        elif launch is None and run.snapshot is None:
-            self.read_launch(run)
-        if run.host is None:
-            self.read_warmth(run)
-            self.read_usage(run)
         inputs = Inputs(run, self._usage.get(run.ident), frozenset(self.folded))
         if self._built is not None and inputs.same(self._built.inputs):
             self.show_summary()
@@ -202,39 +277,14 @@ class RunScreen(Screen[None]):
             self.show_summary()
             if not inputs.same(self._building):
                 self._building = inputs
-                self.build_rows(inputs)
+                self.jobs.start(
+                    "call-rows",
+                    lambda: Built.of(inputs),
+                    self._show_built,
+                    what="Couldn't list the run's calls",
+                )
         else:
             self._show_built(Built.of(inputs))
-
-    def _remote_calls(self, run: Run) -> Run:
-        """A remote run with the calls of its journal as fetched from its host (each with its
-        agents, which its row does not carry), once they came; asked again when the row
-        changes."""
-        source, copy = self._remote.get(run.ident, (None, None))
-        if source is not run and run.ident not in self._fetching:
-            self._fetching.add(run.ident)
-
-            def fetched(copy: Run, source: Run = run) -> None:
-                self._fetching.discard(source.ident)
-                self._remote[source.ident] = (source, copy)
-                if source.ident == self.ident:
-                    self.refresh_run()
-
-            def failed(ident: str = run.ident) -> None:
-                self._fetching.discard(ident)  # asked again when the row next changes
-
-            into = None if copy is None else copy.folder.path  # fetched again: same folder
-            open_fetched(
-                self.wftop, run, JOURNAL, "the run's calls", fetched, into=into, failed=failed
-            )
-        return run if copy is None else copy
-
-    @work(thread=True, exclusive=True, group="call-rows", exit_on_error=False)
-    def build_rows(self, inputs: Inputs) -> None:
-        """The rows of a run with many calls, made off the loop."""
-        built = Built.of(inputs)
-        if not get_current_worker().is_cancelled:  # a newer request replaced this one
-            self.app.call_from_thread(self._show_built, built)
 
     def _show_built(self, built: Built) -> None:
         if built.run.ident != self.ident:
@@ -251,45 +301,62 @@ class RunScreen(Screen[None]):
 
     @property
     def several_roots(self) -> bool:
-        return len(getattr(self.wftop.index, "roots", ())) > 1
+        return len(self.services.roots) > 1
 
     def show_summary(self) -> None:
+        summary_widget = self.query_one("#run-summary", Static)
         run = self.run
-        if run is not None:
-            until = self._warm.get(run.ident, False)
-            cache = None if until is False else cache_text(until, self.wftop.now())
-            built = self._built
-            if built is not None and built.run is run:
-                facts = built.facts
-            elif built is not None and built.run.ident == run.ident:
-                facts = built.facts  # the counts of a moment ago, until the new ones are made
-            elif len(run.fold.calls) > BACKGROUND_CALLS or not rows_held(run):
-                facts = [f"calls    {len(run.fold.calls):,} (counting…)"]
+        if run is None:
+            row = self.row
+            if row is None:
+                summary_widget.update("This run is gone from disk.")
             else:
-                facts = None
-            launch = self._launch.get(run.ident)
-            text = summary(run, launch, cache, root=self.several_roots, facts=facts)
-            self.query_one("#run-summary", Static).update(Text(text))
+                summary_widget.update(Text(row_summary(row)))
+            return
+        until = self._warm.get(run.ident, False)
+        cache = None if until is False else cache_text(until, self.services.clock())
+        built = self._built
+        if built is not None and built.run is run:
+            facts = built.facts
+        elif built is not None and built.run.ident == run.ident:
+            facts = built.facts  # the counts of a moment ago, until the new ones are made
+        elif len(run.fold.calls) > BACKGROUND_CALLS or not rows_held(run):
+            facts = [f"calls    {len(run.fold.calls):,} (counting…)"]
+        else:
+            facts = None
+        launch = self._launch.get(run.ident)
+        text = summary(run, launch, cache, root=self.several_roots, facts=facts)
+        summary_widget.update(Text(text))
 
-    @work(thread=True, exclusive=True, group="warmth", exit_on_error=False)
     def read_warmth(self, run: Run) -> None:
         """Until when the owner's prompt cache stays warm, from its transcript's tail."""
-        until = read_cache_warmth(run.folder.transcript).until
-        self.app.call_from_thread(self._warmth_read, run.ident, until)
+        transcript, ident = run.folder.transcript, run.ident
+        self.jobs.start(
+            "warmth",
+            lambda: read_cache_warmth(transcript).until,
+            lambda until: self._warmth_read(ident, until),
+            what="Couldn't read the owner's prompt cache",
+        )
 
     def _warmth_read(self, ident: str, until: float | None) -> None:
         if self._warm.get(ident, False) != until:
             self._warm[ident] = until
             self.show_summary()
 
-    @work(thread=True, exclusive=True, group="usage", exit_on_error=False)
     def read_usage(self, run: Run) -> None:
         """Time, tokens and tool calls of agents without a progress row, from transcripts
-        (which agents those are is found here too: a run may have 50,000 calls)."""
-        wanted = usage_wanted(run)
-        if wanted:
-            usage = self._usages.all_of(run.folder.path, wanted)
-            self.app.call_from_thread(self._usage_read, run.ident, usage)
+        (which agents those are is found in the job too: a run may have 50,000 calls)."""
+        usages, ident, path = self._usages, run.ident, run.folder.path
+
+        def read() -> dict[str, AgentUsage] | None:
+            wanted = usage_wanted(run)
+            return usages.all_of(path, wanted) if wanted else None
+
+        def read_done(usage: dict[str, AgentUsage] | None) -> None:
+            if usage is not None:
+                self._usage_read(ident, usage)
+
+        self.jobs.start("usage", read, read_done, what="Couldn't read the agents' usage")
 
     def _usage_read(self, ident: str, usage: dict[str, AgentUsage]) -> None:
         if (self._usage.get(ident) or {}) != usage:  # none read: the rows stay as they are
@@ -297,16 +364,22 @@ class RunScreen(Screen[None]):
             if ident == self.ident:
                 self.refresh_run()
 
-    @work(thread=True, exclusive=True, group="launch", exit_on_error=False)
     def read_launch(self, run: Run) -> None:
         """Find the args in the session transcript (it may be large: not on the UI loop)."""
-        launch = find_launch(run)
-        self.app.call_from_thread(self._launch_read, run.ident, launch)
+        ident = run.ident
+        self.jobs.start(
+            "launch",
+            lambda: find_launch(run),
+            lambda launch: self._launch_read(ident, launch),
+            what="Couldn't read the session transcript",
+        )
 
     def _launch_read(self, ident: str, launch: LaunchInfo) -> None:
         self._launch[ident] = launch
         if ident == self.ident:
             self.refresh_run()
+
+    # -- keys ------------------------------------------------------------------------------
 
     @on(FittedTable.Chosen, "#run-calls")
     def row_chosen(self, event: FittedTable.Chosen) -> None:
@@ -314,56 +387,42 @@ class RunScreen(Screen[None]):
         self.action_open()
 
     def action_open(self) -> None:
-        run, row = self.run, self.query_one(CallTable).cursor_item()
+        row = self.query_one(CallTable).cursor_item()
         if isinstance(row, PhaseRow):
             self.folded ^= {row.key}
             self.refresh_run()
             return
-        if run is None or not isinstance(row, CallRow) or not row.agent_id:
+        if not isinstance(row, CallRow) or not row.agent_id:
             return
-        from wftop.tui.screens.agent import AgentScreen
-
-        agent, label = row.agent_id, row.label
-        if run.host is None:
-            self.app.push_screen(AgentScreen(run, agent, label))
-            return
-        _source, copy = self._remote.get(run.ident, (None, None))
-        if copy is not None:
-            self.notify(f"fetching the transcript of {label} from {run.host} …", markup=False)
-            open_fetched(
-                self.wftop,
-                copy,
-                f"agent-{agent}.jsonl",
-                "the transcript",
-                lambda fetched: self.app.push_screen(AgentScreen(fetched, agent, label)),
-                into=copy.folder.path,
-            )
+        self.post_message(OpenAgent(self.ident, row.agent_id, row.label, self._copy or ""))
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        self.post_message(GoBack())
 
     def action_journal(self) -> None:
-        if self.run is not None:
-            from wftop.tui.screens.journal import open_journal  # read on first use
-
-            open_journal(self.wftop, self.run)
+        self.post_message(OpenJournal(self.ident))
 
     def action_resume(self) -> None:
-        if self.run is not None:
-            from wftop.tui.screens.plan import open_resume_plan
-
-            open_resume_plan(self.wftop, self.run)
+        self.post_message(OpenPlan(self.ident))
 
     def action_relaunch(self) -> None:
-        if self.run is not None:
-            from wftop.tui.screens.plan import open_relaunch
-
-            open_relaunch(self.wftop, self.run)
+        self.post_message(OpenPlan(self.ident, fresh=True))
 
     def action_copy(self) -> None:
-        if self.run is not None:
-            from wftop.tui.screens.copy import CopyScreen, run_choices
+        row = self.query_one(CallTable).cursor_item()
+        agent = row.agent_id if isinstance(row, CallRow) else None
+        self.post_message(OpenCopy(self.ident, agent))
 
-            row = self.query_one(CallTable).cursor_item()
-            agent = row.agent_id if isinstance(row, CallRow) else None
-            self.app.push_screen(CopyScreen(run_choices(self.run, agent)))
+
+def row_summary(row: RunRow) -> str:
+    """The summary from the row alone, while the run is read."""
+    head = f"{status_label(row.shown_status)}  {row.name or '(unnamed)'}  {row.run_id}"
+    lines = [
+        head,
+        f"calls    {row.calls:,} (reading the run…)",
+        f"script   {display_path(row.script_path)}",
+        f"session  {row.session_id}",
+        f"cwd      {display_path(row.cwd)}",
+    ]
+    mask = Redactor()
+    return "\n".join(gate(mask(line)) for line in lines)

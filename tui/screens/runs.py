@@ -1,23 +1,28 @@
-"""Home: one row per run, a counts line, filter / sort / group, live in place."""
+"""Home: one row per run, a counts line, filter / sort / group, live in place.
+
+The screen draws the store's rows (`wftop.tui.store.Store`) and nothing else: each change
+the store publishes moves its runs into place (`RunListView.shift`) and redraws what it
+touched; progress during the first read redraws the header alone. While another screen is
+shown it only notes that it is behind, and catches up when it shows again.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from wftop.core.index.changeset import ChangeSet
-from wftop.core.model import Run
+from wftop.core.row import RunRow
 from wftop.core.text.gate import shown
 from wftop.tui.format import count, counts_line, status_counts
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
-from wftop.tui.messages import OpenRun
+from wftop.tui.messages import OpenCopy, OpenJournal, OpenPlan, OpenRun, OpenSupervisor
 from wftop.tui.runlist import (
     GROUPS,
     LOCAL,
@@ -27,41 +32,35 @@ from wftop.tui.runlist import (
     RunListView,
     cycle,
 )
+from wftop.tui.services import Services
+from wftop.tui.store import Change, Store
 from wftop.tui.widgets.key_bar import KeyBar
 from wftop.tui.widgets.run_table import RunTable
 from wftop.tui.widgets.table import FittedTable
+from wftop.tui.work import Working
 
-if TYPE_CHECKING:
-    from wftop.tui.app import WftopApp
-
-
-BIG_LIST = 1000
-"""From this many runs on, live changes are redrawn in batches."""
-
-BIG_LIST_DELAY = 0.25
-"""Seconds a batch of live changes waits before the list is redrawn."""
+RELOAD_SHARE = 4
+"""A change of more than one run in this many is ordered by a sort, not run by run."""
 
 
-class RunsScreen(Screen[None]):
+class RunsScreen(Working, Screen[None]):
     """Every run, newest activity first."""
 
     SCREEN_NAME = "runs"
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("runs", exclude=LIST_WIDGET_IDS)
     AUTO_FOCUS = "RunTable"
 
-    def __init__(self) -> None:
+    def __init__(self, store: Store, services: Services) -> None:
         super().__init__()
+        self.store = store
+        self.services = services
         self.view = RunListView()
         self._counts: dict[str, int] | None = None
         """Runs per status, kept until the runs change."""
-        self._refresh_pending = False
+        self._behind = False
+        """Changes came while another screen was shown."""
         self._spent = 0
-        """Tokens spent on re-runs over the rows shown (`Run.rerun_tokens`)."""
-
-    @property
-    def wftop(self) -> WftopApp:
-        """The app, typed for reading its state (its module is imported for typing only)."""
-        return cast("WftopApp", self.app)
+        """Tokens spent on re-runs over the rows shown (`RunRow.rerun_tokens`)."""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="runs-header")
@@ -69,13 +68,14 @@ class RunsScreen(Screen[None]):
             placeholder="filter: words, status:dead, project:web, session:…, run:…",
             id="runs-filter",
         )
-        yield RunTable(self.wftop.styles_palette, self.wftop.now, id="runs-table")
+        yield RunTable(self.services.palette, self.services.clock, id="runs-table")
         yield Static("", id="runs-empty")
         yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#runs-filter", Input).display = False
-        self.wftop.runs_changed.subscribe(self, self.on_runs_changed)
+        self.store.changed.subscribe(self, self.on_store_changed)
+        self.view.load(self.store.rows.values())
         self.refresh_rows()
         self.read_marks()
 
@@ -85,70 +85,85 @@ class RunsScreen(Screen[None]):
 
     # -- data --------------------------------------------------------------------------------
 
-    def on_runs_changed(self, changes: ChangeSet) -> None:
-        self._counts = None
-        if changes.seq == 0 and not changes.added:
-            self.table.invalidate()  # a clock tick or a new theme: ages and colours move
-        if len(self.wftop.runs) < BIG_LIST:
+    def on_store_changed(self, change: Change) -> None:
+        if change.rows:
+            self._counts = None
+            self._take(change)
+        if not self.is_current:
+            self._behind = True
+            return
+        if change.clock:
+            self.table.invalidate()  # ages and colours move
+        if change.rows:
             self.refresh_rows()
-        elif not self._refresh_pending:
-            # Re-sorting thousands of runs for every burst of file events would keep a
-            # core busy: redraw at most a few times a second.
-            self._refresh_pending = True
-            self.set_timer(BIG_LIST_DELAY, self._flush)
+        elif change.progress or change.links or change.clock:
+            self._header(len(self.table.item_keys))
 
-    def _flush(self) -> None:
-        self._refresh_pending = False
-        self.refresh_rows()
+    def _take(self, change: Change) -> None:
+        """Move the change's runs into place; a change of most runs is sorted anew."""
+        moved = len(change.added) + len(change.changed) + len(change.removed)
+        if moved * RELOAD_SHARE > max(self.view.held, 1):
+            self.view.load(self.store.rows.values())
+        else:
+            self.view.shift(change.added, change.changed, change.removed)
+
+    def on_screen_resume(self) -> None:
+        if self._behind:
+            self._behind = False
+            self.table.invalidate()
+            self.refresh_rows()
 
     def on_resize(self) -> None:
-        self._header(self.wftop.runs.values(), len(self.table.item_keys))
+        self._header(len(self.table.item_keys))
 
     def refresh_rows(self) -> None:
-        runs = self.wftop.runs.values()
-        rows = self.view.rows(runs)
-        self.table.show_hosts(bool(self.wftop.hosts))
+        view = self.view
+        rows = view.rows()
+        self.table.show_hosts(bool(self.store.hosts))
         self.table.show(list(rows))
-        groups = (
-            sum(1 for row in rows if isinstance(row, GroupRow)) if self.view.group != "none" else 0
-        )
-        if groups and self.view.collapsed:  # the runs of a folded group are not counted
-            self._spent = sum(row.rerun_tokens or 0 for row in rows if isinstance(row, Run))
+        groups = sum(1 for row in rows if isinstance(row, GroupRow)) if view.group != "none" else 0
+        if groups and view.collapsed:  # the runs of a folded group are not counted
+            self._spent = sum(row.rerun_tokens or 0 for row in rows if isinstance(row, RunRow))
         else:
-            self._spent = self.view.rerun_tokens(runs)
-        self._header(runs, len(rows) - groups)
+            self._spent = view.rerun_tokens()
+        self._header(len(rows) - groups)
 
-    def _header(self, runs: Iterable[Run], listed: int) -> None:
-        app = self.wftop
-        total = len(app.runs)
+    def _header(self, listed: int) -> None:
+        store = self.store
+        total = len(store.rows)
+        loaded = store.progress.loaded
         described = self.view.describe()
         suffix = f"   [{described} · {listed} of {total}]" if described else ""
         if self._spent:
             suffix = f" · {count(self._spent)} tokens on re-runs{suffix}"
         room = max(10, self.size.width - 2 - len(suffix))
-        if not app.loaded:
-            text = f"scanning… {app.scanned} runs read"
+        if not loaded:
+            progress = store.progress
+            of = f" of {progress.total:,}" if progress.total else ""
+            text = f"scanning… {progress.read:,}{of} runs read"
         else:
             if self._counts is None:
-                self._counts = status_counts(runs)
+                self._counts = status_counts(store.rows.values())
             text = counts_line(self._counts, room)
-        down = [state.host for state in app.hosts.values() if state.failure is not None]
+        if store.engine:
+            text += f" · {store.engine}"
+        down = [state.host for state in store.hosts.values() if state.failure is not None]
         if down:
             text += f" · unreachable: {', '.join(down)}"
         text += suffix
         self.query_one("#runs-header", Static).update(Text(shown(text)))
         empty = self.query_one("#runs-empty", Static)
-        if app.loaded and not total:
+        if loaded and not total:
             empty.update("No Workflow runs under the roots yet.")
-        elif app.loaded and listed == 0:
+        elif loaded and listed == 0:
             empty.update("No run matches; esc clears the filter.")
         else:
             empty.update("")
-        empty.display = bool(app.loaded and listed == 0)
+        empty.display = bool(loaded and listed == 0)
 
-    def selected_run(self) -> Run | None:
+    def selected_run(self) -> RunRow | None:
         item = self.table.cursor_item()
-        return item if isinstance(item, Run) else None
+        return item if isinstance(item, RunRow) else None
 
     # -- actions -----------------------------------------------------------------------------
 
@@ -163,22 +178,21 @@ class RunsScreen(Screen[None]):
             self.view.collapsed ^= {item.title}
             self.refresh_rows()
             return
-        if isinstance(item, Run):
+        if isinstance(item, RunRow):
             self.post_message(OpenRun(item.ident))
 
     def action_filter(self) -> None:
         box = self.query_one("#runs-filter", Input)
         box.display = True
         box.focus()
-        wanted = self.view.without_hays(self.wftop.runs.values())
-        if wanted:
-            self.make_hays(wanted)
-
-    @work(thread=True, exclusive=True, group="hays", exit_on_error=False)
-    def make_hays(self, runs: list[Run]) -> None:
-        """What the filter will match each run against, made while the first key is typed."""
-        made = RunListView.make_hays(runs)
-        self.app.call_from_thread(self.view.add_hays, made)
+        wanted = self.view.without_hays(self.store.rows.values())
+        if wanted:  # what the filter matches each run against, made while a key is typed
+            self.jobs.start(
+                "hays",
+                lambda: RunListView.make_hays(wanted),
+                self.view.add_hays,
+                what="Couldn't ready the filter",
+            )
 
     @on(Input.Changed, "#runs-filter")
     def filter_typed(self, event: Input.Changed) -> None:
@@ -213,7 +227,7 @@ class RunsScreen(Screen[None]):
         self.refresh_rows()
 
     def action_cycle_project(self) -> None:
-        names = sorted({run.project_short for run in self.wftop.runs.values()})
+        names = sorted({run.project_name for run in self.store.rows.values()})
         projects: tuple[str | None, ...] = (None, *names)
         self.view.project = cycle(projects, self.view.project)
         self.refresh_rows()
@@ -239,59 +253,50 @@ class RunsScreen(Screen[None]):
     def action_resume(self) -> None:
         run = self.selected_run()
         if run is not None:
-            from wftop.tui.screens.plan import open_resume_plan
-
-            open_resume_plan(self.wftop, run)
+            self.post_message(OpenPlan(run.ident))
 
     def action_relaunch(self) -> None:
         run = self.selected_run()
         if run is not None:
-            from wftop.tui.screens.plan import open_relaunch
-
-            open_relaunch(self.wftop, run)
+            self.post_message(OpenPlan(run.ident, fresh=True))
 
     # -- wftop supervise ------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="marks", exit_on_error=False)
-    def read_marks(self, toggle: Run | None = None) -> None:
+    def read_marks(self, toggle: RunRow | None = None) -> None:
         """The runs marked auto, read from the supervisor's state (after marking ``toggle``
-        or taking its mark off), off the loop; a state wftop cannot use is said in a toast."""
-        from wftop.core.supervise.audit import AuditError
-        from wftop.core.supervise.state import SuperviseStore
+        or taking its mark off) in a job; a state wftop cannot use is said in a toast."""
 
-        store = SuperviseStore()
-        note = None
-        try:
+        def read() -> tuple[frozenset[tuple[str, str]], str | None]:
+            from wftop.core.supervise.state import SuperviseStore
+
+            store = SuperviseStore()
+            note = None
             if toggle is not None:
-                marked = store.toggle(toggle.run_id, toggle.folder.root)
+                marked = store.toggle(toggle.run_id, toggle.root)
                 note = (
                     f"auto: wftop supervise may resume {toggle.run_id}"
                     if marked
                     else f"auto mark taken off {toggle.run_id}"
                 )
             marks = store.read_state().marks
-        except AuditError as error:
-            self.app.call_from_thread(self._marks_failed, str(error))
-            return
-        auto = frozenset((mark.run, mark.root or "") for mark in marks)
-        self.app.call_from_thread(self._show_marks, auto, note)
+            return frozenset((mark.run, mark.root or "") for mark in marks), note
 
-    def _show_marks(self, auto: frozenset[tuple[str, str]], note: str | None) -> None:
+        self.jobs.start("marks", read, self._show_marks, what="Auto marks")
+
+    def _show_marks(self, found: tuple[frozenset[tuple[str, str]], str | None]) -> None:
+        auto, note = found
         self.table.auto = auto
         self.table.invalidate()
         self.refresh_rows()
         if note:
             self.notify(shown(note), timeout=4)
 
-    def _marks_failed(self, why: str) -> None:
-        self.notify(shown(why), title="Auto marks", severity="error", timeout=8)
-
     def action_auto_resume(self) -> None:
         run = self.selected_run()
         if run is None:
             return
-        if self.wftop.read_only:
-            self.notify(self.wftop.read_only_reason, title="Auto refused", severity="warning")
+        if self.services.read_only:
+            self.notify(self.services.read_only, title="Auto refused", severity="warning")
         elif run.host is not None:
             self.notify(
                 shown(
@@ -304,23 +309,17 @@ class RunsScreen(Screen[None]):
             self.read_marks(run)
 
     def action_supervisor(self) -> None:
-        from wftop.tui.screens.supervisor import SupervisorScreen
-
-        self.app.push_screen(SupervisorScreen())
+        self.post_message(OpenSupervisor())
 
     def action_journal(self) -> None:
         run = self.selected_run()
         if run is not None:
-            from wftop.tui.screens.journal import open_journal  # read on first use
-
-            open_journal(self.wftop, run)
+            self.post_message(OpenJournal(run.ident))
 
     def action_copy(self) -> None:
         run = self.selected_run()
         if run is not None:
-            from wftop.tui.screens.copy import CopyScreen, run_choices
-
-            self.app.push_screen(CopyScreen(run_choices(run)))
+            self.post_message(OpenCopy(run.ident))
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         for status in STATUS_FILTERS[1:]:
@@ -333,8 +332,8 @@ class RunsScreen(Screen[None]):
             yield SystemCommand(
                 f"Group by {group}", "group the run list", self._group_setter(group)
             )
-        if self.wftop.hosts:
-            for host in (None, LOCAL, *self.wftop.hosts):
+        if self.store.hosts:
+            for host in (None, LOCAL, *self.store.hosts):
                 title = {None: "every host", LOCAL: "this machine"}.get(host, f"host {host}")
                 yield SystemCommand(
                     f"Show runs of {title}", "filter the list by host", self._host_setter(host)

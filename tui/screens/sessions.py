@@ -3,8 +3,9 @@
 ``enter`` drills into a session's forensic report (the same one ``wftop scan``
 prints); there, ``r`` on a dead workflow opens its resume plan, and ``p`` on
 either screen shows the started-vs-returned plot of every run. Everything shown
-is redacted first. The screen is self-contained: it needs only the roots, and
-takes them from the app's index when it has some.
+is redacted first. The screens are given the services (the roots, the process table) and
+read in background jobs; ``r`` asks the navigator for the plan of the run the session's
+folder holds (read alone, off the loop, when it is not listed).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -24,13 +25,13 @@ from wftop.core.forensics.limits import RECENT_SESSIONS
 from wftop.core.forensics.masking import redaction_line
 from wftop.core.forensics.report import build_report
 from wftop.core.forensics.summary import recent_rows, report_text
-from wftop.core.read.discovery import default_roots, run_ident
 from wftop.core.read.errors import cause_words
-from wftop.core.system.procs import ProcessTable, default_table
 from wftop.core.text.gate import gate
 from wftop.core.text.redact import Redactor, redact_tree
-from wftop.tui.screens import plan
+from wftop.tui.messages import GoBack, OpenAttempts, OpenRunAt, OpenSessionReport
+from wftop.tui.services import Services
 from wftop.tui.widgets.key_bar import KeyBar
+from wftop.tui.work import Working
 
 CSS = """
 SessionsScreen #sessions-header, SessionReportScreen #report-header {
@@ -49,13 +50,7 @@ def cells(*values: str) -> list[Text]:
     return [Text(gate(value)) for value in values]
 
 
-def app_roots(app: Any) -> list[str]:
-    """The roots the app's index reads, else the default root."""
-    roots = getattr(getattr(app, "index", None), "roots", None)
-    return list(roots) if roots else default_roots()
-
-
-class SessionsScreen(Screen[None]):
+class SessionsScreen(Working, Screen[None]):
     """The newest sessions under the roots, each with its dead workers and cause."""
 
     SCREEN_NAME = "sessions"
@@ -68,16 +63,9 @@ class SessionsScreen(Screen[None]):
     ]
     AUTO_FOCUS = "#sessions-table"
 
-    def __init__(
-        self,
-        roots: list[str] | None = None,
-        *,
-        processes: ProcessTable | None = None,
-        limit: int = RECENT_SESSIONS,
-    ) -> None:
+    def __init__(self, services: Services, *, limit: int = RECENT_SESSIONS) -> None:
         super().__init__()
-        self.roots = roots
-        self.processes = processes or default_table()
+        self.services = services
         self.limit = limit
         self.rows: list[dict[str, Any]] = []
         self.redactor = Redactor()
@@ -91,18 +79,19 @@ class SessionsScreen(Screen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        if self.roots is None:
-            self.roots = app_roots(self.app)
         self.load()
 
-    @work(thread=True, exclusive=True, group="sessions")
     def load(self) -> None:
-        rows = recent_rows(self.roots or [], self.limit, self.processes)
-        redactor = Redactor()
-        shown = redact_tree(rows, redactor)
-        self.app.call_from_thread(self.show, shown, redactor)
+        roots, limit, processes = list(self.services.roots), self.limit, self.services.processes
 
-    def show(self, rows: list[dict[str, Any]], redactor: Redactor) -> None:
+        def read() -> tuple[list[dict[str, Any]], Redactor]:
+            redactor = Redactor()
+            return redact_tree(recent_rows(roots, limit, processes), redactor), redactor
+
+        self.jobs.start("sessions", read, self.show, what="Couldn't read the sessions")
+
+    def show(self, found: tuple[list[dict[str, Any]], Redactor]) -> None:
+        rows, redactor = found
         self.rows, self.redactor = rows, redactor
         table = self.query_one("#sessions-table", DataTable)
         table.clear()
@@ -143,22 +132,19 @@ class SessionsScreen(Screen[None]):
     def action_open(self) -> None:
         row = self.selected()
         if row is not None:
-            self.app.push_screen(SessionReportScreen(row["transcript"], processes=self.processes))
+            self.post_message(OpenSessionReport(row["transcript"]))
 
     def action_plot(self) -> None:
-        from wftop.tui.screens.attempts import AttemptsScreen
-
-        self.app.push_screen(AttemptsScreen(self.roots or [], processes=self.processes))
+        self.post_message(OpenAttempts())
 
     def action_reload(self) -> None:
         self.load()
 
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 1:
-            self.app.pop_screen()
+        self.post_message(GoBack())
 
 
-class SessionReportScreen(Screen[None]):
+class SessionReportScreen(Working, Screen[None]):
     """One session's forensic report: dead workers, cause, evidence, what clears it."""
 
     SCREEN_NAME = "session-report"
@@ -170,10 +156,10 @@ class SessionReportScreen(Screen[None]):
     ]
     AUTO_FOCUS = "#report-workers"
 
-    def __init__(self, transcript: str, *, processes: ProcessTable | None = None) -> None:
+    def __init__(self, services: Services, transcript: str) -> None:
         super().__init__()
+        self.services = services
         self.transcript = transcript
-        self.processes = processes or default_table()
         self.data: dict[str, Any] | None = None
 
     def compose(self) -> ComposeResult:
@@ -188,14 +174,18 @@ class SessionReportScreen(Screen[None]):
     def on_mount(self) -> None:
         self.load()
 
-    @work(thread=True, exclusive=True, group="session-report")
     def load(self) -> None:
-        report = build_report(self.transcript, processes=self.processes)
-        redactor = Redactor()
-        data = redact_tree(report.to_json(), redactor)
-        self.app.call_from_thread(self.show, data, redactor)
+        transcript, processes = self.transcript, self.services.processes
 
-    def show(self, data: dict[str, Any], redactor: Redactor) -> None:
+        def read() -> tuple[dict[str, Any], Redactor]:
+            report = build_report(transcript, processes=processes)
+            redactor = Redactor()
+            return redact_tree(report.to_json(), redactor), redactor
+
+        self.jobs.start("session-report", read, self.show, what="Couldn't read the session")
+
+    def show(self, found: tuple[dict[str, Any], Redactor]) -> None:
+        data, redactor = found
         self.data = data
         table = self.query_one("#report-workers", DataTable)
         table.clear()
@@ -232,38 +222,19 @@ class SessionReportScreen(Screen[None]):
         if worker is None or worker["kind"] != "workflow" or not worker["run_id"]:
             self.app.notify("Select a dead workflow to resume.", title="Resume", severity="warning")
             return
-        open_resume(self.app, self.transcript, worker["run_id"])
+        self.post_message(run_at(self.transcript, worker["run_id"]))
 
     def action_plot(self) -> None:
-        from wftop.tui.screens.attempts import AttemptsScreen
-
-        self.app.push_screen(AttemptsScreen(app_roots(self.app), processes=self.processes))
+        self.post_message(OpenAttempts())
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        self.post_message(GoBack())
 
 
-def open_resume(app: Any, transcript: str, run_id: str) -> None:
-    """``r`` on a dead workflow of the session whose transcript is ``transcript``: the resume
-    plan of that run under that root, else a hint when no run is found."""
-    slug_dir = os.path.dirname(transcript)
-    root = os.path.dirname(os.path.dirname(slug_dir))
+def run_at(transcript: str, run_id: str) -> OpenRunAt:
+    """``r`` on a dead workflow of the session whose transcript is ``transcript``
+    (``<root>/projects/<project>/<session>.jsonl``): the plan of that run under that root."""
+    project_dir = os.path.dirname(transcript)
+    root = os.path.dirname(os.path.dirname(project_dir))
     session_id = os.path.basename(transcript).removesuffix(".jsonl")
-    ident = run_ident(root, session_id, run_id)
-    run = None
-    index = getattr(app, "index", None)
-    if index is not None and hasattr(index, "get"):
-        run = index.get(ident)
-    if run is None:
-        run = getattr(app, "runs", {}).get(ident)
-    if run is None:
-        from wftop.core.index.coldpass import scan_roots
-
-        run = next(
-            (r for r in scan_roots(app_roots(app)).runs if r.ident == ident),
-            None,
-        )
-    if run is None:
-        app.notify(f"Run `wftop resume {run_id}` to resume it.", title="Resume")
-        return
-    plan.open_resume_plan(app, run)
+    return OpenRunAt(root, os.path.basename(project_dir), session_id, run_id)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
@@ -19,7 +18,10 @@ from textual.widgets import Static
 
 from wftop.core.text.gate import shown
 from wftop.tui.keys import bindings_for
+from wftop.tui.messages import GoBack
+from wftop.tui.services import Services
 from wftop.tui.widgets.key_bar import KeyBar
+from wftop.tui.work import Working
 
 CSS = """
 SupervisorScreen #supervisor-header { height: auto; padding: 0 1; background: $panel; }
@@ -30,10 +32,14 @@ EVERY = 5.0
 """Seconds between two reads while the screen is open."""
 
 
-class SupervisorScreen(Screen[None]):
+class SupervisorScreen(Working, Screen[None]):
     SCREEN_NAME = "supervisor"
     DEFAULT_CSS = CSS
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("supervisor")
+
+    def __init__(self, services: Services) -> None:
+        super().__init__()
+        self.services = services
 
     def compose(self) -> ComposeResult:
         yield Static("reading the supervisor's state…", id="supervisor-header")
@@ -45,27 +51,33 @@ class SupervisorScreen(Screen[None]):
         self.read()
         self.set_interval(EVERY, self.read)
 
-    @work(thread=True, exclusive=True, exit_on_error=False)
     def read(self) -> None:
-        from wftop.core.supervise.audit import AuditError
-        from wftop.core.supervise.state import SuperviseStore, running
-        from wftop.core.system.procs import default_table
+        """The supervisor's state and audit log, read in a job."""
+        processes = self.services.processes
 
-        store = SuperviseStore()
-        try:
-            state = store.read_state()
-            lines = store.audit.read()
-        except AuditError as error:
-            self.app.call_from_thread(self.show, f"wftop supervise: {error}", [])
-            return
-        found = running(store, default_table())
-        who = f"running (pid {found[0]}) watching {found[1]}" if found else "not running"
-        if state.off_at is not None and found is None:
-            who += " · switched off"
-        marks = ", ".join(mark.run for mark in state.marks) or "none (m marks a run)"
-        header = f"supervisor {who}\nmarked auto: {marks}"
-        texts = [line.text() for line in lines] or ["no decision yet (wftop supervise --help)"]
-        self.app.call_from_thread(self.show, header, texts)
+        def read() -> tuple[str, list[str]]:
+            from wftop.core.supervise.audit import AuditError
+            from wftop.core.supervise.state import SuperviseStore, running
+
+            store = SuperviseStore()
+            try:
+                state = store.read_state()
+                lines = store.audit.read()
+            except AuditError as error:
+                return f"wftop supervise: {error}", []
+            found = running(store, processes)
+            who = f"running (pid {found[0]}) watching {found[1]}" if found else "not running"
+            if state.off_at is not None and found is None:
+                who += " · switched off"
+            marks = ", ".join(mark.run for mark in state.marks) or "none (m marks a run)"
+            header = f"supervisor {who}\nmarked auto: {marks}"
+            texts = [line.text() for line in lines] or ["no decision yet (wftop supervise --help)"]
+            return header, texts
+
+        self.jobs.start("supervisor", read, self._read, what="Couldn't read the supervisor")
+
+    def _read(self, found: tuple[str, list[str]]) -> None:
+        self.show(*found)
 
     def show(self, header: str, lines: list[str]) -> None:
         self.query_one("#supervisor-header", Static).update(
@@ -77,4 +89,4 @@ class SupervisorScreen(Screen[None]):
         self.query_one("#supervisor-scroll", VerticalScroll).scroll_end(animate=False)
 
     def action_close(self) -> None:
-        self.app.pop_screen()
+        self.post_message(GoBack())

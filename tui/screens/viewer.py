@@ -1,8 +1,8 @@
 """What the journal screen and the transcript screen share: a file shown line by line.
 
-The file is indexed in a thread (`wftop.core.read.lineindex`), a piece at a time, so the first
-rows show while the rest is still being scanned; only the rows in view are read, parsed
-and drawn (`LineView`), and the whole of the row under the cursor is shown below it on
+The file is indexed in a job (`wftop.tui.work`; `wftop.core.read.lineindex`), a piece at a
+time, so the first rows show while the rest is still being scanned; only the rows in view are
+read, parsed and drawn (`LineView`), and the whole of the row under the cursor is shown below it on
 ``enter``. A file that grows is followed (the screen looks again every second); one that
 was replaced is read anew. ``/`` searches the file's bytes, ``n`` and ``N`` go to the next
 and previous line found. Subclasses say which lines are rows and how a row reads.
@@ -12,24 +12,27 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from wftop.core.read.lineindex import Line, LineIndex
+from wftop.core.read.lineindex import Change, Line, LineIndex
+from wftop.core.row import RunRow
 from wftop.core.text.redact import Redactor
+from wftop.tui.format import display_path
+from wftop.tui.messages import GoBack, OpenCopy
+from wftop.tui.services import Services
 from wftop.tui.styles import Palette
 from wftop.tui.widgets.key_bar import KeyBar
 from wftop.tui.widgets.line_view import LineView
-
-if TYPE_CHECKING:
-    from wftop.tui.app import WftopApp
+from wftop.tui.work import Working
 
 FOLLOW_INTERVAL = 1.0
 """Seconds between looks at a file that may grow."""
@@ -72,6 +75,16 @@ class Tally:
 
 
 @dataclass(frozen=True)
+class Scanned:
+    """A piece of a file indexed (or the index begun anew, or the end, or why it failed)."""
+
+    index: LineIndex
+    change: Change
+    error: str = ""
+    done: bool = False
+
+
+@dataclass(frozen=True)
 class Asked:
     """One search: its number, what and from where, and the view it was asked of."""
 
@@ -83,7 +96,14 @@ class Asked:
     generation: int
 
 
-class FileViewer(Screen[None]):
+def where_read(run: RunRow, path: str) -> str:
+    """Where a viewer reads its file: the path, or for a remote run the host it came from."""
+    if run.host is None:
+        return display_path(path)
+    return f"fetched from {run.host} into {display_path(path)}"
+
+
+class FileViewer(Working, Screen[None]):
     """A JSON Lines file, one row per line (or per line that matches `ROWS`)."""
 
     ROWS: ClassVar[re.Pattern[bytes] | None] = None
@@ -91,8 +111,11 @@ class FileViewer(Screen[None]):
     DETAIL_OPEN: ClassVar[bool] = False
     """The whole of the row under the cursor shows from the start."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, services: Services, run: RunRow, path: str) -> None:
         super().__init__()
+        self.services = services
+        self.run = run
+        """The row of the run the file is of."""
         self.path = path
         self.index = LineIndex(path, rows=self.ROWS)
         self.tally = Tally()
@@ -106,6 +129,8 @@ class FileViewer(Screen[None]):
         self.error = ""
         self._detail_open = self.DETAIL_OPEN
         self._shape = self.row_shape()
+        self._told = ""
+        """The count of what was masked the header last said."""
 
     # -- for subclasses --------------------------------------------------------------------
 
@@ -120,7 +145,7 @@ class FileViewer(Screen[None]):
 
     def following(self) -> bool:
         """The screen looks for appended lines now."""
-        return self.wftop.live
+        return self.services.live
 
     def row_shape(self) -> object:
         """What every row's drawing depends on beyond its own line (the journal's number
@@ -132,11 +157,6 @@ class FileViewer(Screen[None]):
         return False
 
     # -- layout ----------------------------------------------------------------------------
-
-    @property
-    def wftop(self) -> WftopApp:
-        """The app, typed for reading its state (its module is imported for typing only)."""
-        return cast("WftopApp", self.app)
 
     @property
     def view(self) -> LineView:
@@ -159,33 +179,52 @@ class FileViewer(Screen[None]):
         self.set_interval(FOLLOW_INTERVAL, self._look_again)
 
     def _show_header(self) -> None:
+        self._told = self.tally.summary()
         self.query_one("#viewer-header", Static).update(self.header())
 
     # -- indexing --------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="viewer-index", exit_on_error=False)
     def scan(self) -> None:
-        """Index what is new in the file; the first piece small, so rows show at once."""
+        """Index what is new in the file, in a job; the first piece small, so rows show at
+        once. Each piece indexed is reported; a file replaced starts a new index."""
         budget = FIRST_SCAN_BYTES if not self.indexed else None
-        index = self.index
-        try:
-            while True:
-                change = index.update(budget)
-                if change == "reset":
-                    self.index = index = LineIndex(self.path, rows=self.ROWS)
-                    self.app.call_from_thread(self.view.reset)
-                    continue
-                self.app.call_from_thread(self._indexed, index, change)
-                if index.done:
-                    break
-                budget = SCAN_STEP_BYTES
-        except (OSError, ValueError) as error:  # ValueError: a NUL in a path read from disk
-            self.error = getattr(error, "strerror", None) or str(error)
-            self.app.call_from_thread(self._show_header)
+        index, path, rows = self.index, self.path, self.ROWS
+
+        def work(report: Callable[[Scanned], None]) -> None:
+            nonlocal index, budget
+            try:
+                while True:
+                    change = index.update(budget)
+                    if change == "reset":
+                        index = LineIndex(path, rows=rows)
+                        report(Scanned(index, "reset"))
+                        continue
+                    report(Scanned(index, change))
+                    if index.done:
+                        break
+                    budget = SCAN_STEP_BYTES
+            except (OSError, ValueError) as error:  # ValueError: a NUL in a path read from disk
+                report(Scanned(index, "same", getattr(error, "strerror", None) or str(error)))
+                return
+            report(Scanned(index, "same", done=True))
+
+        self.jobs.stream("viewer-index", work, self._scanned, what="Couldn't read the file")
+
+    def _scanned(self, scanned: Scanned) -> None:
+        if scanned.error:
+            self.error = scanned.error
+            self._show_header()
             return
-        self.indexed = True
-        self.app.call_from_thread(self._show_header)
-        self.app.call_from_thread(self.view.read_ahead_end)
+        if scanned.change == "reset":
+            self.index = scanned.index
+            self.view.reset()
+            return
+        if scanned.done:
+            self.indexed = True
+            self._show_header()
+            self.view.read_ahead_end()
+            return
+        self._indexed(scanned.index, scanned.change)
 
     def _indexed(self, index: LineIndex, change: str) -> None:
         if index is not self.index:
@@ -207,23 +246,26 @@ class FileViewer(Screen[None]):
         self._show_header()
 
     def _look_again(self) -> None:
-        if self.indexed and self.following() and self.is_current:
+        busy = self.jobs.busy("viewer-index")
+        if self.indexed and self.following() and self.is_current and not busy:
             self.scan()
 
     # -- rows ------------------------------------------------------------------------------
 
     def rows(self, first: int, count: int) -> dict[int, Text]:
-        """The texts of some rows (in a thread, for the `LineView`)."""
-        palette = self.wftop.styles_palette
+        """The texts of some rows (in a job, for the `LineView`)."""
+        palette = self.services.palette
         texts: dict[int, Text] = {}
-        counted = False
         for row, line in enumerate(self.index.read_rows(first, count), start=first):
             mask = Redactor()
             texts[row] = self.render_row(line, mask, palette)
-            counted = self.tally.add(line.number, mask.masked) or counted
-        if counted:  # the header counts what was masked in the rows drawn
-            self.app.call_from_thread(self._show_header)
+            self.tally.add(line.number, mask.masked)
         return texts
+
+    @on(LineView.Filled)
+    def _filled(self) -> None:
+        if self.tally.summary() != self._told:  # the header counts what rows drawn masked
+            self._show_header()
 
     @on(LineView.Moved)
     def _cursor_moved(self, event: LineView.Moved) -> None:
@@ -233,20 +275,25 @@ class FileViewer(Screen[None]):
         if self._detail_open:
             self.load_detail(row)
 
-    @work(thread=True, exclusive=True, group="viewer-detail", exit_on_error=False)
     def load_detail(self, row: int) -> None:
-        lines = self.index.read_rows(row, 1)
-        if not lines:
-            return
-        line = lines[0]
-        text = self.render_detail(line, Redactor(), self.wftop.styles_palette)
-        if len(text) > DETAIL_CHARS:
-            more = len(text) - DETAIL_CHARS
-            text.truncate(DETAIL_CHARS)
-            text.append(f"\n… {more:,} more characters not shown", style="dim")
-        self.app.call_from_thread(self._show_detail, text)
+        index, palette = self.index, self.services.palette
 
-    def _show_detail(self, text: Text) -> None:
+        def read() -> Text | None:
+            lines = index.read_rows(row, 1)
+            if not lines:
+                return None
+            text = self.render_detail(lines[0], Redactor(), palette)
+            if len(text) > DETAIL_CHARS:
+                more = len(text) - DETAIL_CHARS
+                text.truncate(DETAIL_CHARS)
+                text.append(f"\n… {more:,} more characters not shown", style="dim")
+            return text
+
+        self.jobs.start("viewer-detail", read, self._show_detail, what="Couldn't read the line")
+
+    def _show_detail(self, text: Text | None) -> None:
+        if text is None:
+            return
         self.query_one("#viewer-detail-text", Static).update(text)
         self.query_one("#viewer-detail", VerticalScroll).scroll_home(animate=False)
         self._show_header()
@@ -315,18 +362,22 @@ class FileViewer(Screen[None]):
         self._latest_search += 1
         self._search(Asked(self._latest_search, text, line, backward, view.page, view.generation))
 
-    @work(thread=True, exclusive=True, group="viewer-search", exit_on_error=False)
     def _search(self, asked: Asked) -> None:
         """The line found, and the rows of the page it will show on, read in the same
-        thread: the cursor moves and the page draws in one go, not after a second read."""
+        job: the cursor moves and the page draws in one go, not after a second read."""
         index = self.index
-        found = index.find(asked.text, asked.line, backward=asked.backward)
-        row = None if found is None else index.row_of_line(found)
-        page = asked.page
-        texts = {} if row is None else self.rows(LineView.centred_top(row, page), page)
-        self.app.call_from_thread(self._found, asked, row, texts)
 
-    def _found(self, asked: Asked, row: int | None, texts: dict[int, Text]) -> None:
+        def find() -> tuple[Asked, int | None, dict[int, Text]]:
+            found = index.find(asked.text, asked.line, backward=asked.backward)
+            row = None if found is None else index.row_of_line(found)
+            page = asked.page
+            texts = {} if row is None else self.rows(LineView.centred_top(row, page), page)
+            return asked, row, texts
+
+        self.jobs.start("viewer-search", find, self._found, what="Couldn't search the file")
+
+    def _found(self, found: tuple[Asked, int | None, dict[int, Text]]) -> None:
+        asked, row, texts = found
         if asked.number != self._latest_search:
             return  # a later search was asked, or esc dropped this one
         text = asked.text
@@ -356,4 +407,11 @@ class FileViewer(Screen[None]):
                 self._latest_search += 1
             self._close_search()
             return
-        self.app.pop_screen()
+        self.post_message(GoBack())
+
+    def action_copy(self) -> None:
+        self.post_message(OpenCopy(self.run.ident, self.copy_agent()))
+
+    def copy_agent(self) -> str | None:
+        """The agent whose ids the copy menu offers too (None: the run's only)."""
+        return None

@@ -1,9 +1,9 @@
 """A list of file lines that draws only what is in view (toolong's model).
 
 The view knows how many rows there are and where the cursor is; it holds the `Text` of
-the rows near the screen only, and asks its `source` (a function run in a thread: it
-reads and parses from disk) for the rows it is about to draw. A row not read yet is
-drawn as a placeholder and redrawn when its text arrives. Every row is one line,
+the rows near the screen only, and asks its `source` (a function run in a job,
+`wftop.tui.work`: it reads and parses from disk) for the rows it is about to draw. A row
+not read yet is drawn as a placeholder and redrawn when its text arrives. Every row is one line,
 ellipsized to the pane's width; the screen shows a row whole elsewhere.
 """
 
@@ -15,7 +15,7 @@ from typing import ClassVar
 
 from rich.segment import Segment
 from rich.text import Text
-from textual import events, work
+from textual import events
 from textual.binding import BindingType
 from textual.geometry import Size
 from textual.message import Message
@@ -24,11 +24,22 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from wftop.tui.keys import LIST_WIDGET_IDS, binding
+from wftop.tui.work import Working
 
 Source = Callable[[int, int], dict[int, Text]]
 """Rows ``first`` … ``first + count - 1`` as texts (run in a thread: it may read disk)."""
 
 PLACEHOLDER = Text("…", style="dim")
+
+
+class _Either:
+    """Rows in either of two sets of rows."""
+
+    def __init__(self, one: Container[int], other: Container[int]) -> None:
+        self.one, self.other = one, other
+
+    def __contains__(self, row: object) -> bool:
+        return row in self.one or row in self.other
 
 
 def missing_spans(held: Container[int], first: int, count: int) -> list[tuple[int, int]]:
@@ -45,7 +56,7 @@ def missing_spans(held: Container[int], first: int, count: int) -> list[tuple[in
     return spans
 
 
-class LineView(ScrollView, can_focus=True):
+class LineView(Working, ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         binding(binding_id) for binding_id in sorted(LIST_WIDGET_IDS)
     ]
@@ -85,6 +96,16 @@ class LineView(ScrollView, can_focus=True):
         def control(self) -> LineView:
             return self.view
 
+    @dataclass
+    class Filled(Message):
+        """Rows read came in (what they masked may have changed the screen's header)."""
+
+        view: LineView
+
+        @property
+        def control(self) -> LineView:
+            return self.view
+
     def __init__(self, source: Source, *, id: str | None = None) -> None:  # noqa: A002
         super().__init__(id=id)
         self.source = source
@@ -95,6 +116,8 @@ class LineView(ScrollView, can_focus=True):
         self._strips: dict[int, tuple[int, Strip]] = {}
         self._asked: tuple[int, int] | None = None
         self._generation = 0
+        self._reading: set[int] = set()
+        """Rows asked of the source whose text has not come back yet (not asked again)."""
 
     # -- rows ------------------------------------------------------------------------------
 
@@ -117,6 +140,7 @@ class LineView(ScrollView, can_focus=True):
         self._generation += 1
         self._texts.clear()
         self._strips.clear()
+        self._reading.clear()
         self._asked = None
         self.count = 0
         self.cursor = 0
@@ -128,6 +152,7 @@ class LineView(ScrollView, can_focus=True):
         self._generation += 1
         self._texts.clear()
         self._strips.clear()
+        self._reading.clear()
         self._asked = None
         self._want()
         self.refresh()
@@ -160,18 +185,37 @@ class LineView(ScrollView, can_focus=True):
             return
         if self._asked == (first, count):
             return
-        spans = missing_spans(self._texts, first, count)
+        texts, reading = self._texts, self._reading
+        spans = missing_spans(_Either(texts, reading), first, count)
         if not spans:
             return
         self._asked = (first, count)
+        for start, length in spans:
+            reading.update(range(start, start + length))
         self._load(self._generation, spans)
 
-    @work(thread=True, exclusive=True, group="line-view", exit_on_error=False)
     def _load(self, generation: int, spans: list[tuple[int, int]]) -> None:
-        texts: dict[int, Text] = {}
-        for first, count in spans:
-            texts.update(self.source(first, count))
-        self.app.call_from_thread(self._fill, generation, texts)
+        source = self.source
+
+        def read() -> dict[int, Text]:
+            texts: dict[int, Text] = {}
+            for first, count in spans:
+                texts.update(source(first, count))
+            return texts
+
+        def read_back(texts: dict[int, Text]) -> None:
+            if generation == self._generation:
+                for first, count in spans:
+                    self._reading.difference_update(range(first, first + count))
+            self._fill(generation, texts)
+
+        self.jobs.start(
+            "line-view",
+            read,
+            read_back,
+            what="Couldn't read the file's lines",
+            superseded=False,  # rows read are rows to keep (a reset bumps the generation)
+        )
 
     def read_ahead_end(self) -> None:
         """Read the last rows now, as if the view were there: `end` then draws at once."""
@@ -180,11 +224,15 @@ class LineView(ScrollView, can_focus=True):
         if count and any(row not in self._texts for row in range(first, self.count)):
             self._load_ahead(self._generation, first, count)
 
-    # A group of its own: a window asked for meanwhile (`_load`) must not replace it.
-    @work(thread=True, exclusive=True, group="line-view-ahead", exit_on_error=False)
     def _load_ahead(self, generation: int, first: int, count: int) -> None:
-        texts = self.source(first, count)
-        self.app.call_from_thread(self._fill, generation, texts)
+        # A kind of its own: a window asked for meanwhile (`_load`) must not replace it.
+        source = self.source
+        self.jobs.start(
+            "line-view-ahead",
+            lambda: source(first, count),
+            lambda texts: self._fill(generation, texts),
+            what="Couldn't read the file's lines",
+        )
 
     @property
     def generation(self) -> int:
@@ -221,6 +269,7 @@ class LineView(ScrollView, can_focus=True):
         if drawn:  # rows read ahead, out of view, need no frame
             self.refresh()
         self._want()
+        self.post_message(self.Filled(self))
 
     # -- cursor ----------------------------------------------------------------------------
 

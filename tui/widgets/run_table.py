@@ -8,9 +8,9 @@ from typing import ClassVar
 
 from rich.text import Text
 
-from wftop.core.model import Run
+from wftop.core.row import RunRow
 from wftop.core.text.gate import gate, shown
-from wftop.tui.format import STATUS_STYLES, age, count, parity_segments, status_label, tally
+from wftop.tui.format import STATUS_STYLES, age, count, parity_segments, status_label
 from wftop.tui.runlist import GroupRow, row_key
 from wftop.tui.styles import Palette
 from wftop.tui.widgets.columns import ColumnSpec, clip
@@ -79,17 +79,17 @@ class RunTable(FittedTable):
             self.on_resize()
 
     def key_of(self, item: object) -> str:
-        assert isinstance(item, Run | GroupRow)
+        assert isinstance(item, RunRow | GroupRow)
         return row_key(item)
 
     def keys_of(self, items: list[object]) -> list[str]:
         """`row_key` of each row, without a call per row (20,000 runs re-sorted per key)."""
-        return [item.ident if type(item) is Run else item.key for item in items]  # type: ignore[attr-defined]
+        return [item.ident if type(item) is RunRow else item.key for item in items]  # type: ignore[attr-defined]
 
     def cells(self, item: object, layout: list[tuple[ColumnSpec, int]]) -> list[Text]:
         if isinstance(item, GroupRow):
             return [self._group_cell(item, spec.key, width) for spec, width in layout]
-        assert isinstance(item, Run)
+        assert isinstance(item, RunRow)
         return [self._cell(item, spec.key, width) for spec, width in layout]
 
     def _group_cell(self, group: GroupRow, key: str, width: int) -> Text:
@@ -103,7 +103,7 @@ class RunTable(FittedTable):
             return p.styled(clip(shown(group.title), width), "group")
         return Text("")
 
-    def _cell(self, run: Run, key: str, width: int) -> Text:
+    def _cell(self, run: RunRow, key: str, width: int) -> Text:
         p = self.palette
         status = run.shown_status
         if key == "status":
@@ -117,24 +117,23 @@ class RunTable(FittedTable):
             return Text(clip(gate(run.host), width), no_wrap=True)
         if key == "name":
             name = shown(run.name or "(unnamed)")
-            if run.host is None and (run.run_id, run.folder.root) in self.auto:
+            if run.host is None and (run.run_id, run.root) in self.auto:
                 cell = clip(f"auto {name}", width)
                 return p.text([(cell[:5], "accent"), (cell[5:], "")])
             return Text(clip(name, width), no_wrap=True)
         if key == "run":
             return Text(clip(gate(run.run_id), width), no_wrap=True)
         if key == "project":
-            return p.styled(clip(shown(run.project_short), width), "muted")
+            return p.styled(clip(shown(run.project_name), width), "muted")
         if key == "age":
             return Text(f"{age(run.last_activity, self.now()):>{width}}", no_wrap=True)
         if key == "parity":
-            fold = run.fold
-            return p.text(parity_segments(fold.started_lines, fold.result_lines, tally(run)))
+            return p.text(parity_segments(run.started, run.returned, run.call_states))
         if key == "rerun":
             spent = run.rerun_tokens
             text = "" if spent == 0 else "?" if spent is None else count(spent)
             return p.styled(f"{text:>{width}}", "warning")
         if key == "dead":
-            dead = len(run.dead_workers)
+            dead = run.dead_workers
             return p.styled(f"{dead:>{width}}" if dead else "", "status-dead")
         return Text("")

@@ -1,0 +1,211 @@
+"""The runs a view holds, and the one signal that says what changed: `Store`.
+
+Theory of operation. Every run the TUI knows is a `wftop.core.row.RunRow` (immutable, made
+by the engine or another host), held in ``rows`` by ident; nothing else about a run is kept
+for every run (its calls, journal and transcripts are read when a screen opens them). The
+app feeds the store what the engine link and the hosts say (`take`, `progressed`,
+`host_changed`); each is folded into one pending `Change` at once, and at most one
+`Change` is applied per frame (`FRAME`): ``rows`` are updated and the ``changed`` signal
+is published once with the whole delta, whatever burst of updates came in between. A
+screen that is not shown keeps nothing but a flag, and catches up when it shows again.
+
+What a `Change` carries tells a screen how much to redraw: ``progress`` only (the cold
+start read more runs: the header), ``links`` (the engine or a host's link went or came
+back), ``clock`` (time moved, or the theme: every visible row's cells), and rows added, changed (by
+ident) and removed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from textual.signal import Signal
+
+from wftop.core.model import PARTIAL, Status
+from wftop.core.row import RunRow
+
+if TYPE_CHECKING:
+    from textual.dom import DOMNode
+
+    from wftop.core.remote.feed import HostState
+
+FRAME = 1 / 60
+"""Seconds between two applications of what came in (a frame)."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far the first read of every run has come."""
+
+    read: int = 0
+    total: int = 0
+    loaded: bool = False
+    """Every run is known (the engine's snapshot has ended once)."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """What one application of the store changed (immutable: screens keep none of it)."""
+
+    added: tuple[RunRow, ...] = ()
+    changed: tuple[RunRow, ...] = ()
+    """New rows of runs held before (by ident)."""
+    removed: tuple[str, ...] = ()
+    """Idents of runs that went."""
+    progress: bool = False
+    """The first read went on (or ended): the header."""
+    links: bool = False
+    """The engine's link or a host's changed state (lost, back)."""
+    clock: bool = False
+    """Time moved (ages) or the theme did (colours): every row shown is drawn again."""
+    before: dict[str, RunRow] = field(default_factory=dict, repr=False, compare=False)
+    """The rows ``changed`` replaced, by ident (what alerts compare)."""
+
+    @property
+    def rows(self) -> bool:
+        """Runs were added, changed or removed."""
+        return bool(self.added or self.changed or self.removed)
+
+    def touches(self, ident: str) -> bool:
+        """The run ``ident`` was added, changed or removed."""
+        return (
+            ident in self.removed
+            or any(row.ident == ident for row in self.changed)
+            or any(row.ident == ident for row in self.added)
+        )
+
+
+def needs_a_look(row: RunRow) -> bool:
+    """Stalled, dead or partial (completed with failed calls): what `Store.attention` may
+    count (the dead and partial ones while recent)."""
+    return row.status is Status.STALLED or row.shown_status in (Status.DEAD, PARTIAL)
+
+
+class Store:
+    """Every run the view holds, its hosts, how far the first read is, and what changed."""
+
+    def __init__(self, owner: DOMNode, schedule: Callable[[Callable[[], object]], object]) -> None:
+        """Args:
+        owner: the node the ``changed`` signal belongs to (the app).
+        schedule: runs its argument a frame from now (the app's ``set_timer``).
+        """
+        self.rows: dict[str, RunRow] = {}
+        """Every run, by ident, as the last application left it."""
+        self.hosts: dict[str, HostState] = {}
+        """Every other host read, and whether its runs are live."""
+        self.progress = Progress()
+        self.engine = ""
+        """What is wrong with the engine's link ("": it is up)."""
+        self.changed: Signal[Change] = Signal(owner, "store-changed")
+        """Published once per application, with what it changed."""
+        self.applied = 0
+        """Applications so far (tests and benchmarks count them)."""
+        self._needy: dict[str, RunRow] = {}
+        self._schedule = schedule
+        self._pending: dict[str, RunRow | None] = {}
+        """Rows to apply by ident (None: the run went), the newest of each."""
+        self._flags = {"progress": False, "links": False, "clock": False}
+        self._due = False
+
+    # -- taking what came in -----------------------------------------------------------------
+
+    def take(self, rows: Iterable[RunRow] = (), removed: Iterable[str] = ()) -> None:
+        """Rows added or changed and runs removed: applied with the next frame."""
+        pending = self._pending
+        for row in rows:
+            pending[row.ident] = row
+        for ident in removed:
+            pending[ident] = None
+        self._due_soon()
+
+    def replace_all(self, rows: Iterable[RunRow], keep: Callable[[RunRow], bool]) -> None:
+        """Every run ``keep`` says is of one source is ``rows`` now: the others of it go."""
+        fresh = {row.ident: row for row in rows}
+        gone = [ident for ident, row in self.rows.items() if keep(row) and ident not in fresh]
+        gone += [
+            ident
+            for ident, row in self._pending.items()
+            if row is not None and keep(row) and ident not in fresh and ident not in self.rows
+        ]
+        self.take(fresh.values(), gone)
+
+    def progressed(self, progress: Progress) -> None:
+        if progress != self.progress:
+            self.progress = progress
+            self._flag("progress")
+
+    def host_changed(self, state: HostState) -> None:
+        self.hosts[state.host] = state
+        self._flag("links")
+
+    def engine_state(self, trouble: str) -> None:
+        """The engine's link is up ("") or not, and why."""
+        if trouble != self.engine:
+            self.engine = trouble
+            self._flag("links")
+
+    def tick(self) -> None:
+        """Time moved (or the theme changed): every row shown is drawn again."""
+        self._flag("clock")
+
+    def _flag(self, name: str) -> None:
+        self._flags[name] = True
+        self._due_soon()
+
+    def _due_soon(self) -> None:
+        if not self._due:
+            self._due = True
+            self._schedule(self.apply)
+
+    # -- applying ----------------------------------------------------------------------------
+
+    def apply(self) -> Change:
+        """Apply what came in since the last frame and publish it (once)."""
+        self._due = False
+        pending, self._pending = self._pending, {}
+        flags = self._flags
+        self._flags = {"progress": False, "links": False, "clock": False}
+        rows, needy = self.rows, self._needy
+        added: list[RunRow] = []
+        changed: list[RunRow] = []
+        removed: list[str] = []
+        before: dict[str, RunRow] = {}
+        for ident, row in pending.items():
+            old = rows.get(ident)
+            if row is None:
+                if old is not None:
+                    del rows[ident]
+                    needy.pop(ident, None)
+                    removed.append(ident)
+                continue
+            if old == row:
+                continue
+            rows[ident] = row
+            if needs_a_look(row):
+                needy[ident] = row
+            else:
+                needy.pop(ident, None)
+            if old is None:
+                added.append(row)
+            else:
+                changed.append(row)
+                before[ident] = old
+        change = Change(tuple(added), tuple(changed), tuple(removed), before=before, **flags)
+        if change.rows or any(flags.values()):
+            self.applied += 1
+            self.changed.publish(change)
+        return change
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def attention(self, now: float, window: float) -> int:
+        """Runs that need a person: stalled ones, and dead or partial ones (completed with
+        failed calls) last active within ``window`` seconds of ``now``."""
+        return sum(
+            1
+            for row in self._needy.values()
+            if row.status is Status.STALLED
+            or (row.last_activity is not None and now - row.last_activity <= window)
+        )
