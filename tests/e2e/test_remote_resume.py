@@ -61,7 +61,9 @@ async def launch_from_the_plan(app, pilot, run_id: str, mock_api) -> tuple[Remot
     await until(pilot, lambda: remote_runs(app, "gamma"), 60, "gamma's rows")
     (run,) = [run for run in remote_runs(app, "gamma") if run.run_id == run_id]
     assert run.status is Status.DEAD
+    await until(pilot, lambda: run.ident in table(app).item_keys, 60, "its row drawn")
     table(app).move_to_key(run.ident)
+    assert table(app).cursor_key() == run.ident
     await pilot.press("r")
     screen = app.screen
     assert isinstance(screen, RemotePlanScreen)

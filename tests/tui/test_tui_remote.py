@@ -109,7 +109,9 @@ async def select_alphas_run(app, pilot):  # type: ignore[no-untyped-def]
     await until(pilot, lambda: remote_runs(app, "alpha"), "alpha's rows")
     await pilot.pause()
     (alpha,) = remote_runs(app, "alpha")
+    await until(pilot, lambda: alpha.ident in table(app).item_keys, "its row drawn")
     table(app).move_to_key(alpha.ident)
+    assert table(app).cursor_key() == alpha.ident
     return alpha
 
 
