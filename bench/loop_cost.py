@@ -6,9 +6,9 @@ lines (one ``started`` and one ``result`` per call) is opened in the real app (h
 live follow on); then ``--rate`` lines a second are appended for ``--seconds``, by one
 writer or, with ``--writers N``, by N writers each appending to a run of its own (N copies
 of the run, each its own root; the first grown to ``--lines``) at ``rate / N``. Reported:
-per change set, the time the app's loop spends applying it (``apply_changes``: the runs, the
-alerts, the screens told) and the time the follow worker spent making it (``LiveIndex.apply``:
-re-reading, folding, classifying), which ran on the loop before the follow moved to a thread.
+per application of the store, the time the app's loop spends on it (`Store.apply`: the rows
+that came from the engine process, the alerts, the screens told; at most one a frame); the
+engine re-reads and folds in its own process (a real one, as a person's wftop starts it).
 And keys: ``j`` and ``k`` on the runs screen, sent every 40 ms as the terminal driver sends
 them, first with nothing written (the floor) and then while the writers write; a key's
 latency is the wall time from sending it until the screen has refreshed after its action.
@@ -36,8 +36,6 @@ TOP = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(TOP))
 
 from tests.corpus import copy_tree, only_journal  # noqa: E402
-from wftop.core.index.live import LiveIndex  # noqa: E402
-from wftop.core.system.procs import FakeProcessTable  # noqa: E402
 from wftop.tui.config import Config  # noqa: E402
 from wftop.tui.start import make_app  # noqa: E402
 from wftop.tui.widgets.run_table import RunTable  # noqa: E402
@@ -72,33 +70,19 @@ async def measure(
     roots: list[Path], journals: list[Path], rate: int, seconds: float
 ) -> dict[str, object]:
     loop_ms: list[float] = []
-    index_ms: list[float] = []
-    applied = LiveIndex.apply
+    app = make_app([str(root) for root in roots], config=Config(bell=False), live=True)
+    store = app.store
+    applied = store.apply
 
-    def timed_apply(self: LiveIndex, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def timed_apply():  # type: ignore[no-untyped-def]
         start = time.perf_counter()
         try:
-            return applied(self, *args, **kwargs)
+            return applied()
         finally:
-            if args and args[0]:
-                index_ms.append((time.perf_counter() - start) * 1000)
+            if store.progress.loaded:
+                loop_ms.append((time.perf_counter() - start) * 1000)
 
-    LiveIndex.apply = timed_apply  # type: ignore[method-assign]
-    app = make_app(
-        [str(root) for root in roots],
-        config=Config(bell=False),
-        processes=FakeProcessTable(),
-        live=True,
-    )
-    on_loop = app.apply_changes
-
-    def timed_changes(changes, *, initial=False, **more):  # type: ignore[no-untyped-def]
-        start = time.perf_counter()
-        on_loop(changes, initial=initial, **more)
-        if not initial:
-            loop_ms.append((time.perf_counter() - start) * 1000)
-
-    app.apply_changes = timed_changes  # type: ignore[method-assign]
+    store.apply = timed_apply  # type: ignore[method-assign]
     async with app.run_test(size=(100, 30)) as pilot:
         while not app.store.progress.loaded:
             await pilot.pause(0.05)
@@ -129,15 +113,11 @@ async def measure(
         while any(thread.is_alive() for thread in threads):
             writing.append(await keys.press())
         await pilot.pause(1.0)
-    LiveIndex.apply = applied  # type: ignore[method-assign]
     return {
-        "change_sets": len(loop_ms),
+        "applications": len(loop_ms),
         "loop_ms_median": statistics.median(loop_ms) if loop_ms else None,
         "loop_ms_p99": percentile(loop_ms, 0.99),
         "loop_ms_max": max(loop_ms, default=0.0),
-        "worker_ms_median": statistics.median(index_ms) if index_ms else None,
-        "worker_ms_p99": percentile(index_ms, 0.99),
-        "worker_ms_max": max(index_ms, default=0.0),
         "keys_idle": key_summary(idle),
         "keys_writing": key_summary(writing),
     }
@@ -178,7 +158,7 @@ class Keys:
         key = events.Key(name, name)
         key.set_sender(self.app)  # type: ignore[arg-type]
         sent = time.perf_counter()
-        self.app._driver.send_message(key)  # type: ignore[attr-defined]
+        self.app.post_message(key)  # type: ignore[attr-defined]  # as the driver hands it
         done = await asyncio.wait_for(self.done, 10)
         await asyncio.sleep(KEY_GAP)
         return (done - sent) * 1000

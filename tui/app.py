@@ -36,7 +36,7 @@ from wftop.core.index.details import Details
 from wftop.core.model import PARTIAL
 from wftop.core.system.procs import ProcessTable, default_table
 from wftop.core.text.gate import shown, shown_each
-from wftop.tui import net, pacing
+from wftop.tui import net
 from wftop.tui.alerts import Alert, alert_for
 from wftop.tui.config import Config
 from wftop.tui.keys import APP_IDS, KEYS, binding, key_list
@@ -118,7 +118,6 @@ class WftopApp(Working, App[int]):
         remote: the links to other hosts, whose runs join this machine's.
         policy: makes the resume plan's policy (None: the machine's).
         """
-        pacing.install()
         net.install()
         self.title_sink = TitleSink()
         super().__init__()
