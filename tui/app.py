@@ -203,11 +203,11 @@ class WftopApp(Working, App[int]):
             async for update in self.link.updates():
                 if isinstance(update, Delta):
                     store.take((*update.added, *update.changed), update.removed)
-                    if update.complete and not store.progress.loaded:
+                    if update.complete and not store.told.loaded:
                         done = len(self.link.rows)
                         store.progressed(Reading(done, done, loaded=True))
                 elif isinstance(update, Progress):
-                    loaded = store.progress.loaded
+                    loaded = store.told.loaded
                     store.progressed(Reading(update.read, update.total, loaded))
                 elif isinstance(update, EngineLost):
                     self.engine_lost += 1

@@ -107,6 +107,8 @@ class Store:
         self._pending: dict[str, RunRow | None] = {}
         """Rows to apply by ident (None: the run went), the newest of each."""
         self._flags = {"progress": False, "links": False, "clock": False}
+        self._progress: Progress | None = None
+        """Progress to apply with the next frame."""
         self._due = False
 
     # -- taking what came in -----------------------------------------------------------------
@@ -132,9 +134,16 @@ class Store:
         self.take(fresh.values(), gone)
 
     def progressed(self, progress: Progress) -> None:
-        if progress != self.progress:
-            self.progress = progress
+        """How far the first read has come: applied with the rows that came before it (a
+        view that reads ``progress.loaded`` finds every run in ``rows``)."""
+        if progress != (self._progress or self.progress):
+            self._progress = progress
             self._flag("progress")
+
+    @property
+    def told(self) -> Progress:
+        """The progress last told, applied or not yet."""
+        return self._progress or self.progress
 
     def host_changed(self, state: HostState) -> None:
         self.hosts[state.host] = state
@@ -165,6 +174,8 @@ class Store:
         """Apply what came in since the last frame and publish it (once)."""
         self._due = False
         pending, self._pending = self._pending, {}
+        if self._progress is not None:
+            self.progress, self._progress = self._progress, None
         flags = self._flags
         self._flags = {"progress": False, "links": False, "clock": False}
         rows, needy = self.rows, self._needy
