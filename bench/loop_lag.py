@@ -2,12 +2,13 @@
 
     python bench/loop_lag.py [--runs 5000] [--workdir DIR] [--root DIR]
 
-The real app (``wftop.tui.start.make_app``, headless at 100×30, live follow off) over the
-generated corpus, in a fresh process. From its mount until its cold start has listed every run,
-a timer due every 10 ms records how late it fires: a key pressed then waits that long before
-its handler starts (on top of what the handler costs, `bench/tui_startup.py`). Reported: p50,
-p99 and max lateness during the initial index, when the first rows and every run were listed
-(seconds from the parent's start of the process), and the app's peak RSS by then.
+The real app (``wftop.tui.start.make_app``, headless at 100×30) over the generated corpus,
+in a fresh process, with an engine process of its own started with it (``WFTOP_ENGINE=pipe``).
+From its mount until every run is listed, a timer due every 10 ms records how late it fires:
+a key pressed then waits that long before its handler starts (on top of what the handler
+costs, `bench/tui_startup.py`). Reported: p50, p99 and max lateness meanwhile, when the first
+rows and every run were listed (seconds from the parent's start of the process), and the
+app's and its engine's peak RSS by then.
 Prints one JSON object.
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -30,21 +32,22 @@ start = float(sys.argv[2])
 from wftop.tui.config import Config
 from wftop.tui.start import make_app
 
-app = make_app([sys.argv[1]], config=Config(bell=False, notify=False), live=False)
+app = make_app([sys.argv[1]], config=Config(bell=False, notify=False), live=True)
 late: list[float] = []
 seen: dict[str, float] = {}
 due = [0.0]
 
-def peak_rss_mb() -> float:
+def peak_rss_mb(pid=None) -> float:
     # VmHWM: this process's own peak. ru_maxrss also counts the parent's peak when the
     # parent forked (or vforked) this process: it is kept across exec.
     try:
-        with open("/proc/self/status") as status:
+        with open(f"/proc/{pid or 'self'}/status") as status:
             for line in status:
                 if line.startswith("VmHWM:"):
                     return int(line.split()[1]) / 1024
     except OSError:
-        pass
+        if pid:
+            return 0.0
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 def tick() -> None:
@@ -57,6 +60,7 @@ def tick() -> None:
     if app.store.progress.loaded:
         seen["all_runs"] = time.time() - start
         seen["peak_rss_mb"] = peak_rss_mb()
+        seen["engine_peak_rss_mb"] = peak_rss_mb(app.link.hello.pid if app.link.hello else None)
         print(json.dumps({"late_ms": late, "runs": len(app.store.rows), **seen}), flush=True)
         app.exit()
 
@@ -78,6 +82,7 @@ def run(root: Path) -> dict[str, Any]:
         cwd=TOP,
         timeout=600,
         check=False,
+        env={**os.environ, "WFTOP_ENGINE": "pipe"},
     )
     lines = done.stdout.decode(errors="replace").strip().splitlines()
     if not lines:

@@ -100,8 +100,7 @@ async def one_run(claude: str, gap: float) -> dict[str, list[float]]:
                 key = events.Key("1", "1")
                 key.set_sender(app)
                 sent = time.perf_counter()
-                assert app._driver is not None
-                app._driver.send_message(key)
+                app.post_message(key)  # as the driver hands it
                 done = await asyncio.wait_for(future, 10)
                 return (done - sent) * 1000
 

@@ -5,13 +5,15 @@
 Starts the app (``wftop.tui.start.make_app``, live follow on, headless at 100×30) in a
 process of its own over the generated corpus (or ``--root``), waits until its cold start has
 listed every run and its first stat sweep is done, then reads the user+system CPU time of the
-process and its watch helper (all threads) over ``--seconds`` of quiet, which includes the
-periodic sweeps, owner checks and the age tick. Prints one JSON object.
+process and its engine (a child of its own, ``WFTOP_ENGINE=pipe``, with its watch helper; all
+threads) over ``--seconds`` of quiet, which includes the engine's periodic sweeps and owner
+checks and the TUI's age tick. Prints one JSON object.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import time
@@ -28,7 +30,7 @@ from wftop.tui.start import make_app
 app = make_app([sys.argv[1]])
 
 def ready() -> None:
-    if app.store.progress.loaded and app.index.sweeps >= 1:
+    if app.store.progress.loaded:
         print(len(app.store.rows), flush=True)
         timer.stop()
 
@@ -48,6 +50,7 @@ def run(root: Path, seconds: float, settle: float) -> dict[str, Any]:
         stderr=subprocess.DEVNULL,
         stdin=subprocess.DEVNULL,
         cwd=TOP,
+        env={**os.environ, "WFTOP_ENGINE": "pipe"},
     )
     started = time.monotonic()
     try:

@@ -15,8 +15,9 @@ real app headless at 100×30 over the corpus and reports:
   cost). The pilot waits for idleness in 20 ms steps, so its wall time says little;
   CPU time is what a person waits for on an otherwise idle machine.
 
-The app is the one ``wftop`` runs (`wftop.tui.start.make_app`), with the live follow
-switched off so nothing but the keys causes work. The real process table is used.
+The app is the one ``wftop`` runs (`wftop.tui.start.make_app`), over an engine process of
+its own started with it (``WFTOP_ENGINE=pipe``: no engine runs before), as a person's first
+``wftop`` of the day finds it. The real process table is used.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def child(root: str) -> None:
 
     async def main() -> dict[str, object]:
         config = Config(bell=False, notify=False, default_root=False)
-        app = make_app([root], config=config, live=False)
+        app = make_app([root], config=config, live=True)
         result: dict[str, object] = {}
 
         async with app.run_test(size=(100, 30)) as pilot:
@@ -114,7 +115,7 @@ def ensure_corpus(path: Path, runs: int) -> None:
 
 
 def measure(root: Path) -> dict[str, Any]:
-    env = dict(os.environ, PYTHONPATH=str(TOP))
+    env = dict(os.environ, PYTHONPATH=str(TOP), WFTOP_ENGINE="pipe")
     start = time.time()
     done = subprocess.run(
         [sys.executable, __file__, "--child", str(root)],
