@@ -351,7 +351,7 @@ async def wait_for(pilot, predicate) -> None:  # type: ignore[no-untyped-def]
 
 async def test_tui_screens_mask_every_secret(secret_root, tui_home, monkeypatch):
     from tests.tui.test_tui_snapshots import viewer_ready
-    from tests.tui_kit import settle
+    from tests.tui_kit import finished, settle
     from wftop.tui import clipboard
     from wftop.tui.config import Config
     from wftop.tui.screens.agent import AgentScreen
@@ -376,11 +376,11 @@ async def test_tui_screens_mask_every_secret(secret_root, tui_home, monkeypatch)
         for _ in range(4):  # run id, run folder, resume command, session id, journal path
             await pilot.press("down")
         await pilot.press("enter")
-        await app.workers.wait_for_complete()
+        await finished(app)
         await pilot.pause()
-        (run,) = app.runs.values()
-        assert app.clipboard == run.folder.journal  # the real value is copied
-        seen["copied toast"] = " ".join(f"{n.title}: {n.message}" for n in app._notifications)
+        (run,) = app.store.rows.values()
+        assert app.clipboard == run.journal  # the real value is copied
+        seen["copied toast"] = " ".join(f"{n.title}: {n.message}" for n in app.toasts)
         assert "Copied journal path" in seen["copied toast"]
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))

@@ -239,6 +239,7 @@ async def test_the_tuis_r_and_the_supervisor_at_the_same_moment_launch_once(
     claude_bin, mock_api, cli_home, tmp_path
 ):
     from tests.e2e.test_realcli_plan_live import open_plan, until
+    from tests.tui_kit import finished
     from wftop.core.resume.policy import ResumePolicy
     from wftop.core.resume.store import ResumeStore
     from wftop.core.system.procs import default_table
@@ -256,9 +257,12 @@ async def test_the_tuis_r_and_the_supervisor_at_the_same_moment_launch_once(
         environ=env,
     )
     app = make_app(
-        [str(cli_home.config_dir)], config=Config(bell=False), processes=table, live=False
+        [str(cli_home.config_dir)],
+        config=Config(bell=False),
+        processes=table,
+        live=False,
+        policy=lambda: policy,
     )
-    app.resume_policy = lambda: policy
     mark = mock_api.mark()
     argv = supervise_argv(
         cli_home.config_dir,
@@ -282,7 +286,7 @@ async def test_the_tuis_r_and_the_supervisor_at_the_same_moment_launch_once(
         out, err = supervisor.communicate(timeout=240)
         await until(pilot, lambda: not screen.busy and mock_api.live_agents(since=mark), 120)
         await pilot.pause(1.0)
-        await app.workers.wait_for_complete()
+        await finished(app)
     assert supervisor.returncode == 0, out + err
     assert resumes(mock_api, mark) == 1
     assert mock_api.live_agents(since=mark) == ["b2"]
