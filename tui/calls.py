@@ -16,8 +16,10 @@ from dataclasses import dataclass
 import orjson
 
 from wftop.core.calls import CallView, State, call_states, open_state
+from wftop.core.cost.tokens import Spend
+from wftop.core.cost.usage import Spends
 from wftop.core.model import PARTIAL, Run
-from wftop.core.read.agent_transcript import AgentUsage
+from wftop.core.read.agent_transcript import AgentUsage, transcript_path
 from wftop.core.read.errors import cause_words
 from wftop.core.read.failures import Failure
 from wftop.core.read.journal import Call, CallState
@@ -63,6 +65,8 @@ class CallRow:
     preview: str = ""
     attempt: int = 0
     """0 for the call itself; n for its n-th (earlier) attempt."""
+    spend: Spend | None = None
+    """What this attempt's agent spent, from its transcript (None: not read yet)."""
 
 
 PREVIEW_SCAN = 4096
@@ -107,6 +111,19 @@ def _facts(row: AgentRow | None, used: AgentUsage | None) -> tuple[int | None, .
     return (source.duration_ms, source.tokens, source.tool_calls)
 
 
+def agent_spends(run: Run, spends: Spends) -> dict[str, Spend]:
+    """What each agent of the run spent, from its transcript (read off the UI loop; ``spends``
+    keeps what it read, so a run read again reads only the transcripts that changed)."""
+    found = {}
+    for call in run.fold.ordered_calls():
+        for agent_id in call.agent_ids:
+            path = transcript_path(run.folder.path, agent_id)
+            spent = spends.of(path) if path else None
+            if spent is not None:
+                found[agent_id] = spent
+    return found
+
+
 def usage_wanted(run: Run) -> list[str]:
     """The agents of a run whose time and tokens only their transcripts can tell (no
     progress row in a snapshot), oldest first."""
@@ -115,15 +132,21 @@ def usage_wanted(run: Run) -> list[str]:
     return [agent_id for agent_id in wanted if agent_id and agent_id not in rows]
 
 
-def call_rows(run: Run, usage: Mapping[str, AgentUsage] | None = None) -> list[PhaseRow | CallRow]:
+def call_rows(
+    run: Run,
+    usage: Mapping[str, AgentUsage] | None = None,
+    spends: Mapping[str, Spend] | None = None,
+) -> list[PhaseRow | CallRow]:
     """Phase headers, then each call, then its earlier attempts, in journal order.
 
     Time, tokens and tool calls come from the snapshot's progress rows, else from ``usage``
-    (agent id → what its transcript says, read off the UI loop: `usage_wanted`). Labels,
+    (agent id → what its transcript says, read off the UI loop: `usage_wanted`); dollars
+    from ``spends`` (agent id → what its transcript's messages cost, read off the loop too).
+    Labels,
     phase titles and previews are masked (`wftop.core.text.redact`) and gated
     (`wftop.core.text.gate`) before they are cut.
     """
-    usage = usage or {}
+    usage, spends = usage or {}, spends or {}
     by_agent = {row.agent_id: row for row in run.snapshot.rows} if run.snapshot else {}
     phases: dict[str, list[CallView]] = {}
     for view in call_states(run):
@@ -157,6 +180,7 @@ def call_rows(run: Run, usage: Mapping[str, AgentUsage] | None = None) -> list[P
                     tokens=tokens,
                     tool_calls=tools,
                     preview=preview,
+                    spend=spends.get(latest),
                 )
             )
             if len(call.agent_ids) < 2:  # as nearly always: no earlier attempt
@@ -175,6 +199,7 @@ def call_rows(run: Run, usage: Mapping[str, AgentUsage] | None = None) -> list[P
                         tool_calls=tools,
                         preview=ATTEMPT_NOTES[kind],
                         attempt=number,
+                        spend=spends.get(agent_id),
                     )
                 )
     return rows
@@ -299,6 +324,8 @@ class Inputs:
     run: Run
     usage: Mapping[str, AgentUsage] | None
     folded: frozenset[str]
+    spends: Mapping[str, Spend] | None = None
+    """What each agent spent (`agent_spends`), once read."""
 
     def same(self, other: Inputs | None) -> bool:
         return (
@@ -306,6 +333,7 @@ class Inputs:
             and self.run is other.run
             and self.usage is other.usage
             and self.folded == other.folded
+            and self.spends is other.spends
         )
 
 
@@ -323,5 +351,6 @@ class Built:
 
     @classmethod
     def of(cls, inputs: Inputs) -> Built:
-        rows = fold_phases(call_rows(inputs.run, inputs.usage), set(inputs.folded))
+        rows = call_rows(inputs.run, inputs.usage, inputs.spends)
+        rows = fold_phases(rows, set(inputs.folded))
         return cls(inputs, rows, call_facts(inputs.run))

@@ -83,6 +83,9 @@ class Config:
     """Extra CLI flags for every resume, shown in the plan (``["--model", "opus"]``)."""
     exact_forecast: bool = True
     """The plan rehearses the resume in the background and then shows the exact forecast."""
+    max_usd: float | None = None
+    """A budget in dollars: ``enter`` asks before a resume whose forecast may cost more
+    (`wftop.core.resume.budget`; ``wftop resume --max-usd`` refuses instead)."""
     hosts: tuple[str, ...] = ()
     """Other machines whose runs join this one's, as ``--host`` names them."""
     ssh_command: str | None = None
@@ -107,6 +110,7 @@ FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "claude": (str, "a path to the claude binary"),
     "resume_flags": (list, "a list of CLI flags"),
     "exact_forecast": (bool, "true or false"),
+    "max_usd": ((int, float), "a number of dollars"),
     "hosts": (list, "a list of SSH host names"),
     "ssh_command": (str, "a command that starts ssh"),
     "remote_command": (str, "a command that starts wftop on the hosts"),
@@ -174,6 +178,12 @@ def parse_config(data: Mapping[str, Any], path: str = "config.toml") -> Config:
                 msg = f"{path}: {key} must be a positive number of seconds, got {values[key]!r}"
                 raise ConfigError(msg)
             values[key] = float(values[key])
+    if "max_usd" in values:
+        budget = float(values["max_usd"])
+        if not 0 <= budget < float("inf"):
+            msg = f"{path}: max_usd must be a number of dollars ≥ 0, got {values['max_usd']!r}"
+            raise ConfigError(msg)
+        values["max_usd"] = budget
     if "keys" in values:
         values["keys"] = check_keymap(values["keys"], path)
     for key in ("resume_flags", "hosts"):

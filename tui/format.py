@@ -13,6 +13,7 @@ import os
 from collections import Counter
 from collections.abc import Iterable
 
+from wftop.core.cost.tokens import Spend, at_least, dollars
 from wftop.core.model import NEEDS_YOU, Run
 from wftop.core.row import RunRow, Tally
 
@@ -232,3 +233,43 @@ def counts_line(counts: dict[str, int], width: int | None = None) -> str:
         if line and len(line) <= width:
             return line
     return " ".join(f"{STATUS_ICONS[word]}{counts.get(word, 0)}" for word in shown)
+
+
+# -- dollars -----------------------------------------------------------------------------
+
+
+def cost_cell(cost_usd: float | None, lower_bound: bool = False) -> str:
+    """A run's or a call's dollars in a table cell: ``$0.0181``, ``$12.40``, ``<$0.0001``,
+    ``≥$0.0181`` (transcripts missing: at least that), ``$?`` (a model without a price)."""
+    return at_least(dollars(cost_usd), lower_bound).replace(" ", "")
+
+
+def cost_total(costs: Iterable[tuple[float | None, bool]]) -> str:
+    """What the runs listed spent, from each one's (``cost_usd``, lower bound): ``$1.23
+    spent``, ``≥ $1.23 spent`` when transcripts are missing, ``$1.23 + $? spent`` when a
+    model has no price; empty when nothing is listed."""
+    known, unknown, lower, listed = 0.0, False, False, False
+    for cost, bound in costs:
+        listed = True
+        lower = lower or bound
+        if cost is None:
+            unknown = True
+        else:
+            known += cost
+    if not listed:
+        return ""
+    text = dollars(known)
+    if unknown:
+        return f"{text} + $? spent"
+    return f"{at_least(text, lower)} spent"
+
+
+def spent_line(calls: Spend, session: Spend | None) -> str:
+    """What a run spent, for its summary: ``$0.0449 by its calls (16,540 tokens) · $0.0013
+    by the session's own turns`` (``≥`` and how many transcripts are missing when some are)."""
+    text = (
+        f"{calls.dollars_text()} by its calls ({calls.tokens.total:,} tokens){calls.missing_note}"
+    )
+    if session is not None:
+        text += f" · {session.dollars_text()} by the session's own turns"
+    return text

@@ -103,6 +103,16 @@ class OpenHelp(Navigate):
 
 
 @dataclass
+class AskBudget(Navigate):
+    """``enter`` on a plan whose forecast may cost more than the config's ``max_usd``: resume
+    anyway? ``answered`` gets the answer (True: resume); ``reason`` names the forecast and the
+    budget."""
+
+    reason: str
+    answered: Callable[[bool | None], None] = field(repr=False, default=lambda _answer: None)
+
+
+@dataclass
 class AskForce(Navigate):
     """``f`` on a refused plan: confirm forcing past the guard; ``answered`` gets the answer
     (True: force it)."""

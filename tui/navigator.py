@@ -22,6 +22,7 @@ from wftop.core.remote.rows import run_of
 from wftop.core.resume.launcher import Strategy
 from wftop.core.row import RunRow
 from wftop.tui.messages import (
+    AskBudget,
     AskForce,
     GoBack,
     Navigate,
@@ -96,6 +97,7 @@ class Navigator:
             OpenAttempts: self.open_attempts,
             OpenHelp: self.open_help,
             OpenSupervisor: self.open_supervisor,
+            AskBudget: self.ask_budget,
             AskForce: self.ask_force,
             GoBack: self.go_back,
         }
@@ -200,6 +202,11 @@ class Navigator:
             self.push(ResumePlanScreen(self.store, self.services, row))
 
         self.jobs.start("open-run-at", read, opened, what="Couldn't read the run")
+
+    def ask_budget(self, message: AskBudget) -> None:
+        from wftop.tui.screens.force import BudgetScreen
+
+        self.push(BudgetScreen(message.reason), message.answered)
 
     def ask_force(self, message: AskForce) -> None:
         from wftop.tui.screens.force import ForceScreen

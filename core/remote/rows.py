@@ -12,6 +12,7 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
+from wftop.core.cost.tokens import Spend
 from wftop.core.model import Run, TranscriptStats
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.failures import Failure
@@ -94,6 +95,7 @@ def run_of(row: RunRow) -> Run:
         rerun_tokens=row.rerun_tokens,
         host=row.host,
         stale=row.stale,
+        spend=Spend(row.tokens, row.cost_usd, row.unpriced_models, 0, row.missing_transcripts),
     )
     object.__setattr__(run, "_call_counts", tuple(row.call_states))  # as the host counted them
     return run

@@ -12,7 +12,7 @@ from tests.policy_kit import NOW, SESSION, make_world, policy_for
 from tests.tui_kit import changed, finished, settle
 from wftop.core.system.procs import FakeProcess, FakeProcessTable
 from wftop.tui.config import Config
-from wftop.tui.screens.force import ForceScreen
+from wftop.tui.screens.force import BudgetScreen, ForceScreen
 from wftop.tui.screens.plan import ResumePlanScreen
 from wftop.tui.start import make_app
 
@@ -24,12 +24,12 @@ def world(tmp_path):
     return make_world(tmp_path)
 
 
-def app_over(world, table=None):  # type: ignore[no-untyped-def]
+def app_over(world, table=None, config=None):  # type: ignore[no-untyped-def]
     table = table if table is not None else FakeProcessTable()
     policy, launcher, _ = policy_for(world, table)
     app = make_app(
         [str(world.root)],
-        config=Config(bell=False),
+        config=config or Config(bell=False),
         processes=table,
         now=lambda: NOW,
         live=False,
@@ -176,3 +176,44 @@ async def test_a_refused_plan_checks_again_on_its_own(world, monkeypatch):
         del table.processes[4242]  # the owner ends; no file changes, no row changes
         await until(pilot, lambda: verdict(screen).startswith("guard  ok"))
         assert launcher.launches == []
+
+
+async def test_a_budget_in_the_config_asks_before_a_resume_that_may_cost_more(world):
+    """max_usd = 0.0001: the forecast (≥ $0.0004, calls after a5 unknown) may cost more, so
+    enter asks first; n keeps the plan, y resumes; the outcome and its toast say what it
+    spent beside the forecast."""
+    app, _policy, launcher = app_over(world, config=Config(bell=False, max_usd=0.0001))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_plan(pilot)
+        assert verdict(screen).startswith("guard  ok")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, BudgetScreen))
+        asked = str(app.screen.query_one("#budget").render())
+        assert "the resume-owner forecast is open-ended (≥ $0.0004, calls after a5 unknown): " in (
+            asked
+        )
+        assert "it may exceed the budget of $0.0001 (max_usd in the config)" in asked
+        await pilot.press("n")
+        await pilot.pause(0.2)
+        assert app.screen is screen and launcher.launches == []
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, BudgetScreen))
+        await pilot.press("y")
+        await until(pilot, lambda: len(launcher.launches) == 1)
+        launcher.complete(str(world.journal))
+        await until(pilot, lambda: screen.after is not None)
+        spent = "(forecast ≥ $0.0004, calls after a5 unknown)"
+        assert [line for line in verdict(screen).splitlines() if line.startswith("spent    ")]
+        assert spent in verdict(screen)
+        said = [toast.message for toast in app.toasts if toast.title == "Resume"]
+        assert any(line.startswith("wf_c4e8dc39-03f: completed · spent ") for line in said)
+        assert any(spent in line for line in said)
+
+
+async def test_without_a_budget_enter_resumes_at_once(world):
+    app, _policy, launcher = app_over(world)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_plan(pilot)
+        await pilot.press("enter")
+        await until(pilot, lambda: len(launcher.launches) == 1)
+        assert not isinstance(app.screen, BudgetScreen)

@@ -22,7 +22,7 @@ from wftop.tui.widgets.call_table import CallTable
 
 async def test_home_lists_every_run_with_counts(tui_root, tui_processes):
     app = build(tui_root, tui_processes)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(130, 30)) as pilot:  # room for every count in words
         await settle(pilot)
         assert isinstance(app.screen, RunsScreen)
         assert len(table(app).item_keys) == 9
@@ -32,6 +32,10 @@ async def test_home_lists_every_run_with_counts(tui_root, tui_processes):
             "1 superseded"
         )
         assert counts in header
+        costs = [row.cost_usd for row in app.store.rows.values()]
+        assert all(cost is not None and cost > 0 for cost in costs)
+        total = sum(cost for cost in costs if cost)
+        assert header.endswith(f"{counts} · ${total:.4f} spent")  # the runs listed spent
         assert app.terminal_title == "wftop · 3 need attention"  # stalled, dead, partial
         partial = ident_of(app, "wf_6838482f-c9a")
         assert table(app).cell_text(partial, "status") == "⚠ partial"
@@ -236,9 +240,9 @@ async def test_a_run_with_many_calls_has_its_rows_made_off_the_loop(
     made: list[bool] = []
     real = calls_module.call_rows
 
-    def counting(run, usage=None):  # type: ignore[no-untyped-def]
+    def counting(run, usage=None, spends=None):  # type: ignore[no-untyped-def]
         made.append(threading.current_thread() is threading.main_thread())
-        return real(run, usage)
+        return real(run, usage, spends)
 
     monkeypatch.setattr(calls_module, "call_rows", counting)
     monkeypatch.setattr(run_screen, "BACKGROUND_CALLS", 3)  # the six-call runs count as many

@@ -168,3 +168,15 @@ def test_journal_narrow_with_a_line_shown_whole(snap_compare, tui_root, tui_proc
     app = app_for(tui_root, tui_processes)
     run_before = open_journal(app, "wf_cd4c7489-d27", ("G", "enter"))
     assert snap_compare(app, run_before=run_before, terminal_size=NARROW)
+
+
+def test_plan_table_at_60_columns(snap_compare, tui_root, tui_processes):
+    """r on the dead run in a 60-column pane tall enough for the whole plan: the table of
+    strategies keeps STRATEGY, CACHE, LIVE, RISK, FORECAST and DOLLARS (the tokens give way),
+    the selected resume-owner row is marked ▶ and bold and starred as the
+    recommended one, each row reads 3 from cache, 1+ live, estimate, ≥ $0.0004; the plain line
+    under it wraps inside the box (at 100 and 200 columns: the every-screen plan pictures)."""
+    from tests.tui.test_tui_every_screen import SCREENS
+
+    app = app_for(tui_root, tui_processes)
+    assert snap_compare(app, run_before=SCREENS["plan"], terminal_size=(60, 40))

@@ -28,6 +28,7 @@ from textual.widgets import Static
 from wftop.core.forecast.exact import RehearsalFailed
 from wftop.core.forecast.instant import Forecast
 from wftop.core.model import Run
+from wftop.core.resume.budget import over_budget
 from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.machine import ResumeState
 from wftop.core.resume.plan import Plan
@@ -35,7 +36,7 @@ from wftop.core.resume.policy import Event, Request, ResumePolicy
 from wftop.core.resume.rehearse import Rehearse
 from wftop.core.row import RunRow
 from wftop.tui.keys import binding
-from wftop.tui.messages import AskForce
+from wftop.tui.messages import AskBudget, AskForce
 from wftop.tui.screens.plan_text import (
     Followed,
     plan_text,
@@ -46,6 +47,9 @@ from wftop.tui.screens.plan_text import (
 from wftop.tui.services import Services
 from wftop.tui.store import Change, Store
 from wftop.tui.work import Working
+
+BUDGET_SOURCE = "max_usd in the config"
+"""What sets the budget `enter` holds a plan to (`wftop.core.resume.budget.over_budget`)."""
 
 STRATEGY_KEYS = {"1": Strategy.RESUME_OWNER, "2": Strategy.RELOCATE, "3": Strategy.SURGICAL}
 FOLLOW_INTERVAL = 0.5
@@ -224,7 +228,14 @@ class ResumePlanScreen(Working, ModalScreen[None]):
 
     def show_plan_text(self, plan: Plan) -> None:
         rehearsal = self.rehearsals.get(plan.rehearsal_key, "")
-        self.query_one("#plan", Static).update(plan_text(plan, self.services.clock(), rehearsal))
+        body = self.query_one("#plan", Static)
+        # The table fits the box: its width once laid out, else what the box will give it.
+        width = body.content_size.width or min(110, self.size.width * 95 // 100) - 5
+        body.update(plan_text(plan, self.services.clock(), rehearsal, width))
+
+    def on_resize(self) -> None:
+        if self.plan is not None:  # once the box has its new width
+            self.call_after_refresh(self.show_plan_text, self.plan)
 
     def rehearse_shown(self) -> None:
         """Rehearse the plan shown, once per thing it reads, unless a launch has begun, no
@@ -292,7 +303,8 @@ class ResumePlanScreen(Working, ModalScreen[None]):
             self.run_view = after.run
             self.show_plan_text(after)
         state = request.state.word if request.state else "ended"
-        self.app.notify(f"{request.plan.run.run_id}: {state}", title="Resume")
+        spent = f" · {request.spent}" if request.spent else ""
+        self.app.notify(f"{request.plan.run.run_id}: {state}{spent}", title="Resume")
 
     def notify_events(self, events: list[Event]) -> None:
         for event in events:
@@ -325,7 +337,17 @@ class ResumePlanScreen(Working, ModalScreen[None]):
         plan = self._may_launch()
         if plan is None or not plan.verdict.ok:
             return
-        self.start(plan, force=False)
+        budget = self.services.config.max_usd
+        over = None if budget is None else over_budget(plan.forecast, budget, BUDGET_SOURCE)
+        if over is None:
+            self.start(plan, force=False)
+            return
+
+        def answered(anyway: bool | None) -> None:
+            if anyway and self._may_launch() is plan:
+                self.start(plan, force=False)
+
+        self.post_message(AskBudget(over, answered))
 
     def action_force(self) -> None:
         plan = self._may_launch()

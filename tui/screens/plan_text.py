@@ -18,8 +18,10 @@ from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.machine import ResumeState
 from wftop.core.resume.plan import Plan
 from wftop.core.resume.policy import Request, what_is_left
+from wftop.core.resume.table import cold_cache_words
 from wftop.core.resume.tripwire import Progress
 from wftop.core.text.gate import shown
+from wftop.tui.widgets.plan_table import table_lines
 
 KEYS_FOLLOWING = "s stop the relaunch · esc close (the run goes on)"
 
@@ -41,6 +43,8 @@ class Followed:
     """What the relaunched run did so far (None: nothing was launched)."""
     watched: frozenset[str] | None = None
     """The calls the tripwire expects from the cache (None: nothing was launched)."""
+    spent: str = ""
+    """Once it ended: what it cost beside the forecast (`Request.spent`)."""
 
     @property
     def ended(self) -> bool:
@@ -58,11 +62,12 @@ class Followed:
             tuple(request.misses),
             progress,
             frozenset(attempt.watch.cached) if attempt is not None else None,
+            request.spent,
         )
 
 
-Piece = str | tuple[str, str]
-"""Plain text, or (text, style): never read as markup."""
+Piece = str | tuple[str, str] | Content
+"""Plain text, (text, style), or `Content` made of them: never read as markup."""
 
 
 def lines_of(*lines: Piece | list[Piece]) -> Content:
@@ -81,6 +86,7 @@ def header_text(plan: Plan, now: float) -> list[Piece | list[Piece]]:
         if fresh
         else f"recommended: {plan.recommended.value}   (1 resume-owner · 2 relocate · 3 surgical)"
     )
+    cache = cache_text(plan.cache_warm_until, now)
     return [
         [
             (what, "bold"),
@@ -91,7 +97,7 @@ def header_text(plan: Plan, now: float) -> list[Piece | list[Piece]]:
             f"session   {plan.session_id}"
             + ("" if plan.session_id == run.session_id else f"  (new; owner {run.session_id})")
         ),
-        *([] if fresh else [f"          owner's {cache_text(plan.cache_warm_until, now)}"]),
+        *([] if fresh else [f"          owner's {cache}{cold_cache_words(plan)}"]),
         f"cwd       {shown(plan.cwd or '-')}",
         f"argv      {shown(' '.join(plan.argv[:-1]))} <prompt>",
     ]
@@ -120,12 +126,10 @@ def exact_text(plan: Plan, rehearsal: str) -> list[Piece | list[Piece]]:
     return [f"{line} · {shown(rehearsal)}"]
 
 
-def forecast_text(plan: Plan) -> list[Piece | list[Piece]]:
-    lines: list[Piece | list[Piece]] = []
-    for name, forecast in plan.forecasts.items():
-        mark = "▶" if name == plan.strategy.value else " "
-        lines.append(f"{mark} {name:<13} {shown(forecast.summary())}")
-        lines.append(f"    live: {shown(', '.join(forecast.live) or '-')}")
+def forecast_text(plan: Plan, width: int) -> list[Piece | list[Piece]]:
+    """The table of strategies (`wftop.tui.widgets.plan_table`) in ``width`` cells, and the
+    line under it."""
+    lines: list[Piece | list[Piece]] = [[line] for line in table_lines(plan, width)]
     if plan.recommended is Strategy.SURGICAL and plan.strategy is not Strategy.FRESH:
         lines.append(
             "  surgical continues in a new session; the owner session's conversation "
@@ -134,11 +138,12 @@ def forecast_text(plan: Plan) -> list[Piece | list[Piece]]:
     return lines
 
 
-def plan_text(plan: Plan, now: float, rehearsal: str = "") -> Content:
-    """The scrolling body of the plan: header (with the owner's cache at ``now``), why it
-    stopped, which forecast (``rehearsal``: see `exact_text`), the forecast, hazards."""
+def plan_text(plan: Plan, now: float, rehearsal: str = "", width: int = 100) -> Content:
+    """The scrolling body of the plan, ``width`` cells wide: header (with the owner's cache
+    at ``now``), why it stopped, which forecast (``rehearsal``: see `exact_text`), the table
+    of strategies, hazards."""
     lines = [*header_text(plan, now), *cause_text(plan), ""]
-    lines += [*exact_text(plan, rehearsal), *forecast_text(plan)]
+    lines += [*exact_text(plan, rehearsal), *forecast_text(plan, width)]
     for hazard in plan.hazards:
         lines.append([("hazard", "yellow"), f" {hazard.code}: {shown(hazard.message)}"])
     return lines_of(*lines)
@@ -178,6 +183,8 @@ def request_text(request: Followed, after: Plan | None) -> Content:
     lines: list[Piece | list[Piece]] = [
         [(f"outcome  {state.word}", colour), f"  {shown(request.reason)}"]
     ]
+    if request.spent:  # spent $0.0449 (forecast …): what it cost beside the forecast
+        lines.append(shown(request.spent.replace("spent ", "spent    ", 1)))
     left = what_is_left(after) if after is not None else ""
     if left:
         lines.append(f"left     {shown(left)}")

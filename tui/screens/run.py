@@ -12,6 +12,9 @@ from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import Static
 
+from wftop.core.cost.runs import run_spend
+from wftop.core.cost.tokens import Spend
+from wftop.core.cost.usage import Spends
 from wftop.core.forecast.cachewarm import cache_text, read_cache_warmth
 from wftop.core.forecast.launchinfo import LaunchInfo, find_launch
 from wftop.core.model import Run
@@ -27,10 +30,11 @@ from wftop.tui.calls import (
     CallRow,
     Inputs,
     PhaseRow,
+    agent_spends,
     call_facts,
     usage_wanted,
 )
-from wftop.tui.format import display_path, one_line, status_label
+from wftop.tui.format import display_path, one_line, spent_line, status_label
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
 from wftop.tui.messages import GoBack, OpenAgent, OpenCopy, OpenJournal, OpenPlan
 from wftop.tui.services import Services
@@ -81,10 +85,11 @@ def summary(
     *,
     root: bool = False,
     facts: list[str] | None = None,
+    spent: str | None = None,
 ) -> str:
     """The block above the calls, one fact per line (``cache``: `cache_text`, once read;
     ``root``: name the run's root, which tells apart copies of one run under several roots;
-    ``facts``: `call_facts`, when made already)."""
+    ``facts``: `call_facts`, when made already; ``spent``: `spent_line`, once read)."""
     mask = Redactor()
     head = f"{status_label(run.shown_status)}  {run.name or '(unnamed)'}  {run.run_id}"
     if run.superseded_by:
@@ -92,6 +97,7 @@ def summary(
     lines = [
         head,
         *(call_facts(run) if facts is None else facts),
+        *([f"spent    {spent}"] if spent else []),
         f"script   {display_path(run.script_path)}",
         f"args     {args_text(run, launch)}",
         f"session  {run.session_id}   owner: {owner_text(run)}",
@@ -146,6 +152,11 @@ class RunScreen(Working, Screen[None]):
         self._usage: dict[str, dict[str, AgentUsage]] = {}
         """Per run, what the agents without a progress row used (`usage_wanted`), once read."""
         self._usages = AgentUsages()
+        self._spends: dict[str, dict[str, Spend]] = {}
+        """Per run, what each agent spent (the COST column), once read."""
+        self._spent: dict[str, str] = {}
+        """Per run, what it and its session spent (`spent_line`), once read."""
+        self._spend_cache = Spends()
         self._built: Built | None = None
         """The rows and counts shown, and what they were made from."""
         self._building: Inputs | None = None
@@ -262,6 +273,7 @@ class RunScreen(Working, Screen[None]):
                 self.read_launch(run)
             self.read_warmth(run)
             self.read_usage(run)
+            self.read_spends(run)
         self.refresh_run()
 
     def refresh_run(self) -> None:
@@ -270,7 +282,8 @@ class RunScreen(Working, Screen[None]):
         if run is None:
             self.show_summary()
             return
-        inputs = Inputs(run, self._usage.get(run.ident), frozenset(self.folded))
+        usage, spends = self._usage.get(run.ident), self._spends.get(run.ident)
+        inputs = Inputs(run, usage, frozenset(self.folded), spends)
         if self._built is not None and inputs.same(self._built.inputs):
             self.show_summary()
         elif len(run.fold.calls) > BACKGROUND_CALLS or not rows_held(run):
@@ -325,7 +338,13 @@ class RunScreen(Working, Screen[None]):
         else:
             facts = None
         launch = self._launch.get(run.ident)
-        text = summary(run, launch, cache, root=self.several_roots, facts=facts)
+        spent = self._spent.get(run.ident)
+        row = self.row
+        if spent is None and run.host is not None and row is not None:  # as its host counted
+            tokens = row.tokens
+            cost = Spend(tokens, row.cost_usd, row.unpriced_models, 0, row.missing_transcripts)
+            spent = spent_line(cost, None)
+        text = summary(run, launch, cache, root=self.several_roots, facts=facts, spent=spent)
         summary_widget.update(Text(text))
 
     def read_warmth(self, run: Run) -> None:
@@ -363,6 +382,25 @@ class RunScreen(Working, Screen[None]):
             self._usage[ident] = usage
             if ident == self.ident:
                 self.refresh_run()
+
+    def read_spends(self, run: Run) -> None:
+        """What each agent, the run and its session spent, from their transcripts (each read
+        again only when it changed)."""
+        spends, ident = self._spend_cache, run.ident
+
+        def read() -> tuple[dict[str, Spend], str]:
+            agents = agent_spends(run, spends)
+            calls = run_spend(run, spends).total
+            return agents, spent_line(calls, spends.of(run.folder.transcript))
+
+        def read_done(found: tuple[dict[str, Spend], str]) -> None:
+            agents, line = found
+            if self._spends.get(ident) != agents or self._spent.get(ident) != line:
+                self._spends[ident], self._spent[ident] = agents, line
+                if ident == self.ident:
+                    self.refresh_run()
+
+        self.jobs.start("spends", read, read_done, what="Couldn't read what the run spent")
 
     def read_launch(self, run: Run) -> None:
         """Find the args in the session transcript (it may be large: not on the UI loop)."""

@@ -20,7 +20,7 @@ from textual.widgets import Input, Static
 
 from wftop.core.row import RunRow
 from wftop.core.text.gate import shown
-from wftop.tui.format import count, counts_line, status_counts
+from wftop.tui.format import cost_total, count, counts_line, status_counts
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
 from wftop.tui.messages import OpenCopy, OpenJournal, OpenPlan, OpenRun, OpenSupervisor
 from wftop.tui.runlist import (
@@ -61,6 +61,8 @@ class RunsScreen(Working, Screen[None]):
         """Changes came while another screen was shown."""
         self._spent = 0
         """Tokens spent on re-runs over the rows shown (`RunRow.rerun_tokens`)."""
+        self._cost = ""
+        """What the runs listed spent (`cost_total`), for the header."""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="runs-header")
@@ -126,6 +128,9 @@ class RunsScreen(Working, Screen[None]):
             self._spent = sum(row.rerun_tokens or 0 for row in rows if isinstance(row, RunRow))
         else:
             self._spent = view.rerun_tokens()
+        self._cost = cost_total(
+            (row.cost_usd, row.cost_is_lower_bound) for row in rows if isinstance(row, RunRow)
+        )
         self._header(len(rows) - groups)
 
     def _header(self, listed: int) -> None:
@@ -136,6 +141,8 @@ class RunsScreen(Working, Screen[None]):
         suffix = f"   [{described} · {listed} of {total}]" if described else ""
         if self._spent:
             suffix = f" · {count(self._spent)} tokens on re-runs{suffix}"
+        if self._cost:
+            suffix = f" · {self._cost}{suffix}"
         room = max(10, self.size.width - 2 - len(suffix))
         if not loaded:
             progress = store.progress

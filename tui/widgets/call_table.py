@@ -8,7 +8,7 @@ from rich.text import Text
 
 from wftop.core.text.gate import gate
 from wftop.tui.calls import STATE_GLYPHS, CallRow, PhaseRow
-from wftop.tui.format import count, duration
+from wftop.tui.format import cost_cell, count, duration
 from wftop.tui.styles import Palette
 from wftop.tui.widgets.columns import ColumnSpec, clip
 from wftop.tui.widgets.table import FittedTable
@@ -20,6 +20,7 @@ CALL_COLUMNS = [
     ColumnSpec("agent", "AGENT", 17, 4),
     ColumnSpec("duration", "TIME", 7, 5, right=True),
     ColumnSpec("tokens", "TOKENS", 6, 6, right=True),
+    ColumnSpec("cost", "COST", 8, 6, right=True),
     ColumnSpec("tools", "TOOLS", 5, 7, right=True),
     ColumnSpec("preview", "RESULT", 12, 1, flex=True),
 ]
@@ -72,11 +73,13 @@ class CallTable(FittedTable):
         if key == "state":
             glyph = STATE_GLYPHS.get(row.state, "?")
             return p.styled(clip(f"{glyph} {row.state}", width), STATE_STYLES.get(row.state, ""))
+        spend = row.spend
         values = {
             "attempts": "" if row.attempt else str(row.attempts),
             "agent": gate(row.agent_id),
             "duration": duration(row.duration_ms),
             "tokens": count(row.tokens),
+            "cost": "" if spend is None else cost_cell(spend.cost_usd, spend.lower_bound),
             "tools": count(row.tool_calls),
             "preview": row.preview,
         }

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from wftop.core.row import RunRow
 from wftop.core.text.gate import gate, shown
-from wftop.tui.format import STATUS_STYLES, age, count, parity_segments, status_label
+from wftop.tui.format import STATUS_STYLES, age, cost_cell, count, parity_segments, status_label
 from wftop.tui.runlist import GroupRow, row_key
 from wftop.tui.styles import Palette
 from wftop.tui.widgets.columns import ColumnSpec, clip
@@ -24,9 +24,11 @@ RUN_COLUMNS = [
     ColumnSpec("age", "AGE", 4, 4, right=True),
     ColumnSpec("parity", "PARITY", 14, 2),
     ColumnSpec("dead", "DEAD", 4, 3, right=True),
+    ColumnSpec("cost", "COST", 8, 8, right=True),
 ]
 """Display order; priority 0 is dropped last: status, name, parity and dead stay longest
-(60 columns keep them and the age; 80 adds the run id; 100 shows every column)."""
+(60 columns keep them and the age; 80 adds the run id; 100 shows every column). The cost
+gives way early: after the re-run tokens, before the project."""
 HOST_COLUMNS = [
     *RUN_COLUMNS[:3],
     ColumnSpec("host", "HOST", 10, 4),
@@ -136,4 +138,7 @@ class RunTable(FittedTable):
         if key == "dead":
             dead = run.dead_workers
             return p.styled(f"{dead:>{width}}" if dead else "", "status-dead")
+        if key == "cost":
+            text = cost_cell(run.cost_usd, run.cost_is_lower_bound) if run.calls else ""
+            return Text(f"{text:>{width}}", no_wrap=True)
         return Text("")
