@@ -20,6 +20,7 @@ from wftop.core.cost.tokens import Spend
 from wftop.core.cost.usage import Spends
 from wftop.core.model import PARTIAL, Run
 from wftop.core.read.agent_transcript import AgentUsage, transcript_path
+from wftop.core.read.deepjson import dumps
 from wftop.core.read.errors import cause_words
 from wftop.core.read.failures import Failure
 from wftop.core.read.journal import Call, CallState
@@ -88,8 +89,11 @@ def _preview(value: object) -> str:
     else:
         try:
             text = orjson.dumps(value).decode()
-        except TypeError:
-            text = repr(value)
+        except TypeError:  # a part nested too deep, held as its text (or not JSON at all)
+            try:
+                text = dumps(value).decode()
+            except TypeError:
+                text = repr(value)
     line = one_line(redact(text[:PREVIEW_SCAN]))
     if len(text) > PREVIEW_SCAN and not line.endswith("…"):
         line = one_line(line + " …")

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
+from wftop.core.read.deepjson import layout
 
 from wftop.core.text.gate import gate, gate_lines
 
@@ -97,10 +97,9 @@ def _masked_clip(text: str, mask: Callable[[str], str]) -> tuple[str, int]:
 
 
 def _json(value: Any) -> str:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
-    except TypeError:
-        return repr(value)
+    """A value laid out, or, too deep for that, its compact text under the note why."""
+    text, note = layout(value)
+    return text if note is None else f"({note})\n{text}"
 
 
 def _content_text(content: Any) -> str:

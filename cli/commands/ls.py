@@ -25,6 +25,7 @@ from wftop.core.index.rowcache import RowCache, rows_cache_path
 from wftop.core.model import Run, status_word
 from wftop.core.read.errors import failure_tag
 from wftop.core.read.jsonl import Problem
+from wftop.core.read.jsonline import UnreadableLine, parse_line
 from wftop.core.read.snapshot import parse_iso_time
 from wftop.core.remote.transport import Unreachable
 from wftop.core.row import RowError, RunRow
@@ -181,8 +182,8 @@ def host_rows(host: str, text: bytes) -> list[dict[str, Any]] | None:
     """The rows a host printed, each checked (`RunRow.from_json`), with ``host`` set and
     masked again here (None: not a JSON array)."""
     try:
-        found = orjson.loads(text)
-    except orjson.JSONDecodeError:
+        found = parse_line(text)  # any depth: what nests too deep is kept as its text
+    except UnreadableLine:
         return None
     if not isinstance(found, list):
         return None

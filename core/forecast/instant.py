@@ -36,6 +36,7 @@ from wftop.core.forecast.keyorder import (
 from wftop.core.forecast.launchinfo import first_parallel_call, writer_version
 from wftop.core.model import Run
 from wftop.core.read.agent_transcript import agent_prompt, agent_tokens, transcript_path
+from wftop.core.read.deepjson import DeepJson
 from wftop.core.read.journal import Call, CallState, JournalFold
 from wftop.core.read.snapshot import AgentRow
 
@@ -296,6 +297,8 @@ def _string_leaves(value: Any, found: set[str]) -> None:
     elif isinstance(value, list):
         for item in value:
             _string_leaves(item, found)
+    elif isinstance(value, DeepJson):
+        found.update(text for text in value.strings() if 2 <= len(text) <= 200)
 
 
 def _miss_reason(

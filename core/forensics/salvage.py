@@ -3,7 +3,6 @@ journal, and the last assistant text of each call that died, in one document."""
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from wftop.core.index.coldpass import ColdPass, SessionFacts
 from wftop.core.index.reader import RunReader
 from wftop.core.model import Run
 from wftop.core.read.agent_transcript import agent_id_problem, transcript_path
+from wftop.core.read.deepjson import compact, depth_note, dumps, layout
 from wftop.core.read.discovery import RunFolder, find_run_folders
 from wftop.core.read.errors import cause_words
 from wftop.core.read.failures import Failure
@@ -49,6 +49,11 @@ class SalvagedCall:
     spend: Spend = NOTHING
     """What its attempts spent, from their transcripts."""
 
+    @property
+    def result_note(self) -> str | None:
+        """Why the result is written compact (it nests too deep to lay out), or None."""
+        return depth_note(self.result)
+
     def to_json(self) -> dict[str, Any]:
         return {
             **self.spend.to_json(),
@@ -57,7 +62,8 @@ class SalvagedCall:
             "state": self.state,
             "attempts": self.attempts,
             "agent_id": self.agent_id,
-            "result": self.result,
+            "result": compact(self.result),
+            "result_note": self.result_note,
             "error": None if self.failure is None else error_json(self.failure),
             "last_text": self.last_text,
             "transcript": self.transcript,
@@ -129,7 +135,7 @@ def last_assistant_text(path: str) -> str | None:
                 if block["text"].strip():
                     parts.append(block["text"])
             elif block.get("type") == "tool_use" and block.get("name") == "StructuredOutput":
-                parts.append(json.dumps(block.get("input"), ensure_ascii=False))
+                parts.append(dumps(block.get("input")).decode())
         if parts:
             last = "\n".join(parts)
     if last is None:
@@ -287,12 +293,11 @@ def to_markdown(found: Salvage, mask: Callable[[str], str] = redact) -> str:
             lines.append(f"Error: {cause_words(failure.kind)} ({failure.source})")
             lines += ["", "```", Block(failure.evidence or "nothing recorded why"), "```", ""]
         if call.state in RETURNED:
-            body = (
-                call.result
-                if isinstance(call.result, str)
-                else json.dumps(call.result, indent=2, ensure_ascii=False)
+            body, note = (
+                (call.result, None) if isinstance(call.result, str) else layout(call.result)
             )
-            lines += ["Result (journal):", "", "```", Block(body), "```"]
+            heading = f"Result (journal; {note}):" if note else "Result (journal):"
+            lines += [heading, "", "```", Block(body), "```"]
         elif call.last_text:
             lines += [f"{LAST_WORDS[call.state]}:", "", "```", Block(call.last_text), "```"]
         elif call.transcript is None:

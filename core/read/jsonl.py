@@ -6,9 +6,9 @@ reader sees (the rules, for people: ``docs/on-disk-format.md``, *How the lines a
 
 * a line orjson refuses is parsed again as ``JSON.parse`` reads the CLI's UTF-8 text
   (`wftop.core.read.jsonline`): invalid UTF-8 and lone surrogate escapes read as U+FFFD,
-  ``1e999`` is
-  infinite, ``NaN`` and ``Infinity`` stay unreadable; a line that is not a JSON object, or
-  is only whitespace, is a `Problem`; an empty line is skipped;
+  ``1e999`` is infinite, ``NaN`` and ``Infinity`` stay unreadable, any nesting reads (what
+  opens past `wftop.core.read.deepjson.MAX_DEPTH` levels is kept as its text); a line that
+  is not a JSON object, or is only whitespace, is a `Problem`; an empty line is skipped;
 * a last line without its newline is a record once it parses, provisionally: continued
   into another line, it is taken back (`Batch.reset`, `Batch.retracted`); one that does
   not parse yet is waited for, not reported;
@@ -34,7 +34,14 @@ from typing import Any, Final
 
 import orjson
 
-from wftop.core.read.jsonline import UnreadableLine, parse_lenient, parse_line, read_record
+from wftop.core.read.deepjson import held
+from wftop.core.read.jsonline import (
+    SHALLOW_BYTES,
+    UnreadableLine,
+    parse_lenient,
+    parse_line,
+    read_record,
+)
 
 DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 """The line limit: a longer line is not parsed whole (see `ELIDED`)."""
@@ -287,6 +294,9 @@ class JsonlTail:
                     reason = error.reason if raw.strip(JSON_SPACE) else "a line of only whitespace"
                     problems.append(Problem(path, line_no, reason))
                     continue
+            else:
+                if size > SHALLOW_BYTES:  # it may nest deeper than a value is held
+                    value = held(raw, value)
             if type(value) is dict:
                 if size > keep:
                     value = elide_result(value, size)

@@ -1,15 +1,18 @@
 """How the CLI reads one JSON line (``JSON.parse`` of UTF-8 text), and nothing else.
 
-`wftop.core.read.jsonl` cuts a file into lines and reads each one here.
+`wftop.core.read.jsonl` cuts a file into lines and reads each one here. Any nesting reads;
+what opens past `wftop.core.read.deepjson.MAX_DEPTH` levels is kept as its text
+(`wftop.core.read.deepjson.DeepJson`).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import orjson
+
+from wftop.core.read.deepjson import MAX_DEPTH, held, parse_deep, read_number
 
 
 class UnreadableLine(ValueError):
@@ -24,13 +27,10 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _number(text: str) -> Any:
-    """An integer literal as orjson reads it: an int within 64 bits, else a double."""
-    value = int(text)
-    return value if -(2**63) <= value < 2**64 else float(text)
+_LENIENT = json.JSONDecoder(parse_constant=_reject_constant, parse_int=read_number)
 
-
-_LENIENT = json.JSONDecoder(parse_constant=_reject_constant, parse_int=_number)
+SHALLOW_BYTES = 2 * MAX_DEPTH + 1
+"""A line this long or shorter nests no deeper than `MAX_DEPTH`: each level takes two bytes."""
 
 
 def parse_line(raw: bytes) -> Any:
@@ -38,17 +38,22 @@ def parse_line(raw: bytes) -> Any:
 
     orjson first; only a line it refuses is decoded as the CLI decodes the file (invalid
     UTF-8 replaced) and parsed by a decoder that accepts lone surrogates (read as U+FFFD)
-    and ``1e999`` (infinity), but refuses ``NaN`` and ``Infinity``.
+    and ``1e999`` (infinity), but refuses ``NaN`` and ``Infinity``. Any nesting reads: what
+    opens deeper than `MAX_DEPTH` is kept as its text (`wftop.core.read.deepjson`).
     """
     try:
-        return orjson.loads(raw)
+        value = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        pass
-    return parse_lenient(raw)
+        return parse_lenient(raw)
+    return value if len(raw) <= SHALLOW_BYTES else held(raw, value)
 
 
 def parse_lenient(raw: bytes) -> Any:
-    """A line orjson refused, read as ``JSON.parse`` reads it, or `UnreadableLine`."""
+    """A line orjson refused, read as ``JSON.parse`` reads it, or `UnreadableLine`.
+
+    Python's decoder reads it; what orjson then cannot write (a lone surrogate, or nesting
+    past `MAX_DEPTH`), or what nests too deep for Python's decoder (about 1,000 levels), is
+    read again by `wftop.core.read.deepjson.parse_deep`, without recursion."""
     try:
         text = raw.decode("utf-8")
         reason = "not valid JSON"
@@ -57,27 +62,19 @@ def parse_lenient(raw: bytes) -> Any:
         reason = "invalid UTF-8"
     try:
         value = _LENIENT.decode(text)
-    except (ValueError, RecursionError):
+        orjson.dumps(value)
+    except RecursionError:
+        pass
+    except TypeError:  # a lone surrogate, or nested past MAX_DEPTH
+        pass
+    except ValueError:
         raise UnreadableLine(reason) from None
-    return _without_lone_surrogates(value)
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-"""A surrogate left in a decoded string: decoding joined every escaped pair already."""
-
-
-def _without_lone_surrogates(value: Any) -> Any:
-    """``value`` with every lone surrogate, in strings and keys, read as U+FFFD."""
-    if type(value) is str:
-        return _LONE_SURROGATE.sub("\ufffd", value)
-    if type(value) is dict:
-        return {
-            _without_lone_surrogates(key): _without_lone_surrogates(item)
-            for key, item in value.items()
-        }
-    if type(value) is list:
-        return [_without_lone_surrogates(item) for item in value]
-    return value
+    else:
+        return value
+    try:
+        return parse_deep(text)
+    except ValueError:
+        raise UnreadableLine(reason) from None
 
 
 def read_record(raw: bytes) -> dict[str, Any]:

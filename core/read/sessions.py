@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-import orjson
-
+from wftop.core.read.jsonline import UnreadableLine, parse_line
 from wftop.core.system.platforms import pid_domain_kind
 from wftop.core.system.procs import ProcessTable, Seen
 
@@ -92,8 +91,8 @@ def read_registry(root: str) -> list[RegistryEntry]:
             continue
         path = os.path.join(folder, name)
         try:
-            data = orjson.loads(_read_regular(path, 256 * 1024))
-        except (OSError, orjson.JSONDecodeError):
+            data = parse_line(_read_regular(path, 256 * 1024))
+        except (OSError, UnreadableLine):
             continue
         if not isinstance(data, dict) or not isinstance(data.get("sessionId"), str):
             continue
@@ -264,8 +263,8 @@ def _line_cwd(raw: bytes) -> str | None:
     if b'"cwd"' not in raw:
         return None
     try:
-        record = orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        record = parse_line(raw)
+    except UnreadableLine:
         return None
     if isinstance(record, dict) and isinstance(record.get("cwd"), str):
         return str(record["cwd"])

@@ -14,9 +14,9 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any, Final
 
-import orjson
-
+from wftop.core.read.deepjson import dumps
 from wftop.core.read.jsonl import Problem
+from wftop.core.read.jsonline import UnreadableLine, parse_line
 
 MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
 
@@ -78,7 +78,7 @@ class Snapshot:
     @cached_property
     def data(self) -> dict[str, Any]:
         """The snapshot object as read (without its `BULKY_FIELDS`), parsed on first use."""
-        data: dict[str, Any] = orjson.loads(self.packed)
+        data: dict[str, Any] = parse_line(self.packed)
         return data
 
     @cached_property
@@ -217,8 +217,8 @@ def _read_object(
     finally:
         os.close(fd)
     try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        data = parse_line(raw)
+    except UnreadableLine:
         problem = Problem(path, 1, "not valid JSON, expected a workflow snapshot object")
         return None, problem, info
     if not isinstance(data, dict):
@@ -297,7 +297,7 @@ def _snapshot_from(path: str, data: dict[str, Any]) -> Snapshot:
         _str(get("status")),
         _str(get("workflowName")),
         _str(get("scriptPath")),
-        bytes(memoryview(orjson.dumps(data))),  # a copy: orjson leaves room at the end
+        bytes(memoryview(dumps(data))),  # a copy: orjson leaves room at the end
         parse_iso_time(get("timestamp")),
         frozenset(agents),
         frozenset(errored),

@@ -17,9 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from wftop.core.model import json_safe
+from wftop.core.read.deepjson import DeepJson, dumps
 
 _B = r"(?<![A-Za-z0-9])"
 """A token starts here, not inside a word: ``_`` and ``-`` are edges, as a slug makes them."""
@@ -337,17 +336,17 @@ def dumps_redacted(value: Any, redactor: Redactor | None = None, option: int = 0
     """``orjson.dumps`` of `redact_value` of `wftop.core.model.json_safe` of ``value``, in one
     encoder call when (as nearly always) its text is valid UTF-8 and holds no secret."""
     try:
-        text = orjson.dumps(value, option=option)
+        text = dumps(value, option=option)
     except TypeError:  # a surrogate or a non-string key: the slow, safe way
         text = None
     if text is not None and not may_hold_secret_bytes(text):
         return text
-    return orjson.dumps(redact_value(json_safe(value), redactor), option=option)
+    return dumps(redact_value(json_safe(value), redactor), option=option)
 
 
 def _may_hold_secret(value: dict[str, Any] | list[Any]) -> bool:
     try:
-        text = orjson.dumps(value)
+        text = dumps(value)
     except TypeError:  # not plain JSON (a surrogate, a non-string key): walk it
         return True
     return may_hold_secret_bytes(text)
@@ -355,14 +354,26 @@ def _may_hold_secret(value: dict[str, Any] | list[Any]) -> bool:
 
 def redact_tree(value: Any, redactor: Redactor) -> Any:
     """A copy of a JSON-like value with every string (not the keys) passed through the
-    redactor, at any depth (`redact_value` without its shortcut)."""
-    if isinstance(value, str):
-        return redactor(value)
-    if isinstance(value, dict):
-        return {
-            key: redactor.item(key, item) if isinstance(item, str) else redact_tree(item, redactor)
-            for key, item in value.items()
-        }
-    if isinstance(value, (list, tuple)):
-        return [redact_tree(item, redactor) for item in value]
-    return value
+    redactor, at any depth (`redact_value` without its shortcut), without recursion: a
+    `DeepJson` has its strings masked in its text."""
+    made: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(value, made, 0)]  # (item, where it goes, at)
+    while stack:
+        item, into, at = stack.pop()
+        if isinstance(item, str):
+            into[at] = redactor(item)
+        elif isinstance(item, dict):
+            into[at] = made_dict = dict.fromkeys(item)  # the keys, in their order
+            for key, inner in item.items():
+                if isinstance(inner, str):  # a string is masked knowing its key
+                    made_dict[key] = redactor.item(key, inner)
+                else:
+                    stack.append((inner, made_dict, key))
+        elif isinstance(item, (list, tuple)):
+            into[at] = made_list = [None] * len(item)
+            stack += [(inner, made_list, index) for index, inner in enumerate(item)]
+        elif type(item) is DeepJson:
+            into[at] = item.map_strings(redactor)
+        else:
+            into[at] = item
+    return made[0]

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import orjson
 from rich.text import Text
 from textual.binding import BindingType
 
+from wftop.core.read.deepjson import dumps, layout
 from wftop.core.read.jsonl import ELIDED_BYTES, Problem, line_verdict
 from wftop.core.read.lineindex import Line
 from wftop.core.row import RunRow
@@ -84,7 +84,7 @@ def render_line(line: Line, mask: Redactor, palette: Palette, width: int = 5) ->
     elif record is not None:
         record.pop("type", None)
         first = {name: record.pop(name) for name in ROW_FIRST if name in record}
-        body = orjson.dumps(first | record, default=repr).decode()[:ROW_CHARS]
+        body = dumps(first | record).decode()[:ROW_CHARS]
         out.append(" " + gate(mask(body)))
     return out
 
@@ -98,7 +98,9 @@ def render_whole(line: Line, mask: Redactor, palette: Palette) -> Text:
         raw = line.raw[:MAX_LINE_BYTES].decode("utf-8", errors="replace")
         out.append("\n" + gate(mask(raw)))
     elif record is not None:
-        body = orjson.dumps(record, option=orjson.OPT_INDENT_2, default=repr).decode()
+        body, note = layout(record)
+        if note is not None:
+            out.append(f"\n({note})", style=palette["warning"])
         out.append("\n" + gate_lines(mask(body)))
     return out
 

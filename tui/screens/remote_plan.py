@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import orjson
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -21,6 +20,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from wftop.core.read.jsonline import UnreadableLine, parse_line
 from wftop.core.remote.resume import RemoteResume, event_text, resume_args, words
 from wftop.core.remote.rows import run_of
 from wftop.core.remote.transport import Reply, run_remote
@@ -42,8 +42,8 @@ def plan_of(reply: Reply | None) -> dict[str, Any] | None:
     if reply is None or not reply.stdout.strip():
         return None
     try:
-        plan = orjson.loads(reply.stdout)
-    except orjson.JSONDecodeError:
+        plan = parse_line(reply.stdout)
+    except UnreadableLine:
         return None
     return plan if isinstance(plan, dict) else None
 
