@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from wftop.cli.options import seconds
 from wftop.core.forecast.exact import RehearsalFailed
 from wftop.core.resume.rehearse import Rehearse
 
@@ -28,17 +29,6 @@ time): the plan printed holds the estimate."""
 DEFAULT_TIMEOUT_S = 120.0
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not value > 0:
-        msg = f"expected a positive number of seconds, got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
-
-
 def add_exact_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--exact",
@@ -48,7 +38,7 @@ def add_exact_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--exact-timeout",
-        type=_seconds,
+        type=seconds,
         default=DEFAULT_TIMEOUT_S,
         metavar="SECONDS",
         help=f"give up the rehearsal after this long (default {DEFAULT_TIMEOUT_S:.0f})",

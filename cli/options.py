@@ -9,6 +9,7 @@ Nothing here imports more than argparse until it is called, so ``wftop status`` 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -43,6 +44,57 @@ class VersionAction(argparse.Action):
         print(f"wftop {package_version()}")
         print(price_data_line())
         parser.exit()
+
+
+def seconds(text: str) -> float:
+    """An option's number of seconds: finite, above 0, at most a year (an argparse type)."""
+    from wftop.core.config import seconds_problem
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    problem = seconds_problem(value)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"expected {problem}, got {text!r}")
+    return value
+
+
+def whole_number(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high``."""
+
+    def number(text: str) -> int:
+        from wftop.core.config import count_problem
+
+        try:
+            value: object = int(text) if len(text) <= 30 else text
+        except ValueError:
+            value = text
+        problem = count_problem(value, low, high)
+        if problem is not None:
+            raise argparse.ArgumentTypeError(f"expected {problem}, got {text!r}")
+        assert isinstance(value, int)
+        return value
+
+    return number
+
+
+class HostOption(argparse.Action):
+    """``--host NAME``, checked when it is read (`wftop.core.remote.transport.check_host`):
+    a name wftop does not pass to ssh ends the command with one line, exit 2."""
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, *_: Any
+    ) -> None:
+        from wftop.core.remote.transport import HostError, check_host
+
+        # ``--host=--`` reaches here as no value: argparse takes "--" for its separator.
+        name = values if isinstance(values, str) else "--"
+        try:
+            check_host(name)
+        except HostError as error:
+            parser.exit(EXIT_USAGE, f"wftop: {error}\n")
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), name])
 
 
 def add_global_options(parser: argparse.ArgumentParser, *, command: bool) -> None:
@@ -99,7 +151,7 @@ def add_global_options(parser: argparse.ArgumentParser, *, command: bool) -> Non
         (
             "--stall-window",
             {
-                "type": float,
+                "type": seconds,
                 "default": default(None),
                 "metavar": "SECONDS",
                 "help": "quiet time before a live run reads as stalled "
@@ -133,7 +185,7 @@ def add_host_options(parser: argparse.ArgumentParser, *, command: bool) -> None:
     the command is kept apart as ``hosts_after`` and added by `merge_global_options`)."""
     parser.add_argument(
         "--host",
-        action="append",
+        action=HostOption,
         dest="hosts_after" if command else "host",
         default=argparse.SUPPRESS if command else [],
         metavar="NAME",

@@ -18,8 +18,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from wftop.core.config import MAX_CONFIG_DEPTH, seconds_problem, shown_value, toml_nesting
 from wftop.core.model import DEFAULT_STALL_WINDOW
 from wftop.core.notify.settings import NotifySettings, SettingsError, parse_notifications
+from wftop.core.remote.transport import HostError, check_host
 from wftop.tui.keys import KEYS, key_list
 
 ENV_VAR = "WFTOP_CONFIG"
@@ -139,16 +141,38 @@ def load_config(path: str | None = None) -> Config:
     path = path or config_path()
     try:
         with open(path, "rb") as handle:
-            data = tomllib.load(handle)
+            text = handle.read().decode("utf-8")
     except FileNotFoundError:
         return Config()
     except OSError as error:
         msg = f"{path}: cannot read the config file ({error.strerror or error})"
         raise ConfigError(msg) from None
+    except UnicodeDecodeError as error:
+        line = text_line(error.object, error.start)
+        msg = f"{path}:{line}: not valid TOML (expected UTF-8 text)"
+        raise ConfigError(msg) from None
+    depth, line, key = toml_nesting(text)
+    if depth > MAX_CONFIG_DEPTH:
+        name = key[:60] or "a value"
+        msg = (
+            f"{path}:{line}: {name} is nested {depth} levels deep "
+            f"(expected at most {MAX_CONFIG_DEPTH} levels of arrays and tables)"
+        )
+        raise ConfigError(msg)
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         msg = f"{path}: not valid TOML ({error})"
         raise ConfigError(msg) from None
+    except RecursionError:  # nesting the scan above does not see (dotted keys, say)
+        msg = f"{path}: not valid TOML (nested too deep to read)"
+        raise ConfigError(msg) from None
     return parse_config(data, path)
+
+
+def text_line(data: bytes, offset: int) -> int:
+    """The 1-based line of byte ``offset``."""
+    return data.count(b"\n", 0, offset) + 1
 
 
 def parse_config(data: Mapping[str, Any], path: str = "config.toml") -> Config:
@@ -159,23 +183,24 @@ def parse_config(data: Mapping[str, Any], path: str = "config.toml") -> Config:
             continue
         if key not in FIELDS:
             known = ", ".join(sorted(FIELDS))
-            msg = f"{path}: unknown key {key!r} (known keys: {known})"
+            msg = f"{path}: unknown key {shown_value(key)} (known keys: {known})"
             raise ConfigError(msg)
         kind, words = FIELDS[key]
         if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-            msg = f"{path}: {key} must be {words}, got {value!r}"
+            msg = f"{path}: {key} must be {words}, got {shown_value(value)}"
             raise ConfigError(msg)
         values[key] = value
     if "roots" in values:
         roots = values["roots"]
         if not all(isinstance(root, str) and root for root in roots):
-            msg = f"{path}: roots must be a list of directories, got {roots!r}"
+            msg = f"{path}: roots must be a list of directories, got {shown_value(roots)}"
             raise ConfigError(msg)
         values["roots"] = tuple(os.path.expanduser(root) for root in roots)
     for key in ("stall_window", "attention_window"):
         if key in values:
-            if values[key] <= 0:
-                msg = f"{path}: {key} must be a positive number of seconds, got {values[key]!r}"
+            problem = seconds_problem(values[key])
+            if problem is not None:
+                msg = f"{path}: {key} must be {problem}, got {shown_value(values[key])}"
                 raise ConfigError(msg)
             values[key] = float(values[key])
     if "max_usd" in values:
@@ -190,9 +215,14 @@ def parse_config(data: Mapping[str, Any], path: str = "config.toml") -> Config:
         if key in values:
             items = values[key]
             if not all(isinstance(item, str) and item for item in items):
-                msg = f"{path}: {key} must be {FIELDS[key][1]}, got {items!r}"
+                msg = f"{path}: {key} must be {FIELDS[key][1]}, got {shown_value(items)}"
                 raise ConfigError(msg)
             values[key] = tuple(items)
+    for host in values.get("hosts", ()):
+        try:
+            check_host(host, where=f"{path}: hosts:")
+        except HostError as error:
+            raise ConfigError(str(error)) from None
     if "notifications" in values:
         try:
             values["notifications"] = parse_notifications(values["notifications"], path)
@@ -229,12 +259,13 @@ def check_keymap(keys: Mapping[str, Any], path: str = "config.toml") -> dict[str
     keymap: dict[str, str] = {}
     for binding_id, value in keys.items():
         if binding_id not in KEYS:
-            msg = f"{path}: [keys] has an unknown binding id {binding_id!r}"
+            msg = f"{path}: [keys] has an unknown binding id {shown_value(binding_id)}"
             raise ConfigError(msg)
-        if isinstance(value, list):
-            value = ",".join(str(item) for item in value)
+        if isinstance(value, list) and all(isinstance(item, str) for item in value):
+            value = ",".join(value)
         if not isinstance(value, str) or not key_list(value):
-            msg = f"{path}: [keys] {binding_id} must be a key or a list of keys, got {value!r}"
+            shown = shown_value(value)
+            msg = f"{path}: [keys] {binding_id} must be a key or a list of keys, got {shown}"
             raise ConfigError(msg)
         keymap[binding_id] = ",".join(key_list(value))
     effective = {

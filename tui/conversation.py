@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from wftop.core.read.deepjson import layout
-
 from wftop.core.text.gate import gate, gate_lines
 
 FRAME_PREFIX = "[Workflow harness — "

@@ -13,19 +13,34 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import NoReturn
 
-from wftop.cli.options import EXIT_OK, EXIT_USAGE
+from wftop.cli.options import EXIT_OK, EXIT_USAGE, whole_number
 from wftop.cli.output import fail
 from wftop.core.read.discovery import run_folders_of
-from wftop.core.remote.fetch import CUT_EXIT, FETCH, MAX_BYTES, file_problem, read_masked
+from wftop.core.remote.fetch import (
+    CUT_EXIT,
+    FETCH,
+    MAX_BYTES,
+    MAX_FETCH_BYTES,
+    file_problem,
+    read_masked,
+)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """A parser whose refusal is one line (the wftop that asked shows it as it is)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message}\n")
 
 
 def parser() -> argparse.ArgumentParser:
-    made = argparse.ArgumentParser(prog=f"wftop {FETCH}", add_help=False)
+    made = OneLineParser(prog=f"wftop {FETCH}", add_help=False)
     made.add_argument("--session", required=True)
     made.add_argument("--root", required=True)
     made.add_argument("--file", required=True)
-    made.add_argument("--max-bytes", type=int, default=MAX_BYTES)
+    made.add_argument("--max-bytes", type=whole_number(1, MAX_FETCH_BYTES), default=MAX_BYTES)
     made.add_argument("run_id")
     return made
 
@@ -36,8 +51,6 @@ def fetch(argv: list[str]) -> int:
     except SystemExit:
         return EXIT_USAGE
     problem = file_problem(args.file)
-    if problem is None and args.max_bytes < 1:
-        problem = f"--max-bytes must be at least 1, not {args.max_bytes}"
     if problem is not None:
         fail(problem, prefix=f"wftop {FETCH}")
         return EXIT_USAGE

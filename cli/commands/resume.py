@@ -18,6 +18,7 @@ from wftop.cli.options import (
     add_root_option,
     config_or_exit,
     roots_or_exit,
+    seconds,
 )
 from wftop.cli.output import fail, print_json
 from wftop.core.forecast.cachewarm import cache_text
@@ -64,7 +65,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--claude", metavar="PATH", help="the claude binary to run")
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=seconds,
         default=None,
         metavar="SECONDS",
         help="give up watching after this long (the run goes on)",

@@ -10,9 +10,9 @@ import argparse
 import os
 from typing import Any
 
-from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
+from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit, whole_number
 from wftop.cli.output import fail, print_json
-from wftop.core.forensics.limits import RECENT_SESSIONS, cut
+from wftop.core.forensics.limits import MAX_LISTED_SESSIONS, RECENT_SESSIONS, cut
 from wftop.core.forensics.masking import redaction_json, redaction_line
 from wftop.core.forensics.report import build_report, root_of
 from wftop.core.forensics.sessionlist import (
@@ -51,7 +51,7 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--limit",
-        type=int,
+        type=whole_number(1, MAX_LISTED_SESSIONS),
         default=RECENT_SESSIONS,
         metavar="N",
         help=f"sessions listed by --list-sessions (default {RECENT_SESSIONS})",

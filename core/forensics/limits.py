@@ -27,6 +27,9 @@ the process table (shorter ones match unrelated processes)."""
 RECENT_SESSIONS: Final = 20
 """Sessions listed by ``--list-sessions`` and the Sessions screen."""
 
+MAX_LISTED_SESSIONS: Final = 100_000
+"""The most ``--list-sessions --limit`` takes."""
+
 MAX_WORKER_TRANSCRIPT_BYTES: Final = 64 * 1024 * 1024
 """A worker transcript larger than this is not read for its digest or last text."""
 

@@ -36,6 +36,9 @@ CUT_EXIT = 10
 MAX_BYTES = 8 * 1024 * 1024
 """How much of a remote file is fetched for browsing."""
 
+MAX_FETCH_BYTES = 256 * 1024 * 1024
+"""The most ``__fetch --max-bytes`` takes (its buffer is that large)."""
+
 JOURNAL = "journal.jsonl"
 
 

@@ -43,8 +43,8 @@ class HostError(ValueError):
 
 def check_host(name: str, where: str = "--host") -> str:
     """``name`` when it is a host name wftop passes to ssh, else `HostError`."""
-    if not name or len(name) > MAX_HOST or not HOST_NAME.match(name):
-        shown = name.encode("unicode_escape").decode("ascii")
+    if not isinstance(name, str) or len(name) > MAX_HOST or not HOST_NAME.match(name):
+        shown = str(name).encode("unicode_escape").decode("ascii")
         raise HostError(
             f"{where} {shown!r}: not a host name wftop passes to ssh (expected [user@]host or "
             "an ssh_config alias: letters, digits and . _ - : %, not starting with -)"

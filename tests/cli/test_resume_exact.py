@@ -155,7 +155,9 @@ def test_a_timeout_that_is_no_positive_number_is_a_usage_error(
     with pytest.raises(SystemExit) as stopped:
         main(argv(root, "--exact", "--exact-timeout", "0"))
     assert stopped.value.code == 2
-    assert "expected a positive number of seconds, got '0'" in capsys.readouterr().err
+    assert "expected a number of seconds above 0 and at most 31622400 (a year), got '0'" in (
+        capsys.readouterr().err
+    )
 
 
 def test_without_a_claude_the_process_says_so_in_one_line(root: Path) -> None:

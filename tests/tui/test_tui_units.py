@@ -91,7 +91,7 @@ def test_a_retired_key_is_one_warning_line_not_an_error(tmp_path: Path, capsys):
         ({"stall": 3}, "unknown key 'stall'"),
         ({"bell": "yes"}, "bell must be true or false"),
         ({"stall_window": True}, "stall_window must be a number of seconds"),
-        ({"stall_window": -1}, "positive number"),
+        ({"stall_window": -1}, "a number of seconds above 0"),
         ({"keys": {"no-such-action": "x"}}, "unknown binding id 'no-such-action'"),
         ({"keys": {"resume": "y"}}, "'y' would be bound to both 'resume' and 'copy'"),
         ({"keys": {"filter": "s"}}, "'s' would be bound to both 'filter' and 'filter-status'"),
