@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import uuid
 from pathlib import Path
 
 DATA = Path(__file__).parent / "data"
@@ -24,6 +26,35 @@ def copy_tree(name: str, target: Path) -> Path:
     destination = target / name
     shutil.copytree(tree(name), destination, symlinks=True)
     return destination
+
+
+SESSION_NAME = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def own_session_ids(root: Path) -> dict[str, str]:
+    """Give every session of a copied tree an id of its own, in names and in contents.
+
+    The resume guard refuses a session that any process of the machine resumes
+    (``claude --resume ID``): two test runs resuming copies of one corpus session at the
+    same moment (two checkouts' suites) would refuse each other. Returns old id -> new id.
+    """
+    names = [path.name.removesuffix(".jsonl") for path in root.glob("projects/*/*")]
+    renamed = {old: str(uuid.uuid4()) for old in sorted(set(names)) if SESSION_NAME.fullmatch(old)}
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            data = path.read_bytes()
+            changed = data
+            for old, new in renamed.items():
+                changed = changed.replace(old.encode(), new.encode())
+            if changed != data:
+                path.write_bytes(changed)
+    for path in sorted(root.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+        name = path.name
+        for old, new in renamed.items():
+            name = name.replace(old, new)
+        if name != path.name:
+            path.rename(path.with_name(name))
+    return renamed
 
 
 def only_journal(root: Path) -> Path:

@@ -30,7 +30,7 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.corpus import copy_tree, only_journal
+from tests.corpus import copy_tree, only_journal, own_session_ids
 
 TOP = Path(__file__).resolve().parent.parent
 TIMEOUT = 60.0
@@ -141,13 +141,19 @@ KILL_HOOK = textwrap.dedent(
 
 
 class World:
-    """A resumable copy of the ``killed`` tree, a fake claude and wftop's state dir."""
+    """A resumable copy of the ``killed`` tree, a fake claude and wftop's state dir.
 
-    def __init__(self, tmp_path: Path) -> None:
+    The copy's session has an id of its own (`session`), unless ``own_session`` is false
+    (tests that launch nothing and keep `SESSION`): a claude this world launches resumes
+    it, and the guard of any other copy would see that process.
+    """
+
+    def __init__(self, tmp_path: Path, *, own_session: bool = True) -> None:
         self.base = tmp_path
         self.cwd = tmp_path / "proj"
         self.cwd.mkdir()
         self.root = copy_tree("killed", tmp_path)
+        self.session = own_session_ids(self.root)[SESSION] if own_session else SESSION
         for path in self.root.rglob("*.jsonl"):
             data = path.read_bytes()
             if OLD_CWD in data:

@@ -126,7 +126,7 @@ class FakeLauncher:
 def make_world(tmp_path: Path) -> World:
     """The ``killed`` tree made resumable, its files ten minutes older than `NOW`."""
     tmp_path.mkdir(parents=True, exist_ok=True)
-    world = World(tmp_path)
+    world = World(tmp_path, own_session=False)  # its launcher and process table are fakes
     for path in world.root.rglob("*"):
         os.utime(path, (NOW - 600, NOW - 600), follow_symlinks=False)
     return world

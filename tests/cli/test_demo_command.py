@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 
-def test_demo_lists_the_bundled_real_runs_and_cleans_up():
-    before = set(Path(tempfile.gettempdir()).glob("wftop-demo-*"))
+def test_demo_lists_the_bundled_real_runs_and_cleans_up(tmp_path):
+    env = {**os.environ, "TMPDIR": str(tmp_path)}  # not the machine's: others write there too
     done = subprocess.run(
-        [sys.executable, "-m", "wftop.cli", "demo"], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "wftop.cli", "demo"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
     )
     assert done.returncode == 0, done.stderr
     rows = done.stdout.splitlines()[1:]
     assert sorted(row.split()[1] for row in rows) == ["completed", "dead", "dead", "partial"]
     assert any(row.rstrip().endswith("a5") for row in rows)
-    assert set(Path(tempfile.gettempdir()).glob("wftop-demo-*")) == before
+    assert list(tmp_path.glob("wftop-demo-*")) == []
 
 
 def test_each_bundled_run_is_named_after_its_scenario():

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.corpus import copy_tree, only_journal
+from tests.corpus import copy_tree, only_journal, own_session_ids
 from wftop.cli import exact as exact_module
 from wftop.cli.commands import resume as resume_command
 from wftop.cli.main import main
@@ -34,6 +34,7 @@ RUN = "wf_c4e8dc39-03f"
 @pytest.fixture
 def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     tree = copy_tree("killed", tmp_path)
+    own_session_ids(tree)  # a rehearsal resumes this copy: under an id no other copy has
     cwd = tmp_path / "proj"  # the session's cwd, here: a gone cwd is refused even with --force
     cwd.mkdir()
     for path in tree.rglob("*.jsonl"):

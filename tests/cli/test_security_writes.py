@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.faults_kit import RUN, SESSION, TIMEOUT, World
+from tests.faults_kit import RUN, TIMEOUT, World
 from wftop.core.system.procs import FakeProcessTable
 
 TOP = Path(__file__).resolve().parent.parent.parent
@@ -115,7 +115,7 @@ async def test_reading_commands_and_a_tui_session_write_nothing_under_the_config
         ["resume", RUN, "--dry-run", "--json"],
         ["resume", RUN, "--json", "--read-only"],
         ["resume", RUN, "--json", "--strategy", "resume-owner"],  # not a terminal, no --yes
-        ["scan", "--session", SESSION, "--json"],
+        ["scan", "--session", world.session, "--json"],
         ["scan", "--list-sessions"],
         ["export", RUN],
         ["export", RUN, "--format", "json"],
@@ -192,7 +192,7 @@ def test_a_confirmed_surgical_resume_adds_only_the_journal_copy(tmp_path):
     (copy,) = files
     parts = Path(copy).parts
     assert parts[0] == "projects" and parts[-3:] == ("workflows", RUN, "journal.jsonl")
-    assert parts[2] != SESSION and parts[3] == "subagents"
+    assert parts[2] != world.session and parts[3] == "subagents"
     holders = {str(Path(*parts[:n])) for n in range(1, len(parts))}
     assert set(added) - {copy} <= holders
     assert (

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults_kit import RUN, SESSION, TOP, WAIT, World, world_at
+from tests.faults_kit import RUN, TOP, WAIT, World, world_at
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.resume import relocate as relocate_module
 from wftop.core.resume.errors import RelocationError
@@ -68,7 +68,7 @@ def test_relocation_killed_between_copy_and_rename_leaves_no_target(world):
     result = relocate_journal(world.journal, target_dir(world), RUN, heal=False)
     assert sha(result.target) == source_sha
     runs = scan_roots([str(world.root)]).runs
-    assert sorted(run.session_id for run in runs) == sorted([SESSION, TARGET_SESSION])
+    assert sorted(run.session_id for run in runs) == sorted([world.session, TARGET_SESSION])
 
 
 def test_relocation_on_a_full_disk_fails_cleanly(world, monkeypatch):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -18,9 +17,12 @@ import pytest
 pytestmark = pytest.mark.realcli
 
 
-def demo(claude_bin: str, *args: str) -> subprocess.CompletedProcess[str]:
+def demo(claude_bin: str, temp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The demo with ``temp`` as its temporary dir (other processes of the machine make
+    their own ``wftop-demo-*`` dirs in the system one)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
     env["WFTOP_CLAUDE"] = claude_bin
+    env["TMPDIR"] = str(temp)
     return subprocess.run(
         [sys.executable, "-m", "wftop.cli", "demo", "--no-tui", *args],
         env=env,
@@ -30,9 +32,8 @@ def demo(claude_bin: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_live_demo_kills_plans_and_resumes_only_a5_a6(claude_bin):
-    before = set(Path(tempfile.gettempdir()).glob("wftop-demo-*"))
-    done = demo(claude_bin, "--resume")
+def test_live_demo_kills_plans_and_resumes_only_a5_a6(claude_bin, tmp_path):
+    done = demo(claude_bin, tmp_path, "--resume")
     assert done.returncode == 0, done.stderr + done.stdout
     out = done.stdout
     assert "✖ dead" in out and "a5" in out
@@ -41,11 +42,11 @@ def test_live_demo_kills_plans_and_resumes_only_a5_a6(claude_bin):
     assert "mock: sub-agents run live by the resume: a5, a6" in out
     assert out.rstrip().splitlines()[-1].startswith("✔ completed")
     assert "SIGKILL" in done.stderr
-    assert set(Path(tempfile.gettempdir()).glob("wftop-demo-*")) == before
+    assert list(tmp_path.glob("wftop-demo-*")) == []
 
 
-def test_live_demo_without_resume_prints_the_forecast(claude_bin):
-    done = demo(claude_bin)
+def test_live_demo_without_resume_prints_the_forecast(claude_bin, tmp_path):
+    done = demo(claude_bin, tmp_path)
     assert done.returncode == 0, done.stderr + done.stdout
     assert "a1, a2, a3, a4 from cache; a5 live; then the calls not reached yet" in done.stdout
     assert "guard      ok" in done.stdout

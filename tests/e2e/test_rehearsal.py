@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.corpus import tree
+from tests.corpus import own_session_ids, tree
 from wftop.core.forecast.instant import Forecast
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Run
@@ -54,7 +54,8 @@ STRATEGIES = ["resume-owner", "surgical"]
 
 def place(name: str, home: CliHome) -> None:
     """Copy a corpus tree into ``home``: its projects under the config dir, every path that
-    named the tree's own home and working dir rewritten to ``home``'s."""
+    named the tree's own home and working dir rewritten to ``home``'s, its sessions given
+    ids of their own."""
     source = tree(name)
     (run,) = scan_roots([str(source)], processes=FakeProcessTable()).runs
     assert run.cwd is not None
@@ -69,6 +70,7 @@ def place(name: str, home: CliHome) -> None:
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(path.read_bytes().replace(old_root.encode(), new_root.encode()))
+    own_session_ids(home.root)  # resumed by a claude the guard of any other copy would see
     age_tree(home.root, 300.0)
 
 
