@@ -5,7 +5,10 @@ plants the same hostile text in every place a person's screen can show: call lab
 phases, results, agent ids, agent prompts and descriptions, the last words of the call that
 died, the run's name (its script's ``meta.name``), the script's file name, the session's
 working directory (which is made, so a resume plan finds it) and the project folder's name
-(its slug), and the session transcript (its prompt, its text, its ``cwd``).
+(its slug), and the session transcript (its prompt, its text, its ``cwd``). Depth is planted
+too: call ``a4`` returned a value nested `DEEP` levels (the hostile text at its bottom), in
+the journal and in its transcript, and a call started with a label that is an object nested
+`DEEP` levels (``JSON.parse`` reads both; the label reads as its agent id, `DEEP_AGENT`).
 
 The values come from `PLANTED`: one list per class of hostile value. Each value carries a
 token (``HOSTILE…``) next to its control characters, so what the app writes itself (its own
@@ -133,6 +136,14 @@ DEAD_AGENT = "abb884cc08bd3d085"
 """The agent of ``a5``, in flight when the run was killed."""
 HOSTILE_AGENT = f"ahostile{NAME}"
 """An agent id from the journal that is hostile too (its call started, never returned)."""
+A4_AGENT = "a26ff414a181a3a7a"
+"""The agent of ``a4``, whose result is planted `DEEP` levels deep."""
+DEEP_AGENT = "adeeplabel0000001"
+"""The agent of the call whose label is an object nested `DEEP` levels (never returned)."""
+DEEP = 100_000
+"""Levels of the deep values: ``JSON.parse`` reads them, orjson stops at 1,024."""
+DEEP_NOTE = f"nested {DEEP + 1:,} levels deep: too deep to lay out, shown as compact JSON"
+"""What an output says of ``a4``'s result (the deep value sits in the result's object)."""
 
 
 @dataclass(frozen=True)
@@ -179,11 +190,33 @@ def plant_journal(journal: Path) -> None:
     _rewrite(journal, hostile_calls)
 
 
+def deep_value(depth: int = DEEP) -> str:
+    """Compact JSON: ``depth - 1`` arrays around an object holding the hostile text."""
+    return "[" * (depth - 1) + f'{{"hostile":"{H}"}}' + "]" * (depth - 1)
+
+
+def deep_object(depth: int = DEEP) -> str:
+    """Compact JSON: ``depth`` objects, one in the other, the hostile text at the bottom."""
+    return '{"label":' * depth + f'"{H}"' + "}" * depth
+
+
+A4_RESULT = '{"agent":"a4",'
+
+
+def _deep_result(text: str) -> str:
+    """``a4``'s result (in a journal or a transcript) holding `deep_value` first."""
+    assert A4_RESULT in text
+    return text.replace(A4_RESULT, f'{A4_RESULT[:-1]},"deep":{deep_value()},')
+
+
 def _journal(text: str) -> str:
-    text = hostile_calls(text)
+    text = hostile_calls(_deep_result(text))
     record = {"type": "started", "key": "v2:hostile", "agentId": HOSTILE_AGENT}
     record |= {"label": f"a7 {TEXT}", "phase": f"Finish {TEXT}"}
-    return text + json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    text += json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    deep = f'{{"type":"started","key":"v2:deep-label","agentId":"{DEEP_AGENT}","label":'
+    launched, rest = text.split("\n", 1)  # the deep call first: a5 and a7 stay the last two
+    return f'{launched}\n{deep}{deep_object()},"phase":"Plan"}}\n{rest}'
 
 
 def _transcript(text: str) -> str:
@@ -222,6 +255,7 @@ def hostile_tree(base: Path) -> HostileTree:
     for path in folder.glob("agent-*"):
         _rewrite(path, _transcript)
     _rewrite(folder / f"agent-{DEAD_AGENT}.jsonl", _last_words)
+    _rewrite(folder / f"agent-{A4_AGENT}.jsonl", _deep_result)
     _rewrite(folder / "journal.jsonl", _journal)
     (script,) = (session / "workflows" / "scripts").glob(f"*-{RUN}.js")
     plain_name = NAME.replace("\n", " ")  # the script reads ``name: '…'`` on one line

@@ -24,7 +24,18 @@ from typing import Any
 import orjson
 import pytest
 
-from tests.hostile_kit import NAME, RUN, SESSION, TEXT, drawn, hostile_tree, raw_leaks
+from tests.hostile_kit import (
+    DEEP_AGENT,
+    DEEP_NOTE,
+    NAME,
+    RUN,
+    SESSION,
+    TEXT,
+    drawn,
+    hostile_tree,
+    raw_leaks,
+)
+from wftop.core.read.deepjson import DeepJson, parse_deep
 
 TOP = Path(__file__).resolve().parents[2]
 TIMEOUT = 60.0
@@ -66,9 +77,19 @@ def text_of(data: bytes) -> str:
     return text
 
 
+def loads(data: bytes) -> Any:
+    """A JSON output read back: what nests past orjson's 1,024 levels held as `DeepJson`."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return parse_deep(data.decode())
+
+
 def strings(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
+    if isinstance(value, DeepJson):
+        return list(value.strings())
     if isinstance(value, dict):
         return [*value.keys(), *(s for item in value.values() for s in strings(item))]
     if isinstance(value, list):
@@ -136,11 +157,31 @@ def test_json_outputs_escape_what_a_terminal_acts_on(hostile, argv):
     assert done.returncode in (0, 3), done.stderr
     raw = RAW_IN_JSON.search(done.stdout.replace(b"\n", b""))
     assert raw is None, (raw.group(), done.stdout[max(0, raw.start() - 60) : raw.end() + 60])
-    value = orjson.loads(done.stdout)
+    value = loads(done.stdout)
     if argv[0] != "status":  # the counts: nothing of the data
         held = "\n".join(strings(value))
         assert "\x9b2JHOSTILE-csi8" in held and "\x1b[2JHOSTILE-clear" in held, held
     assert_shown_safely(text_of(done.stderr), shows=False)
+
+
+def test_the_deep_values_are_read_with_the_rest(hostile):
+    """A result nested 100,000 levels counts returned, a label that is an object nested as
+    deep leaves its call counted (named by its agent id), and the exports show the result
+    compact with a note, its hostile text gated."""
+    root = hostile["tree"].root
+    (row,) = loads(wftop(hostile["env"], "ls", "--json", root=root).stdout)
+    assert (row["started"], row["returned"], row["unreadable_lines"]) == (7, 4, 0)
+    assert row["in_flight"] == [DEEP_AGENT, f"a5 {TEXT}", f"a7 {TEXT}"]
+    done = wftop(hostile["env"], "export", RUN, "--format", "json", root=root)
+    assert done.returncode == 0, done.stderr
+    calls = {call["label"]: call for call in loads(done.stdout)["calls"]}
+    a4 = calls["a4 " + TEXT]
+    assert (a4["state"], a4["result_note"]) == ("done", DEEP_NOTE)
+    assert TEXT in strings(a4["result"]["deep"])  # read back as it was
+    assert calls[DEEP_AGENT]["state"] == "dead"  # started, never returned, the run killed
+    out = text_of(wftop(hostile["env"], "export", RUN, root=root).stdout)
+    assert f"Result (journal; {DEEP_NOTE}):" in out
+    assert_shown_safely(out, blocks=True)
 
 
 def test_the_watch_stream_escapes_what_a_terminal_acts_on(hostile):

@@ -21,7 +21,17 @@ from typing import Any
 import pytest
 from textual.drivers.headless_driver import HeadlessDriver
 
-from tests.hostile_kit import HOSTILE_AGENT, RUN, TEXT, drawn, hostile_tree, raw_leaks, strays
+from tests.hostile_kit import (
+    A4_AGENT,
+    DEEP_AGENT,
+    HOSTILE_AGENT,
+    RUN,
+    TEXT,
+    drawn,
+    hostile_tree,
+    raw_leaks,
+    strays,
+)
 from tests.tui.test_tui_snapshots import viewer_ready
 from tests.tui_kit import build, changed, finished, settle
 from wftop.core.model import Status
@@ -104,6 +114,8 @@ async def test_every_screen_draws_hostile_text_as_text(tmp_path, tui_home, termi
         await until(pilot, on(app, "run"))
         calls = app.screen.query_one(CallTable)
         rows = {row.agent_id: row for row in calls._items if isinstance(row, CallRow)}
+        # the deep values: a4's result nested 100,000 levels, a label object as deep
+        assert (rows[A4_AGENT].state, rows[DEEP_AGENT].state) == ("done", "dead")
         calls.move_to_key(rows[HOSTILE_AGENT].key)  # the hostile label and agent id
         await pilot.pause()
         look("run")
