@@ -43,28 +43,29 @@ def clean(text: str) -> str:
     return kept
 
 
-def _cleaned(segments: list[Segment]) -> list[Segment] | None:
-    """The segments with their text cleaned, or None when every one was clean already."""
-    if all(text.isprintable() or control for text, _style, control in segments):
+def _cleaned(strip: Strip) -> Strip | None:
+    """A strip of the same segments with their text cleaned, or None when every one was
+    clean already (a strip iterates over its segments)."""
+    if all(text.isprintable() or control for text, _style, control in strip):
         return None
-    return [
+    segments = [
         segment if segment.control else Segment(clean(segment.text), segment.style)
-        for segment in segments
+        for segment in strip
     ]
+    return Strip(segments)
 
 
 def install() -> None:
-    """Wrap ``Strip.render`` (once) so a strip's text is cleaned before it is rendered."""
+    """Wrap ``Strip.render`` (once) so a strip's text is cleaned before it is rendered: a
+    strip holding a control is rendered as a clean copy (public API only: a strip's segments
+    are read by iterating over it, the copy is a new `Strip`); a clean one, as it is."""
     stock: Any = Strip.render
     if getattr(stock, "wftop_net", False):
         return
 
     def render(self: Strip, console: Any) -> str:
-        if self._render_cache is None:
-            cleaned = _cleaned(self._segments)
-            if cleaned is not None:
-                self._segments = cleaned
-        text: str = stock(self, console)
+        cleaned = _cleaned(self)
+        text: str = stock(self if cleaned is None else cleaned, console)
         return text
 
     render.wftop_net = True  # type: ignore[attr-defined]
