@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.procfs import ProcFs
 from wftop.core.resume.launcher import Launch
-from wftop.core.system.procs import ProcFs
 
 
 @pytest.fixture

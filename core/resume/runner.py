@@ -41,7 +41,7 @@ def _now() -> str:
 
 
 def proc_start_time(pid: int) -> str | None:
-    """Field 22 of ``/proc/<pid>/stat`` (same rule as ``wftop.core.system.procs.ProcFs``)."""
+    """Field 22 of ``/proc/<pid>/stat``, Claude Code's ``procStart`` (Linux; None elsewhere)."""
     try:
         with open(f"/proc/{int(pid)}/stat", "rb") as handle:
             raw = handle.read()

@@ -1,8 +1,8 @@
 """The process table, behind one small interface so tests can replace it.
 
 `default_table` is the machine's table, read through psutil on every platform wftop runs on
-(Linux, macOS, WSL). `ProcFs` reads ``/proc`` directly; it stays as the reference a test holds
-the psutil table to on Linux. `FakeProcessTable` is plain data for tests, including a table that
+(Linux, macOS, WSL); the tests hold it to a reader of ``/proc`` of their own on Linux
+(``tests/procfs.py``). `FakeProcessTable` is plain data for tests, including a table that
 cannot tell (``blind``), as the psutil table is when it cannot read the processes at all.
 """
 
@@ -168,49 +168,6 @@ class PsutilTable:
         except OSError:
             return HIDDEN
         return HIDDEN  # the pid exists, yet psutil cannot read it (another user's, hidepid)
-
-
-class ProcFs:
-    """The real process table of this machine, read from ``/proc`` (Linux only)."""
-
-    def __init__(self, proc: str = "/proc"):
-        self.proc = proc
-
-    def start_time(self, pid: int) -> str | None:
-        try:
-            with open(f"{self.proc}/{int(pid)}/stat", "rb") as handle:
-                raw = handle.read()
-        except (OSError, ValueError):
-            return None
-        # The command name (field 2) is in parentheses and may hold spaces or ')'.
-        tail = raw[raw.rfind(b")") + 2 :].split()
-        # tail[0] is field 3 (state), so field 22 is tail[19].
-        return tail[19].decode() if len(tail) > 19 else None
-
-    def sighting(self, pid: int) -> Sighting:
-        start = self.start_time(pid)
-        if start is not None:
-            return Sighting(Seen.RUNNING, proc_start=start)
-        if not os.path.isdir(f"{self.proc}/self"):
-            return HIDDEN
-        return GONE if not os.path.lexists(f"{self.proc}/{int(pid)}") else HIDDEN
-
-    def cmdline(self, pid: int) -> list[str] | None:
-        try:
-            with open(f"{self.proc}/{int(pid)}/cmdline", "rb") as handle:
-                raw = handle.read()
-        except (OSError, ValueError):
-            return None
-        return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
-
-    def pids(self) -> Iterator[int]:
-        try:
-            names = os.listdir(self.proc)
-        except OSError:
-            return
-        for name in names:
-            if name.isdigit():
-                yield int(name)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.faults_kit import RUN, TOP, WAIT, World, world_at
+from tests.procfs import ProcFs
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.resume.driver import ResumeDriver
 from wftop.core.resume.launcher import SubprocessLauncher
@@ -27,7 +28,7 @@ from wftop.core.resume.machine import ResumeEvent, ResumeState
 from wftop.core.resume.plan import make_plan
 from wftop.core.resume.records import TransitionDetails
 from wftop.core.resume.store import ResumeStore
-from wftop.core.system.procs import FakeProcess, FakeProcessTable, ProcFs
+from wftop.core.system.procs import FakeProcess, FakeProcessTable
 
 
 @pytest.fixture

@@ -16,10 +16,11 @@ import pytest
 
 import wftop.core.system.procs
 from tests.corpus import copy_tree, only_journal
+from tests.procfs import ProcFs
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.read.sessions import Liveness
 from wftop.core.resume.guard import QUIET_SECONDS, check
-from wftop.core.system.procs import FakeProcess, FakeProcessTable, ProcFs, PsutilTable
+from wftop.core.system.procs import FakeProcess, FakeProcessTable, PsutilTable
 
 SESSION = "e5c99c64-96da-45a1-841d-2b381f965487"
 NOW = 4e9

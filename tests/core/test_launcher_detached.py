@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.core.test_launcher_argv import SID
+from tests.procfs import ProcFs
 from wftop.core.resume.errors import LaunchError
 from wftop.core.resume.launcher import (
     Launch,
@@ -25,7 +26,7 @@ from wftop.core.resume.launcher import (
     build_argv,
     read_runner_status,
 )
-from wftop.core.system.procs import FakeProcess, FakeProcessTable, ProcFs
+from wftop.core.system.procs import FakeProcess, FakeProcessTable
 
 TOP = Path(__file__).parent.parent.parent
 
@@ -180,7 +181,7 @@ LAUNCH_AND_QUIT = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from wftop.core.system.procs import ProcFs
+    from tests.procfs import ProcFs
     from wftop.core.resume.launcher import SubprocessLauncher
     argv, cwd, log, status = sys.argv[1:2], Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4])
     launch = SubprocessLauncher(ProcFs()).launch(argv, cwd=cwd, log_path=log, status_path=status)

@@ -18,7 +18,8 @@ import psutil
 import pytest
 
 import wftop.core.system.procs
-from wftop.core.system.procs import ProcFs, PsutilTable, Seen, default_table
+from tests.procfs import ProcFs
+from wftop.core.system.procs import PsutilTable, Seen, default_table
 
 on_linux = pytest.mark.skipif(
     not sys.platform.startswith("linux") or not os.path.isdir("/proc/self"),

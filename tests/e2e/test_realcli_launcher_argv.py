@@ -8,8 +8,8 @@ import json
 import pytest
 
 from tests.core.test_launcher_argv import RUN, SCRIPT, SID
+from tests.procfs import ProcFs
 from wftop.core.resume.launcher import SubprocessLauncher, build_argv, build_prompt
-from wftop.core.system.procs import ProcFs
 
 pytestmark = pytest.mark.realcli
 

@@ -40,8 +40,8 @@ def test_the_real_cli_resumes_a_relocated_copy(
     import uuid
 
     from tests import realcli
+    from tests.procfs import ProcFs
     from wftop.core.resume.launcher import SubprocessLauncher, build_argv, build_prompt
-    from wftop.core.system.procs import ProcFs
 
     script, agents, failing, env, live_plain, live_healed = SCENARIOS[scenario]
     env = {**env, "CLAUDE_CODE_MAX_RETRIES": "2"}

@@ -237,7 +237,7 @@ def test_deleted_session_transcript_moves_the_run_to_a_new_session(
 
 
 def test_live_owner_is_refused_and_nothing_is_launched(claude_bin, mock_api, cli_home, tmp_path):
-    from wftop.core.system.procs import ProcFs
+    from tests.procfs import ProcFs
 
     agents = six_agents(a5={"delay_s": [120.0, 0.1]})
     killed = damaged_run(claude_bin, mock_api, cli_home, "six.js", agents, kill=("a5", 1))
