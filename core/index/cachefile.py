@@ -32,6 +32,7 @@ import orjson
 from wftop.core.model import Run
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.sessions import Owner
+from wftop.core.system.atomic import atomic_write
 
 Key = list[Any]
 """What a cached answer is kept under (a JSON list: compared as it was read)."""
@@ -97,14 +98,7 @@ def load_cache(path: Path, version: int) -> dict[str, Any]:
 
 def save_cache(path: Path, version: int, entries: dict[str, Any]) -> None:
     """Replace the cache file; a cache that cannot be written is left as it was."""
-    temp = path.with_name(f".{path.name}.{os.getpid()}")
-    try:
+    with contextlib.suppress(OSError, TypeError):  # TypeError: an entry JSON cannot hold
+        data = orjson.dumps({"version": version, "runs": entries})
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = os.open(temp, flags, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(orjson.dumps({"version": version, "runs": entries}))
-        os.replace(temp, path)
-    except (OSError, TypeError):  # TypeError: an entry JSON cannot hold
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
+        atomic_write(path, data, sync=False)  # a cache: one a crash loses is made again
