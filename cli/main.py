@@ -126,9 +126,9 @@ def command_in(argv: list[str]) -> str | None:
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole parser, or (``only``) one with just that command."""
     parser = top_parser()
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", action=DescribedCommands)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS if only is None else [only]:
-        command(name).add_parser(subparsers)
+        command(name).add_parser(DescribedCommands(subparsers))
         add_global_options(subparsers.choices[name], command=True)
     return parser
 

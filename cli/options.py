@@ -12,7 +12,7 @@ import argparse
 import math
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 if TYPE_CHECKING:
     from wftop.tui.config import Config
@@ -160,8 +160,12 @@ def add_global_options(parser: argparse.ArgumentParser, *, command: bool) -> Non
         ),
     ]
     for flag, options in specs:
-        if flag not in parser._option_string_actions:
-            parser.add_argument(flag, **options)
+        try:
+            action = parser.add_argument(flag, **options)
+        except argparse.ArgumentError:  # declared already: left as it is
+            continue
+        if flag == "--root":
+            completes(action, DIR_VALUES)
 
 
 def add_root_option(parser: argparse.ArgumentParser) -> None:
@@ -199,18 +203,43 @@ def add_host_options(parser: argparse.ArgumentParser, *, command: bool) -> None:
     )
 
 
+RUN_ID_VALUES: Final = {"bash": "_wftop_run_ids", "zsh": "_wftop_run_ids"}
+"""How a shell completes a run id: the shell function `wftop.cli.commands.completion`
+writes, set as ``complete`` on a run id argument (`add_run_id`), as shtab reads it."""
+DIR_VALUES: Final = {"bash": "_shtab_compgen_dirs", "zsh": "_files -/"}
+"""How a shell completes a directory (what ``shtab.DIRECTORY`` says; a test holds them equal:
+importing shtab here would slow every command down)."""
+FILE_VALUES: Final = {"bash": "_shtab_compgen_files", "zsh": "_files"}
+"""How a shell completes a file (``shtab.FILE``)."""
+
+
+def completes(action: argparse.Action, values: dict[str, str]) -> argparse.Action:
+    """``action``, its value completed by a shell as ``values`` say (`wftop completion`)."""
+    action.complete = values  # type: ignore[attr-defined]
+    return action
+
+
+def add_run_id(parser: argparse.ArgumentParser) -> None:
+    """The ``RUN_ID`` argument, completed from the rows cache."""
+    completes(parser.add_argument("run_id", metavar="RUN_ID"), RUN_ID_VALUES)
+
+
 VALUED_TOP_OPTIONS = frozenset({"--root", "--stall-window", "--host", "--remote-command"})
 """Top-level options that take a value (the token after them is not a command)."""
 
 
-class DescribedCommands(argparse._SubParsersAction):  # type: ignore[type-arg]
-    """Command parsers whose ``--help`` opens with the line ``wftop --help`` lists them by."""
+class DescribedCommands:
+    """What a command module adds its parser to (``add_subparsers()``'s result, wrapped):
+    each command's ``--help`` opens with the line ``wftop --help`` lists it by."""
+
+    def __init__(self, subparsers: Any) -> None:
+        self.subparsers = subparsers
 
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
         line = kwargs.get("help")
         if line and "description" not in kwargs:
             kwargs["description"] = line[:1].upper() + line[1:].rstrip(".") + "."
-        parser: argparse.ArgumentParser = super().add_parser(name, **kwargs)
+        parser: argparse.ArgumentParser = self.subparsers.add_parser(name, **kwargs)
         return parser
 
 

@@ -10,6 +10,7 @@ import argparse
 import sys
 from typing import Any
 
+from wftop.cli.options import FILE_VALUES, completes
 from wftop.cli.output import fail, print_json
 from wftop.core.text.gate import shown
 
@@ -19,7 +20,8 @@ def add_parser(subparsers: Any) -> None:
         "drill", help="check the installed claude CLI keeps the contract wftop relies on"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object (for CI)")
-    parser.add_argument("--claude", metavar="PATH", help="the claude binary to check")
+    claude = parser.add_argument("--claude", metavar="PATH", help="the claude binary to check")
+    completes(claude, FILE_VALUES)
     parser.set_defaults(command="drill")
 
 

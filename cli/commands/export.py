@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit
+from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_run_id, roots_or_exit
 from wftop.cli.output import fail, print_json
 from wftop.core.forensics.masking import NOTE, redaction_json
 from wftop.core.forensics.salvage import RunNotFound, find_run, salvage, to_markdown
@@ -21,7 +21,7 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "export", help="salvage a run: completed results and the last words of calls that died"
     )
-    parser.add_argument("run_id", metavar="RUN_ID")
+    add_run_id(parser)
     parser.add_argument("--format", choices=["md", "json"], default="md", help="default: md")
     parser.set_defaults(command="export")
 

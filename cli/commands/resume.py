@@ -15,7 +15,10 @@ from wftop.cli.exact import EXIT_NO_EXACT, Rehearsed, add_exact_options, rehears
 from wftop.cli.options import (
     EXIT_OK,
     EXIT_USAGE,
+    FILE_VALUES,
     add_root_option,
+    add_run_id,
+    completes,
     config_or_exit,
     roots_or_exit,
     seconds,
@@ -45,7 +48,7 @@ OUTCOME_EXIT = {
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser("resume", help="resume a dead run from its journal")
-    parser.add_argument("run_id", metavar="RUN_ID")
+    add_run_id(parser)
     add_root_option(parser)
     parser.add_argument("--session", help="the session that holds the run, when several do")
     parser.add_argument("--dry-run", action="store_true", help="print the plan, launch nothing")
@@ -62,7 +65,8 @@ def add_parser(subparsers: Any) -> None:
         metavar="N",
         help="refuse when the forecast may cost more than N dollars (--force does not override)",
     )
-    parser.add_argument("--claude", metavar="PATH", help="the claude binary to run")
+    claude = parser.add_argument("--claude", metavar="PATH", help="the claude binary to run")
+    completes(claude, FILE_VALUES)
     parser.add_argument(
         "--timeout",
         type=seconds,

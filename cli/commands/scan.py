@@ -10,7 +10,15 @@ import argparse
 import os
 from typing import Any
 
-from wftop.cli.options import EXIT_OK, EXIT_USAGE, roots_or_exit, whole_number
+from wftop.cli.options import (
+    DIR_VALUES,
+    EXIT_OK,
+    EXIT_USAGE,
+    FILE_VALUES,
+    completes,
+    roots_or_exit,
+    whole_number,
+)
 from wftop.cli.output import fail, print_json
 from wftop.core.forensics.limits import MAX_LISTED_SESSIONS, RECENT_SESSIONS, cut
 from wftop.core.forensics.masking import redaction_json, redaction_line
@@ -41,14 +49,18 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="the session before the newest one of the directory (after a crash)",
     )
-    which.add_argument("--session", metavar="PATH", help="a session transcript, folder or id")
+    session = which.add_argument(
+        "--session", metavar="PATH", help="a session transcript, folder or id"
+    )
+    completes(session, FILE_VALUES)
     which.add_argument(
         "--list-sessions", action="store_true", help="recent sessions with dead workers and cause"
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
-    parser.add_argument(
+    cwd = parser.add_argument(
         "--cwd", metavar="DIR", help="the directory whose sessions to pick (default: here)"
     )
+    completes(cwd, DIR_VALUES)
     parser.add_argument(
         "--limit",
         type=whole_number(1, MAX_LISTED_SESSIONS),

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -44,11 +48,12 @@ def listed_ids(root: Path) -> list[str]:
 
 
 def complete(script: str, words: list[str]) -> list[str]:
-    """COMPREPLY after ``_wftop`` runs in a real bash on ``words`` (the last one is the word
-    being completed)."""
+    """COMPREPLY after the function the script registers for ``wftop`` (``complete -F``) runs
+    in a real bash on ``words`` (the last one is the word being completed)."""
+    (function,) = re.findall(r"^complete .*-F (\S+) wftop$", Path(script).read_text(), re.M)
     probe = (
         f"source {shlex.quote(script)}; COMP_WORDS=({' '.join(map(shlex.quote, words))}); "
-        f"COMP_CWORD={len(words) - 1}; _wftop; printf '%s\\n' \"${{COMPREPLY[@]}}\""
+        f"COMP_CWORD={len(words) - 1}; {function}; printf '%s\\n' \"${{COMPREPLY[@]}}\""
     )
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     done = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, env=env)
@@ -56,12 +61,31 @@ def complete(script: str, words: list[str]) -> list[str]:
     return [line for line in done.stdout.splitlines() if line]
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
 def test_every_script_knows_every_global_option(shell):
     text = wftop("completion", shell).stdout
     for flag in GIVEN:
-        assert flag in text if shell != "fish" else f"-l {flag[2:]}" in text
+        assert flag in text
     assert "__complete-runs" in text
+
+
+def test_fish_is_not_offered():
+    """shtab writes no fish script: ``fish`` is refused as any shell it does not know."""
+    done = subprocess.run(
+        [sys.executable, "-m", "wftop.cli", "completion", "fish"], capture_output=True, text=True
+    )
+    assert done.returncode == 2 and "invalid choice: 'fish'" in done.stderr
+
+
+def test_the_values_that_name_paths_are_shtabs():
+    """The options module names shtab's completions without importing it (every command
+    would pay for the import): they must be what shtab says."""
+    import shtab
+
+    from wftop.cli.options import DIR_VALUES, FILE_VALUES
+
+    for ours, theirs in ((DIR_VALUES, shtab.DIRECTORY), (FILE_VALUES, shtab.FILE)):
+        assert ours == {shell: theirs[shell] for shell in ours}
 
 
 def test_the_hidden_helper_prints_run_ids_from_the_cache_only(root):
@@ -93,63 +117,49 @@ def shell_env() -> dict[str, str]:
     return {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
-def test_fish_completes_run_ids_and_global_options(root, tmp_path):
-    if shutil.which("fish") is None:
-        pytest.skip("no fish on this machine")
-    script = tmp_path / "wftop.fish"
-    script.write_text(wftop("completion", "fish").stdout)
+def test_zsh_completes_run_ids_and_commands_after_global_options(root, tmp_path):
+    """A real interactive zsh (in tmux, its completion system loaded from a folder holding
+    the script as ``_wftop``) is typed a line and Tab twice (the first inserts what the
+    choices share, the second lists them)."""
+    for program in ("zsh", "tmux"):
+        if shutil.which(program) is None:
+            pytest.skip(f"no {program} on this machine")
+    functions = tmp_path / "functions"
+    functions.mkdir()
+    (functions / "_wftop").write_text(wftop("completion", "zsh").stdout)
+    (tmp_path / ".zshrc").write_text(
+        f"fpath=({shlex.quote(str(functions))} $fpath)\n"
+        "autoload -U compinit && compinit -u -D\nPROMPT='%% '\n"
+    )
     ids = listed_ids(root)
+    sockets = tempfile.TemporaryDirectory(prefix="wftop-zsh-")  # short: a socket's path is
+    env = {**shell_env(), "ZDOTDIR": str(tmp_path), "TMUX_TMPDIR": sockets.name}  # <108 bytes
+    env.pop("TMUX", None)
+    tmux = ["tmux", "-L", f"wftop-zsh-{uuid.uuid4().hex[:8]}", "-f", os.devnull]
 
-    def complete_fish(line: str) -> list[str]:
-        probe = f"source {shlex.quote(str(script))}; complete -C{shlex.quote(line)}"
-        done = subprocess.run(
-            ["fish", "-c", probe], capture_output=True, text=True, env=shell_env()
-        )
+    def run(*args: str) -> str:
+        done = subprocess.run([*tmux, *args], env=env, capture_output=True, text=True, timeout=30)
         assert done.returncode == 0, done.stderr
-        return [line.split("\t")[0] for line in done.stdout.splitlines()]
+        return done.stdout
 
-    line = f"wftop --root {root} --no-default-root export "
-    assert sorted(complete_fish(line)) == sorted(ids)
-    assert "--stall-window" in complete_fish("wftop ls --st")
-    assert sorted(complete_fish(f"wftop --root {root} st")) == ["stats", "status"]
+    def typed(line: str, *shown: str) -> str:
+        run("send-keys", "-t", "zsh", "C-u", line, "Tab")
+        time.sleep(0.5)
+        run("send-keys", "-t", "zsh", "Tab")
+        deadline = time.monotonic() + 20
+        while not all(text in (screen := run("capture-pane", "-p", "-t", "zsh")) for text in shown):
+            assert time.monotonic() < deadline, f"never showed {shown}:\n{screen}"
+            time.sleep(0.1)
+        return screen
 
-
-ZSH_STUBS = """
-compdef() { : }
-_arguments() {
-  print -r -- "ARGS $*"
-  for spec in "$@"; do [[ $spec == *_wftop_runs* ]] && _wftop_runs; done
-  [[ "$*" == *'->command'* ]] && state=command
-}
-_describe() { print -r -- "DESCRIBE $1" }
-compadd() { print -rl -- "ID "${^ids} }
-"""
-
-
-def test_zsh_finds_the_command_after_global_options_and_offers_run_ids(root, tmp_path):
-    """zsh's completion system needs a terminal; its functions are stubbed to print what
-    wftop's function hands them, and the function runs in a real zsh."""
-    if shutil.which("zsh") is None:
-        pytest.skip("no zsh on this machine")
-    script = tmp_path / "_wftop"
-    script.write_text(wftop("completion", "zsh").stdout)
-    ids = listed_ids(root)
-
-    def run(*words: str) -> list[str]:
-        probe = (
-            f"{ZSH_STUBS}\nsource {shlex.quote(str(script))}\n"
-            f"words=({' '.join(map(shlex.quote, words))}); CURRENT={len(words)}\n_wftop\n"
-            'print -r -- "AT $words[1] $CURRENT"'
-        )
-        done = subprocess.run(
-            ["zsh", "-f", "-c", probe], capture_output=True, text=True, env=shell_env()
-        )
-        assert done.returncode == 0, done.stderr
-        return done.stdout.splitlines()
-
-    out = run("wftop", "--root", str(root), "--no-default-root", "resume", "")
-    assert [line[3:] for line in out if line.startswith("ID ")] == ids
-    assert out[-1] == "AT resume 2"
-    out = run("wftop", "--stall-window", "5", "")
-    assert "DESCRIBE command" in out
-    assert any(line.startswith("ARGS ") and "--root[" in line for line in out)
+    run("new-session", "-d", "-s", "zsh", "-x", "200", "-y", "50", "zsh")
+    try:
+        typed(f"wftop --root {root} --no-default-root resume ", *ids)
+        run("send-keys", "-t", "zsh", "C-c")
+        screen = typed(f"wftop --stall-window 5 --root {root} sta", "stats", "status")
+        assert "export" not in screen.splitlines()[-1]
+        run("send-keys", "-t", "zsh", "C-c")
+        typed("wftop ls --no-", "--no-default-root", "--no-mouse")
+    finally:
+        subprocess.run([*tmux, "kill-server"], env=env, capture_output=True, check=False)
+        sockets.cleanup()

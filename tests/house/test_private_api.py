@@ -1,0 +1,30 @@
+"""No private attribute of argparse, or of Textual's `Strip`, is read in code or tests: a
+release may rename any of them without notice. (The completion scripts come from shtab,
+whose own business its argparse reading is.)"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+TOP = Path(__file__).resolve().parents[2]
+ROOMS = ("core", "tui", "cli", "mockapi", "bench", "tests")
+
+PRIVATE = re.compile(
+    r"\._(?:actions|option_string_actions|choices_actions|get_positional_actions"
+    r"|get_optional_actions|SubParsersAction|HelpAction|StoreAction|StoreTrueAction"
+    r"|render_cache|segments)\b"
+)
+"""argparse's private names (what a parser holds, its action classes) and `Strip`'s."""
+
+
+def test_no_private_argparse_or_strip_attribute_is_read():
+    found = []
+    for room in ROOMS:
+        for path in sorted((TOP / room).rglob("*.py")):
+            if "node_modules" in path.parts or path == Path(__file__).resolve():
+                continue
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                if PRIVATE.search(line):
+                    found.append(f"{path.relative_to(TOP)}:{number}: {line.strip()}")
+    assert found == []
