@@ -1,7 +1,7 @@
 """A small JSON table in the state dir that every wftop process of the user shares.
 
 `StateTable.update` takes an exclusive ``flock`` on a lock file beside the table, reads it,
-lets the caller change it and writes it back under a temporary name renamed into place:
+lets the caller change it and writes it back with `wftop.core.system.atomic.atomic_write`:
 two processes never lose each other's change, and a reader never sees half a file. The
 dir is 0700 and the files 0600 (`wftop.core.resume.lock`). A table that is missing,
 unreadable or of another version reads as empty.
@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import orjson
 
 from wftop.core.resume.lock import ensure_private_dir, open_private
+from wftop.core.system.atomic import atomic_write
 
 T = TypeVar("T")
 
@@ -59,14 +60,6 @@ class StateTable:
         with self._locked():
             entries = self.read()
             result = change(entries)
-            temp = self.folder / f".{self.path.name}.{os.getpid()}"
-            fd = open_private(temp, os.O_WRONLY | os.O_TRUNC)
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(orjson.dumps({"version": self.version, "entries": entries}))
-                os.replace(temp, self.path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp)
-                raise
+            data = orjson.dumps({"version": self.version, "entries": entries})
+            atomic_write(self.path, data, sync=False)  # as it was: the lock orders writers
             return result

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from wftop.core.index import cachefile
+from wftop.core.notify import statefile
 from wftop.core.resume import runner
 from wftop.core.system import atomic
 from wftop.core.system.atomic import atomic_write
@@ -69,7 +70,7 @@ def test_a_link_in_the_temp_files_place_is_never_followed(tmp_path, monkeypatch)
     assert elsewhere.read_bytes() == b"kept"
 
 
-def test_the_runner_and_the_rows_cache_write_with_it(tmp_path, monkeypatch):
+def test_the_runner_the_rows_cache_and_the_state_tables_write_with_it(tmp_path, monkeypatch):
     written: list[tuple[str, bool]] = []
 
     def record(path: object, data: bytes, *, sync: bool = True) -> None:
@@ -77,6 +78,8 @@ def test_the_runner_and_the_rows_cache_write_with_it(tmp_path, monkeypatch):
 
     monkeypatch.setattr(runner, "atomic_write", record)
     monkeypatch.setattr(cachefile, "atomic_write", record)
+    monkeypatch.setattr(statefile, "atomic_write", record)
     runner.write_status(str(tmp_path / "status.json"), {"runner_pid": 1})
     cachefile.save_cache(tmp_path / "rows.json", 1, {})
-    assert written == [("status.json", True), ("rows.json", False)]
+    statefile.StateTable(tmp_path / "state", "acks", 1).update(lambda entries: None)
+    assert written == [("status.json", True), ("rows.json", False), ("acks.json", False)]
