@@ -63,24 +63,6 @@ def append_line(path: Path, line: bytes) -> None:
         os.close(fd)
 
 
-def write_private(path: Path, data: bytes) -> None:
-    """Replace a private file whole: a temp file beside it (0600), fsynced, renamed over it."""
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | os.O_NOFOLLOW,
-                 FILE_MODE)  # fmt: skip
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        os.rename(temp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-
-
 class RunLock:
     """An exclusive, non-blocking ``flock`` on ``<state>/locks/<runId>.lock``.
 

@@ -25,9 +25,10 @@ import orjson
 
 from wftop.core.model import iso_utc
 from wftop.core.resume.errors import ResumeBusy
-from wftop.core.resume.lock import RunLock, ensure_private_dir, write_private
+from wftop.core.resume.lock import RunLock, ensure_private_dir
 from wftop.core.resume.store import state_dir
 from wftop.core.supervise.audit import AuditError, AuditLog, check_own_file
+from wftop.core.system.atomic import atomic_write
 from wftop.core.system.procs import ProcessTable
 
 VERSION: Final = 1
@@ -134,7 +135,7 @@ class SuperviseStore:
         self.read_state()
         try:
             ensure_private_dir(self.folder)
-            write_private(self.state_path, orjson.dumps(state.to_json()) + b"\n")
+            atomic_write(self.state_path, orjson.dumps(state.to_json()) + b"\n")
         except OSError as error:
             msg = f"{self.state_path}: cannot be written ({error.strerror})"
             raise AuditError(msg) from None

@@ -139,7 +139,7 @@ def test_without_a_cap_nothing_launches_and_a_person_is_told(
 
 
 def test_a_live_owner_keeps_the_supervisor_away(claude_bin, mock_api, cli_home, tmp_path):
-    from wftop.core.system.procs import ProcFs
+    from tests.procfs import ProcFs
 
     run, env = rate_limited(claude_bin, mock_api, cli_home, tmp_path)
     registry = cli_home.config_dir / "sessions"
