@@ -102,4 +102,4 @@ def test_resume_dry_run_serves_the_deep_result_from_cache(root, form):
         forecast = json.loads(done.stdout)["forecast"]
         assert (forecast["cached"], forecast["live"]) == (["a1", "a2", "a3", "a4"], ["a5"])
     else:
-        assert b"live: a5; cached: a1, a2, a3, a4" in done.stdout
+        assert b"a1, a2, a3, a4 from cache; a5 live" in done.stdout
