@@ -9,6 +9,7 @@ from tests.tui.test_tui_snapshots import viewer_ready
 from tests.tui_kit import SIZE, build, ident_of, settle, table
 from wftop.core.system.procs import FakeProcessTable
 from wftop.core.text.redact import Redactor
+from wftop.tui.navigator import run_folder
 from wftop.tui.screens.agent import AgentScreen
 from wftop.tui.screens.run import RunScreen
 from wftop.tui.widgets.call_table import CallTable
@@ -35,13 +36,14 @@ async def test_the_run_and_agent_screens_show_a_deep_result(tmp_path, tui_home):
         assert calls.cell_text(rows["a4"], "preview").startswith("[[[[")
         assert calls.cell_text(rows["a5"], "state").endswith("dead")
 
-        agent = AgentScreen(screen.run, A4_AGENT, "a4")
+        row = app.store.rows[ident_of(app, RUN_ID)]
+        agent = AgentScreen(app.services, row, A4_AGENT, "a4", run_folder(row))
         await app.push_screen(agent)
         await viewer_ready(pilot, agent)
         shown = [agent.view.text(row).plain for row in range(agent.view.count)]
         (structured,) = [text for text in shown if "StructuredOutput" in text]
         assert "(nested 100,000 levels deep" in structured
         line = agent.index.read_rows(1, 1)[0]
-        detail = agent.render_detail(line, Redactor(), app.styles_palette)
+        detail = agent.render_detail(line, Redactor(), app.services.palette)
         assert detail.plain.splitlines()[1] == f"({NOTE})"
         assert "[[[[" in detail.plain and SECRET not in detail.plain
