@@ -102,7 +102,7 @@ def script(parser: argparse.ArgumentParser, shell: str) -> str:
     """The completion script of ``shell`` for ``parser``: wftop's whole parser."""
     import shtab
 
-    text: str = shtab.complete(parser, shell=shell, preamble=PREAMBLE[shell])
+    text: str = shtab.complete(parser, shell, preamble=PREAMBLE[shell])
     return text if text.endswith("\n") else text + "\n"
 
 
