@@ -37,7 +37,7 @@ class Status(StrEnum):
 ENDED = frozenset({Status.COMPLETED, Status.FAILED, Status.KILLED, Status.SUPERSEDED})
 PARTIAL = "partial"
 """The word shown for a run that completed with failed calls: it needs attention (it is
-resumable, and ``--strategy surgical`` re-runs only the failed calls). It is a word of the
+resumable: the plan forecasts what each strategy would run again). It is a word of the
 views (rows, counts, ``wftop status``), not a `Status`: ``ls --json`` keeps
 ``status: completed`` and lists the calls in ``failed_calls``."""
 
