@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from wftop.core.model import Run, Status, iso_utc
-from wftop.core.read.errors import dominant_kind
+from wftop.core.read.errors import EVIDENCE_CHARS, Cause, cut, dominant_kind
 from wftop.core.read.failures import Failure
 from wftop.core.read.journal import Call, CallState
 
@@ -89,11 +89,21 @@ def failures_json(run: Run) -> list[dict[str, str]]:
 
 def run_cause(run: Run) -> str | None:
     """The kind of a run's failures: the most frequent, a tie to the first in
-    ``docs/forensics.md``'s order; None without failures."""
-    return dominant_kind([failure.kind for failure in run.failures])
+    ``docs/forensics.md``'s order; ``script_error`` for a run whose script threw with no call
+    failing (before its first agent); None otherwise."""
+    failure = dominant_failure(run)
+    return None if failure is None else failure.kind
 
 
 def dominant_failure(run: Run) -> Failure | None:
-    """The first failure of `run_cause`'s kind (its evidence speaks for the run)."""
-    kind = run_cause(run)
-    return next((failure for failure in run.failures if failure.kind == kind), None)
+    """The first failure of the most frequent kind (its evidence speaks for the run); for a
+    run whose script threw with no call failing, what it threw."""
+    kind = dominant_kind([failure.kind for failure in run.failures])
+    if kind is not None:
+        return next(failure for failure in run.failures if failure.kind == kind)
+    snapshot = run.snapshot
+    if run.status is not Status.FAILED or snapshot is None:
+        return None
+    thrown = (snapshot.error or "the script threw").strip().split("\n", 1)[0]
+    evidence = f"{snapshot.path}:1: {cut(thrown, EVIDENCE_CHARS)}"
+    return Failure("", "", Cause.SCRIPT_ERROR.value, evidence, "snapshot", at=snapshot.timestamp)

@@ -117,6 +117,9 @@ class Run:
     last_activity: float | None
     problems: tuple[Problem, ...] = ()
     superseded_by: str | None = None
+    journal_missing: bool = False
+    """No ``journal.jsonl`` is on disk: the calls are what the snapshot (else the agents'
+    sidecars) tells of, and the CLI cannot resume the run."""
     failures: tuple[Failure, ...] = ()
     """The calls that failed, each with its kind and evidence (`wftop.core.read.failures`), in
     call order."""

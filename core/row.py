@@ -221,7 +221,8 @@ class RunRow:
     failed_calls: tuple[str, ...] = wire(LABELS, default=())
     rerun_tokens: int | None = wire(MAYBE_COUNT, default=0)
     dead_workers: int = wire(COUNT, default=0)
-    journal: str = wire(TEXT, default="")
+    journal: str | None = wire(MAYBE_TEXT, default="")
+    """The run's ``journal.jsonl``; None when it is not on disk (`wftop.core.read.standin`)."""
     snapshot: str | None = wire(MAYBE_TEXT, default=None)
     snapshot_current: bool = wire(FLAG, default=False)
     script_path: str | None = wire(MAYBE_TEXT, default=None)
@@ -300,7 +301,7 @@ class RunRow:
             failures=tuple((failure.label, failure.kind) for failure in run.failures),
             rerun_tokens=run.rerun_tokens,
             dead_workers=len(flight) if dead else 0,
-            journal=folder.journal,
+            journal=None if run.journal_missing else folder.journal,
             snapshot=folder.snapshot if run.snapshot is not None else None,
             snapshot_current=run.snapshot_current,
             script_path=run.script_path,

@@ -34,6 +34,7 @@ from wftop.core.forecast.exact import (
 )
 from wftop.core.forecast.instant import Forecast
 from wftop.core.read.snapshot import read_snapshot
+from wftop.core.read.standin import name_calls
 from wftop.core.resume.command import Strategy, build_argv, build_prompt
 from wftop.core.resume.plan import Plan, find_claude, project_slug
 from wftop.core.resume.rehearse import Rehearse
@@ -120,6 +121,7 @@ def rehearse(
             msg = f"cannot copy the run for the rehearsal: {error}"
             raise RehearsalError(msg) from None
         fold, _ = fold_lines(journal)
+        name_calls(fold, run.snapshot)
         prompt = build_prompt(run.run_id, str(script), plan.args)
         argv = build_argv(plan.strategy, claude, session, prompt, plan.extra_flags)
         with MockAPI(config=REHEARSAL_CONFIG, log_path=base / "requests.jsonl") as mock:

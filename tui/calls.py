@@ -11,14 +11,14 @@ again only when one of those changed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import orjson
 
-from wftop.core.calls import CallView, State, call_states, open_state
+from wftop.core.calls import CallView, State, call_states, dominant_failure, open_state
 from wftop.core.cost.tokens import Spend
 from wftop.core.cost.usage import Spends
-from wftop.core.model import PARTIAL, Run
+from wftop.core.model import PARTIAL, Run, Status
 from wftop.core.read.agent_transcript import AgentUsage, transcript_path
 from wftop.core.read.deepjson import dumps
 from wftop.core.read.errors import cause_words
@@ -256,6 +256,8 @@ def parity_lines(run: Run) -> list[str]:
     lines = [
         f"parity   {fold.started_lines} started · {fold.result_lines} returned · "
         f"{fold.failed_lines} failed lines → {counted}"
+        if not run.journal_missing
+        else f"parity   no journal lines → {counted}"
     ]
     gap = []
     if orphans:
@@ -315,9 +317,24 @@ def rerun_line(run: Run) -> list[str]:
     ]
 
 
+def shape_lines(run: Run) -> list[str]:
+    """What the script threw (a failed run), and where the calls come from when the journal
+    is not on disk."""
+    lines = []
+    if run.journal_missing:
+        source = "the snapshot's rows" if run.snapshot is not None else "the agents' sidecars"
+        lines.append(f"journal  not on disk: the calls are {source}; nothing to resume")
+    if run.status is Status.FAILED:
+        thrown = dominant_failure(replace(run, failures=()))
+        if thrown is not None and thrown.evidence:
+            lines.append("threw    " + one_line(redact(thrown.evidence.split(": ", 1)[-1])))
+    return lines
+
+
 def call_facts(run: Run) -> list[str]:
-    """The lines of the summary that count the calls: parity, failures, re-runs."""
-    return [*parity_lines(run), *partial_line(run), *rerun_line(run)]
+    """The lines of the summary that count the calls: parity, failures, re-runs, and what
+    the script threw."""
+    return [*parity_lines(run), *partial_line(run), *rerun_line(run), *shape_lines(run)]
 
 
 @dataclass(frozen=True, eq=False)

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from wftop.core.calls import call_states, error_json
+from wftop.core.calls import call_states, dominant_failure, error_json
 from wftop.core.forensics.causes import Verdict, session_verdict
 from wftop.core.forensics.limits import TAIL_RECORDS
 from wftop.core.forensics.receipts import Completion, Launch, WorkerKind
 from wftop.core.forensics.salvage import read_run
 from wftop.core.forensics.session_transcript import read_transcript, read_worker_events
-from wftop.core.forensics.workers import RUN_ID, DeadWorker, examine
-from wftop.core.model import Run, iso_utc
-from wftop.core.read.discovery import find_run_folders
+from wftop.core.forensics.workers import DeadWorker, examine
+from wftop.core.model import Run, Status, iso_utc
+from wftop.core.read.discovery import RUN_ID, find_run_folders
 from wftop.core.read.errors import EVIDENCE_CHARS, ErrorEvent, classify_text, cut
 from wftop.core.read.failures import FAILED_LINE, Failure
 from wftop.core.read.jsonl import Problem
@@ -46,6 +46,15 @@ class WorkerStatus:
         return [notice_failure(line, where) for line in lines]
 
     @property
+    def threw(self) -> dict[str, Any] | None:
+        """What the workflow's script threw (``status: failed``), as its snapshot says."""
+        run = self.run
+        if run is None or run.status is not Status.FAILED:
+            return None
+        thrown = dominant_failure(replace(run, failures=()))
+        return None if thrown is None else error_json(thrown)
+
+    @property
     def succeeded(self) -> bool:
         """Reported ``completed`` with no failed call: what reported is not what succeeded."""
         return self.status == "completed" and not self.failures
@@ -57,13 +66,16 @@ class WorkerStatus:
             "description": self.launch.description,
             "status": self.status,
             "succeeded": self.succeeded,
-            "reported_by": self.completion.source if self.completion else None,
+            "reported_by": self.completion.source
+            if self.completion
+            else ("snapshot" if self.status else None),
             "summary": self.completion.summary if self.completion else None,
         }
         if self.launch.kind is WorkerKind.WORKFLOW:
             shape["run_id"] = self.launch.run_id
             shape["failures"] = self.failures
             shape["calls"] = None if self.run is None else calls_json(self.run)
+            shape["threw"] = self.threw
         return shape
 
 
@@ -145,8 +157,8 @@ def root_of(transcript: str) -> str:
 def workflow_runs(
     transcript: str, launches: list[Launch], processes: ProcessTable
 ) -> dict[int, Run]:
-    """The run of the newest launch of each workflow run id whose folder is in the session,
-    read as ``ls`` reads it, by the launch's line."""
+    """The run of the newest launch of each workflow run id whose folder (or snapshot) is in
+    the session, read as ``ls`` reads it, by the launch's line."""
     newest = {
         launch.run_id: launch
         for launch in launches
@@ -157,6 +169,7 @@ def workflow_runs(
         run_id: launch
         for run_id, launch in newest.items()
         if os.path.isdir(os.path.join(session_dir, "subagents", "workflows", run_id))
+        or os.path.isfile(os.path.join(session_dir, "workflows", f"{run_id}.json"))
     }
     if not wanted:
         return {}
@@ -204,8 +217,11 @@ def build_report(
         done = facts.completions_of(launch)
         latest = done[-1] if done else None
         status = latest.status if latest else None
-        workers.append(WorkerStatus(launch, status, latest, runs.get(launch.line), transcript))
-        if done:
+        run = runs.get(launch.line)
+        if status is None and run is not None and run.snapshot_current:
+            status = run.status.value  # no notice came, but its snapshot says how it ended
+        workers.append(WorkerStatus(launch, status, latest, run, transcript))
+        if status is not None:
             continue
         worker = examine(
             launch,

@@ -74,7 +74,8 @@ class SalvagedCall:
 class Salvage:
     run_id: str
     session_id: str
-    journal: str
+    journal: str | None
+    """None when the run's journal is not on disk."""
     name: str | None
     snapshot_status: str | None
     status: str = ""
@@ -162,16 +163,6 @@ def find_run(run_id: str, roots: list[str]) -> tuple[RunFolder, list[RunFolder]]
     return found[0], found[1:]
 
 
-def script_slug(folder: RunFolder) -> str | None:
-    """The name part of the persisted script ``<name-slug>-<runId>.js``."""
-    suffix = f"-{folder.run_id}.js"
-    try:
-        names = sorted(os.listdir(folder.scripts_dir))
-    except OSError:
-        return None
-    return next((name[: -len(suffix)] for name in names if name.endswith(suffix)), None)
-
-
 def read_run(
     folder: RunFolder, others: list[RunFolder], processes: ProcessTable | None = None
 ) -> Run:
@@ -194,8 +185,8 @@ def salvage(
     result = Salvage(
         run_id=folder.run_id,
         session_id=folder.session_id,
-        journal=folder.journal,
-        name=run.name or script_slug(folder),
+        journal=None if run.journal_missing else folder.journal,
+        name=run.name,
         snapshot_status=snapshot.status if snapshot else None,
         status=run.shown_status,
         also_in=[other.session_id for other in others or []],
@@ -269,7 +260,7 @@ def to_markdown(found: Salvage, mask: Callable[[str], str] = redact) -> str:
         f"# Salvage of {title} ({found.run_id})",
         "",
         f"- session: {found.session_id}",
-        f"- journal: {found.journal}",
+        f"- journal: {found.journal or 'not on disk (the calls are what the snapshot tells)'}",
         f"- calls: {len(found.calls)}, returned: {found.returned}",
         f"- spent by its calls: {spend_line(found.spend)}",
     ]

@@ -103,6 +103,10 @@ def report_text(data: dict[str, Any]) -> str:
                     for f in failed
                 )
                 lines.append(f"      failed:   {named}")
+            threw = worker.get("threw")
+            if threw:
+                said = (threw["evidence"] or "").split(": ", 1)[-1]
+                lines.append(f"      threw:    {cut(said, SUMMARY_CHARS)}")
     term = data["termination"]
     lines += ["", "TERMINATION", f"  cause:     {cause_words(term['cause'])}"]
     if term["evidence"]:

@@ -363,6 +363,7 @@ class LiveIndex:
             changed = reader.refresh_transcripts(alive, agents) or changed
             if ident in transcripts and reader.refresh_spend(transcripts[ident]):
                 changed = True
+            changed = reader.stand_in() or changed
             if ident in transcripts and self._cwd_from_agents(reader.folder):
                 changed = True
             if changed:
@@ -370,9 +371,9 @@ class LiveIndex:
         for touch in kinds.get(Kind.SCRIPT, []):
             for ident in self._session_idents(touch):
                 reader = self._table.readers[ident]
-                before = (reader.script_path, reader.script_name)
+                before = (reader.script_path, reader.run_name)
                 reader.find_script()
-                if (reader.script_path, reader.script_name) != before:
+                if (reader.script_path, reader.run_name) != before:
                     batch.dirty.add(ident)
         for touch in kinds.get(Kind.SESSION_TRANSCRIPT, []):
             idents = self._session_idents(touch)

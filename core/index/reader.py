@@ -26,10 +26,11 @@ from wftop.core.read.failures import (
     fold_candidates,
     notice_failures,
 )
-from wftop.core.read.journal import JournalFold
+from wftop.core.read.journal import JournalFold, unknown_type
 from wftop.core.read.jsonl import JsonlTail, Problem
 from wftop.core.read.sessions import NO_OWNER, Owner
 from wftop.core.read.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
+from wftop.core.read.standin import name_calls, sidecar_fold, snapshot_fold
 from wftop.core.read.usage import RerunTokens
 
 _META_NAME = re.compile(r"""\bname\s*:\s*(['"`])((?:(?!\1).){1,200})\1""")
@@ -160,6 +161,11 @@ class RunReader:
         self._agents_read = False
         self.script_path: str | None = None
         self.script_name: str | None = None
+        self.script_slug: str | None = None
+        self.journal_missing = False
+        """The run folder holds no ``journal.jsonl`` (or there is no run folder): its calls
+        are read from its snapshot, else from its agents' sidecars (`wftop.core.read.standin`)."""
+        self._stand_in: tuple[object, ...] | None = None
         self._reruns = RerunTokens()
         self._replies = LastReplies()
         self._notices: tuple[tuple[int, float, int] | None, list[tuple[str, str]]] | None = None
@@ -180,8 +186,21 @@ class RunReader:
         )
 
     def refresh_journal(self) -> bool:
-        """Read appended journal lines; True when anything changed."""
+        """Read appended journal lines; True when anything changed. A journal that is not
+        there is no problem (`journal_missing`); a line of a type the CLI does not write is."""
         batch = self.tail.read()
+        missing_before = self.journal_missing
+        self.journal_missing = batch.missing
+        if batch.missing:
+            batch.problems = [problem for problem in batch.problems if problem.line != 0]
+        elif missing_before:
+            batch.reset = True  # the stand-in calls go: the journal's own come
+            self._stand_in = None
+        journal = self.folder.journal
+        for line, record in batch.records:
+            why = unknown_type(record)
+            if why is not None:
+                batch.problems.append(Problem(journal, line, why))
         if batch.reset or (self.tail.stat is None and self.tail.line_no):
             # Truncated, replaced, or gone (a vanished journal holds no lines): start over.
             if not batch.reset:
@@ -265,12 +284,13 @@ class RunReader:
         """Stat the agent transcripts (never read them); True when anything changed.
 
         Only a run that has not ended and whose owner may be alive needs them: they
-        tell running from stalled. Other runs keep none (`transcript_stats` on demand).
+        tell running from stalled; and a run without its journal, whose last activity they
+        are. Other runs keep none (`transcript_stats` on demand).
         ``agents``: only these transcripts changed (file names, ``agent-<id>.jsonl``), so
         only they are stat'ed, not every one of a run that may have made thousands; the
         first look at a run that needs them stats them all.
         """
-        if not (owner_alive and not self.snapshot_current):
+        if not ((owner_alive or self.journal_missing) and not self.snapshot_current):
             changed = bool(self._agents) or self.transcripts != _NONE
             self._agents, self._agents_read, self.transcripts = {}, False, _NONE
             return changed
@@ -320,23 +340,24 @@ class RunReader:
         return self._agents
 
     def find_script(self, listing: Callable[[str], list[str]] = sorted_listing) -> None:
-        """The persisted script of the run and, when no snapshot names the run, its name.
+        """The persisted script of the run, and its name.
 
         The snapshot's ``scriptPath`` wins while that file exists (a tree copied from
         another machine names paths that do not), else ``scripts/*-<runId>.js``.
-        ``listing`` lists the session's scripts folder (a cold pass lists each once).
+        ``listing`` lists the session's scripts folder (a cold pass lists each once). The
+        name is the one the CLI gave that file (`run_name`).
         """
+        suffix = f"-{self.folder.run_id}.js"
+        matches = [name for name in listing(self.folder.scripts_dir) if name.endswith(suffix)]
+        self.script_slug = matches[0][: -len(suffix)] if matches else None
         named = self.snapshot.script_path if self.snapshot is not None else None
         if named and os.path.isfile(named):
             self.script_path = named
         elif self.script_path is None or not os.path.isfile(self.script_path):
             self.script_path = self.script_path or named
-            suffix = f"-{self.folder.run_id}.js"
-            names = listing(self.folder.scripts_dir)
-            matches = [name for name in names if name.endswith(suffix)]
             if matches:
                 self.script_path = os.path.join(self.folder.scripts_dir, matches[0])
-        has_name = self.snapshot is not None and bool(self.snapshot.name)
+        has_name = self.script_slug or (self.snapshot is not None and self.snapshot.name)
         if self.script_name is None and self.script_path and not has_name:
             try:
                 fd = os.open(self.script_path, os.O_RDONLY | os.O_NONBLOCK)
@@ -349,12 +370,22 @@ class RunReader:
             match = _META_NAME.search(head)
             self.script_name = match.group(2) if match else None
 
+    @property
+    def run_name(self) -> str | None:
+        """The run's one name: the one in the file name the CLI gave its script
+        (``workflows/scripts/<name>-<runId>.js``, ``meta.name`` lowercased, each run of other
+        characters a ``-``); else the snapshot's ``workflowName``; else the ``meta.name`` its
+        script declares (a script run from a ``scriptPath`` of the user's)."""
+        snapshot = self.snapshot
+        return self.script_slug or (snapshot.name if snapshot else None) or self.script_name
+
     def refresh(
         self, *, owner_alive: bool = True, listing: Callable[[str], list[str]] = sorted_listing
     ) -> bool:
         changed = self.refresh_journal()
         changed = self.refresh_snapshot() or changed
         changed = self.refresh_transcripts(owner_alive) or changed
+        changed = self.stand_in() or changed
         self.find_script(listing)
         return self.refresh_reruns() or changed
 
@@ -371,6 +402,23 @@ class RunReader:
         agents = None if names is None else [name[6:-6] for name in names]
         self._spent.changed(agents)
         return self.spend() != before
+
+    def stand_in(self) -> bool:
+        """Where the journal is missing, the calls its snapshot's rows (else its agents'
+        sidecars) tell of; where no line labelled a call, the label its snapshot row gives.
+        True when the calls changed."""
+        snapshot = self.snapshot
+        if not self.journal_missing:
+            return name_calls(self.fold, snapshot)
+        stamp = (self._snapshot_stamp, self.transcripts, self.snapshot is None)
+        if stamp == self._stand_in:
+            return False
+        self._stand_in = stamp
+        if snapshot is not None:
+            self.fold = snapshot_fold(snapshot)
+        else:
+            self.fold = sidecar_fold(self.folder.path)
+        return True
 
     def refresh_reruns(self) -> bool:
         """Read what the re-run agents used (only runs with re-runs read anything)."""
@@ -417,7 +465,8 @@ class RunReader:
             owner=owner,
             status=status,
             cwd=context.cwd(self.folder),
-            name=(snapshot.name if snapshot else None) or self.script_name,
+            name=self.run_name,
+            journal_missing=self.journal_missing,
             script_path=self.script_path,
             journal_size=self.journal_size,
             journal_mtime=self.journal_mtime,

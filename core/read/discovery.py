@@ -10,7 +10,19 @@ from dataclasses import dataclass
 
 from wftop.core.read.jsonl import Problem
 
-RUN_FOLDER = re.compile(r"^wf_[A-Za-z0-9-]+$")
+RUN_ID = re.compile(r"wf_[a-z0-9-]{6,}", re.ASCII)
+"""The CLI's ``WORKFLOW_RUN_ID_PATTERN`` (``^wf_[a-z0-9-]{6,}$``, what ``resumeFromRunId``
+accepts; the ids it makes are ``wf_`` + 8 hex + ``-`` + 3 hex): the one rule for what names a
+run, in discovery, forensics and resume alike. Match with ``fullmatch``."""
+
+RUN_FOLDER = re.compile(r"^wf_")
+"""What looks like a run folder (or a snapshot's name): one whose name fails `RUN_ID` is
+said as such (`not_a_run_id`), and not read."""
+
+
+def not_a_run_id(path: str) -> Problem:
+    """The problem of a ``wf_…`` folder or snapshot whose name is not a run id the CLI writes."""
+    return Problem(path, 0, "not a run id the CLI writes (wf_ and 6 or more of a-z, 0-9, -)")
 
 
 class RootError(Exception):
@@ -187,18 +199,21 @@ def session_run_folders(
     *,
     session_real: str | None = None,
 ) -> list[RunFolder]:
-    """The run folders of one session folder (not de-duplicated)."""
+    """The runs of one session folder (not de-duplicated): every run folder, and every
+    snapshot ``workflows/<runId>.json`` that has none (a run whose script threw before its
+    first agent, under a CLI that wrote no ``launched`` line; or whose folder is gone)."""
     session_path = _under(root, "projects", project, session)
     if session_real is None:
         session_real = os.path.realpath(session_path)
     workflows = _under(session_path, "subagents", "workflows")
     entries = _subdirs(workflows, problems)
-    if not entries:
-        return []
-    workflows_real = _real_workflows(session_real, session_path)
+    workflows_real = _real_workflows(session_real, session_path) if entries else workflows
     folders = []
     for run in entries:
         if not RUN_FOLDER.match(run.name):
+            continue
+        if RUN_ID.fullmatch(run.name) is None:
+            problems.append(not_a_run_id(run.path))
             continue
         path, real = run.path, _real_child(workflows_real, run)
         folders.append(
@@ -211,7 +226,32 @@ def session_run_folders(
                 real_path=path if real == path else real,  # one string held, not two
             )
         )
+    named = {folder.run_id for folder in folders}
+    for run_id in _snapshot_ids(os.path.join(session_path, "workflows"), problems):
+        if run_id not in named:
+            path = os.path.join(workflows, run_id)
+            real = os.path.join(workflows_real, run_id)
+            folders.append(RunFolder(root, project, session, run_id, path, real))
     return folders
+
+
+def _snapshot_ids(folder: str, problems: list[Problem]) -> list[str]:
+    """The run ids of the snapshots ``<runId>.json`` in a session's ``workflows`` folder."""
+    try:
+        with os.scandir(folder) as entries:
+            names = [entry.name for entry in entries if entry.name.startswith("wf_")]
+    except OSError:
+        return []
+    found = []
+    for name in sorted(names):
+        if not name.endswith(".json"):
+            continue
+        run_id = name[: -len(".json")]
+        if RUN_ID.fullmatch(run_id) is None:
+            problems.append(not_a_run_id(os.path.join(folder, name)))
+        else:
+            found.append(run_id)
+    return found
 
 
 def keep_once(by_real: dict[str, RunFolder], folder: RunFolder) -> None:

@@ -15,11 +15,26 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import orjson
 
 from wftop.core.read.shared import Chunks, FrozenTable, Prefix
+
+LINE_TYPES: Final = frozenset(
+    {"launched", "started", "result", "failed", "resumed", "restoring", "restored"}
+)
+"""Every ``type`` of line the CLI writes in a journal (2.1.332). Any other is skipped by the
+CLI's reader and the fold alike; the readers say so (a format change must not go unnoticed)."""
+
+
+def unknown_type(record: dict[str, Any]) -> str | None:
+    """Why a journal record is of no type the CLI writes; None when it is one."""
+    kind = record.get("type")
+    if type(kind) is str and kind in LINE_TYPES:
+        return None
+    shown = repr(kind) if type(kind) is str else "none"
+    return f"a line of type {shown}, which wftop does not know (the CLI skips it too)"
 
 
 class CallState(StrEnum):
@@ -129,6 +144,9 @@ class JournalFold:
     run's view costs what is open, not every call it ever made)."""
     failed_keys: dict[str, None] = field(default_factory=dict)
     """Keys of the calls whose latest attempt failed."""
+    unlabelled: dict[str, None] = field(default_factory=dict)
+    """Keys of the calls no line labelled (journals before 2.1.265): their label is their
+    agent id (`name` gives them one read elsewhere)."""
     rerun_agent_ids: Sequence[str] = field(default_factory=list)
     """Agent id of every attempt started after its call had returned (a resume re-ran a
     call whose result it held), in journal order; empty ids are kept as ``""``."""
@@ -164,6 +182,7 @@ class JournalFold:
             last_agent_id=self.last_agent_id,
             open_keys=self.open_keys,
             failed_keys=self.failed_keys,
+            unlabelled=self.unlabelled,
             rerun_agent_ids=Prefix(reruns, len(reruns)),
         )
         copy._shared, copy._own_dicts = True, False
@@ -179,6 +198,7 @@ class JournalFold:
             self.rerun_agent_ids = list(self.rerun_agent_ids)
         self.open_keys = dict(self.open_keys)
         self.failed_keys = dict(self.failed_keys)
+        self.unlabelled = dict(self.unlabelled)
         self._own_dicts = True
 
     def _unshared(self, call: Call) -> Call:
@@ -258,6 +278,7 @@ class JournalFold:
             label, phase = get("label"), get("phase")
             if type(label) is str and label:
                 call.label = label
+                self.unlabelled.pop(call.key, None)
             if type(phase) is str and phase:
                 call.phase = phase
             if call.has_result:
@@ -294,6 +315,28 @@ class JournalFold:
             self.failed_keys[call.key] = None
         if not call.label:
             call.label = agent_id or call.key
+            self.unlabelled[call.key] = None
+
+    def name(self, names: Mapping[str, tuple[str, str | None]]) -> bool:
+        """Give the calls no line labelled the (label, phase) ``names`` holds for their latest
+        agent (a snapshot's rows); True when one was named."""
+        if not self.unlabelled:
+            return False
+        named = False
+        for key in list(self.unlabelled):
+            call = self.calls[key]
+            found = names.get(call.agent_ids[-1] if call.agent_ids else "")
+            if found is None:
+                continue
+            if not self._own_dicts:
+                self._take_dicts()
+            if self._shared:
+                call = self._unshared(call)
+            call.label, phase = found
+            call.phase = call.phase or phase
+            del self.unlabelled[key]
+            named = True
+        return named
 
     # -- views -----------------------------------------------------------------------------
 

@@ -101,6 +101,8 @@ class Batch:
     line that reads differently (set together with `reset`)."""
     open_tail: bool = False
     """The last record is a last line without its newline yet (provisional)."""
+    missing: bool = False
+    """The file is not there (no such file): a problem only where it must be."""
 
 
 class JsonlTail:
@@ -155,6 +157,7 @@ class JsonlTail:
             fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         except (OSError, ValueError) as error:
             self.stat = None
+            batch.missing = isinstance(error, FileNotFoundError)
             batch.problems.append(Problem(self.path, 0, _describe_os_error(error)))
             return batch
         try:

@@ -62,7 +62,7 @@ def run_from_row(row: Any, host: str, redactor: Redactor | None = None) -> Run:
 
 def run_of(row: RunRow) -> Run:
     """The `Run` a row describes, as far as a row tells (no calls but their counts)."""
-    path = posixpath.dirname(row.journal)
+    path = posixpath.dirname(row.journal) if row.journal else ""
     folder = RunFolder(
         root=row.root,
         project=row.project,
@@ -86,6 +86,7 @@ def run_of(row: RunRow) -> Run:
         cwd=row.cwd,
         name=row.name,
         script_path=row.script_path,
+        journal_missing=row.journal is None,
         journal_size=0,
         journal_mtime=row.last_activity,
         transcripts=TranscriptStats(),

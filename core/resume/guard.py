@@ -86,6 +86,13 @@ def check(
             "none from wftop: the id read from disk is not one the CLI writes",
             forceable=False,
         )
+    if run.journal_missing and not fresh:
+        return refuse(
+            f"the journal is not on disk ({run.folder.journal}): nothing to resume",
+            "none for a resume (the CLI refuses it too: nothing can come from its cache); "
+            "R (or --strategy fresh) runs the script again from the start",
+            forceable=False,
+        )
     journal_problems = [p for p in run.problems if p.path == run.folder.journal and p.line == 0]
     if journal_problems:
         return refuse(

@@ -28,6 +28,7 @@ from wftop.core.forecast.launchinfo import (
 from wftop.core.model import Run, iso_utc, json_safe_dict
 from wftop.core.read.journalfile import reading_once
 from wftop.core.read.sessions import Liveness
+from wftop.core.read.standin import name_calls
 from wftop.core.resume.budget import budget_verdict
 from wftop.core.resume.command import build_fresh_prompt
 from wftop.core.resume.errors import InvalidIdentifier
@@ -282,13 +283,15 @@ def relocation_target(run: Run, cwd: str | None, session_id: str) -> str:
     )
 
 
-def fresh_forecast(run: Run) -> Forecast:
-    """A fresh relaunch serves nothing from cache: every call runs again."""
+def fresh_forecast(run: Run, strategy: str = Strategy.FRESH.value) -> Forecast:
+    """A fresh relaunch serves nothing from cache: every call runs again. So would any
+    strategy of a run whose journal is not on disk (which the guard refuses)."""
+    why = "no journal on disk: no cache" if run.journal_missing else "fresh relaunch: no cache"
     calls = tuple(
-        CallFate(call.label, call.key, Fate.LIVE, "fresh relaunch: no cache", call.has_result)
+        CallFate(call.label, call.key, Fate.LIVE, why, call.has_result)
         for call in run.fold.ordered_calls()
     )
-    return Forecast(Strategy.FRESH.value, calls, True, None, None, "journal")
+    return Forecast(strategy, calls, True, None, None, "journal")
 
 
 def recommend(
@@ -367,6 +370,8 @@ def _make_plan(
     """`make_plan` once the launch is known, with the run's journal read once."""
     cwd = run.cwd
     healed, dropped = healed_journal(run.folder.journal)
+    if healed is not run.fold:
+        name_calls(healed, run.snapshot)  # a journal before 2.1.265: labels as the run's
     # resume-owner and relocate read the same journal, and surgical too when the heal drops
     # nothing (the very fold comes back): the calls are walked once for all of them.
     facts = gather(run, cli_version=version)
@@ -383,6 +388,8 @@ def _make_plan(
     fresh = strategy is not None and Strategy(strategy) is Strategy.FRESH
     if fresh:
         forecasts = {Strategy.FRESH.value: fresh_forecast(run)}
+    elif run.journal_missing:  # its calls are the snapshot's: no cache keys to forecast from
+        forecasts = {name: fresh_forecast(run, name) for name in forecasts}
     costs = call_costs(run)
     forecasts = {name: priced(forecast, costs) for name, forecast in forecasts.items()}
     hazards = _hazards(run, launch.has_args, launch.source, script_path, version)

@@ -1,9 +1,9 @@
 """Every surface tells the same story about every call of every tree the real CLI wrote.
 
 ``ls --json``, ``export --format json``, ``stats --json``, ``scan --json``, ``resume --dry-run
---json`` and the run screen's rows are asked about each tree of the corpus and of the
-old-version corpus, as a person would ask them (the command line, in process); each call's
-state and failure kind must be the same from all of them.
+--json`` and the run screen's rows are asked about each tree of the corpus, of the
+old-version corpus and of the shapes, as a person would ask them (the command line, in
+process); each call's state and failure kind must be the same from all of them.
 """
 
 from __future__ import annotations
@@ -14,14 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.corpus import CORPUS, VERSIONS
+from tests.corpus import CORPUS, DATA, VERSIONS
 from wftop.cli.main import main
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.read.errors import ORDER
 from wftop.core.system.procs import FakeProcessTable
 from wftop.tui.calls import CallRow, call_rows
 
-TREES = sorted([*CORPUS.iterdir(), *VERSIONS.iterdir()], key=lambda path: path.name)
+SHAPES = DATA / "shapes"
+TREES = sorted(
+    [tree for base in (CORPUS, VERSIONS, SHAPES) for tree in base.iterdir() if tree.is_dir()],
+    key=lambda path: path.name,
+)
 OPEN = ("running", "dead")
 
 
@@ -49,7 +53,9 @@ def surfaces(tree: Path, capfd: pytest.CaptureFixture[str]) -> dict[str, dict[st
     plan = ask(capfd, "resume", run_id, "--dry-run", "--json", *roots(tree))
     (run,) = scan_roots([str(tree)], processes=FakeProcessTable()).runs
     screen = [item for item in call_rows(run) if isinstance(item, CallRow) and not item.attempt]
-    workers = [w for w in scanned["workers"] if w.get("run_id") == run_id and w["calls"]]
+    workers = [
+        w for w in scanned["workers"] if w.get("run_id") == run_id and w["calls"] is not None
+    ]
     return {
         "ls": {"failures": row["failures"], "failed": row["failed"], "open": row["in_flight"]},
         "export": {

@@ -94,7 +94,9 @@ def test_an_old_clis_schema_line_names_no_label_and_is_given_to_the_unexplained_
     run = the_run(root)
     (only,) = run.failures
     assert (only.kind, only.source) == ("rate_limited", "transcript")
-    drop_api_error(only_journal(root).parent / f"agent-{only.label}.jsonl")
+    assert only.label == "a3"  # a label the journal lacks, from the snapshot's row
+    agent = run.fold.calls[only.key].agent_ids[-1]
+    drop_api_error(only_journal(root).parent / f"agent-{agent}.jsonl")
     (only,) = the_run(root).failures
     assert (only.kind, only.source) == ("schema", "snapshot")
     assert (

@@ -412,16 +412,18 @@ def test_ls_watch_json_streams_change_sets_until_sigint(tmp_path):
         process.stderr.close()
 
 
-def test_a_journal_that_stays_gone_counts_as_one_problem_however_often_it_is_read(tmp_path):
+def test_a_journal_that_goes_is_a_missing_journal_however_often_it_is_read(tmp_path):
+    """Not a problem, nor lines lost: the run has no journal now (its agents' sidecars tell
+    of its calls), and says so."""
     root = copy_tree("killed", tmp_path)
     (folder,) = run_folders_of([str(root)])[0]
     reader = RunReader(folder)
     reader.refresh()
     only_journal(root).unlink()
     for _ in range(3):
-        reader.refresh_journal()
-    assert [problem.line for problem in reader.problems] == [0]
-    assert reader.fold.started_lines == 0
+        reader.refresh()
+    assert reader.problems == [] and reader.journal_missing
+    assert [call.label for call in reader.fold.ordered_calls()] == ["a1", "a2", "a3", "a4", "a5"]
 
 
 def test_a_run_list_keeps_a_bounded_share_of_a_journals_results(tmp_path):

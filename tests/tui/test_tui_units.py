@@ -447,3 +447,14 @@ def test_a_filter_of_plain_words_lets_through_what_every_term_matches():
         assert view.chosen(runs) == [run for run in view.by_activity(runs) if view.matches(run)]
     for text in ("A6", "d27", "status:dead", "a_1", "run:wf", "dead a3"):
         assert not RunListView(text=text).plain()
+
+
+def test_the_run_screen_says_what_a_script_threw_and_that_the_journal_is_not_on_disk():
+    from tests.corpus import DATA
+    from wftop.tui.calls import call_facts
+
+    (run,) = scan_roots([str(DATA / "shapes" / "snapshot-only")], processes=FakeProcessTable()).runs
+    facts = call_facts(run)
+    assert "parity   no journal lines → 0 calls: 0 done" in facts
+    assert "journal  not on disk: the calls are the snapshot's rows; nothing to resume" in facts
+    assert "threw    TypeError: undefined is not an object (evaluating 'args.batches')" in facts
