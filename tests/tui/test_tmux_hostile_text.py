@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile_kit import MARK, MARK64, hostile_tree, raw_leaks
+from tests.hostile_kit import MARK, MARK64, RUN, hostile_tree, raw_leaks
 from tests.tmux_kit import TmuxServer
 
 TOP = Path(__file__).resolve().parents[2]
@@ -86,7 +86,7 @@ def test_osc52_in_a_label_never_sets_the_tmux_buffer(tmux, tmp_path, tui_home):
     tmux("pipe-pane", "-o", "-t", "gate:wftop", f"cat >> {shlex.quote(str(record))}")
     tmux("send-keys", "-t", "gate:wftop", f"exec {command}", "Enter")
     target = "gate:wftop"
-    wait_for(tmux, target, "mock-six")
+    wait_for(tmux, target, RUN)  # its name is the script file's, which holds the planted bytes
     tmux("send-keys", "-t", target, "Enter")
     shown = wait_for(tmux, target, "parity")  # the run screen
     assert "␛]52;c;" in shown
