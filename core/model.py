@@ -32,6 +32,9 @@ class Status(StrEnum):
     FAILED = "failed"
     KILLED = "killed"
     SUPERSEDED = "superseded"
+    UNREADABLE = "unreadable"
+    """Its journal is on disk but cannot be read (a mode, a link loop, not a file): nothing
+    about its calls is known, so it is neither dead nor anything else (`Run.unreadable_reason`)."""
 
 
 ENDED = frozenset({Status.COMPLETED, Status.FAILED, Status.KILLED, Status.SUPERSEDED})
@@ -41,8 +44,9 @@ resumable: the plan forecasts what each strategy would run again). It is a word 
 views (rows, counts, ``wftop status``), not a `Status`: ``ls --json`` keeps
 ``status: completed`` and lists the calls in ``failed_calls``."""
 
-NEEDS_YOU = ("dead", "stalled", "failed", PARTIAL)
-"""The shown statuses that need a person, in the order a status line names them."""
+NEEDS_YOU = ("dead", "stalled", "failed", PARTIAL, "unreadable")
+"""The shown statuses that need a person, in the order a status line names them (an
+unreadable run needs someone to make it readable)."""
 
 SNAPSHOT_STATUSES = {
     "completed": Status.COMPLETED,
@@ -65,6 +69,7 @@ def classify(
     last_growth: float | None,
     now: float,
     stall_window: float = DEFAULT_STALL_WINDOW,
+    unreadable: bool = False,
 ) -> Status:
     """The status of a run from the facts that decide it.
 
@@ -73,9 +78,12 @@ def classify(
         snapshot_status: the ``status`` of a *current* snapshot, else None.
         owner_may_be_alive: a live (or unverifiable) process owns the run's session.
         last_growth: newest modification time of the journal and agent transcripts.
+        unreadable: the journal is on disk and cannot be read.
     """
     if superseded:
         return Status.SUPERSEDED
+    if unreadable:
+        return Status.UNREADABLE
     if snapshot_status is not None:
         return SNAPSHOT_STATUSES.get(snapshot_status, Status.COMPLETED)
     if owner_may_be_alive:
@@ -120,6 +128,9 @@ class Run:
     journal_missing: bool = False
     """No ``journal.jsonl`` is on disk: the calls are what the snapshot (else the agents'
     sidecars) tells of, and the CLI cannot resume the run."""
+    unreadable_reason: str | None = None
+    """Why its journal, on disk, cannot be read (``<journal>: permission denied``): the run
+    is `Status.UNREADABLE`, its calls unknown."""
     failures: tuple[Failure, ...] = ()
     """The calls that failed, each with its kind and evidence (`wftop.core.read.failures`), in
     call order."""

@@ -235,6 +235,8 @@ class RunRow:
     unreadable_lines: int = wire(COUNT, default=0)
     host: str | None = wire(MAYBE_TEXT, default=None)
     """The SSH host the run lives on (None: this machine)."""
+    unreadable_reason: str | None = wire(MAYBE_TEXT, default=None)
+    """Why the journal, on disk, cannot be read (``status: unreadable``); None otherwise."""
     call_states: Tally = wire(TALLY, default=Tally())
     """How the calls stand (a row without it reads them from the counts and labels)."""
     cost_usd: float | None = wire(DOLLARS, default=None)
@@ -310,6 +312,7 @@ class RunRow:
             superseded_by=run.superseded_by,
             last_activity=_moment(iso_utc(run.last_activity), "last_activity"),
             unreadable_lines=len(run.problems),
+            unreadable_reason=run.unreadable_reason,
             host=run.host,
             call_states=Tally(*run.call_counts),
             cost_usd=spent.to_json()["cost_usd"],

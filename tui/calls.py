@@ -318,9 +318,11 @@ def rerun_line(run: Run) -> list[str]:
 
 
 def shape_lines(run: Run) -> list[str]:
-    """What the script threw (a failed run), and where the calls come from when the journal
-    is not on disk."""
+    """What the script threw (a failed run), where the calls come from when the journal is
+    not on disk, and why it cannot be read when it is there and cannot."""
     lines = []
+    if run.unreadable_reason is not None:
+        lines.append(f"journal  unreadable: {run.unreadable_reason}; its calls are unknown")
     if run.journal_missing:
         source = "the snapshot's rows" if run.snapshot is not None else "the agents' sidecars"
         lines.append(f"journal  not on disk: the calls are {source}; nothing to resume")

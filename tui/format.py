@@ -26,6 +26,7 @@ STATUS_ICONS: dict[str, str] = {
     "failed": "!",
     "killed": "■",
     "superseded": "↷",
+    "unreadable": "?",
 }
 """One glyph per status; the word always follows it."""
 
@@ -38,6 +39,7 @@ STATUS_STYLES: dict[str, str] = {
     "failed": "status-failed",
     "killed": "status-killed",
     "superseded": "status-superseded",
+    "unreadable": "status-unreadable",
 }
 
 ATTENTION_ORDER: dict[str, int] = {
@@ -45,10 +47,11 @@ ATTENTION_ORDER: dict[str, int] = {
     "stalled": 1,
     "failed": 2,
     "partial": 3,
-    "running": 4,
-    "killed": 5,
-    "completed": 6,
-    "superseded": 7,
+    "unreadable": 4,
+    "running": 5,
+    "killed": 6,
+    "completed": 7,
+    "superseded": 8,
 }
 """Order of statuses when sorting or grouping by status: what needs you first."""
 
@@ -205,13 +208,14 @@ COUNT_WORDS = (
     "partial",
     "killed",
     "superseded",
+    "unreadable",
 )
 """The counts line in order: the first five always, the others when there are any."""
 
 
 def counts_line(counts: dict[str, int], width: int | None = None) -> str:
     """``2 running · 1 stalled · 3 dead · 5 completed · 1 failed`` (+ partial, killed,
-    superseded when there are any).
+    superseded, unreadable when there are any).
 
     When ``width`` is given and the line is longer, the zero counts are left out
     (``3 dead · 5 completed``), then only what needs you keeps its word (``▶2 · 3 dead ·

@@ -31,6 +31,7 @@ STATUS_FILTERS: tuple[str | None, ...] = (
     "failed",
     "killed",
     "superseded",
+    "unreadable",
 )
 LOCAL = ""
 """The host filter's name for this machine (no host name is empty)."""

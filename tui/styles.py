@@ -26,6 +26,7 @@ ROLES: dict[str, tuple[str, bool, bool]] = {
     "status-partial": ("text-warning", True, False),
     "status-killed": ("text-warning", False, False),
     "status-superseded": ("foreground-muted", False, False),
+    "status-unreadable": ("text-warning", False, False),
     "parity-frame": ("foreground-muted", False, False),
     "parity-done": ("text-success", False, False),
     "parity-failed": ("text-error", True, False),

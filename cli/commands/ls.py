@@ -75,6 +75,9 @@ def table_line(row: dict[str, Any], now: float) -> str:
     calls = gate(",".join(map(str, named)))
     if len(calls) > CALLS_WIDTH:
         calls = calls[: CALLS_WIDTH - 1] + "…"
+    unreadable = row.get("unreadable_reason")
+    if isinstance(unreadable, str):  # its calls are unknown: why, in their place
+        parity, calls = "?", gate(unreadable.rsplit(": ", 1)[-1])
     when = parse_iso_time(row["last_activity"])
     cost = row.get("cost_usd")
     spent = dollars(cost) if isinstance(cost, int | float) else "$?"

@@ -3,7 +3,8 @@
 ``⚠ 2 dead · 1 stalled · 1 partial · 1 running``. Stalled runs need attention, and dead,
 failed and partial runs (completed with failed calls) last active within the config's
 ``attention_window``, unless marked seen (``wftop ack``, ``a`` in the TUI) in the state they
-are in (`wftop.core.notify.acks`); running ones are counted alongside them.
+are in (`wftop.core.notify.acks`), and unreadable runs (counted as such, never as dead);
+running ones are counted alongside them.
 ``--format tmux`` colours the line with tmux style tags, ``json`` always prints the counts.
 It asks the engine serving the roots when one runs (`wftop.core.engine.ask`: it never starts
 one); otherwise it reads the runs once (no watcher, no Textual import), runs that cannot
@@ -43,6 +44,7 @@ TMUX_STYLE = {
     "stalled": "#[fg=yellow]",
     "failed": "#[fg=magenta]",
     PARTIAL: "#[fg=yellow]",
+    "unreadable": "#[fg=yellow]",
     UNREACHABLE: "#[fg=yellow]",
 }
 

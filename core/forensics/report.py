@@ -55,6 +55,12 @@ class WorkerStatus:
         return None if thrown is None else error_json(thrown)
 
     @property
+    def unreadable(self) -> bool:
+        """No notice came and its run's journal cannot be read: it is not known to have
+        reported anything, nor to be dead."""
+        return self.completion is None and self.status == Status.UNREADABLE.value
+
+    @property
     def succeeded(self) -> bool:
         """Reported ``completed`` with no failed call: what reported is not what succeeded."""
         return self.status == "completed" and not self.failures
@@ -68,7 +74,7 @@ class WorkerStatus:
             "succeeded": self.succeeded,
             "reported_by": self.completion.source
             if self.completion
-            else ("snapshot" if self.status else None),
+            else ("snapshot" if self.status and not self.unreadable else None),
             "summary": self.completion.summary if self.completion else None,
         }
         if self.launch.kind is WorkerKind.WORKFLOW:
@@ -76,6 +82,7 @@ class WorkerStatus:
             shape["failures"] = self.failures
             shape["calls"] = None if self.run is None else calls_json(self.run)
             shape["threw"] = self.threw
+            shape["unreadable_reason"] = None if self.run is None else self.run.unreadable_reason
         return shape
 
 
@@ -141,7 +148,9 @@ class SessionReport:
             "owner": self.owner.liveness.value,
             "owner_pid": self.owner.entry.pid if self.owner.entry else None,
             "launched": len(self.workers),
-            "reported": sum(1 for worker in self.workers if worker.status is not None),
+            "reported": sum(
+                1 for worker in self.workers if worker.status is not None and not worker.unreadable
+            ),
             "workers": [worker.to_json() for worker in self.workers],
             "dead_workers": [worker.to_json() for worker in self.dead],
             "termination": self.verdict.to_json(),
@@ -218,7 +227,9 @@ def build_report(
         latest = done[-1] if done else None
         status = latest.status if latest else None
         run = runs.get(launch.line)
-        if status is None and run is not None and run.snapshot_current:
+        if status is None and run is not None and run.unreadable_reason is not None:
+            status = run.status.value  # no notice came, and its journal cannot be read
+        elif status is None and run is not None and run.snapshot_current:
             status = run.status.value  # no notice came, but its snapshot says how it ended
         workers.append(WorkerStatus(launch, status, latest, run, transcript))
         if status is not None:

@@ -80,6 +80,8 @@ class Salvage:
     snapshot_status: str | None
     status: str = ""
     """The run's status as ``ls`` shows it (``partial`` for one that completed with failures)."""
+    unreadable_reason: str | None = None
+    """Why its journal cannot be read (``status: unreadable``): nothing is salvaged."""
     calls: list[SalvagedCall] = field(default_factory=list)
     also_in: list[str] = field(default_factory=list)
     """Other sessions holding a copy of the same run id."""
@@ -100,6 +102,7 @@ class Salvage:
             "journal": self.journal,
             "name": self.name,
             "status": self.status,
+            "unreadable_reason": self.unreadable_reason,
             "snapshot_status": self.snapshot_status,
             "returned": self.returned,
             **self.spend.to_json(),
@@ -189,6 +192,7 @@ def salvage(
         name=run.name,
         snapshot_status=snapshot.status if snapshot else None,
         status=run.shown_status,
+        unreadable_reason=run.unreadable_reason,
         also_in=[other.session_id for other in others or []],
         problems=list(run.problems),
     )
@@ -265,6 +269,8 @@ def to_markdown(found: Salvage, mask: Callable[[str], str] = redact) -> str:
         f"- spent by its calls: {spend_line(found.spend)}",
     ]
     lines.append(f"- status: {found.status}")
+    if found.unreadable_reason:
+        lines.append(f"- unreadable: {found.unreadable_reason}; nothing can be salvaged")
     if found.session_spend is not None:
         lines.append(f"- spent by the session's own turns: {spend_line(found.session_spend)}")
     if found.snapshot_status:

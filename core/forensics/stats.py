@@ -65,6 +65,8 @@ class RunStats:
     """What the re-runs of calls that had returned spent: spent twice."""
     session_spend: Spend | None = None
     """What the owner session's own turns spent (None: its transcript is gone)."""
+    unreadable_reason: str | None = None
+    """Why its journal cannot be read (``status: unreadable``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -75,6 +77,7 @@ class RunStats:
             "project_name": self.project_name,
             "name": self.name,
             "status": self.status,
+            "unreadable_reason": self.unreadable_reason,
             "started": self.started,
             "returned": self.returned,
             "failed": self.failed,
@@ -163,6 +166,7 @@ def run_stats(run: Run, spends: Spends | None = None) -> RunStats:
         rerun_spend=agents_spend(run.folder.path, run.fold.rerun_agent_ids, spends),
         session_spend=session_spend(run, spends),
         cause=run_cause(run),
+        unreadable_reason=run.unreadable_reason,
     )
 
 

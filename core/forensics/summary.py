@@ -90,7 +90,16 @@ def report_text(data: dict[str, Any]) -> str:
         lines += ["", "DEAD WORKERS (launched, never reported back)"]
         for worker in data["dead_workers"]:
             lines += worker_text(worker)
-    reported = [w for w in data["workers"] if w["status"] is not None and not w["succeeded"]]
+    unreadable = [w for w in data["workers"] if w.get("unreadable_reason")]
+    if unreadable:
+        lines += ["", "UNREADABLE (launched; its run's journal cannot be read)"]
+        for worker in unreadable:
+            lines.append(f"  {worker['kind']:<9}{worker['id']}  {worker['unreadable_reason']}")
+    reported = [
+        w
+        for w in data["workers"]
+        if w["status"] is not None and not w["succeeded"] and not w.get("unreadable_reason")
+    ]
     if reported:
         lines += ["", "REPORTED, NOT SUCCEEDED"]
         for worker in reported:

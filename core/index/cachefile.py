@@ -70,7 +70,10 @@ def run_key(folder: RunFolder, owner: Owner, superseded_by: str | None, session:
 def settled(run: Run) -> bool:
     """Whether the run can change only when what `run_key` stamps changes: it has ended, or
     no owner may be alive. Any other run (running or stalled) changes with the clock, and
-    when its owner dies, so nothing about it is kept."""
+    when its owner dies, so nothing about it is kept. Nor about an unreadable run: what
+    makes it readable again (a mode) changes no stamp."""
+    if run.unreadable_reason is not None:
+        return False
     return run.ended or not run.owner.may_be_alive
 
 

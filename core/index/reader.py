@@ -420,6 +420,16 @@ class RunReader:
             self.fold = sidecar_fold(self.folder.path)
         return True
 
+    @property
+    def unreadable_reason(self) -> str | None:
+        """Why the journal, on disk, cannot be read (``<journal>: permission denied``); None
+        when it can, or when it is not there (`journal_missing`)."""
+        journal = self.folder.journal
+        for problem in self.problems:
+            if problem.line == 0 and problem.path == journal:
+                return f"{journal}: {problem.reason}"
+        return None
+
     def refresh_reruns(self) -> bool:
         """Read what the re-run agents used (only runs with re-runs read anything)."""
         before, fold = self.rerun_tokens, self.fold
@@ -445,8 +455,10 @@ class RunReader:
             times = [self.journal_mtime, self.transcripts.newest_mtime]
         known = [t for t in times if t is not None]
         last_growth = max(known) if known else None
+        unreadable = self.unreadable_reason
         status = classify(
             superseded=superseded_by is not None,
+            unreadable=unreadable is not None,
             snapshot_status=(snapshot.status or "completed") if current and snapshot else None,
             owner_may_be_alive=owner.may_be_alive,
             last_growth=last_growth,
@@ -467,6 +479,7 @@ class RunReader:
             cwd=context.cwd(self.folder),
             name=self.run_name,
             journal_missing=self.journal_missing,
+            unreadable_reason=unreadable,
             script_path=self.script_path,
             journal_size=self.journal_size,
             journal_mtime=self.journal_mtime,

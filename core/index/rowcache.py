@@ -37,13 +37,14 @@ from wftop.core.index.cachefile import (
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.sessions import Owner
 
-CACHE_VERSION = 11
+CACHE_VERSION = 12
 """Bump whenever the shape or the meaning of an ``ls --json`` row changes (4: ``host``;
 5: ``call_states``; 6: what the run spent, ``cost_usd``, ``tokens``, ``unpriced_models``;
 7: the paths kept real, other strings masked with more shapes; 8: ``failures``,
 ``failed_lines``, and ``failed`` counts failed calls; 9: C1 and bidirectional controls
 escaped; 10: the key, one stamp a run and the session's, `wftop.core.index.cachefile`;
-11: ``missing_transcripts``, ``cost_is_lower_bound``, and the run folder's stamp)."""
+11: ``missing_transcripts``, ``cost_is_lower_bound``, and the run folder's stamp; 12:
+``status: unreadable`` and ``unreadable_reason``)."""
 
 
 def rows_cache_path() -> Path:

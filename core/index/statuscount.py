@@ -20,6 +20,7 @@ dead run's agent transcripts are not looked at.
 from __future__ import annotations
 
 import os
+import stat
 from collections import Counter
 from pathlib import Path
 from typing import Any, TypeGuard
@@ -79,7 +80,8 @@ def read_statuses(
             runs.append(RunState(ident, run_id, "superseded", None))
             continue
         owner = context.owner(folder)
-        if not owner.may_be_alive and not os.path.lexists(folder.snapshot):
+        settled_dead = not owner.may_be_alive and not os.path.lexists(folder.snapshot)
+        if settled_dead and readable(folder.journal):
             # no snapshot, no live owner: dead, whatever the files say
             runs.append(RunState(ident, run_id, "dead", _mtime(folder.journal)))
             continue
@@ -109,6 +111,21 @@ def _mtime(path: str) -> float | None:
         return os.stat(path).st_mtime
     except OSError:
         return None
+
+
+def readable(journal: str) -> bool:
+    """The journal opens as a file, or is not there: a run without a snapshot whose journal
+    cannot be read is unreadable, not dead (`wftop.core.model.classify`)."""
+    try:
+        fd = os.open(journal, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return True
+    except (OSError, ValueError):
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode)
+    finally:
+        os.close(fd)
 
 
 def _valid(entry: object) -> TypeGuard[list[Any]]:

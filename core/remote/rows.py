@@ -87,6 +87,7 @@ def run_of(row: RunRow) -> Run:
         name=row.name,
         script_path=row.script_path,
         journal_missing=row.journal is None,
+        unreadable_reason=row.unreadable_reason,
         journal_size=0,
         journal_mtime=row.last_activity,
         transcripts=TranscriptStats(),

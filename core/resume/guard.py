@@ -93,10 +93,9 @@ def check(
             "R (or --strategy fresh) runs the script again from the start",
             forceable=False,
         )
-    journal_problems = [p for p in run.problems if p.path == run.folder.journal and p.line == 0]
-    if journal_problems:
+    if run.unreadable_reason is not None:
         return refuse(
-            f"journal unreadable: {journal_problems[0]}",
+            f"journal unreadable: {run.unreadable_reason}",
             f"make {run.folder.journal} readable by you",
             "the CLI reads the journal too: a resume may run every call again",
         )

@@ -135,6 +135,8 @@ class Plan:
             {
                 "run_id": self.run.run_id,
                 "root": self.run.folder.root,
+                "status": self.run.shown_status,
+                "unreadable_reason": self.run.unreadable_reason,
                 "strategy": self.strategy.value,
                 "recommended": self.recommended.value,
                 "argv": self.argv,
