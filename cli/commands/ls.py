@@ -21,9 +21,10 @@ from wftop.cli.remote import EXIT_UNREACHABLE, argvs_or_exit, ask_hosts
 from wftop.core.cost.tokens import at_least, dollars
 from wftop.core.cost.usage import Spends
 from wftop.core.index.coldpass import scan_rows
+from wftop.core.index.projects import name_rows
 from wftop.core.index.rowcache import RowCache, rows_cache_path
 from wftop.core.model import Run, status_word
-from wftop.core.read.errors import failure_tag
+from wftop.core.read.errors import cut, failure_tag
 from wftop.core.read.jsonl import Problem
 from wftop.core.read.jsonline import UnreadableLine, parse_line
 from wftop.core.read.snapshot import parse_iso_time
@@ -69,7 +70,7 @@ def table_line(row: dict[str, Any], now: float) -> str:
     a host's row or a name may hold anything)."""
     status = gate(status_label(status_word(row["status"], len(row["failed_calls"]))))
     name = gate(row["name"] or "-")[:18]
-    project = gate(str(row["project_name"]))[:18]
+    project = cut(gate(str(row["project_name"])), 18)
     parity = f"{row['started']}/{row['returned']}/{row['failed']}"
     named = [*row["in_flight"], *(failure_tag(f["label"], f["kind"]) for f in failures(row))]
     calls = gate(",".join(map(str, named)))
@@ -99,6 +100,7 @@ def failures(row: dict[str, Any]) -> list[dict[str, str]]:
 def table(runs: list[Run], now: float) -> str:
     redactor = Redactor.for_json()
     rows = [orjson.loads(json_item(run, redactor)) for run in runs]
+    name_rows(rows, redactor)
     return "\n".join([HEADER, *(table_line(row, now) for row in rows)])
 
 
@@ -141,25 +143,27 @@ def run(args: argparse.Namespace) -> int:
         roots, lambda run: json_item(run, redactor, spends), now=lambda: now, cache=cache, **kwargs
     )
     report(items.problems)
+    rows: list[dict[str, Any]] = [orjson.loads(item) for item in items.rows]
     if args.host:
-        return merged(args, items.rows, now)
+        return merged(args, rows, now)
+    for at in name_rows(rows, redactor):  # the listing's names: printed again
+        items.rows[at] = json_row(rows[at])
     if args.json:
         sys.stdout.buffer.write(json_array(items.rows) + b"\n")
     else:
-        lines = (table_line(orjson.loads(item), now) for item in items.rows)
-        print("\n".join([HEADER, *lines]))
+        print("\n".join([HEADER, *(table_line(row, now) for row in rows)]))
     return EXIT_OK
 
 
-def merged(args: argparse.Namespace, local: list[bytes], now: float) -> int:
-    """This machine's rows and every ``--host``'s (``host`` says whose), newest first."""
+def merged(args: argparse.Namespace, rows: list[dict[str, Any]], now: float) -> int:
+    """This machine's rows and every ``--host``'s (``host`` says whose), newest first, each
+    project named as this listing names it."""
     remote = ["ls", "--json"]
     if args.stall_window is not None:
         remote += ["--stall-window", str(args.stall_window)]
     argvs = argvs_or_exit(args, remote)
     if argvs is None:
         return EXIT_USAGE
-    rows: list[dict[str, Any]] = [orjson.loads(item) for item in local]
     code = EXIT_OK
     for host, reply in ask_hosts(argvs).items():
         found = host_rows(host, reply.stdout) if reply.failure is None else None
@@ -170,6 +174,7 @@ def merged(args: argparse.Namespace, local: list[bytes], now: float) -> int:
             continue
         rows += found
     rows.sort(key=lambda row: row.get("last_activity") or "", reverse=True)
+    name_rows(rows, Redactor.for_json())
     if args.json:
         items = [json_row(row) for row in rows]
         sys.stdout.buffer.write(json_array(items) + b"\n")

@@ -14,6 +14,7 @@ from wftop.core.cost.tokens import NOTHING, Spend, total
 from wftop.core.cost.usage import Spends
 from wftop.core.forensics.report import build_report
 from wftop.core.index.coldpass import scan_roots
+from wftop.core.index.projects import name_rows
 from wftop.core.model import Run
 from wftop.core.read.journal import CallState, JournalFold
 from wftop.core.read.jsonl import Problem
@@ -194,4 +195,10 @@ def compute_stats(
         if row.cause is not None:
             stats.causes[row.cause] += 1
         stats.runs.append(row)
+    named: list[dict[str, Any]] = [
+        {"cwd": run.cwd, "project": run.folder.project} for run in scanned.runs[::-1]
+    ]
+    name_rows(named, str)  # the listing's names (masked where printed, as every field)
+    for row, name in zip(stats.runs, named, strict=True):
+        row.project_name = name["project_name"]
     return stats
