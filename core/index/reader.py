@@ -28,6 +28,7 @@ from wftop.core.read.failures import (
 )
 from wftop.core.read.journal import JournalFold, unknown_type
 from wftop.core.read.jsonl import JsonlTail, Problem
+from wftop.core.read.receipt import launched_name
 from wftop.core.read.sessions import NO_OWNER, Owner
 from wftop.core.read.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
 from wftop.core.read.standin import name_calls, sidecar_fold, snapshot_fold
@@ -162,6 +163,11 @@ class RunReader:
         self.script_path: str | None = None
         self.script_name: str | None = None
         self.script_slug: str | None = None
+        self.launched_name: str | None = None
+        """The ``workflowName`` of the run's launch receipt in its session transcript, read
+        when nothing else names the run (`wftop.core.read.receipt`)."""
+        self._receipt_looked: int | None = None
+        """The session transcript's size when it was last read for that name."""
         self.journal_missing = False
         """The run folder holds no ``journal.jsonl`` (or there is no run folder): its calls
         are read from its snapshot, else from its agents' sidecars (`wftop.core.read.standin`)."""
@@ -369,15 +375,37 @@ class RunReader:
                 return
             match = _META_NAME.search(head)
             self.script_name = match.group(2) if match else None
+        if self.run_name is None:
+            self.look_for_launch()
+
+    def look_for_launch(self) -> None:
+        """The name the session's launch receipt gives the run, when nothing in its folder
+        does (a run launched with ``scriptPath``, as ``R`` launches one): read once, and again
+        when the session transcript grew."""
+        transcript = self.folder.transcript
+        try:
+            size = os.stat(transcript).st_size
+        except (OSError, ValueError):
+            return
+        if size == self._receipt_looked:
+            return
+        self._receipt_looked = size
+        self.launched_name = launched_name(transcript, self.folder.run_id)
 
     @property
     def run_name(self) -> str | None:
         """The run's one name: the one in the file name the CLI gave its script
         (``workflows/scripts/<name>-<runId>.js``, ``meta.name`` lowercased, each run of other
         characters a ``-``); else the snapshot's ``workflowName``; else the ``meta.name`` its
-        script declares (a script run from a ``scriptPath`` of the user's)."""
+        script declares (a script run from a ``scriptPath`` of the user's); else the name its
+        session's launch receipt gives it (`look_for_launch`)."""
         snapshot = self.snapshot
-        return self.script_slug or (snapshot.name if snapshot else None) or self.script_name
+        return (
+            self.script_slug
+            or (snapshot.name if snapshot else None)
+            or self.script_name
+            or self.launched_name
+        )
 
     def refresh(
         self, *, owner_alive: bool = True, listing: Callable[[str], list[str]] = sorted_listing

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.corpus import copy_tree
+from tests.corpus import copy_tree, only_journal
 from wftop.cli.main import main
 from wftop.core.index.projects import project_names, unique_tails
 
@@ -72,3 +72,26 @@ def test_the_rows_cache_keeps_no_listings_name(capfd, roots, tmp_path, monkeypat
     alone = ["--no-default-root", *roots[1:3]]
     (row,) = json.loads(run(capfd, "ls", "--json", *alone))
     assert row["project_name"] == "proj"  # alone in its listing, its last folder tells it
+
+
+def test_a_run_launched_with_a_script_path_is_named_by_its_launch_receipt(capfd, tmp_path):
+    """``R`` relaunches a script by its path: the CLI keeps no script of the new run and
+    writes no snapshot until it ends (none when it dies), so only the session's launch
+    receipt names it. The tree: ``killed`` with a second run, launched so, in its session."""
+    root = copy_tree("killed", tmp_path)
+    journal = only_journal(root)
+    session = journal.parents[3]
+    fresh = "wf_0f0f0f0f-abc"
+    (journal.parent.parent / fresh).mkdir()
+    (journal.parent.parent / fresh / "journal.jsonl").write_bytes(journal.read_bytes())
+    transcript = session.with_suffix(".jsonl")
+    receipt = next(
+        line for line in transcript.read_text().splitlines() if '"async_launched"' in line
+    )
+    transcript.write_text(transcript.read_text() + receipt.replace("wf_c4e8dc39-03f", fresh) + "\n")
+    rows = json.loads(run(capfd, "ls", "--json", "--no-cache", "--no-default-root",
+                          "--root", str(root)))  # fmt: skip
+    assert {row["run_id"]: row["name"] for row in rows} == {
+        "wf_c4e8dc39-03f": "mock-six",
+        fresh: "mock-six",
+    }
