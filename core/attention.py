@@ -1,7 +1,7 @@
 """What needs a person: a run's state as attention sees it, and the attention window.
 
-A run needs you when it is stalled, or dead, failed or partial with its last activity within
-the attention window (`needs_you`), unless it was marked seen in that state
+A run needs you when it is stalled or unreadable, or dead, failed or partial with its last
+activity within the attention window (`needs_you`), unless it was marked seen in that state
 (`wftop.core.notify.acks`). Below the index, the engine and the views: it reads nothing.
 """
 
@@ -29,8 +29,9 @@ class RunState(NamedTuple):
 
 
 def needs_you(shown: str, last_activity: float | None, now: float, window: float) -> bool:
-    """Stalled; or dead, failed or partial and last active within ``window`` seconds."""
-    if shown == Status.STALLED.value:
+    """Stalled or unreadable; or dead, failed or partial and last active within ``window``
+    seconds."""
+    if shown in (Status.STALLED.value, Status.UNREADABLE.value):
         return True
     if shown in RECENT:
         return last_activity is None or now - last_activity <= window

@@ -74,7 +74,14 @@ def test_a_run_completed_with_failed_calls_needs_you(cache, roots):
         assert data == {
             "attention": 1,
             "counts": {"partial": 1},
-            "needs_you": {"dead": 0, "stalled": 0, "failed": 0, "partial": 1, "unreachable": 0},
+            "needs_you": {
+                "dead": 0,
+                "stalled": 0,
+                "failed": 0,
+                "partial": 1,
+                "unreadable": 0,
+                "unreachable": 0,
+            },
             "line": "⚠ 1 partial",
         }
 
@@ -99,7 +106,14 @@ def test_status_tmux_and_json(cache, roots):
     assert data == {
         "attention": 1,
         "counts": {"completed": 1, "dead": 1},
-        "needs_you": {"dead": 1, "stalled": 0, "failed": 0, "partial": 0, "unreachable": 0},
+        "needs_you": {
+            "dead": 1,
+            "stalled": 0,
+            "failed": 0,
+            "partial": 0,
+            "unreadable": 0,
+            "unreachable": 0,
+        },
         "line": "⚠ 1 dead",
     }
 
