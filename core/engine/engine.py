@@ -9,6 +9,10 @@ change set of the index becomes one ``changed`` message holding only the rows th
 from what was sent. A subscriber that joins later gets the rows held then as its snapshot,
 then the change sets after it, so every view holds the same runs as the engine.
 
+A row's ``project_name`` is the name the listing gives its project: the shortest tail of
+its cwd no other project held ends with (`wftop.core.index.projects`). When the projects held
+change, the rows whose name changes go out again in the change set, as any changed row.
+
 The engine holds each run as `Held`: its row and that row printed on one line. Subscribers
 are anything with ``send(bytes) -> bool`` (False: gone); the servers
 (`wftop.core.engine.serve`) make them of a pipe or a socket connection.
@@ -21,6 +25,7 @@ import os
 import time
 from collections import Counter, deque
 from collections.abc import AsyncGenerator, Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
@@ -31,6 +36,7 @@ from wftop.core.cost.usage import Spends
 from wftop.core.engine import protocol as wire
 from wftop.core.engine.coldstart import Held, first_rows
 from wftop.core.index.live import LiveIndex
+from wftop.core.index.projects import project_key, project_names
 from wftop.core.index.rowcache import RowCache
 from wftop.core.model import DEFAULT_STALL_WINDOW, NEEDS_YOU, Run
 from wftop.core.row import RunRow
@@ -110,6 +116,11 @@ class Engine:
         self._told: dict[str, int] = {}
         """Problems of each run already told."""
         self._redactor = Redactor.for_json()
+        self._names: dict[str, str] = {}
+        """Project key → the name the projects held give it (`rename`)."""
+        self._key_of: dict[str, str] = {}
+        self._runs_of: Counter[str] = Counter()
+        """Runs held per project key: the names change only when a key comes or goes."""
         self._spends = Spends()
         """Agent transcripts read for what runs spent, each again only when it changed."""
 
@@ -185,8 +196,11 @@ class Engine:
             stall_window=self.stall_window,
             workers=self.workers,
         )
+        for ident, entry in self.held.items():
+            self._track(ident, entry.row)
+        renamed = self.rename()  # names depend on every run: the rows sent before, again
         self.complete = True
-        self._broadcast(wire.rows_line(self.seq, [], final=True))
+        self._broadcast(wire.rows_line(self.seq, [entry.line for entry in renamed], final=True))
         if stop.is_set():
             return
         index = LiveIndex(
@@ -235,12 +249,54 @@ class Engine:
         made: dict[str, Held] = {}
         problems: list[str] = []
         for run in runs:
-            entry = held_of(RunRow.of(run, self._spends), self._redactor)
+            entry = self.named(held_of(RunRow.of(run, self._spends), self._redactor))
             made[entry.row.ident] = entry
             told = self._told.get(run.ident, 0)
             self._told[run.ident] = len(run.problems)
             problems += [str(problem) for problem in run.problems[told:]]
         return made, problems
+
+    def named(self, entry: Held) -> Held:
+        """``entry`` with the name the projects held give its project."""
+        row = entry.row
+        name = self._names.get(project_key(row.cwd, row.project))
+        if name is None or self._redactor(name) == row.project_name:
+            return entry
+        return held_of(replace(row, project_name=name), self._redactor)
+
+    def _track(self, ident: str, row: RunRow | None) -> bool:
+        """Count the run's project (None: the run is gone); True when a project came or went."""
+        key = None if row is None else project_key(row.cwd, row.project)
+        old = self._key_of.pop(ident, None)
+        if key is not None:
+            self._key_of[ident] = key
+        if old == key:
+            return False
+        came = went = False
+        if old is not None:
+            self._runs_of[old] -= 1
+            went = self._runs_of[old] == 0
+            if went:
+                del self._runs_of[old]
+        if key is not None:
+            self._runs_of[key] += 1
+            came = self._runs_of[key] == 1
+        return came or went
+
+    def rename(self) -> list[Held]:
+        """Name every project as the projects held now tell them apart; the rows whose name
+        changed (held renamed)."""
+        names = project_names((entry.row.cwd, entry.row.project) for entry in self.held.values())
+        if names == self._names:
+            return []
+        self._names = names
+        renamed = []
+        for ident, entry in self.held.items():
+            named = self.named(entry)
+            if named is not entry:
+                self.held[ident] = named
+                renamed.append(named)
+        return renamed
 
     def _apply(self, rows: dict[str, Held], removed: Iterable[str]) -> None:
         """One change set: the rows that differ from what was sent, and the runs gone."""
@@ -248,10 +304,17 @@ class Engine:
             entry for ident, entry in rows.items() if _row(self.held.get(ident)) != entry.row
         ]
         gone = [ident for ident in removed if self.held.pop(ident, None) is not None]
+        projects = False
         for entry in changed:
             self.held[entry.row.ident] = entry
+            projects = self._track(entry.row.ident, entry.row) or projects
         for ident in gone:
             self._told.pop(ident, None)
+            projects = self._track(ident, None) or projects
+        if projects:
+            again = {entry.row.ident: entry for entry in changed}
+            again.update((entry.row.ident, entry) for entry in self.rename())
+            changed = list(again.values())
         if not (changed or gone):
             return
         self.seq += 1

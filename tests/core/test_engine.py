@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from wftop.core.engine import protocol as wire
 from wftop.core.engine.engine import Engine
 from wftop.core.engine.feed import RowFeed
 from wftop.core.index.coldpass import scan_roots
+from wftop.core.index.projects import project_key, project_names
 from wftop.core.row import RunRow
 from wftop.core.system.procs import FakeProcessTable
 
@@ -58,8 +60,14 @@ async def until(check: Callable[[], bool]) -> None:
 
 
 def cold_rows(roots: list[str], moment: float) -> dict[str, RunRow]:
+    """The rows a cold scan makes, each project named as the listing names it."""
     scan = scan_roots(roots, processes=FakeProcessTable(), now=lambda: moment)
-    return {run.ident: RunRow.of(run) for run in scan.runs}
+    rows = {run.ident: RunRow.of(run) for run in scan.runs}
+    names = project_names((row.cwd, row.project) for row in rows.values())
+    return {
+        ident: replace(row, project_name=names[project_key(row.cwd, row.project)])
+        for ident, row in rows.items()
+    }
 
 
 @asynccontextmanager
@@ -100,6 +108,30 @@ async def test_views_early_and_late_hold_the_runs_a_cold_scan_finds(tmp_path):
         assert engine.counts() == {"completed": 2, "dead": 1}
         (dead,) = [row for row in expected.values() if row.shown_status == "dead"]
         assert engine.needy() == [(dead.ident, dead.run_id, "dead", dead.last_activity)]
+        # all three ran in a folder named proj: each is told apart by the folder above it
+        assert sorted(row.project_name for row in early.feed.rows.values()) == [
+            "clean/proj", "kill-resume/proj", "mid-failure-resume/proj",
+        ]  # fmt: skip
+
+
+async def test_a_project_that_comes_renames_the_runs_it_is_told_apart_from(tmp_path):
+    roots = [copy_tree("killed", tmp_path)]
+    view = View()
+    async with running(roots) as engine:
+        engine.subscribe(view)
+        await until(lambda: engine.following)
+        assert [row.project_name for row in view.feed.rows.values()] == ["proj"]
+        before = len(view.of(wire.Changed))
+        source = copy_tree("mid-failure", tmp_path / "later")  # another proj, under the root
+        (project,) = source.glob("projects/*")
+        shutil.copytree(project, roots[0] / "projects" / project.name)
+        await until(lambda: len(view.feed.rows) == 2)
+        await until(lambda: "proj" not in {r.project_name for r in view.feed.rows.values()})
+        assert sorted(row.project_name for row in view.feed.rows.values()) == [
+            "kill-resume/proj", "mid-failure-resume/proj",
+        ]  # fmt: skip
+        renamed = [row for change in view.of(wire.Changed)[before:] for row in change.rows]
+        assert {row.project_name for row in renamed} >= {"kill-resume/proj"}
 
 
 async def test_a_view_joining_during_the_first_rows_gets_them_all_once(tmp_path, monkeypatch):
@@ -140,7 +172,14 @@ async def test_an_append_is_one_change_set_of_that_run_alone(tmp_path):
         snapshot.unlink()
         await until(lambda: len(view.of(wire.Changed)) > before + 1)
         gone = view.of(wire.Changed)[-1]
-        assert gone.rows == () and len(gone.removed) == 1
+        assert len(gone.removed) == 1
+        # both ran in a folder named proj: alone now, the killed run is named by it again
+        (renamed,) = gone.rows
+        assert (renamed.ident, row.project_name, renamed.project_name) == (
+            row.ident,
+            "kill-resume/proj",
+            "proj",
+        )
         assert list(view.feed.rows) == [row.ident]
 
 
@@ -180,9 +219,10 @@ class Last:
     def send(self, data):
         for line in data.splitlines():
             if line.startswith(b'{"type":"rows"'):
-                self.rows += line.count(b'"run_id"')
-                if b'"final":true' in line:
+                if b'"final":true' in line:  # it names again the runs the listing renamed
                     self.stop.set()
+                else:
+                    self.rows += line.count(b'"run_id"')
         return True
 
 async def main():

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from wftop.core.engine.link import (
 )
 from wftop.core.engine.place import place_for
 from wftop.core.index.coldpass import scan_roots
+from wftop.core.index.projects import project_key, project_names
 from wftop.core.model import DEFAULT_STALL_WINDOW
 from wftop.core.notify.acks import Acks, RunState
 from wftop.core.resume.store import state_dir
@@ -74,7 +76,11 @@ class Watch:
 
 
 def cold(roots: list[Path]) -> dict[str, RunRow]:
-    return {run.ident: RunRow.of(run) for run in scan_roots([str(root) for root in roots]).runs}
+    """The rows of a cold scan, each project named as the listing names it."""
+    rows = {run.ident: RunRow.of(run) for run in scan_roots([str(root) for root in roots]).runs}
+    names = project_names((row.cwd, row.project) for row in rows.values())
+    key = project_key
+    return {i: replace(r, project_name=names[key(r.cwd, r.project)]) for i, r in rows.items()}
 
 
 def started_line(label: str) -> str:
