@@ -517,7 +517,7 @@ class RunReader:
             superseded_by=superseded_by,
             failures=self.failures(snapshot if current else None, over=over),
             rerun_tokens=self.rerun_tokens,
-            spend=self.spend() if self.count_spend else None,
+            spend=self.spend() if self.count_spend and not self.journal_missing else None,
         )
         return run
 

@@ -115,6 +115,7 @@ class CountingFold(JournalFold):
                 label = get("label")
                 if type(label) is str and label:
                     entry[_LABEL] = label
+                    self.unlabelled.pop(key, None)
                 if entry[_RETURNED]:
                     reruns.append(agent or "")  # type: ignore[attr-defined]
                 entry[_AGENT] = agent or ""
@@ -131,12 +132,26 @@ class CountingFold(JournalFold):
                 failed_keys[key] = None
             if not entry[_LABEL]:
                 entry[_LABEL] = agent or key
+                self.unlabelled[key] = None
         self.started_lines += started
         self.result_lines += returned
         self.failed_lines += failed
         self.keyless_lines += keyless
         self.last_agent_id = last_agent
         return self
+
+    def name(self, names: Mapping[str, tuple[str, str | None]]) -> bool:
+        """`JournalFold.name`: the calls no line labelled take the label ``names`` holds for
+        their latest agent (a row shows no phase)."""
+        named = False
+        for key in list(self.unlabelled):
+            entry = self.entries[key]
+            found = names.get(entry[_AGENT] or "")
+            if found is not None:
+                entry[_LABEL] = found[0]
+                del self.unlabelled[key]
+                named = True
+        return named
 
     def snapshot(self) -> JournalFold:
         raise WholeCallsNotKept("a counting fold is not handed to another thread")
