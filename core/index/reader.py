@@ -363,7 +363,7 @@ class RunReader:
             self.script_path = self.script_path or named
             if matches:
                 self.script_path = os.path.join(self.folder.scripts_dir, matches[0])
-        has_name = self.script_slug or (self.snapshot is not None and self.snapshot.name)
+        has_name = self.snapshot is not None and self.snapshot.name
         if self.script_name is None and self.script_path and not has_name:
             try:
                 fd = os.open(self.script_path, os.O_RDONLY | os.O_NONBLOCK)
@@ -371,10 +371,10 @@ class RunReader:
                     head = os.read(fd, 4096).decode("utf-8", errors="replace")
                 finally:
                     os.close(fd)
+                match = _META_NAME.search(head)
+                self.script_name = match.group(2) if match else None
             except (OSError, ValueError):  # ValueError: a NUL in a path read from a snapshot
-                return
-            match = _META_NAME.search(head)
-            self.script_name = match.group(2) if match else None
+                pass
         if self.run_name is None:
             self.look_for_launch()
 
@@ -394,16 +394,16 @@ class RunReader:
 
     @property
     def run_name(self) -> str | None:
-        """The run's one name: the one in the file name the CLI gave its script
-        (``workflows/scripts/<name>-<runId>.js``, ``meta.name`` lowercased, each run of other
-        characters a ``-``); else the snapshot's ``workflowName``; else the ``meta.name`` its
-        script declares (a script run from a ``scriptPath`` of the user's); else the name its
+        """The run's one name, every surface's: the snapshot's ``workflowName``; else the
+        ``meta.name`` its script declares; else the one in the file name the CLI gave its
+        script (``workflows/scripts/<name>-<runId>.js``: ``meta.name`` lowercased, each run of
+        other characters a ``-``), for a script that cannot be read; else the name its
         session's launch receipt gives it (`look_for_launch`)."""
         snapshot = self.snapshot
         return (
-            self.script_slug
-            or (snapshot.name if snapshot else None)
+            (snapshot.name if snapshot else None)
             or self.script_name
+            or self.script_slug
             or self.launched_name
         )
 
