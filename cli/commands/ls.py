@@ -151,8 +151,19 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.buffer.write(json_array(items.rows) + b"\n")
     else:
-        print("\n".join([HEADER, *(table_line(row, now) for row in rows)]))
+        print(rooted_table(rows, now))
     return EXIT_OK
+
+
+def rooted_table(rows: list[dict[str, Any]], now: float) -> str:
+    """The table; the root first when one run is listed under two roots (which copy is
+    which), as the host is for other hosts' runs."""
+    names = [(row["session_id"], row["run_id"]) for row in rows]
+    if len(names) == len(set(names)):
+        return "\n".join([HEADER, *(table_line(row, now) for row in rows)])
+    width = max(len(gate(str(row["root"]))) for row in rows)
+    lines = (f"{gate(str(row['root'])):<{width}} {table_line(row, now)}" for row in rows)
+    return "\n".join([f"{'ROOT':<{width}} {HEADER}", *lines])
 
 
 def merged(args: argparse.Namespace, rows: list[dict[str, Any]], now: float) -> int:

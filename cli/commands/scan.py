@@ -35,7 +35,7 @@ from wftop.core.read.discovery import resolve_roots
 from wftop.core.read.errors import cause_words
 from wftop.core.read.sessions import Liveness, Owner
 from wftop.core.system.procs import default_table
-from wftop.core.text.gate import gate_each
+from wftop.core.text.gate import gate, gate_each
 from wftop.core.text.redact import Redactor, redact_tree
 
 
@@ -72,15 +72,27 @@ def add_parser(subparsers: Any) -> None:
 
 
 def sessions_table(rows: list[dict[str, Any]]) -> str:
-    lines = [f"{'LAST WRITE':<20} {'SESSION':<10} {'DEAD':>4}/{'ALL':<4} {'CAUSE':<22} CWD"]
+    """The recent sessions; the root first when one session is listed under two roots (which
+    copy is which)."""
+    twice = twice_listed(rows)
+    width = max([len("ROOT"), *(len(gate(row["root"])) for row in rows)]) if twice else 0
+    lead = f"{'ROOT':<{width}} " if twice else ""
+    lines = [f"{lead}{'LAST WRITE':<20} {'SESSION':<10} {'DEAD':>4}/{'ALL':<4} {'CAUSE':<22} CWD"]
     for row in rows:
         when = (row["last_write"] or "-")[:19].replace("T", " ")
         cwd = row["cwd"] or row["project"]
+        root = f"{gate(row['root']):<{width}} " if twice else ""
         lines.append(
-            f"{when:<20} {row['session_id'][:8]:<10} {row['dead']:>4}/{row['launched']:<4} "
+            f"{root}{when:<20} {row['session_id'][:8]:<10} {row['dead']:>4}/{row['launched']:<4} "
             f"{cause_words(row['cause']):<22} {cut(cwd, 60)}"
         )
     return gate_each(lines)
+
+
+def twice_listed(rows: list[dict[str, Any]]) -> bool:
+    """One session is listed under two roots."""
+    ids = [row["session_id"] for row in rows]
+    return len(ids) != len(set(ids))
 
 
 def choose(args: argparse.Namespace, roots: list[str]) -> str:

@@ -29,6 +29,7 @@ def session_row(session: SessionFile, report: SessionReport) -> dict[str, Any]:
     verdict = report.verdict
     return {
         "session_id": session.session_id,
+        "root": session.root,
         "transcript": session.path,
         "project": session.project,
         "cwd": report.cwd,

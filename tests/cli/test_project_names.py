@@ -95,3 +95,17 @@ def test_a_run_launched_with_a_script_path_is_named_by_its_launch_receipt(capfd,
         "wf_c4e8dc39-03f": "mock-six",
         fresh: "mock-six",
     }
+
+
+def test_the_same_run_under_two_roots_says_which_root(capfd, tmp_path):
+    one = copy_tree("killed", tmp_path / "one")
+    two = copy_tree("killed", tmp_path / "two")
+    both = ["--no-default-root", "--root", str(one), "--root", str(two)]
+    header, *lines = run(capfd, "ls", "--no-cache", *both).splitlines()
+    assert header.startswith("ROOT ") and len(lines) == 2
+    assert sorted(line.split()[0] for line in lines) == sorted([str(one), str(two)])
+    header, *lines = run(capfd, "scan", "--list-sessions", *both).splitlines()[:3]
+    assert header.startswith("ROOT ")
+    assert sorted(line.split()[0] for line in lines) == sorted([str(one), str(two)])
+    alone = run(capfd, "ls", "--no-cache", "--no-default-root", "--root", str(one))
+    assert alone.startswith("STATUS")  # one copy: no root to tell apart
