@@ -97,7 +97,6 @@ def test_wftop_status_counts_it_unreadable_never_dead(unreadable):
 
 def test_the_tui_counts_and_title_never_count_it_dead(unreadable):
     from wftop.core.model import Status
-    from wftop.tui.feed import needs_a_look
     from wftop.tui.format import counts_line, status_counts, status_label
 
     root, prefix, env = unreadable
@@ -111,4 +110,3 @@ def test_the_tui_counts_and_title_never_count_it_dead(unreadable):
     counts = status_counts([run])
     assert counts["dead"] == 0 and counts["unreadable"] == 1
     assert counts_line(counts).endswith("0 failed · 1 unreadable")
-    assert not needs_a_look(run)  # the title counts the dead, stalled and partial runs
