@@ -2,8 +2,9 @@
 // is held to (tests/json_oracle.py drives it).
 //
 // One request a line on stdin: the path of a JSONL file. One answer a line on stdout:
-//   {"records": [[line, type, key], ...], "problems": [line, ...],
+//   {"records": [[line, type, key], ...], "problems": [line, ...], "unknown": n,
 //    "started": n, "result": n, "failed": n}
+// `unknown` counts the records whose type is none the CLI writes (its reader skips them).
 // The file is read as UTF-8 text (invalid bytes read as U+FFFD) and cut at each "\n"; every
 // piece is JSON.parse'd. An empty piece is skipped; one that does not parse, or is not an
 // object, is a problem. A last piece without its "\n" is a record only when it parses as an
@@ -23,6 +24,11 @@ function isObject(value) {
 
 const LONE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
+// Every type of line the CLI writes in a journal; the CLI's reader skips a line of any other.
+const LINE_TYPES = new Set([
+  "launched", "started", "result", "failed", "resumed", "restoring", "restored",
+]);
+
 function wellFormed(text) {
   return text.replace(LONE, "\ufffd");
 }
@@ -31,7 +37,7 @@ function read(path) {
   const text = fs.readFileSync(path).toString("utf8");
   const pieces = text.split("\n");
   const last = pieces.length - 1; // the piece after the last "\n" ("" when the file ends so)
-  const answer = { records: [], problems: [], started: 0, result: 0, failed: 0 };
+  const answer = { records: [], problems: [], unknown: 0, started: 0, result: 0, failed: 0 };
   pieces.forEach((piece, index) => {
     if (piece === "") return;
     let value;
@@ -48,6 +54,7 @@ function read(path) {
     const type = typeof value.type === "string" ? wellFormed(value.type) : null;
     const key = typeof value.key === "string" ? wellFormed(value.key) : null;
     answer.records.push([index + 1, type, key]);
+    if (!(typeof value.type === "string" && LINE_TYPES.has(value.type))) answer.unknown += 1;
     if (type === "started" || type === "result" || type === "failed") answer[type] += 1;
   });
   return answer;

@@ -27,6 +27,8 @@ class Reading:
     """(line, ``type``, ``key``) of every line that is a JSON object (strings, else None)."""
     problems: tuple[int, ...]
     """Lines that do not parse, or are not objects (a last line without its newline aside)."""
+    unknown: int
+    """Records of a ``type`` the CLI does not write (the CLI's reader skips them)."""
     started: int
     result: int
     failed: int
@@ -70,6 +72,7 @@ class Oracle:
         return Reading(
             tuple((line, kind, key) for line, kind, key in answer["records"]),
             tuple(answer["problems"]),
+            answer["unknown"],
             answer["started"],
             answer["result"],
             answer["failed"],
