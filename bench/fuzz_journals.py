@@ -15,7 +15,8 @@ tree in this process (`COMMANDS`). Checked on every case (`check_case`):
   records (line, ``type``, ``key``) and the same unreadable lines;
 * ``ls --json`` counts the started, returned and failed lines JSON.parse counts
   (``failed_lines``) and its unreadable lines (those JSON.parse cannot read, and the objects
-  of a ``type`` the CLI does not write, which the CLI's reader skips); ``stats --json`` the started and returned ones.
+  of a ``type`` the CLI does not write, which the CLI's reader skips); ``stats --json`` the
+  started and returned ones.
 
 Prints a summary (cases, lines, bytes, failures, time) and exits 1 on any failure, writing the
 failing inputs next to ``--out``. The property test ``tests/core/test_oracle_props.py`` drives
