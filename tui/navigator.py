@@ -221,6 +221,12 @@ class Navigator:
             return
         from wftop.tui.screens.journal import JournalScreen  # read on first use
 
+        if row.journal is None:
+            said = (
+                f"{row.run_id} has no journal.jsonl on disk: its calls are read from its snapshot"
+            )
+            self.say(said, title="The journal")
+            return
         if row.host is None:
             self.push(JournalScreen(self.services, row, row.journal))
             return

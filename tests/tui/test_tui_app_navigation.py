@@ -381,3 +381,27 @@ async def test_the_run_screen_reads_the_snapshot_rows_in_a_worker(
         await pilot.pause()
         calls = app.screen.query_one(CallTable)
         assert calls.row_count and on_loop and not any(on_loop)  # read, never on the loop
+
+
+async def test_a_run_without_a_journal_says_so_instead_of_opening_one(
+    tmp_path, tui_processes, monkeypatch
+):
+    import shutil
+
+    from tests.corpus import DATA
+
+    root = tmp_path / "root"
+    shutil.copytree(DATA / "shapes" / "no-journal", root)
+    app = build(root, tui_processes)
+    said: list[str] = []
+    notify = app.notify
+    monkeypatch.setattr(app, "notify", lambda text, **kw: (said.append(text), notify(text, **kw)))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        (row,) = app.store.rows.values()
+        assert row.journal is None
+        table(app).move_to_key(row.ident)
+        await pilot.press("J")
+        await pilot.pause()
+        assert isinstance(app.screen, RunsScreen)
+        assert any("has no journal.jsonl on disk" in text for text in said), said
