@@ -15,6 +15,7 @@ changes, says when the engine is lost and back, and says every failure of backgr
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -41,8 +42,9 @@ from wftop.tui.alerts import Alert, alert_for
 from wftop.tui.config import Config
 from wftop.tui.keys import APP_IDS, KEYS, binding, key_list
 from wftop.tui.log import log_failure
-from wftop.tui.messages import Navigate, OpenHelp, OpenSessions
+from wftop.tui.messages import MarkSeen, Navigate, OpenHelp, OpenSessions
 from wftop.tui.navigator import Navigator
+from wftop.tui.notices import Notices
 from wftop.tui.services import Services
 from wftop.tui.store import FRAME, Change, Store
 from wftop.tui.store import Progress as Reading
@@ -51,6 +53,7 @@ from wftop.tui.terminal import TitleSink, titled
 from wftop.tui.work import JobFailed, Working
 
 if TYPE_CHECKING:
+    from wftop.core.notify.notifier import Notifier
     from wftop.core.remote.link import RemoteHub, Update
     from wftop.core.resume.policy import ResumePolicy
     from wftop.core.resume.rehearse import Rehearse
@@ -101,6 +104,7 @@ class WftopApp(Working, App[int]):
         read_only_reason: str = "",
         remote: RemoteHub | None = None,
         policy: Callable[[], ResumePolicy] | None = None,
+        notifier: Notifier | None = None,
     ) -> None:
         """Args:
         roots: the config roots to read.
@@ -117,6 +121,7 @@ class WftopApp(Working, App[int]):
         read_only_reason: what ``r`` says when read-only (default: the --read-only flag).
         remote: the links to other hosts, whose runs join this machine's.
         policy: makes the resume plan's policy (None: the machine's).
+        notifier: tells what happens (None: made from the config and the environment).
         """
         net.install()
         self.title_sink = TitleSink()
@@ -127,6 +132,9 @@ class WftopApp(Working, App[int]):
         self.link = EngineLink(connector or connector_for(self.roots, config.stall_window))
         processes = processes if processes is not None else default_table()
         self.store = Store(self, self._next_frame)
+        from wftop.core.resume.store import state_dir
+
+        self.notices = Notices(now(), None if read_only else state_dir())
         reason = ""
         if read_only:
             reason = read_only_reason or "wftop was started with --read-only."
@@ -143,8 +151,10 @@ class WftopApp(Working, App[int]):
             read_only=reason,
             live=live,
             keymap={key: ",".join(key_list(keys)) for key, keys in config.keys.items()},
+            seen=self.notices.seen,
         )
         self.navigator = Navigator(self, self.store, self.services)
+        self._notifier = notifier
         self.alerts: list[Alert] = []
         """Every alert raised since start, oldest first."""
         self.toasts: list[Toast] = []
@@ -183,6 +193,9 @@ class WftopApp(Working, App[int]):
         self.navigator.home()
         self.title_sink.write("wftop")
         self.follow_engine()
+        self.jobs.start(
+            "notices", self._make_notices, self._notices_ready, what="Couldn't set up notifications"
+        )
         if self.banner is not None:
             title, text = self.banner
             self.notify(text, title=title, timeout=BANNER_SECONDS)
@@ -228,14 +241,18 @@ class WftopApp(Working, App[int]):
             self.failed("Lost the engine's stream", error)
 
     def _store_changed(self, change: Change) -> None:
-        """Alerts for the runs whose status changed (not while the first read goes on), and
-        the title."""
-        if change.changed and self.store.progress.loaded:
-            for row in change.changed:
+        """Alerts for the runs whose status changed (not while the first read goes on), the
+        notifications they make, and the title."""
+        if (change.changed or change.added) and self.store.progress.loaded:
+            now = self.services.clock()
+            for row in (*change.added, *change.changed):
                 before = change.before.get(row.ident)
                 alert = alert_for(before, row) if before is not None else None
                 if alert is not None:
                     self.raise_alert(alert)
+                event = self.notices.event(before, row, now)
+                if event is not None:
+                    self.notices.tell(event, self.shown_run())
         if change.rows or change.clock:
             self.update_title()
         if change.progress and self.store.progress.loaded and not self._ticking:
@@ -293,8 +310,9 @@ class WftopApp(Working, App[int]):
         if self.config.notify:
             title = {"dead": "Run died", "stalled": "Run stalled"}.get(alert.after, "Run finished")
             self.notify(alert.message, title=title, severity=alert.severity, timeout=8)
-        if self.config.bell and alert.after in ("dead", "stalled", "failed", "killed", PARTIAL):
-            self.bell()
+        ringing = alert.after in ("dead", "stalled", "failed", "killed", PARTIAL)
+        if self.config.bell and ringing and self.notices.notifier is None:
+            self.bell()  # until the notifier is made (it rings once across every wftop)
 
     def notify(
         self,
@@ -331,9 +349,93 @@ class WftopApp(Working, App[int]):
         return list(self._up)
 
     def attention(self) -> int:
-        """Runs that need a person (`wftop.tui.store.Store.attention`)."""
+        """Runs that need a person and are not marked seen (`wftop.tui.store.Store.attention`)."""
         now = self.services.clock()
-        return self.store.attention(now, self.config.attention_window)
+        return len(self.store.needing(now, self.config.attention_window, self.notices.seen))
+
+    # -- notifications and runs marked seen ----------------------------------------------------
+
+    def _make_notices(self) -> tuple[Notifier | None, tuple[str, ...], dict[str, Any]]:
+        """In a thread: the notifier (tmux may be asked) and the marks (the state dir)."""
+        import os
+
+        from wftop.core.notify.setup import make_notifier
+
+        acks = self.notices.acks
+        marks = acks.table.read() if acks.table is not None else {}
+        if self._notifier is not None:
+            return self._notifier, (), marks
+        made = make_notifier(
+            self.config.notifications,
+            env=os.environ,
+            write=self._write_terminal,
+            state=self.notices.state,
+            report=self._notice_failed,
+            bell=self.config.bell,
+        )
+        return made.notifier, made.notes, marks
+
+    def _notices_ready(self, made: tuple[Notifier | None, tuple[str, ...], dict[str, Any]]) -> None:
+        notifier, notes, marks = made
+        self.notices.ready(notifier, notes, marks)
+        for note in notes:
+            self.log.warning(f"notifications: {note}")
+        self.store.tick()
+
+    def _write_terminal(self, data: bytes) -> None:
+        """A terminal channel's bytes (from the notifier's thread), written on the loop
+        through the driver (nothing under a headless test)."""
+        try:
+            self.call_from_thread(self._to_driver, data.decode("utf-8", "replace"))
+        except RuntimeError as error:  # the app is closing
+            raise OSError(str(error)) from None
+
+    def _to_driver(self, text: str) -> None:
+        driver = self.title_sink.driver
+        if driver is not None:
+            driver.write(text)
+
+    def _notice_failed(self, line: str) -> None:
+        """A channel failed (said once, from the notifier's thread)."""
+        with contextlib.suppress(RuntimeError):
+            self.call_from_thread(self.notify, line, title="Notifications", severity="warning")
+
+    def shown_run(self) -> str | None:
+        """The run whose screen is the one shown (its events are not told), if any."""
+        screen = self.screen
+        ident = getattr(screen, "ident", None)
+        if ident is None:
+            ident = getattr(getattr(screen, "row", None), "ident", None)
+        return ident if isinstance(ident, str) else None
+
+    @on(MarkSeen)
+    def mark_seen(self, message: MarkSeen) -> None:
+        """``a``: the runs named; ``A``: every run that needs you now."""
+        message.stop()
+        now = self.services.clock()
+        if message.every:
+            rows = self.store.needing(now, self.config.attention_window, self.notices.seen)
+        else:
+            rows = [self.store.rows[i] for i in message.idents if i in self.store.rows]
+        if not rows:
+            self.notify("Nothing needs you.", title="Seen", timeout=3)
+            return
+        count = len(rows)
+        words = rows[0].run_id if count == 1 else f"{count} runs"
+
+        def done(_fresh: int) -> None:
+            self.store.tick()
+            self.notify(
+                f"{words}: seen, until it changes again"
+                if count == 1
+                else f"{words} seen, until they change again",
+                title="Seen",
+                timeout=3,
+            )
+
+        self.jobs.start(
+            "mark-seen", self.notices.mark(rows, now), done, what="Couldn't mark runs seen"
+        )
 
     def update_title(self) -> None:
         count = self.attention()
@@ -346,6 +448,7 @@ class WftopApp(Working, App[int]):
         return self.title_sink.title
 
     async def on_unmount(self) -> None:
+        self.notices.close()
         self.title_sink.write("")
         await self.link.close()
         if self.services.remote is not None:

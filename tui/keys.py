@@ -138,6 +138,12 @@ KEYS: Final[dict[str, KeySpec]] = {
     "relaunch": KeySpec("R", "relaunch", "relaunch fresh", LISTS, show=False),
     "copy": KeySpec("y", "copy", "copy", ALL, long="copy run id, a path or the resume command"),
     "journal": KeySpec("J", "journal", "journal", LISTS, long="show the raw journal"),
+    "ack": KeySpec(
+        "a", "ack", "seen", LISTS, show=False, long="mark the run seen, until it changes"
+    ),
+    "ack-all": KeySpec(
+        "A", "ack_all", "all seen", LISTS, show=False, long="mark every run that needs you seen"
+    ),
     # runs only
     "filter": KeySpec(
         "slash",

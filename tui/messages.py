@@ -124,3 +124,11 @@ class AskForce(Navigate):
 @dataclass
 class GoBack(Navigate):
     """``esc``: the screen under this one."""
+
+
+@dataclass
+class MarkSeen(Message):
+    """``a``: the runs named marked seen; ``A`` (``every``): every run that needs you."""
+
+    idents: tuple[str, ...] = ()
+    every: bool = False

@@ -50,6 +50,8 @@ class Services:
     """Screens follow files that grow (off in snapshot tests)."""
     keymap: Mapping[str, str] = field(default_factory=dict)
     """Binding id → keys, as the config's ``[keys]`` table remaps them (long key names)."""
+    seen: Callable[[RunRow], bool] = lambda _row: False
+    """The run was marked seen as it stands (``a``, ``A``, ``wftop ack``): its row is dimmed."""
 
     def read(self, row: RunRow) -> Run | None:
         """The whole run a row names, as its files read now (call it in a job: it reads

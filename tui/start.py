@@ -12,6 +12,7 @@ from wftop.tui.config import Config
 
 if TYPE_CHECKING:
     from wftop.core.engine.link import Connector
+    from wftop.core.notify.notifier import Notifier
     from wftop.core.remote.link import RemoteHub
     from wftop.core.resume.policy import ResumePolicy
     from wftop.tui.app import WftopApp
@@ -31,6 +32,7 @@ def make_app(
     remote: RemoteHub | None = None,
     connector: Connector | None = None,
     policy: Callable[[], ResumePolicy] | None = None,
+    notifier: Notifier | None = None,
 ) -> WftopApp:
     """The wftop App over ``roots``: a view of the engine for these roots.
 
@@ -40,7 +42,7 @@ def make_app(
     (`wftop.core.engine.inprocess.InProcessConnector`), following the disk while ``live``.
     ``rehearse`` is what the resume plan rehearses with (the command line's, as the TUI
     cannot import the mock); None: it shows the estimate only. ``banner``,
-    ``read_only_reason`` and ``policy``: see `WftopApp`.
+    ``read_only_reason``, ``policy`` and ``notifier``: see `WftopApp`.
     """
     config = config or Config()
     if connector is None and (processes is not None or now is not time.time or not live):
@@ -64,4 +66,5 @@ def make_app(
         read_only_reason=read_only_reason,
         remote=remote,
         policy=policy,
+        notifier=notifier,
     )

@@ -214,9 +214,18 @@ class Store:
     def attention(self, now: float, window: float) -> int:
         """Runs that need a person: stalled ones, and dead or partial ones (completed with
         failed calls) last active within ``window`` seconds of ``now``."""
-        return sum(
-            1
+        return len(self.needing(now, window))
+
+    def needing(
+        self, now: float, window: float, seen: Callable[[RunRow], bool] | None = None
+    ) -> list[RunRow]:
+        """The runs `attention` counts, less those ``seen`` says were marked seen."""
+        return [
+            row
             for row in self._needy.values()
-            if row.status is Status.STALLED
-            or (row.last_activity is not None and now - row.last_activity <= window)
-        )
+            if (
+                row.status is Status.STALLED
+                or (row.last_activity is not None and now - row.last_activity <= window)
+            )
+            and (seen is None or not seen(row))
+        ]

@@ -1,7 +1,7 @@
-"""In a real tmux, as a user meets it: ``wftop watch --notify`` in one window, another window
-shown on an attached client, the run's real owner SIGKILLed: the watch's window is flagged
-by its bell, the client's status line shows the notification, and a run name holding
-``#(…)`` and ``#[…]`` is shown as written (the command never runs).
+"""In a real tmux, as a user meets it: ``wftop watch --notify`` (or the TUI) in one window,
+another window shown on an attached client, the run's real owner SIGKILLed: the first
+window is flagged by its bell, the client's status line shows the notification, and a run
+name holding ``#(…)`` and ``#[…]`` is shown as written (the command never runs).
 
 The client is ``tmux attach`` under ``script`` (a client needs a terminal), and what tmux
 draws on it is recorded in ``script``'s typescript.
@@ -67,7 +67,17 @@ def until(check: Callable[[], bool], what: str) -> None:
         time.sleep(0.1)
 
 
-def test_a_death_flags_the_watch_window_and_shows_on_the_clients_status_line(tmux, tmp_path):
+@pytest.mark.parametrize(
+    ("view", "ready", "told"),
+    [
+        (["watch", "--notify"], "watching 1 run", "Run died"),
+        ([], "▶ running", "✖ dead"),
+    ],
+    ids=["watch", "tui"],
+)
+def test_a_death_flags_the_window_and_shows_on_the_clients_status_line(
+    tmux, tmp_path, view, ready, told
+):
     root, owner = planted(tmp_path)
     env = {
         "WFTOP_NOTIFY": "bell,tmux",
@@ -77,7 +87,7 @@ def test_a_death_flags_the_watch_window_and_shows_on_the_clients_status_line(tmu
         "PATH": os.environ["PATH"],
     }
     exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
-    argv = [sys.executable, "-m", "wftop.cli", "watch", "--notify"]
+    argv = [sys.executable, "-m", "wftop.cli", *view]
     argv += ["--no-default-root", "--root", str(root)]
     tmux("set-option", "-g", "monitor-bell", "on")
     tmux("set-option", "-g", "bell-action", "any")
@@ -95,11 +105,10 @@ def test_a_death_flags_the_watch_window_and_shows_on_the_clients_status_line(tmu
     try:
         until(lambda: "attached" in tmux("list-clients", "-F", "#{client_flags}"), "the client")
         pane = lambda: tmux("capture-pane", "-p", "-t", "notify:watch")  # noqa: E731
-        until(lambda: "watching 1 run" in pane(), "the watch to read the run")
-        assert "notifying on bell, tmux" in pane()
+        until(lambda: ready in pane(), "the view to read the run")
         owner.kill()
         owner.wait()
-        until(lambda: "Run died" in pane(), "the death printed")
+        until(lambda: told in pane(), "the death shown")
         flags = tmux("list-windows", "-F", "#{window_name} #{window_bell_flag}").split("\n")
         assert flags[:2] == ["watch 1", "other 0"]
         shown = f"Run died: mock-six #(touch {tmp_path}"  # as written, cut at 100 columns

@@ -36,7 +36,14 @@ from wftop.tui.calls import (
 )
 from wftop.tui.format import display_path, one_line, spent_line, status_label
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
-from wftop.tui.messages import GoBack, OpenAgent, OpenCopy, OpenJournal, OpenPlan
+from wftop.tui.messages import (
+    GoBack,
+    MarkSeen,
+    OpenAgent,
+    OpenCopy,
+    OpenJournal,
+    OpenPlan,
+)
 from wftop.tui.services import Services
 from wftop.tui.store import Change, Store
 from wftop.tui.widgets.call_table import CallTable
@@ -450,6 +457,12 @@ class RunScreen(Working, Screen[None]):
         row = self.query_one(CallTable).cursor_item()
         agent = row.agent_id if isinstance(row, CallRow) else None
         self.post_message(OpenCopy(self.ident, agent))
+
+    def action_ack(self) -> None:
+        self.post_message(MarkSeen((self.ident,)))
+
+    def action_ack_all(self) -> None:
+        self.post_message(MarkSeen(every=True))
 
 
 def row_summary(row: RunRow) -> str:

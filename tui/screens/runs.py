@@ -22,7 +22,14 @@ from wftop.core.row import RunRow
 from wftop.core.text.gate import shown
 from wftop.tui.format import cost_total, count, counts_line, status_counts
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
-from wftop.tui.messages import OpenCopy, OpenJournal, OpenPlan, OpenRun, OpenSupervisor
+from wftop.tui.messages import (
+    MarkSeen,
+    OpenCopy,
+    OpenJournal,
+    OpenPlan,
+    OpenRun,
+    OpenSupervisor,
+)
 from wftop.tui.runlist import (
     GROUPS,
     LOCAL,
@@ -70,7 +77,9 @@ class RunsScreen(Working, Screen[None]):
             placeholder="filter: words, status:dead, project:web, session:…, run:…",
             id="runs-filter",
         )
-        yield RunTable(self.services.palette, self.services.clock, id="runs-table")
+        yield RunTable(
+            self.services.palette, self.services.clock, seen=self.services.seen, id="runs-table"
+        )
         yield Static("", id="runs-empty")
         yield KeyBar()
 
@@ -327,6 +336,14 @@ class RunsScreen(Working, Screen[None]):
         run = self.selected_run()
         if run is not None:
             self.post_message(OpenCopy(run.ident))
+
+    def action_ack(self) -> None:
+        run = self.selected_run()
+        if run is not None:
+            self.post_message(MarkSeen((run.ident,)))
+
+    def action_ack_all(self) -> None:
+        self.post_message(MarkSeen(every=True))
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         for status in STATUS_FILTERS[1:]:

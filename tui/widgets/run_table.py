@@ -48,10 +48,19 @@ class RunTable(FittedTable):
 
     SPECS: ClassVar[list[ColumnSpec]] = RUN_COLUMNS
 
-    def __init__(self, palette: Palette, now: Callable[[], float], *, id: str | None = None):  # noqa: A002
+    def __init__(
+        self,
+        palette: Palette,
+        now: Callable[[], float],
+        *,
+        seen: Callable[[RunRow], bool] = lambda _row: False,
+        id: str | None = None,  # noqa: A002
+    ):
         super().__init__(id=id)
         self.palette = palette
         self.now = now
+        self.seen = seen
+        """The run was marked seen: its row is dimmed."""
         self.rerun_column: bool | None = None
         """None: shown when there is room; True: kept before age, run and project; False:
         hidden."""
@@ -92,7 +101,11 @@ class RunTable(FittedTable):
         if isinstance(item, GroupRow):
             return [self._group_cell(item, spec.key, width) for spec, width in layout]
         assert isinstance(item, RunRow)
-        return [self._cell(item, spec.key, width) for spec, width in layout]
+        cells = [self._cell(item, spec.key, width) for spec, width in layout]
+        if self.seen(item):
+            for cell in cells:
+                cell.stylize("dim")
+        return cells
 
     def _group_cell(self, group: GroupRow, key: str, width: int) -> Text:
         p = self.palette

@@ -1,0 +1,117 @@
+"""The TUI's notifications and its runs marked seen: a run's death goes out on the channels
+(once, not while its screen is shown), ``a`` and ``A`` mark runs seen (the title's count
+drops, the row is dimmed, ``wftop status`` reads the same marks), ``--read-only`` keeps them
+for the session."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+
+from tests.tui_kit import SIZE, build, changed, ident_of, settle, table, until
+from wftop.core.model import Status
+from wftop.core.notify.acks import Acks
+from wftop.core.notify.events import Event
+from wftop.core.notify.ledger import MemoryLedger
+from wftop.core.notify.notifier import Notifier
+from wftop.core.notify.settings import NotifySettings
+from wftop.core.row import RunRow
+from wftop.tui.notices import state_of
+from wftop.tui.screens.run import RunScreen
+from wftop.tui.widgets.run_table import RunTable
+
+RUNNING = "wf_1a8e2cea-7df"
+"""The run with a live owner in the TUI's tree (`tests.conftest.tui_root`)."""
+
+
+class Heard:
+    """A channel that keeps what it was sent."""
+
+    name = "heard"
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.lock = threading.Lock()
+
+    def send(self, event: Event) -> None:
+        with self.lock:
+            self.events.append(event)
+
+
+def dimmed(runs: RunTable, row: RunRow) -> bool:
+    """The row's name and status cells are drawn dim."""
+    layout = [(spec, 12) for spec in runs.columns() if spec.key in ("name", "status")]
+    return all(
+        any("dim" in str(span.style) for span in cell.spans) for cell in runs.cells(row, layout)
+    )
+
+
+def notifier(heard: Heard) -> Notifier:
+    return Notifier(NotifySettings(), [heard], MemoryLedger(), report=lambda line: None)
+
+
+async def test_a_death_is_told_on_the_channels_unless_its_screen_is_shown(tui_root, tui_processes):
+    heard = Heard()
+    app = build(tui_root, tui_processes, notifier=notifier(heard))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: app.notices.notifier is not None, "the notifier")
+        ident = ident_of(app, RUNNING)
+        running = app.store.rows[ident]
+        changed(app, dataclasses.replace(running, status=Status.DEAD, dead_workers=1))
+        await until(pilot, lambda: bool(heard.events), "the death told")
+        (event,) = heard.events
+        assert (event.kind.value, event.ident, event.before, event.after) == (
+            "died",
+            ident,
+            "running",
+            "dead",
+        )
+        changed(app, running)  # resumed: running again
+        await pilot.pause(0.1)
+        app.push_screen(RunScreen(app.store, app.services, ident))
+        await pilot.pause(0.1)
+        assert app.shown_run() == ident
+        changed(app, dataclasses.replace(running, status=Status.STALLED))
+        await pilot.pause(0.3)
+        assert [event.kind.value for event in heard.events] == ["died"]
+
+
+async def test_a_marks_the_run_seen_and_A_every_run_that_needs_you(
+    tui_root, tui_processes, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("WFTOP_STATE_DIR", str(tmp_path / "state"))
+    app = build(tui_root, tui_processes, notifier=notifier(Heard()))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: app.notices.notifier is not None, "the marks read")
+        window = app.config.attention_window
+        needy = app.store.needing(app.services.clock(), window)
+        assert len(needy) == app.attention() >= 2
+        assert app.terminal_title == f"wftop · {len(needy)} need attention"
+        runs = table(app)
+        first = needy[0]
+        runs.move_cursor(runs.item_keys.index(first.ident))
+        await pilot.press("a")
+        await until(pilot, lambda: app.attention() == len(needy) - 1, "one run seen")
+        assert app.terminal_title == f"wftop · {len(needy) - 1} need attention"
+        assert dimmed(runs, first) and not dimmed(runs, needy[1])
+        await pilot.press("A")
+        await until(pilot, lambda: app.attention() == 0, "every run seen")
+        assert app.terminal_title == "wftop"
+        assert set(app.store.rows) >= {row.ident for row in needy}  # still listed
+    marks = Acks(tmp_path / "state").load()
+    assert all(marks.seen(state_of(row)) for row in needy)
+
+
+async def test_read_only_marks_last_the_session(tui_root, tui_processes, tmp_path, monkeypatch):
+    monkeypatch.setenv("WFTOP_STATE_DIR", str(tmp_path / "state"))
+    app = build(tui_root, tui_processes, notifier=notifier(Heard()), read_only=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: app.notices.notifier is not None, "the notifier")
+        count = app.attention()
+        await pilot.press("A")
+        await until(pilot, lambda: app.attention() == 0, "every run seen")
+        assert count > 0
+    assert not (tmp_path / "state").exists()

@@ -1,0 +1,76 @@
+"""The TUI's side of notifications and of the runs marked seen: `Notices`.
+
+A run's change of state, as the store applies it, goes through the same rules as a headless
+``wftop watch`` (`wftop.core.notify.events.Tracker`) and out on the same channels
+(`wftop.core.notify.setup`), once across every wftop of the user, never for a run whose screen
+is the one shown. The terminal channels (the bell, OSC 9/99/777) write through the app's
+driver, on the app's loop. The notifier is made, and the marks are read, in a thread (tmux
+is asked, the state dir read); until then the app rings its own bell.
+
+``a`` marks the run under the cursor (or the one shown) seen, ``A`` every run that needs
+you (`wftop.tui.messages.MarkSeen`); a seen run leaves the title's count until it changes
+again, and its row is dimmed. The marks are the state dir's (`wftop.core.notify.acks`),
+shared with ``wftop ack`` and ``wftop status``; under ``--read-only`` they last the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from wftop.core.attention import RunState
+from wftop.core.notify.acks import Acks
+from wftop.core.notify.events import Event, Facts, Tracker
+from wftop.core.notify.notifier import Notifier
+from wftop.core.row import RunRow
+
+
+def state_of(row: RunRow) -> RunState:
+    return RunState(row.ident, row.run_id, row.shown_status, row.last_activity)
+
+
+class Notices:
+    """What the app tells, and the runs marked seen.
+
+    Args:
+        started: when the app started (a run already dead then is never told).
+        state: the state dir (None under ``--read-only``: marks last the session).
+    """
+
+    def __init__(self, started: float, state: Path | None) -> None:
+        self.tracker = Tracker(started)
+        self.state = state
+        self.acks = Acks(state)
+        self.notifier: Notifier | None = None
+        """None until made (`ready`), or when none could be."""
+        self.notes: tuple[str, ...] = ()
+        """What could not be set up, said once."""
+
+    def ready(
+        self, notifier: Notifier | None, notes: Iterable[str], acks: dict[str, object]
+    ) -> None:
+        """The notifier made and the marks read (in a thread), handed over on the loop."""
+        self.notifier = notifier
+        self.notes = tuple(notes)
+        self.acks.entries = dict(acks)
+
+    def event(self, before: RunRow | None, after: RunRow, now: float) -> Event | None:
+        """The event a row's change makes, if any."""
+        facts = Facts.of_row(before) if before is not None else None
+        return self.tracker.observe(facts, Facts.of_row(after), now)
+
+    def tell(self, event: Event, shown: str | None) -> bool:
+        """Queue ``event`` on the channels (not when its run's screen is ``shown``)."""
+        return self.notifier is not None and self.notifier.submit(event, shown=shown)
+
+    def seen(self, row: RunRow) -> bool:
+        return self.acks.seen(state_of(row))
+
+    def mark(self, rows: Iterable[RunRow], now: float) -> Callable[[], int]:
+        """The work of marking ``rows`` seen (to run in a thread: it writes the state dir)."""
+        states = [state_of(row) for row in rows]
+        return lambda: self.acks.ack(states, now)
+
+    def close(self) -> None:
+        if self.notifier is not None:
+            self.notifier.close(0.5)
