@@ -20,7 +20,7 @@ from textual.widgets import Input, Static
 
 from wftop.core.row import RunRow
 from wftop.core.text.gate import shown
-from wftop.tui.format import cost_total, count, counts_line, status_counts
+from wftop.tui.format import cost_total, count, counts_line, display_path, status_counts
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
 from wftop.tui.messages import (
     MarkSeen,
@@ -48,6 +48,15 @@ from wftop.tui.work import Working
 
 RELOAD_SHARE = 4
 """A change of more than one run in this many is ordered by a sort, not run by run."""
+
+
+def no_runs_yet(roots: tuple[str, ...]) -> str:
+    """What an empty list says: where wftop looked, and what to try."""
+    where = ", ".join(display_path(root) for root in roots) or "no root"
+    return (
+        f"No Workflow runs under {where} yet. Claude Code keeps them in projects/ there;"
+        " another config dir: wftop --root DIR. To see wftop at work: wftop demo."
+    )
 
 
 class RunsScreen(Working, Screen[None]):
@@ -170,7 +179,7 @@ class RunsScreen(Working, Screen[None]):
         self.query_one("#runs-header", Static).update(Text(shown(text)))
         empty = self.query_one("#runs-empty", Static)
         if loaded and not total:
-            empty.update("No Workflow runs under the roots yet.")
+            empty.update(Text(shown(no_runs_yet(self.services.roots))))
         elif loaded and listed == 0:
             empty.update("No run matches; esc clears the filter.")
         else:
