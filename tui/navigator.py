@@ -162,13 +162,16 @@ class Navigator:
         return True
 
     def open_plan(self, message: OpenPlan) -> None:
+        """The plan (read-only too: it launches nothing by itself, and says launching is off)."""
         row = self.row(message.ident)
-        if row is None or self.refuse_read_only():
+        if row is None:
             return
         what = "Relaunch" if message.fresh else "Resume"
         if self.refuse_remote(row, what):
             return
         if row.host is not None:
+            if self.refuse_read_only():
+                return
             from wftop.tui.screens.remote_plan import RemotePlanScreen
 
             self.push(RemotePlanScreen(self.services, row))
@@ -184,8 +187,6 @@ class Navigator:
         ident = run_ident(message.root, message.session_id, message.run_id)
         if ident in self.store.rows:
             self.open_plan(OpenPlan(ident))
-            return
-        if self.refuse_read_only():
             return
         details = self.services.details
 

@@ -1,4 +1,5 @@
-"""The demo without ``claude``: the TUI says why it is read-only, and ``r`` says it too."""
+"""The demo without ``claude``: the TUI says why it is read-only, and the plan ``r`` opens
+says it too."""
 
 from __future__ import annotations
 
@@ -6,10 +7,15 @@ import argparse
 import sys
 
 import pytest
+from textual.widgets import Static
 
-from tests.tui_kit import SIZE, build, settle
+from tests.tui_kit import SIZE, build, settle, until
 from wftop.cli.commands import demo
-from wftop.tui.screens.runs import RunsScreen
+from wftop.tui.screens.plan import ResumePlanScreen
+
+
+def verdict(app):  # type: ignore[no-untyped-def]
+    return app.screen.query_one("#verdict", Static).render()
 
 
 def demo_args(**flags: bool) -> argparse.Namespace:
@@ -53,7 +59,7 @@ def test_the_bundled_demo_opens_the_tui_with_a_banner_and_a_reason(monkeypatch, 
         assert "npm install -g @anthropic-ai/claude-code" in text
 
 
-async def test_the_banner_shows_and_r_says_the_reason(tui_root, tui_processes):
+async def test_the_banner_shows_and_the_plan_says_the_reason(tui_root, tui_processes):
     reason = "The demo has no claude CLI to resume with."
     app = build(
         tui_root,
@@ -67,6 +73,10 @@ async def test_the_banner_shows_and_r_says_the_reason(tui_root, tui_processes):
         assert [note.title for note in app.toasts] == ["wftop demo: read-only"]
         await pilot.press("r")
         await pilot.pause()
-        assert isinstance(app.screen, RunsScreen)
+        assert isinstance(app.screen, ResumePlanScreen)
+        await until(pilot, lambda: reason in str(verdict(app)), "the plan's verdict")
+        await pilot.press("enter")
+        await pilot.pause()
         messages = [note.message for note in app.toasts]
         assert messages[-1] == reason and not any("--read-only" in m for m in messages)
+        assert app.screen.launches == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+from textual.widgets import Static
 
 from tests.tui_kit import SIZE, build, finished, ident_of, settle, table, until
 from wftop.core.read import snapshot as snapshot_module
@@ -18,6 +19,7 @@ from wftop.tui.screens.plan import ResumePlanScreen
 from wftop.tui.screens.run import RunScreen
 from wftop.tui.screens.runs import RunsScreen
 from wftop.tui.widgets.call_table import CallTable
+from wftop.tui.widgets.key_bar import KeyBar
 
 
 async def test_home_lists_every_run_with_counts(tui_root, tui_processes):
@@ -113,7 +115,9 @@ async def test_sixty_columns_keep_status_name_parity_and_dead(tui_root, tui_proc
         assert table(app).visible_columns == ["status", "name", "run", "age", "parity", "dead"]
 
 
-async def test_resume_keys_reach_the_plan_hook_and_read_only_refuses(tui_root, tui_processes):
+async def test_resume_keys_reach_the_plan_and_read_only_shows_it_with_launching_off(
+    tui_root, tui_processes
+):
     app = build(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -127,9 +131,19 @@ async def test_resume_keys_reach_the_plan_hook_and_read_only_refuses(tui_root, t
     app = build(tui_root, tui_processes, read_only=True)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
+        assert "r plan" in str(app.screen.query_one(KeyBar).render())
+        table(app).move_to_key(ident_of(app, "wf_cd4c7489-d27"))
         await pilot.press("r")
-        assert isinstance(app.screen, RunsScreen)
-        assert any("read-only" in note.message for note in app.toasts)
+        assert isinstance(app.screen, ResumePlanScreen)
+        shown = app.screen.query_one("#verdict", Static)
+        await until(pilot, lambda: "launching is off" in str(shown.render()), "the verdict")
+        said = str(shown.render())
+        assert "launching is off: wftop was started with --read-only." in said
+        assert "enter resume" not in said
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen.launches == 0
+        assert app.toasts[-1].title == "Launching is off"
 
 
 async def test_y_copies_the_run_id(tui_root, tui_processes):

@@ -154,7 +154,8 @@ class ResumePlanScreen(Working, ModalScreen[None]):
         policy, services, row = self.policy, self.services, self.row
         assert policy is not None
         keep = self.plan.session_id if self.plan and self.plan.strategy is self.strategy else None
-        strategy, unfollowed = self.strategy, self.request is None
+        strategy = self.strategy
+        unfollowed = self.request is None and not services.read_only
 
         def plan() -> tuple[Plan | None, Request | None, Followed | None]:
             run = services.read(row)
@@ -223,7 +224,9 @@ class ResumePlanScreen(Working, ModalScreen[None]):
         self.call_later(self.rehearse_shown)
         if self.request is None or self.request.ended:
             self.query_one("#verdict", Static).update(
-                verdict_text(plan) if self.request is None else request_text(self.request, plan)
+                verdict_text(plan, off=self.services.read_only)
+                if self.request is None
+                else request_text(self.request, plan)
             )
 
     def show_plan_text(self, plan: Plan) -> None:
@@ -328,10 +331,18 @@ class ResumePlanScreen(Working, ModalScreen[None]):
 
     def _may_launch(self) -> Plan | None:
         """The plan ``enter`` (or ``f``) may act on: none while a request is in flight or
-        has ended on this screen (its outcome is shown; ``r`` plans again)."""
+        has ended on this screen (its outcome is shown; ``r`` plans again), nor read-only."""
+        if self.services.read_only:
+            self.app.notify(self.services.read_only, title="Launching is off", severity="warning")
+            return None
         if self.busy or self.request is not None or self.plan is None:
             return None
         return self.plan
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Read-only: forcing and stopping are not offered (``enter`` says why it launches
+        nothing)."""
+        return not (self.services.read_only and action in ("force", "stop"))
 
     def action_confirm(self) -> None:
         plan = self._may_launch()

@@ -149,8 +149,9 @@ def plan_text(plan: Plan, now: float, rehearsal: str = "", width: int = 100) -> 
     return lines_of(*lines)
 
 
-def verdict_text(plan: Plan) -> Content:
-    """The guard's verdict, how to clear a refusal, and the keys that act on it."""
+def verdict_text(plan: Plan, *, off: str = "") -> Content:
+    """The guard's verdict, how to clear a refusal, and the keys that act on it (``off``: why
+    launching is off, said instead of the keys that launch)."""
     verdict = plan.verdict
     colour = "green" if verdict.ok else "red"
     lines: list[Piece | list[Piece]] = [(f"guard  {shown(verdict.reason)}", colour)]
@@ -161,7 +162,9 @@ def verdict_text(plan: Plan) -> Content:
         lines.append(f"left: {shown(left)}")
     fresh = plan.strategy is Strategy.FRESH
     keys = []
-    if verdict.ok:
+    if off:
+        lines.append((f"launching is off: {shown(off)}", "yellow"))
+    elif verdict.ok:
         keys.append("enter relaunch" if fresh else "enter resume")
     elif verdict.forceable:
         keys.append("f force…")

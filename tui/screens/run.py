@@ -148,6 +148,8 @@ class RunScreen(Working, Screen[None]):
         self.store = store
         self.services = services
         self.ident = ident
+        self.key_words = {"resume": "plan"} if services.read_only else {}
+        """The key bar's words where they differ from the bindings' (read-only: r plan)."""
         self.details: Run | None = None
         """The whole run, as last read (None: not read yet)."""
         self._launch: dict[str, LaunchInfo] = {}

@@ -70,6 +70,8 @@ class RunsScreen(Working, Screen[None]):
         super().__init__()
         self.store = store
         self.services = services
+        self.key_words = {"resume": "plan"} if services.read_only else {}
+        """The key bar's words where they differ from the bindings' (read-only: r plan)."""
         self.view = RunListView()
         self._counts: dict[str, int] | None = None
         """Runs per status, kept until the runs change."""

@@ -78,6 +78,8 @@ class KeyBar(Static):
         seen: set[str] = set()
         screen_keys: list[tuple[str, str]] = []
         app_keys: list[tuple[str, str, str]] = []
+        words_of: dict[str, str] = getattr(self.screen, "key_words", {})
+        """What a screen says a key does where it differs from the binding's words."""
         for node, binding, enabled, _tooltip in self.screen.active_bindings.values():
             action = binding.action.removeprefix("app.")
             if not binding.show or not enabled or action in seen:
@@ -87,7 +89,7 @@ class KeyBar(Static):
             if node is self.app or binding.action.startswith("app."):
                 app_keys.append((action, key, binding.description))
             else:
-                screen_keys.append((key, binding.description))
+                screen_keys.append((key, words_of.get(action, binding.description)))
         app_keys.sort(key=lambda item: KEPT.index(item[0]) if item[0] in KEPT else len(KEPT))
         width = self.content_region.width or self.app.size.width - 2
         shown, cut, kept_app = fit_keys(screen_keys, app_keys, width)
