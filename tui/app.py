@@ -61,8 +61,10 @@ if TYPE_CHECKING:
 CSS_FILE = Path(__file__).with_name("app.tcss")
 """The app's stylesheet (package data beside this module)."""
 
-BANNER_SECONDS = 120.0
-"""How long the start banner (the demo's) stays unless a window replaces it."""
+BANNER_SECONDS = 12.0
+"""How long the start banner (the demo's) stays; its title then stays in the list's header."""
+TOAST_SECONDS = 8.0
+"""How long a toast stays when its caller does not say (every toast goes by itself)."""
 
 TICK_SECONDS = 15.0
 """Ages move even when no file does: every row shown is drawn again this often."""
@@ -152,13 +154,14 @@ class WftopApp(Working, App[int]):
             live=live,
             keymap={key: ",".join(key_list(keys)) for key, keys in config.keys.items()},
             seen=self.notices.seen,
+            headline=banner[0] if banner is not None else "",
         )
         self.navigator = Navigator(self, self.store, self.services)
         self._notifier = notifier
         self.alerts: list[Alert] = []
         """Every alert raised since start, oldest first."""
         self.toasts: list[Toast] = []
-        """Every toast raised, oldest first."""
+        """Every toast raised, oldest first (whole: a toast shows at most two lines)."""
         self._up: list[Toast] = []
         self.engine_lost = 0
         """Times the engine was lost (and another one started)."""
@@ -328,14 +331,23 @@ class WftopApp(Working, App[int]):
         runs, labels and paths, whose brackets are text); over a modal window (the plan,
         help, copy) only the newest one shows, so toasts never pile up over what the window
         says."""
-        if self.is_running and isinstance(self.screen, ModalScreen):
-            self.clear_notifications()
         lines = shown_each(message.split("\n")) if message else message
-        seconds = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
+        seconds = timeout if timeout is not None and timeout > 0 else TOAST_SECONDS
         toast = Toast(shown(title), lines, severity, time.monotonic() + seconds)
         self.toasts.append(toast)
+        if any((up.title, up.message) == (toast.title, toast.message) for up in self.showing):
+            return  # the same toast is still shown: merged, not stacked
+        say = getattr(self.screen, "say", None) if self.is_running else None
+        if callable(say):  # a window that says it inside its own box (a toast covers it)
+            say(toast.title, lines, severity)
+            return
+        if self.is_running and isinstance(self.screen, ModalScreen):
+            self.clear_notifications()
         self._up.append(toast)
-        super().notify(lines, title=toast.title, severity=severity, timeout=timeout, markup=False)
+        width = min(TOAST_WIDTH, self.size.width - TOAST_RACK) - TOAST_FRAME
+        super().notify(
+            calm(lines, width), title=toast.title, severity=severity, timeout=seconds, markup=False
+        )
 
     def clear_notifications(self) -> None:
         self._up.clear()
@@ -493,6 +505,31 @@ class WftopApp(Working, App[int]):
     def _run_from_palette(self, screen: Screen[Any], action: str, target: str) -> None:
         node = self if target == "app" else screen
         self.call_later(self.run_action, action, node)
+
+
+TOAST_WIDTH = 60
+"""A toast's width (app.tcss), or the screen's when narrower."""
+TOAST_FRAME = 3
+"""Cells of a toast's width that are not text: its padding and its left border."""
+TOAST_RACK = 2
+"""Cells of the screen's width the toasts' rack keeps for its scroll bar."""
+TOAST_LINES = 2
+
+
+def calm(text: str, width: int) -> str:
+    """``text`` as a toast shows it: at most `TOAST_LINES` lines of ``width`` cells, cut
+    with ``…`` (the whole text is in ``WftopApp.toasts`` and the log)."""
+    import textwrap
+
+    width = max(width, 10)
+    lines: list[str] = []
+    for line in text.split("\n"):
+        lines += textwrap.wrap(line, width) or [""]
+    if len(lines) <= TOAST_LINES:
+        return "\n".join(lines)
+    kept = lines[:TOAST_LINES]
+    kept[-1] = kept[-1][: width - 1].rstrip() + "…"
+    return "\n".join(kept)
 
 
 def machine_policy(

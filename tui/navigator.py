@@ -106,6 +106,10 @@ class Navigator:
         self.handlers[type(message)](message)
 
     def push(self, screen: Screen[Any], callback: Callable[[Any], None] | None = None) -> None:
+        from textual.screen import ModalScreen
+
+        if isinstance(screen, ModalScreen):
+            self.app.clear_notifications()  # the screen below shows through: its toasts too
         self.app.push_screen(screen, callback)
 
     @property

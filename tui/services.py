@@ -50,6 +50,9 @@ class Services:
     """Screens follow files that grow (off in snapshot tests)."""
     keymap: Mapping[str, str] = field(default_factory=dict)
     """Binding id → keys, as the config's ``[keys]`` table remaps them (long key names)."""
+    headline: str = ""
+    """What the list's header says first, every time (the demo's banner title, after its
+    toast has gone)."""
     seen: Callable[[RunRow], bool] = lambda _row: False
     """The run was marked seen as it stands (``a``, ``A``, ``wftop ack``): its row is dimmed."""
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -81,7 +82,9 @@ class ResumePlanScreen(Working, ModalScreen[None]):
     }
     ResumePlanScreen VerticalScroll { height: auto; max-height: 1fr; }
     ResumePlanScreen #progress { color: $text-accent; }
-    ResumePlanScreen #verdict { dock: bottom; height: auto; border-top: solid $primary; }
+    ResumePlanScreen #said { height: auto; display: none; }
+    ResumePlanScreen #verdict-box { dock: bottom; height: auto; border-top: solid $primary; }
+    ResumePlanScreen #verdict { height: auto; }
     """
 
     def __init__(
@@ -121,7 +124,9 @@ class ResumePlanScreen(Working, ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static("planning…", id="verdict")
+            with Vertical(id="verdict-box"):
+                yield Static("planning…", id="verdict")
+                yield Static("", id="said")
             with VerticalScroll():
                 yield Static("planning…", id="plan")
                 yield Static("", id="progress")
@@ -378,6 +383,14 @@ class ResumePlanScreen(Working, ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss()
+
+    def say(self, title: str, text: str, severity: str) -> None:
+        """What the app would toast while the plan is shown, inside the plan's box (a toast
+        would cover its border): the newest only."""
+        said = self.query_one("#said", Static)
+        colour = {"error": "red", "warning": "yellow"}.get(severity, "green")
+        said.update(Text(f"{title}: {text}" if title else text, style=colour))
+        said.display = True
 
 
 def rehearsal_of(plan: Plan, rehearse: Rehearse) -> tuple[Forecast | None, str]:

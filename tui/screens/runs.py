@@ -163,7 +163,8 @@ class RunsScreen(Working, Screen[None]):
             suffix = f" · {count(self._spent)} tokens on re-runs{suffix}"
         if self._cost:
             suffix = f" · {self._cost}{suffix}"
-        room = max(10, self.size.width - 2 - len(suffix))
+        headline = f"{self.services.headline} · " if self.services.headline else ""
+        room = max(10, self.size.width - 2 - len(suffix) - len(headline))
         if not loaded:
             progress = store.progress
             of = f" of {progress.total:,}" if progress.total else ""
@@ -172,6 +173,7 @@ class RunsScreen(Working, Screen[None]):
             if self._counts is None:
                 self._counts = status_counts(store.rows.values())
             text = counts_line(self._counts, room)
+        text = headline + text
         if store.engine:
             text += f" · {store.engine}"
         down = [state.host for state in store.hosts.values() if state.failure is not None]
