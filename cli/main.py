@@ -167,12 +167,14 @@ def dispatch(argv: list[str]) -> int:
 
 
 def pick_roots(args: argparse.Namespace, config: Config) -> list[str]:
-    """Config roots and ``--root`` dirs, plus the default root unless switched off.
+    """Config roots and ``--root`` dirs, plus the default root unless switched off. The
+    default root missing is kept when it is the only root (a first run: the TUI says where it
+    looked and watches for it) and dropped beside others.
 
     Raises:
         RootError: an explicitly named root cannot be read.
     """
-    from wftop.core.read.discovery import RootError, check_root, resolve_roots
+    from wftop.core.read.discovery import NoDefaultRoot, RootError, check_root, resolve_roots
 
     extra = list(config.roots) + list(args.root)
     include_default = config.default_root and not args.no_default_root
@@ -181,6 +183,9 @@ def pick_roots(args: argparse.Namespace, config: Config) -> list[str]:
     for root in resolve_roots(extra, include_default=include_default):
         try:
             check_root(root, default=root not in explicit)
+        except NoDefaultRoot:
+            if explicit:
+                continue
         except RootError:
             if root in explicit or not explicit:
                 raise

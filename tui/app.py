@@ -40,6 +40,7 @@ from wftop.core.text.gate import shown, shown_each
 from wftop.tui import net
 from wftop.tui.alerts import Alert, alert_for
 from wftop.tui.config import Config
+from wftop.tui.firstrun import RootLook, absent
 from wftop.tui.keys import APP_IDS, KEYS, binding, key_list
 from wftop.tui.log import log_failure
 from wftop.tui.messages import MarkSeen, Navigate, OpenHelp, OpenSessions
@@ -134,6 +135,8 @@ class WftopApp(Working, App[int]):
         self.link = EngineLink(connector or connector_for(self.roots, config.stall_window))
         processes = processes if processes is not None else default_table()
         self.store = Store(self, self._next_frame)
+        self.store.missing = absent(self.roots)  # before the loop runs: no wait on it
+        self.root_look = RootLook(self, self.store, self.roots)
         from wftop.core.resume.store import state_dir
 
         self.notices = Notices(now(), None if read_only else state_dir())
@@ -204,6 +207,8 @@ class WftopApp(Working, App[int]):
             self.notify(text, title=title, timeout=BANNER_SECONDS)
         if self.services.remote is not None:
             self.follow_hosts()
+        if self.services.live:
+            self.root_look.start()
 
     def _restyle(self) -> None:
         self.services.palette.load(self)

@@ -11,8 +11,8 @@ screen that is not shown keeps nothing but a flag, and catches up when it shows 
 
 What a `Change` carries tells a screen how much to redraw: ``progress`` only (the cold
 start read more runs: the header), ``links`` (the engine or a host's link went or came
-back), ``clock`` (time moved, or the theme: every visible row's cells), and rows added, changed (by
-ident) and removed.
+back, or a root appeared), ``clock`` (time moved, or the theme: every visible row's
+cells), and rows added, changed (by ident) and removed.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class Change:
     progress: bool = False
     """The first read went on (or ended): the header."""
     links: bool = False
-    """The engine's link or a host's changed state (lost, back)."""
+    """The engine's link or a host's changed state (lost, back), or a root appeared."""
     clock: bool = False
     """Time moved (ages) or the theme did (colours): every row shown is drawn again."""
     before: dict[str, RunRow] = field(default_factory=dict, repr=False, compare=False)
@@ -98,6 +98,8 @@ class Store:
         self.progress = Progress()
         self.engine = ""
         """What is wrong with the engine's link ("": it is up)."""
+        self.missing: tuple[str, ...] = ()
+        """The roots not on disk (Claude Code has not run there yet): the list says so."""
         self.changed: Signal[Change] = Signal(owner, "store-changed")
         """Published once per application, with what it changed."""
         self.applied = 0
@@ -153,6 +155,12 @@ class Store:
         """The engine's link is up ("") or not, and why."""
         if trouble != self.engine:
             self.engine = trouble
+            self._flag("links")
+
+    def roots_missing(self, missing: tuple[str, ...]) -> None:
+        """The roots not on disk now (a root that appears is read as it fills)."""
+        if missing != self.missing:
+            self.missing = missing
             self._flag("links")
 
     def tick(self) -> None:

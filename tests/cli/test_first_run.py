@@ -23,16 +23,49 @@ def wftop(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
     )
 
 
-def test_with_no_claude_config_dir_ls_and_the_tui_say_where_they_looked_and_what_to_try():
+def test_with_no_claude_config_dir_ls_says_where_it_looked_and_what_to_try():
     looked = Path(os.environ["HOME"]) / ".claude"
     assert not looked.exists()
-    for argv in (["ls"], []):
-        done = wftop(*argv)
-        assert done.returncode == 2
-        assert done.stdout == ""
-        assert done.stderr == f"wftop: {looked}: no such directory: {HINT}\n"
+    done = wftop("ls")
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == f"wftop: {looked}: no such directory: {HINT}\n"
     named = wftop("ls", env={"CLAUDE_CONFIG_DIR": str(looked.parent / "elsewhere")})
     assert named.stderr == f"wftop: {looked.parent / 'elsewhere'}: no such directory: {HINT}\n"
+
+
+class OpenedApp:
+    """What `wftop.tui.start.make_app` was asked for, in place of the app (it runs nothing)."""
+
+    def __init__(self, roots: list[str], **_kwargs: object) -> None:
+        self.roots = roots
+        self.return_code = 0
+        opened.append(self)
+
+    def run(self, **_kwargs: object) -> None:
+        return None
+
+
+opened: list[OpenedApp] = []
+
+
+def test_with_no_claude_config_dir_the_tui_opens_over_it_and_beside_a_root_drops_it(
+    monkeypatch, tmp_path
+):
+    import wftop.tui.start
+    from wftop.cli.main import main
+
+    looked = Path(os.environ["HOME"]) / ".claude"
+    monkeypatch.setenv("WFTOP_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setattr(wftop.tui.start, "make_app", OpenedApp)
+    opened.clear()
+    assert main([]) == 0
+    assert [app.roots for app in opened] == [[str(looked)]]  # it watches for it (a first run)
+    root = copy_tree("killed", tmp_path)
+    assert main(["--root", str(root)]) == 0
+    assert opened[-1].roots == [str(root)]
+    assert main(["--root", str(tmp_path / "nope")]) == 2  # a root named is still checked
+    assert len(opened) == 2
 
 
 def test_with_no_claude_config_dir_status_prints_nothing_and_json_zero_counts():

@@ -50,8 +50,16 @@ RELOAD_SHARE = 4
 """A change of more than one run in this many is ordered by a sort, not run by run."""
 
 
-def no_runs_yet(roots: tuple[str, ...]) -> str:
-    """What an empty list says: where wftop looked, and what to try."""
+def no_runs_yet(roots: tuple[str, ...], missing: tuple[str, ...] = ()) -> str:
+    """What an empty list says: where wftop looked, and what to try. ``missing``: roots
+    not on disk (a first run: Claude Code makes its config dir when it first runs)."""
+    if missing:
+        where = ", ".join(display_path(root) for root in missing)
+        return (
+            f"No {where} here: Claude Code has not run on this machine yet. wftop keeps"
+            " watching; runs show up here as they come. Another config dir: wftop --root DIR."
+            " To see wftop at work: wftop demo."
+        )
     where = ", ".join(display_path(root) for root in roots) or "no root"
     return (
         f"No Workflow runs under {where} yet. Claude Code keeps them in projects/ there;"
@@ -183,7 +191,7 @@ class RunsScreen(Working, Screen[None]):
         self.query_one("#runs-header", Static).update(Text(shown(text)))
         empty = self.query_one("#runs-empty", Static)
         if loaded and not total:
-            empty.update(Text(shown(no_runs_yet(self.services.roots))))
+            empty.update(Text(shown(no_runs_yet(self.services.roots, store.missing))))
         elif loaded and listed == 0:
             empty.update("No run matches; esc clears the filter.")
         else:
