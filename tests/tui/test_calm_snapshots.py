@@ -20,7 +20,6 @@ from wftop.core.notify.ledger import MemoryLedger
 from wftop.core.notify.notifier import Notifier
 from wftop.core.notify.settings import NotifySettings
 from wftop.core.system.procs import FakeProcessTable
-from wftop.tui.config import Config
 from wftop.tui.screens.plan import ResumePlanScreen
 
 NARROW = (60, 20)
@@ -44,7 +43,7 @@ def test_a_death_toast_at_60_columns(snap_compare, tui_root, tui_processes):
     the counts line ✖2; above the key bar the toast, 58 columns wide with a red bar on its
     left, says 'Run died' and 'mock-six (wf_1a8e2cea-7df) died with 1 worker in flight' in
     two rows; the key bar and every row of the table stay whole around it."""
-    app = build(tui_root, tui_processes, config=Config(bell=False), notifier=quiet())
+    app = build(tui_root, tui_processes, notifier=quiet())
 
     async def died(pilot) -> None:  # type: ignore[no-untyped-def]
         await settle(pilot)
@@ -64,7 +63,6 @@ def test_the_demo_banner_at_60_columns(snap_compare, tui_root, tui_processes):
     app = build(
         tui_root,
         tui_processes,
-        config=Config(bell=False, notify=False),
         read_only=True,
         banner=("wftop demo: read-only", banner),
         read_only_reason=reason,
@@ -82,7 +80,7 @@ def test_the_first_run_list_at_60_columns(snap_compare, tui_home):
     above the key bar say, whole, 'No ~/.claude here: Claude Code has not run on this machine
     yet. wftop keeps watching; runs show up here as they come. Another config dir: wftop
     --root DIR. To see wftop at work: wftop demo.'"""
-    app = build(tui_home / ".claude", FakeProcessTable(), config=Config(bell=False, notify=False))
+    app = build(tui_home / ".claude", FakeProcessTable())
     assert snap_compare(app, run_before=settle, terminal_size=NARROW)
 
 
@@ -91,7 +89,7 @@ def test_the_read_only_plan(snap_compare, tui_root, tui_processes):
     forecast's table, the guard and the cost; the verdict ends with 'launching is off: wftop
     was started with --read-only.'; the plan's key line offers no enter resume, no f and no s;
     the box's border is whole."""
-    app = build(tui_root, tui_processes, config=Config(bell=False, notify=False), read_only=True)
+    app = build(tui_root, tui_processes, read_only=True)
 
     async def planned(pilot) -> None:  # type: ignore[no-untyped-def]
         await settle(pilot)

@@ -7,8 +7,8 @@ from __future__ import annotations
 from textual.widgets import Static
 
 from tests.tui_kit import build, ident_of, settle, table, until
-from wftop.tui.app import calm
 from wftop.tui.screens.plan import ResumePlanScreen
+from wftop.tui.toasts import calm
 
 LONG = (
     "mock-six (wf_c4e8dc39-03f) died with 1 worker in flight; its journal stops at a5, which "
