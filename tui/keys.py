@@ -137,7 +137,7 @@ KEYS: Final[dict[str, KeySpec]] = {
     "resume": KeySpec("r", "resume", "resume", LISTS, long="plan and resume the run"),
     "relaunch": KeySpec("R", "relaunch", "relaunch fresh", LISTS, show=False),
     "copy": KeySpec("y", "copy", "copy", ALL, long="copy run id, a path or the resume command"),
-    "journal": KeySpec("J", "journal", "journal", LISTS, long="show the raw journal"),
+    "journal": KeySpec("J", "journal", "journal", LISTS, long="show the journal as a table"),
     "ack": KeySpec(
         "a", "ack", "seen", LISTS, show=False, long="mark the run seen, until it changes"
     ),
@@ -218,6 +218,30 @@ KEYS: Final[dict[str, KeySpec]] = {
     "copy-close": KeySpec("escape,q", "dismiss_copy", "close", frozenset({"copy"}), palette=False),
     "supervisor-close": KeySpec(
         "escape,q", "close", "close", frozenset({"supervisor"}), palette=False
+    ),
+    # journal
+    "raw": KeySpec(
+        "v",
+        "toggle_raw",
+        "raw",
+        frozenset({"journal"}),
+        long="switch between the table and the raw lines",
+    ),
+    "line-filter": KeySpec(
+        "ampersand",
+        "line_filter",
+        "only",
+        frozenset({"journal"}),
+        key_display="&",
+        long="show only the lines whose event, label or phase hold a text (as & in less)",
+    ),
+    # run
+    "timeline": KeySpec(
+        "t",
+        "timeline",
+        "timeline",
+        frozenset({"run"}),
+        long="the run's timeline: a lane per call, its deaths and resumes",
     ),
     # agent
     "follow": KeySpec(

@@ -51,7 +51,15 @@ class OpenRunAt(Navigate):
 
 @dataclass
 class OpenJournal(Navigate):
-    """``J``: the raw journal of a run (fetched from its host first for a remote run)."""
+    """``J``: the journal of a run as a table (fetched from its host first for a remote run)."""
+
+    ident: str
+
+
+@dataclass
+class OpenTimeline(Navigate):
+    """``t`` on the run screen: the run's timeline (this machine's runs: it reads their
+    transcripts)."""
 
     ident: str
 

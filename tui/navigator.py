@@ -37,6 +37,7 @@ from wftop.tui.messages import (
     OpenSessionReport,
     OpenSessions,
     OpenSupervisor,
+    OpenTimeline,
 )
 from wftop.tui.services import Services
 from wftop.tui.store import Store
@@ -90,6 +91,7 @@ class Navigator:
             OpenPlan: self.open_plan,
             OpenRunAt: self.open_run_at,
             OpenJournal: self.open_journal,
+            OpenTimeline: self.open_timeline,
             OpenAgent: self.open_agent,
             OpenCopy: self.open_copy,
             OpenSessions: self.open_sessions,
@@ -233,6 +235,9 @@ class Navigator:
             self.say(said, title="The journal")
             return
         if row.host is None:
+            if not row.journal:  # a folder without journal.jsonl: its calls are the snapshot's
+                self.say("This run has no journal on disk.", title="No journal")
+                return
             self.push(JournalScreen(self.services, row, row.journal))
             return
         if self.refuse_remote(row, "The journal"):
@@ -242,8 +247,21 @@ class Navigator:
             row,
             JOURNAL,
             "the journal",
-            lambda copy: self.push(JournalScreen(self.services, row, copy.folder.journal)),
+            lambda copy: self.push(
+                JournalScreen(self.services, row, copy.folder.journal, details=copy)
+            ),
         )
+
+    def open_timeline(self, message: OpenTimeline) -> None:
+        row = self.row(message.ident)
+        if row is None:
+            return
+        if row.host is not None:
+            self.say("it reads the run's transcripts: this machine's runs only", title="Timeline")
+            return
+        from wftop.tui.screens.timeline import TimelineScreen  # read on first use
+
+        self.push(TimelineScreen(self.services, row))
 
     def open_agent(self, message: OpenAgent) -> None:
         row = self.row(message.ident)

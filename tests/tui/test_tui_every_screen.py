@@ -14,6 +14,10 @@ reviewer should see in each, at every size:
   bottom of the window, the plan scrolling above them.
 * copy: the choices, each cut with ``…``.
 * sessions, attempts: their own key line (``? help`` included, the palette once).
+* journal: the table's columns (LINE, TIME, EVENT, LABEL, #, the preview; PHASE, AGENT and KEY
+  from 100 columns), ``v raw`` and ``& only`` in the key line.
+* timeline: a lane per call (a1, a2, a3, a4: a3's bar ``▒`` dead to the moment the run died),
+  the phases Plan and Fan as bands, ``✖`` on the axis at the death, the states at the right.
 
 (The session report is left out: it prints the transcript's full path, which is a
 temporary folder in a test.)
@@ -119,7 +123,16 @@ SCREENS: dict[str, Steps] = {
     "copy": pressing("y"),
     "sessions": pressing("S", until=has_rows("#sessions-table")),
     "attempts": pressing("S", "p", until=plotted),
+    "timeline": pressing("enter", "t", until=lambda screen: timeline_drawn(screen)),
 }
+
+
+def timeline_drawn(screen: Any) -> bool:
+    """The timeline read, its axis laid out and the lanes in view drawn."""
+    if getattr(screen, "SCREEN_NAME", "") != "timeline" or screen.timeline is None:
+        return False
+    view = screen.view
+    return view.count > 0 and all(view.text(row) is not None for row in range(view.count))
 
 
 @pytest.mark.parametrize("size", SIZES)

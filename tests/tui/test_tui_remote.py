@@ -166,7 +166,7 @@ def test_the_run_screen_says_what_of_a_remote_run_is_on_its_host():
     import orjson
 
     from wftop.core.remote.feed import HostFeed
-    from wftop.tui.screens.run import args_text, snapshot_text
+    from wftop.tui.screens.run_summary import args_text, snapshot_text
 
     row = {"run_id": "wf_a", "session_id": "s1", "project": "-p", "status": "completed"}
     (run,) = HostFeed("build-01").apply(orjson.dumps({"added": [row]})).added

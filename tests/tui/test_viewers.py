@@ -74,11 +74,12 @@ async def test_a_large_journal_shows_its_first_lines_parsing_only_those(
         await finished(pilot.app)
         assert screen.view.count == 8 + GROWN
         assert "launched" in screen.view.text(0).plain
-        assert 0 < len(counted) <= 4 * screen.view.page
+        # the rows in view, drawn again once the run's calls are read (a result line's label)
+        assert 0 < len(counted) <= 8 * screen.view.page
         await pilot.press("end")
         await until(pilot, lambda: screen.view.text(screen.view.count - 1) is not None)
         assert f"c{8 + GROWN}" in screen.view.text(screen.view.count - 1).plain
-        assert len(counted) <= 8 * screen.view.page
+        assert len(counted) <= 12 * screen.view.page
 
 
 async def test_search_finds_a_line_far_down_and_n_and_N_go_on(tui_root, tui_processes):
@@ -132,7 +133,7 @@ async def test_lines_appended_while_open_show_and_the_cursor_follows(tui_root, t
             handle.write(b'{"type":"started","key":"v2:x","agentId":"ax","label":"late"}\n')
         await until(pilot, lambda: screen.view.text(8) is not None)
         assert screen.view.cursor == 8
-        assert '"label":"late"' in screen.view.text(8).plain
+        assert screen.view.text(8).plain.split()[1:3] == ["started", "late"]
         assert "9 lines" in str(screen.header())
 
 

@@ -34,7 +34,8 @@ from wftop.tui.conversation import (
 )
 from wftop.tui.format import one_line, size
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
-from wftop.tui.screens.viewer import FileViewer, where_read
+from wftop.tui.screens.viewer import FileViewer
+from wftop.tui.screens.viewer_parts import where_read
 from wftop.tui.services import Services
 from wftop.tui.styles import Palette
 

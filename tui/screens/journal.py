@@ -1,28 +1,51 @@
-"""The raw journal of a run, one line per row; ``enter`` shows the row's line pretty-printed.
+"""The journal of a run, one line per row: a table (`wftop.tui.screens.journal_table`), or
+the raw lines (``v``, binding id ``raw``); ``enter`` shows the row's line pretty-printed; ``&``
+keeps only the lines whose event, label or phase hold a text, as in less (``line-filter``;
+``/`` still searches).
 
 What each line is (a record, or unreadable and why) is what `wftop.core.read.jsonl` reads
 (`line_verdict`, the reader's rules for one line): a line the run list folds is never
-shown here as unreadable, and the other way round. Only the lines in view are read.
+shown here as unreadable, and the other way round. Only the lines in view are read, and a
+filter is a pattern the line index looks for as it scans, so a 100,000-line journal is not
+read whole to show a page of it. What the run knows of each call (the table's label, phase,
+attempt and failure of a line that names none) is read with the run, in a job.
 """
 
 from __future__ import annotations
 
+import os
+import re
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
 from textual.binding import BindingType
+from textual.widgets import Input, Static
 
+from wftop.core.model import Run
 from wftop.core.read.deepjson import dumps, layout
 from wftop.core.read.jsonl import ELIDED_BYTES, Problem, line_verdict
-from wftop.core.read.lineindex import Line
+from wftop.core.read.lineindex import Line, LineIndex
 from wftop.core.row import RunRow
 from wftop.core.text.gate import gate, gate_lines, shown
 from wftop.core.text.redact import Redactor
 from wftop.tui.format import size
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
-from wftop.tui.screens.viewer import FileViewer, where_read
+from wftop.tui.screens.journal_table import (
+    NARROW,
+    Column,
+    JournalFacts,
+    columns_for,
+    header_line,
+    line_filter,
+    table_row,
+)
+from wftop.tui.screens.viewer import FileViewer
+from wftop.tui.screens.viewer_parts import where_read
 from wftop.tui.services import Services
 from wftop.tui.styles import Palette
+from wftop.tui.widgets.key_bar import KeyBar
 
 MAX_LINE_BYTES = 64 * 1024
 """A record of a longer line is shown without its result."""
@@ -108,47 +131,135 @@ def render_whole(line: Line, mask: Redactor, palette: Palette) -> Text:
 class JournalScreen(FileViewer):
     SCREEN_NAME = "journal"
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("journal", exclude=LIST_WIDGET_IDS)
+    DEFAULT_CSS = """
+    JournalScreen #journal-columns { height: 1; text-style: bold; }
+    JournalScreen #journal-filter {
+        dock: bottom; height: 1; border: none; padding: 0 1; background: $boost;
+    }
+    """
 
-    def __init__(self, services: Services, run: RunRow, path: str) -> None:
-        """``path``: the journal (a remote run's local copy of it)."""
+    def __init__(
+        self, services: Services, run: RunRow, path: str, details: Run | None = None
+    ) -> None:
+        """``path``: the journal (a remote run's local copy of it); ``details``: the whole
+        run when it is at hand (a remote run's copy), else it is read in a job."""
+        self.filter_text = ""
+        self._filter: re.Pattern[bytes] | None = None
         super().__init__(services, run, path)
         self.problems: tuple[Problem, ...] = ()
         """The unreadable lines the run list counted (read with the run, in a job)."""
+        self.raw = False
+        """The raw lines (``v``), not the table."""
+        folder = os.path.dirname(path)
+        self.facts = JournalFacts.of(details) if details else JournalFacts(folder, {}, {})
+        self.columns: tuple[Column, ...] = NARROW
+
+    def above_rows(self) -> ComposeResult:
+        yield Static("", id="journal-columns")
+
+    def compose(self) -> ComposeResult:
+        yield from super().compose()
+        yield Input(placeholder="& lines whose event, label or phase hold", id="journal-filter")
 
     def on_mount(self) -> None:
         # Textual calls the viewer's own on_mount too (each class's handler, in turn)
+        self.query_one("#journal-filter").display = False
         run, services = self.run, self.services
-        if run.host is None and run.unreadable_lines:
+        if run.host is None:
 
-            def read() -> tuple[Problem, ...]:
+            def read() -> tuple[tuple[Problem, ...], JournalFacts | None]:
                 whole = services.read(run)
-                return whole.problems if whole is not None else ()
+                if whole is None:
+                    return (), None
+                return whole.problems, JournalFacts.of(whole)
 
-            self.jobs.start("problems", read, self._problems_read, what="Couldn't read the run")
+            self.jobs.start("details", read, self._run_read, what="Couldn't read the run")
 
-    def _problems_read(self, problems: tuple[Problem, ...]) -> None:
-        self.problems = problems
+    def _run_read(self, read: tuple[tuple[Problem, ...], JournalFacts | None]) -> None:
+        self.problems, facts = read
+        if facts is not None:
+            self.facts = facts
+            if not self.raw and self.view.count:
+                self.view.read_again()
         self._show_header()
+
+    def row_pattern(self) -> re.Pattern[bytes] | None:
+        return getattr(self, "_filter", None)
 
     def row_shape(self) -> object:
         return number_width(self.index.lines)
 
     def render_row(self, line: Line, mask: Redactor, palette: Palette) -> Text:
-        return render_line(line, mask, palette, number_width(self.index.lines))
+        width = number_width(self.index.lines)
+        if self.raw:
+            return render_line(line, mask, palette, width)
+        return table_row(line, verdict_of(line), mask, palette, self.facts, self.columns, width)
 
     def render_detail(self, line: Line, mask: Redactor, palette: Palette) -> Text:
         return render_whole(line, mask, palette)
 
+    def on_resize(self, _event: events.Resize) -> None:
+        columns = columns_for(self.size.width)
+        if columns != self.columns:
+            self.columns = columns
+            self._show_header()
+            if self.view.count and not self.raw:
+                self.view.read_again()
+
+    # -- v and & -----------------------------------------------------------------------------
+
+    def action_toggle_raw(self) -> None:
+        self.raw = not self.raw
+        self._show_header()
+        self.view.read_again()
+
+    def action_line_filter(self) -> None:
+        box = self.query_one("#journal-filter", Input)
+        box.value = self.filter_text
+        self._filter_box(True)
+        box.focus()
+
+    def _filter_box(self, shown_now: bool) -> None:
+        self.query_one("#journal-filter").display = shown_now
+        self.query_one(KeyBar).display = not shown_now
+        if not shown_now and self.focused is not self.view:
+            self.set_focus(self.view)
+
+    @on(Input.Submitted, "#journal-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._filter_box(False)
+        if event.value == self.filter_text:
+            return
+        self.filter_text = event.value
+        self._filter = line_filter(event.value, self.facts.calls)
+        self.index = LineIndex(self.path, rows=self._filter)
+        self.indexed = False
+        self.view.reset()
+        self._show_header()
+        self.scan()
+
+    def action_back(self) -> None:
+        if self.query_one("#journal-filter").display:
+            self._filter_box(False)  # the box closes; the filter stays until changed
+            return
+        super().action_back()
+
+    # -- the header --------------------------------------------------------------------------
+
     def header(self) -> Text:
         index = self.index
-        facts = ["journal"]
+        facts = ["journal" + (" (raw)" if self.raw else "")]
+        shown_rows = f"{index.row_count:,} of " if self._filter is not None else ""
         if self.error:
             facts.append(f"couldn't read: {self.error}")
         elif self.indexed:
-            facts.append(f"{index.lines:,} lines")
+            facts.append(f"{shown_rows}{index.lines:,} lines")
         else:
             share = index.scanned * 100 // index.size if index.size else 0
-            facts.append(f"{index.lines:,} lines so far (indexing, {share}%)")
+            facts.append(f"{shown_rows}{index.lines:,} lines so far (indexing, {share}%)")
+        if self.filter_text:
+            facts.append(f"& {self.filter_text}")
         bad = sorted(
             problem.line for problem in self.problems if problem.line and problem.path == self.path
         )
@@ -159,4 +270,9 @@ class JournalScreen(FileViewer):
         if self.tally.summary():
             facts.append(self.tally.summary())
         facts.append(where_read(self.run, self.path))
+        if self.is_mounted:
+            names = "" if self.raw else header_line(self.columns, number_width(index.lines))
+            columns = self.query_one("#journal-columns", Static)
+            columns.display = not self.raw
+            columns.update(Text(names, no_wrap=True, overflow="ellipsis"))
         return Text(shown("  ·  ".join(facts)))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import orjson
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -23,18 +22,15 @@ from wftop.core.read.usage import AgentUsages
 from wftop.core.remote.fetch import JOURNAL, Fetched, fetch_args, fetch_copy
 from wftop.core.remote.rows import run_of
 from wftop.core.row import RunRow
-from wftop.core.text.gate import gate
-from wftop.core.text.redact import Redactor
 from wftop.tui.calls import (
     Built,
     CallRow,
     Inputs,
     PhaseRow,
     agent_spends,
-    call_facts,
     usage_wanted,
 )
-from wftop.tui.format import display_path, one_line, spent_line, status_label
+from wftop.tui.format import spent_line
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
 from wftop.tui.messages import (
     GoBack,
@@ -43,90 +39,15 @@ from wftop.tui.messages import (
     OpenCopy,
     OpenJournal,
     OpenPlan,
+    OpenTimeline,
 )
+from wftop.tui.screens.run_summary import BACKGROUND_CALLS, row_summary, rows_held, summary
 from wftop.tui.services import Services
 from wftop.tui.store import Change, Store
 from wftop.tui.widgets.call_table import CallTable
 from wftop.tui.widgets.key_bar import KeyBar
 from wftop.tui.widgets.table import FittedTable
 from wftop.tui.work import Working
-
-
-def owner_text(run: Run) -> str:
-    entry = run.owner.entry
-    if entry is None:
-        return "none (no live process holds the session)"
-    return f"pid {entry.pid} ({run.owner.liveness.value})"
-
-
-def snapshot_text(run: Run) -> str:
-    if run.host is not None:  # read there: only whether it is current came over
-        return f"on {run.host}, {'current' if run.snapshot_current else 'none current'}"
-    if run.snapshot is None:
-        return "none (the process never wrote an end-of-run snapshot)"
-    status = run.snapshot.status or "?"
-    if run.snapshot_current:
-        return f"{status}, current"
-    return f"{status}, stale (older than the journal: the run went on after it)"
-
-
-def args_text(run: Run, launch: LaunchInfo | None = None) -> str:
-    """The run's args: from the snapshot, else from the launching call once it is read."""
-    if run.host is not None:
-        return f"- (in the session transcript on {run.host})"
-    if run.snapshot is not None and run.snapshot.has_args:
-        args, where = run.snapshot.args, ""
-    elif launch is None:
-        return "… (reading the session transcript)" if run.snapshot is None else "-"
-    elif not launch.has_args:
-        return "-"
-    else:
-        args, where = launch.args, "  (from the session transcript)"
-    return one_line(orjson.dumps(args, default=repr).decode(), 120) + where
-
-
-def summary(
-    run: Run,
-    launch: LaunchInfo | None = None,
-    cache: str | None = None,
-    *,
-    root: bool = False,
-    facts: list[str] | None = None,
-    spent: str | None = None,
-) -> str:
-    """The block above the calls, one fact per line (``cache``: `cache_text`, once read;
-    ``root``: name the run's root, which tells apart copies of one run under several roots;
-    ``facts``: `call_facts`, when made already; ``spent``: `spent_line`, once read)."""
-    mask = Redactor()
-    head = f"{status_label(run.shown_status)}  {run.name or '(unnamed)'}  {run.run_id}"
-    if run.superseded_by:
-        head += f"  → continued in session {run.superseded_by}"
-    lines = [
-        head,
-        *(call_facts(run) if facts is None else facts),
-        *([f"spent    {spent}"] if spent else []),
-        f"script   {display_path(run.script_path)}",
-        f"args     {args_text(run, launch)}",
-        f"session  {run.session_id}   owner: {owner_text(run)}",
-        *([f"         {cache}"] if cache else []),  # the owner session's prompt cache
-        f"cwd      {display_path(run.cwd)}",
-        *([f"root     {display_path(run.folder.root)}"] if root else []),
-        f"snapshot {snapshot_text(run)}",
-    ]
-    if run.problems:
-        lines.append(f"unreadable: {len(run.problems)} line(s) — J shows them")
-    return "\n".join(gate(mask(line)) for line in lines)
-
-
-def rows_held(run: Run) -> bool:
-    """The snapshot's agent rows, which the call rows join, are in memory (the first time
-    they are read from the file, in the worker that makes the rows)."""
-    return run.snapshot is None or run.snapshot.rows_held
-
-
-BACKGROUND_CALLS = 2_000
-"""A run with more calls than this has its rows and call counts made in a worker (50,000
-calls take about a second); a smaller one has them made at once (a few milliseconds)."""
 
 
 class RunScreen(Working, Screen[None]):
@@ -449,6 +370,9 @@ class RunScreen(Working, Screen[None]):
     def action_journal(self) -> None:
         self.post_message(OpenJournal(self.ident))
 
+    def action_timeline(self) -> None:
+        self.post_message(OpenTimeline(self.ident))
+
     def action_resume(self) -> None:
         self.post_message(OpenPlan(self.ident))
 
@@ -465,17 +389,3 @@ class RunScreen(Working, Screen[None]):
 
     def action_ack_all(self) -> None:
         self.post_message(MarkSeen(every=True))
-
-
-def row_summary(row: RunRow) -> str:
-    """The summary from the row alone, while the run is read."""
-    head = f"{status_label(row.shown_status)}  {row.name or '(unnamed)'}  {row.run_id}"
-    lines = [
-        head,
-        f"calls    {row.calls:,} (reading the run…)",
-        f"script   {display_path(row.script_path)}",
-        f"session  {row.session_id}",
-        f"cwd      {display_path(row.cwd)}",
-    ]
-    mask = Redactor()
-    return "\n".join(gate(mask(line)) for line in lines)

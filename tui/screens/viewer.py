@@ -11,9 +11,7 @@ and previous line found. Subclasses say which lines are rows and how a row reads
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
@@ -23,11 +21,11 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
-from wftop.core.read.lineindex import Change, Line, LineIndex
+from wftop.core.read.lineindex import Line, LineIndex
 from wftop.core.row import RunRow
 from wftop.core.text.redact import Redactor
-from wftop.tui.format import display_path
 from wftop.tui.messages import GoBack, OpenCopy
+from wftop.tui.screens.viewer_parts import Asked, Scanned, Tally
 from wftop.tui.services import Services
 from wftop.tui.styles import Palette
 from wftop.tui.widgets.key_bar import KeyBar
@@ -46,63 +44,6 @@ DETAIL_CHARS = 100_000
 """Characters of one row shown whole below the list; the rest is counted."""
 
 
-class Tally:
-    """Secrets masked in the rows drawn so far, each line counted once however often drawn."""
-
-    def __init__(self) -> None:
-        self._lines: dict[int, Counter[str]] = {}
-
-    def add(self, line: int, masked: Counter[str]) -> bool:
-        """What was masked in one line's text (kept the first time only); True: it was new."""
-        if masked and line not in self._lines:
-            self._lines[line] = Counter(masked)
-            return True
-        return False
-
-    @property
-    def masked(self) -> Counter[str]:
-        total: Counter[str] = Counter()
-        for counts in list(self._lines.values()):
-            total.update(counts)
-        return total
-
-    def summary(self) -> str:
-        masked = self.masked
-        if not masked:
-            return ""
-        kinds = ", ".join(f"{kind} ×{count}" for kind, count in sorted(masked.items()))
-        return f"{sum(masked.values())} masked ({kinds})"
-
-
-@dataclass(frozen=True)
-class Scanned:
-    """A piece of a file indexed (or the index begun anew, or the end, or why it failed)."""
-
-    index: LineIndex
-    change: Change
-    error: str = ""
-    done: bool = False
-
-
-@dataclass(frozen=True)
-class Asked:
-    """One search: its number, what and from where, and the view it was asked of."""
-
-    number: int
-    text: str
-    line: int
-    backward: bool
-    page: int
-    generation: int
-
-
-def where_read(run: RunRow, path: str) -> str:
-    """Where a viewer reads its file: the path, or for a remote run the host it came from."""
-    if run.host is None:
-        return display_path(path)
-    return f"fetched from {run.host} into {display_path(path)}"
-
-
 class FileViewer(Working, Screen[None]):
     """A JSON Lines file, one row per line (or per line that matches `ROWS`)."""
 
@@ -117,7 +58,7 @@ class FileViewer(Working, Screen[None]):
         self.run = run
         """The row of the run the file is of."""
         self.path = path
-        self.index = LineIndex(path, rows=self.ROWS)
+        self.index = LineIndex(path, rows=self.row_pattern())
         self.tally = Tally()
         self.search_text = ""
         self._latest_search = 0
@@ -147,6 +88,14 @@ class FileViewer(Working, Screen[None]):
         """The screen looks for appended lines now."""
         return self.services.live
 
+    def row_pattern(self) -> re.Pattern[bytes] | None:
+        """Which lines are rows now (`ROWS`, unless a subclass filters them)."""
+        return self.ROWS
+
+    def above_rows(self) -> ComposeResult:
+        """Widgets between the header and the rows (the journal table's column names)."""
+        yield from ()
+
     def row_shape(self) -> object:
         """What every row's drawing depends on beyond its own line (the journal's number
         column width): when it changes, the rows read so far are read again."""
@@ -164,6 +113,7 @@ class FileViewer(Working, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="viewer-header")
+        yield from self.above_rows()
         yield LineView(self.rows, id="viewer-lines")
         with VerticalScroll(id="viewer-detail"):
             yield Static("", id="viewer-detail-text")
@@ -188,7 +138,7 @@ class FileViewer(Working, Screen[None]):
         """Index what is new in the file, in a job; the first piece small, so rows show at
         once. Each piece indexed is reported; a file replaced starts a new index."""
         budget = FIRST_SCAN_BYTES if not self.indexed else None
-        index, path, rows = self.index, self.path, self.ROWS
+        index, path, rows = self.index, self.path, self.row_pattern()
 
         def work(report: Callable[[Scanned], None]) -> None:
             nonlocal index, budget
