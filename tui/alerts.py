@@ -33,22 +33,22 @@ def alert_for(before: RunRow, after: RunRow) -> Alert | None:
     old, new = before.status, after.status
     if old == new:
         return None
-    name = after.name or after.run_id
+    name = f"{after.name} ({after.run_id})" if after.name else after.run_id  # the id once
     if new is Status.DEAD and old in LIVE:
         workers = after.dead_workers or len(after.in_flight)
         plural = "s" if workers != 1 else ""
         detail = f" with {workers} worker{plural} in flight" if workers else ""
-        message = f"{name} ({after.run_id}) died{detail}"
+        message = f"{name} died{detail}"
         return Alert(after.ident, old.value, new.value, message, "error")
     if new is Status.STALLED and old is Status.RUNNING:
-        message = f"{name} ({after.run_id}) stalled: no growth in the stall window"
+        message = f"{name} stalled: no growth in the stall window"
         return Alert(after.ident, old.value, new.value, message, "warning")
     if new in (Status.COMPLETED, Status.FAILED, Status.KILLED) and old in LIVE | {Status.DEAD}:
         shown = after.shown_status
         severities: dict[str, SeverityLevel] = {"completed": "information", PARTIAL: "warning"}
         severity = severities.get(shown, "error")
-        message = f"{name} ({after.run_id}) finished: {status_label(shown)}"
+        message = f"{name} finished: {status_label(shown)}"
         if shown == PARTIAL:
-            message += f", {len(after.failed_calls)} failed: resumable (surgical)"
+            message += f", {len(after.failed_calls)} failed: r forecasts what a resume runs again"
         return Alert(after.ident, old.value, shown, message, severity)
     return None

@@ -283,7 +283,7 @@ def partial_line(run: Run) -> list[str]:
     failed = run.failed_labels
     return [
         f"partial  completed with {len(failed)} failed call{'s' * (len(failed) != 1)}: "
-        f"{', '.join(failed)} · r resumes; surgical re-runs only these"
+        f"{', '.join(failed)} · r: the plan forecasts what each strategy runs again"
     ]
 
 

@@ -30,7 +30,7 @@ from wftop.core.forensics.sessionlist import (
     list_sessions,
     pick_session,
 )
-from wftop.core.forensics.summary import owners, recent_rows, report_text
+from wftop.core.forensics.summary import listed_twice, owners, recent_rows, report_text
 from wftop.core.read.discovery import resolve_roots
 from wftop.core.read.errors import cause_words
 from wftop.core.read.sessions import Liveness, Owner
@@ -74,7 +74,7 @@ def add_parser(subparsers: Any) -> None:
 def sessions_table(rows: list[dict[str, Any]]) -> str:
     """The recent sessions; the root first when one session is listed under two roots (which
     copy is which)."""
-    twice = twice_listed(rows)
+    twice = listed_twice(rows)
     width = max([len("ROOT"), *(len(gate(row["root"])) for row in rows)]) if twice else 0
     lead = f"{'ROOT':<{width}} " if twice else ""
     lines = [f"{lead}{'LAST WRITE':<20} {'SESSION':<10} {'DEAD':>4}/{'ALL':<4} {'CAUSE':<22} CWD"]
@@ -87,12 +87,6 @@ def sessions_table(rows: list[dict[str, Any]]) -> str:
             f"{cause_words(row['cause']):<22} {cut(cwd, 60)}"
         )
     return gate_each(lines)
-
-
-def twice_listed(rows: list[dict[str, Any]]) -> bool:
-    """One session is listed under two roots."""
-    ids = [row["session_id"] for row in rows]
-    return len(ids) != len(set(ids))
 
 
 def choose(args: argparse.Namespace, roots: list[str]) -> str:

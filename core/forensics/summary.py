@@ -42,6 +42,13 @@ def session_row(session: SessionFile, report: SessionReport) -> dict[str, Any]:
     }
 
 
+def listed_twice(rows: list[dict[str, Any]]) -> bool:
+    """One session is listed under two roots (a list then says each row's root: the
+    sessions screen and ``scan --list-sessions`` alike)."""
+    ids = [row["session_id"] for row in rows]
+    return len(ids) != len(set(ids))
+
+
 def recent_rows(
     roots: list[str], limit: int, processes: ProcessTable | None = None
 ) -> list[dict[str, Any]]:

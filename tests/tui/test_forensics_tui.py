@@ -103,3 +103,16 @@ async def test_the_app_opens_sessions_with_S_and_from_the_palette(tui_root, tui_
         assert app.screen.services.roots == (str(tui_root),)
         await pilot.press("S")
         assert not isinstance(app.screen, SessionsScreen)
+
+
+async def test_a_session_under_two_roots_says_which_root(tmp_path):
+    from tests.corpus import copy_tree
+
+    one, two = copy_tree("clean", tmp_path / "one"), copy_tree("clean", tmp_path / "two")
+    app = Host([str(one), str(two)])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: len(screen.rows) == 2)
+        table = screen.query_one("#sessions-table", DataTable)
+        shown = sorted(str(table.get_row_at(row)[-1]) for row in range(2))
+        assert [where.rsplit("(root ", 1)[-1] for where in shown] == [f"{one})", f"{two})"]

@@ -90,6 +90,35 @@ async def test_enter_on_the_plan_of_a_finished_resume_launches_nothing(world):
         assert "nothing to resume" in screen.plan.verdict.reason  # type: ignore[union-attr]
 
 
+def body(screen: ResumePlanScreen) -> str:
+    return f"{screen.query_one('#plan').render()}\n{screen.query_one('#progress').render()}"
+
+
+async def test_after_a_resume_the_plan_shows_what_was_forecast_then_what_happened(world):
+    """The finished run planned again forecasts every call from cache: that is not what this
+    resume was forecast to do, and it must not sit above what really ran as if it were."""
+    app, _policy, launcher = app_over(world)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_plan(pilot)
+        forecast = screen.plan.forecast  # type: ignore[union-attr]
+        assert forecast.live and "a5" in forecast.live
+        await pilot.press("enter")
+        await until(pilot, lambda: len(launcher.launches) == 1 and screen.following)
+        launcher.complete(str(world.journal))
+        await until(pilot, lambda: screen.after is not None)
+        again = screen.after.forecast  # type: ignore[union-attr]
+        assert list(again.live) == []  # what a plan made now would say
+        changed(app, dataclasses.replace(screen.row, calls=screen.row.calls))  # plans again
+        await pilot.pause(0.3)
+        await finished(app)
+        await pilot.pause(0.1)
+        text = body(screen)
+        assert text.startswith("forecast made before the launch (what happened is below it)")
+        assert "0 live" not in text
+        live = ", ".join(forecast.live)
+        assert text.index(live) < text.index("\nwhat happened\n") < text.index("live: a5, a6")
+
+
 async def test_enter_checks_the_run_again_and_a_run_finished_since_launches_nothing(world):
     app, policy, launcher = app_over(world)
     async with app.run_test(size=SIZE) as pilot:

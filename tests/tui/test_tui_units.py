@@ -192,12 +192,26 @@ def test_a_run_completed_with_failed_calls_is_partial_not_completed():
         True,
     ]
     assert partial_line(only_run("mid-failure")) == [
-        "partial  completed with 1 failed call: a3 · r resumes; surgical re-runs only these"
-    ]
+        "partial  completed with 1 failed call: a3 · r: the plan forecasts what each strategy "
+        "runs again"
+    ]  # surgical's forecast runs a3, a5 and a6: no strategy re-runs only the failed calls
     assert partial_line(only_run("clean")) == []
     ended = alert_for(replace(partial, status=Status.RUNNING), partial)
     assert ended is not None and (ended.after, ended.severity) == ("partial", "warning")
-    assert ended.message.endswith("finished: ⚠ partial, 1 failed: resumable (surgical)")
+    assert ended.message.endswith(
+        "finished: ⚠ partial, 1 failed: r forecasts what a resume runs again"
+    )
+
+
+def test_an_alert_names_the_run_id_once():
+    """A run that nothing names yet (as ``R`` launches one, before its snapshot) is named by
+    its id alone: the toast said ``wf_… (wf_…) died``."""
+    row = only_row("killed")
+    for name, said in ((None, f"{row.run_id} died"), ("mock-six", f"mock-six ({row.run_id}) died")):
+        running = replace(row, status=Status.RUNNING, name=name)
+        died = alert_for(running, replace(row, status=Status.DEAD, name=name))
+        assert died is not None and died.message.startswith(said)
+        assert died.message.count(row.run_id) == 1
 
 
 # -- transcripts -----------------------------------------------------------------------------

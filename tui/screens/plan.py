@@ -40,6 +40,8 @@ from wftop.tui.keys import binding
 from wftop.tui.messages import AskBudget, AskForce
 from wftop.tui.screens.plan_text import (
     Followed,
+    before_text,
+    outcome_text,
     plan_text,
     progress_text,
     request_text,
@@ -218,6 +220,11 @@ class ResumePlanScreen(Working, ModalScreen[None]):
     def show_plan(self, plan: Plan) -> None:
         self.plan = plan
         self.run_view = plan.run
+        if self.request is not None and self.request.ended:
+            # The body keeps the forecast the resume was launched on (`show_plan_text`);
+            # only the verdict says how the run stands now.
+            self.query_one("#verdict", Static).update(request_text(self.request, plan))
+            return
         if self._recheck is not None:
             self._recheck.stop()
         refused = not plan.verdict.ok and self.request is None
@@ -239,7 +246,11 @@ class ResumePlanScreen(Working, ModalScreen[None]):
         body = self.query_one("#plan", Static)
         # The table fits the box: its width once laid out, else what the box will give it.
         width = body.content_size.width or min(110, self.size.width * 95 // 100) - 5
-        body.update(plan_text(plan, self.services.clock(), rehearsal, width))
+        request, now = self.request, self.services.clock()
+        if request is not None and request.ended:  # what was forecast, never one made again
+            body.update(before_text(request, now, rehearsal, width))
+            return
+        body.update(plan_text(plan, now, rehearsal, width))
 
     def on_resize(self) -> None:
         if self.plan is not None:  # once the box has its new width
@@ -305,11 +316,12 @@ class ResumePlanScreen(Working, ModalScreen[None]):
             self._stepper.stop()
         self._live = None
         self.after = after
+        self.query_one("#progress", Static).update(outcome_text(request))
         self.query_one("#verdict", Static).update(request_text(request, after))
         if after is not None:
             self.plan = after
             self.run_view = after.run
-            self.show_plan_text(after)
+        self.show_plan_text(request.plan)
         state = request.state.word if request.state else "ended"
         spent = f" · {request.spent}" if request.spent else ""
         self.app.notify(f"{request.plan.run.run_id}: {state}{spent}", title="Resume")

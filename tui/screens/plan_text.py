@@ -197,6 +197,28 @@ def request_text(request: Followed, after: Plan | None) -> Content:
     return lines_of(*lines)
 
 
+BEFORE_HEADING: list[Piece] = [
+    ("forecast made before the launch", "bold"),
+    " (what happened is below it)",
+]
+"""Over the plan of a resume that ended: its forecast as it was made, never one made again of
+the finished run (which would read as if everything came from cache)."""
+
+
+def before_text(request: Followed, now: float, rehearsal: str = "", width: int = 100) -> Content:
+    """The plan a resume that ended was launched on, headed as such."""
+    body = plan_text(request.plan, now, rehearsal, width)
+    return lines_of(BEFORE_HEADING).append("\n").append(body)
+
+
+def outcome_text(request: Followed) -> Content:
+    """What a resume that ended did, under the forecast it was launched on."""
+    done = progress_text(request)
+    if not done.plain:
+        return done
+    return lines_of("", ("what happened", "bold")).append("\n").append(done)
+
+
 def progress_text(request: Followed) -> Content:
     """What the relaunched run did so far: calls run live, returned, served from cache."""
     done = request.progress

@@ -24,10 +24,11 @@ from textual.widgets import DataTable, Static
 from wftop.core.forensics.limits import RECENT_SESSIONS
 from wftop.core.forensics.masking import redaction_line
 from wftop.core.forensics.report import build_report
-from wftop.core.forensics.summary import recent_rows, report_text
+from wftop.core.forensics.summary import listed_twice, recent_rows, report_text
 from wftop.core.read.errors import cause_words
 from wftop.core.text.gate import gate
 from wftop.core.text.redact import Redactor, redact_tree
+from wftop.tui.format import display_path
 from wftop.tui.messages import GoBack, OpenAttempts, OpenRunAt, OpenSessionReport
 from wftop.tui.services import Services
 from wftop.tui.widgets.key_bar import KeyBar
@@ -95,15 +96,19 @@ class SessionsScreen(Working, Screen[None]):
         self.rows, self.redactor = rows, redactor
         table = self.query_one("#sessions-table", DataTable)
         table.clear()
+        twice = listed_twice(rows)  # one session under two roots: each row says its root
         for row in rows:
             when = (row["last_write"] or "-")[:19].replace("T", " ")
+            where = row["cwd"] or row["project"]
+            if twice:
+                where = f"{where}  (root {display_path(row['root'])})"
             table.add_row(
                 *cells(
                     when,
                     row["session_id"][:8],
                     f"{row['dead']}/{row['launched']}",
                     cause_words(row["cause"]),
-                    row["cwd"] or row["project"],
+                    where,
                 ),
                 key=row["transcript"],
             )
