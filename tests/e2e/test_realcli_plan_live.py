@@ -69,6 +69,13 @@ async def test_enter_on_the_plan_of_a_finished_real_resume_sends_nothing(
         verdict = str(screen.query_one("#verdict").render())
         assert verdict.startswith("outcome  completed"), verdict
         assert "completed · nothing to resume" in verdict
+        # what was forecast (a5 and a6 live), then what happened: never a forecast made again
+        # of the finished run (0 live, every call from cache) as if it were the forecast
+        body = str(screen.query_one("#plan").render())
+        happened = str(screen.query_one("#progress").render())
+        assert body.startswith("forecast made before the launch"), body
+        assert "0 live" not in body
+        assert happened.lstrip().startswith("what happened") and "live: a5, a6" in happened
         log = (state / "resume" / f"{killed.run_id}.jsonl").read_text().splitlines()
         spawned = [line for line in log if json.loads(line).get("event") == "spawned"]
         launches = sorted((state / "launches").rglob("*.status.json"))

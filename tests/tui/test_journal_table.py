@@ -164,3 +164,26 @@ async def test_a_result_nested_too_deep_reads_as_compact_text_with_a_note(tmp_pa
             await pilot.pause(0.01)
         whole = static_text(screen, "#viewer-detail-text")
         assert "(nested 20,001 levels deep: too deep to lay out, shown as compact JSON)" in whole
+
+
+def test_the_filter_reads_a_line_written_with_spaces_as_one_written_without():
+    from wftop.tui.screens.journal_table import line_filter
+
+    pattern = line_filter("A3", {})
+    assert pattern is not None
+    for line in (b'{"type":"started","label":"a3"}', b'{"type": "started", "label" : "xa3"}'):
+        assert pattern.search(line), line
+    assert not pattern.search(b'{"type":"started","label":"a4","agentId":"a3"}')
+
+
+def test_the_keys_a_filter_names_match_as_a_trie_exactly_those_keys():
+    import re
+
+    from wftop.tui.screens.journal_table import alternation
+
+    words = [b"v2:ab", b"v2:abc", b"v2:b1", b"v2:a.", b"x"]
+    pattern = re.compile(b"^(?:" + alternation(words) + b")$")
+    for word in words:
+        assert pattern.match(word), word
+    for other in (b"v2:a", b"v2:abd", b"v2:ax", b"v2:b", b"y", b"v2:abcd"):
+        assert not pattern.match(other), other

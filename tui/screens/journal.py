@@ -231,8 +231,16 @@ class JournalScreen(FileViewer):
         self._filter_box(False)
         if event.value == self.filter_text:
             return
-        self.filter_text = event.value
-        self._filter = line_filter(event.value, self.facts.calls)
+        text, calls = event.value, self.facts.calls
+        self.jobs.start(  # a run of 50,000 calls: their labels and phases are looked through
+            "line-filter",
+            lambda: (text, line_filter(text, calls)),
+            self._filter_made,
+            what="Couldn't filter the journal",
+        )
+
+    def _filter_made(self, made: tuple[str, re.Pattern[bytes] | None]) -> None:
+        self.filter_text, self._filter = made
         self.index = LineIndex(self.path, rows=self._filter)
         self.indexed = False
         self.view.reset()

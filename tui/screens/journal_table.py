@@ -249,29 +249,60 @@ def header_line(columns: tuple[Column, ...], number_width: int = 5) -> str:
 
 
 FILTER_FIELDS = ("type", "label", "phase")
-KEY_PREFIX = 16
+KEY_PREFIX = 12
 """Hex digits of a key the filter matches a ``result`` or ``failed`` line by (a line names
-no label: its call's, by key)."""
-MAX_FILTER_KEYS = 5000
+no label: its call's, by key; 48 bits of a hash tell 20,000 calls apart)."""
+MAX_FILTER_KEYS = 20_000
+"""Calls a filter names by key at the most (their pattern is made in 0.6 s; a filter that
+matches more calls keeps their ``started`` lines and the lines that name them)."""
+
+Trie = dict[int, "Trie"]
+END = -1
+"""A trie's mark of a word ending there."""
+
+
+def alternation(words: list[bytes]) -> bytes:
+    """A pattern matching any of ``words``, as a trie (``a(?:b|c)``), so a line is tried
+    against one branch per character, not against every word: a 100,000-line journal
+    filtered by 5,000 keys is scanned in 0.05 s, not 2.2 s."""
+    trie: Trie = {}
+    for word in words:
+        node = trie
+        for byte in word:
+            node = node.setdefault(byte, {})
+        node[END] = {}
+
+    def emit(node: Trie) -> bytes:
+        branches = [
+            re.escape(bytes([byte])) + emit(node[byte]) for byte in sorted(node) if byte >= 0
+        ]
+        if not branches:
+            return b""
+        ends = END in node
+        body = (
+            branches[0] if len(branches) == 1 and not ends else b"(?:" + b"|".join(branches) + b")"
+        )
+        return body + (b"?" if ends else b"")
+
+    return emit(trie)
 
 
 def line_filter(text: str, calls: dict[str, Call]) -> re.Pattern[bytes] | None:
-    """The lines whose event, label or phase hold ``text`` (any case), a ``result`` or
-    ``failed`` line by its call's label and phase: a pattern over a line's bytes, as the
-    index looks for rows (None: every line)."""
+    """The lines whose event, label or phase hold ``text`` (any case, a line written with
+    spaces after its colons too), a ``result`` or ``failed`` line by its call's label and
+    phase: a pattern over a line's bytes, as the index looks for rows (None: every line)."""
     if not text:
         return None
     wanted = text.casefold()
     fields = b"|".join(name.encode() for name in FILTER_FIELDS)
-    pattern = b'"(?:' + fields + b')":"[^"\\n]{0,40}?' + re.escape(text.encode("utf-8"))
+    pattern = b'"(?:' + fields + b')"\\s*:\\s*"[^"\\n]{0,40}?' + re.escape(text.encode("utf-8"))
     keys = sorted(
         {
-            key[: len("v2:") + KEY_PREFIX]
+            key[: len("v2:") + KEY_PREFIX].encode("utf-8")
             for key, call in calls.items()
             if wanted in call.label.casefold() or wanted in (call.phase or "").casefold()
         }
     )
     if keys and len(keys) <= MAX_FILTER_KEYS:
-        named = b"|".join(re.escape(key.encode("utf-8")) for key in keys)
-        pattern += b'|"key":"(?:' + named + b")"
+        pattern += b'|"key"\\s*:\\s*"' + alternation(keys)
     return re.compile(pattern, re.IGNORECASE)
