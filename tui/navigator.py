@@ -235,9 +235,6 @@ class Navigator:
             self.say(said, title="The journal")
             return
         if row.host is None:
-            if not row.journal:  # a folder without journal.jsonl: its calls are the snapshot's
-                self.say("This run has no journal on disk.", title="No journal")
-                return
             self.push(JournalScreen(self.services, row, row.journal))
             return
         if self.refuse_remote(row, "The journal"):

@@ -187,3 +187,20 @@ def test_the_keys_a_filter_names_match_as_a_trie_exactly_those_keys():
         assert pattern.match(word), word
     for other in (b"v2:a", b"v2:abd", b"v2:ax", b"v2:b", b"y", b"v2:abcd"):
         assert not pattern.match(other), other
+
+
+async def test_an_attempt_that_failed_says_its_error_where_its_call_later_returned():
+    """mid-failure-resumed: a3's first attempt failed on 429 (its failed line), the resume ran
+    it again to a result; api-errors-429-resumed: a6's first attempt ended on 429 with no
+    failed line (the CLI writes none), and the resume ran it again. Each line says the 429,
+    not "no error recorded" nor "started again"."""
+    for name, number, event in (
+        ("mid-failure-resumed", 10, "failed"),
+        ("api-errors-429-resumed", 12, "started"),
+    ):
+        app = build(tree(name), FakeProcessTable())
+        async with app.run_test(size=(200, 50)) as pilot:
+            screen = await open_journal(pilot)
+            (line,) = [row for row in shown_rows(screen) if row.split()[0] == str(number)]
+            assert line.split()[2] == event, line
+            assert "rate limited · API Error" in line and "429" in line, line

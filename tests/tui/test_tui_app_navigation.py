@@ -195,7 +195,7 @@ async def test_the_palette_offers_every_action_of_the_screen(tui_root, tui_proce
         for expected in (
             "Plan and resume the run",
             "Relaunch fresh",
-            "Show the raw journal",
+            "Show the journal as a table",
             "Filter by name, run id, project or label",
             "Cycle the status filter",
             "Sort by status",

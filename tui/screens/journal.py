@@ -181,6 +181,8 @@ class JournalScreen(FileViewer):
             self.facts = facts
             if not self.raw and self.view.count:
                 self.view.read_again()
+                if self.indexed:
+                    self.view.read_ahead_end()  # the last rows stay read ahead, as before
         self._show_header()
 
     def row_pattern(self) -> re.Pattern[bytes] | None:

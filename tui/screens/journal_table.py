@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from rich.text import Text
@@ -25,8 +26,8 @@ from rich.text import Text
 from wftop.core.calls import State, open_state
 from wftop.core.model import Run
 from wftop.core.read.agent_transcript import transcript_path
-from wftop.core.read.errors import cause_words
-from wftop.core.read.failures import Failure
+from wftop.core.read.errors import ErrorEvent, cause_words, classify_event
+from wftop.core.read.failures import Failure, last_api_error
 from wftop.core.read.journal import Call
 from wftop.core.read.jsonl import ELIDED_BYTES
 from wftop.core.read.lineindex import Line
@@ -35,6 +36,8 @@ from wftop.core.text.gate import gate
 from wftop.core.text.redact import Redactor
 from wftop.tui.format import one_line, size
 from wftop.tui.styles import Palette
+
+T = TypeVar("T")
 
 PREVIEW_SCAN = 4096
 """Characters of a result masked and flattened for its preview."""
@@ -77,6 +80,7 @@ class JournalFacts:
     open_words: str = "no result yet"
     """What an open call's latest ``started`` line says: the run may go on, or it is dead."""
     spans: dict[str, tuple[float, float] | None] = field(default_factory=dict)
+    errors: dict[str, ErrorEvent | None] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
@@ -91,14 +95,47 @@ class JournalFacts:
 
     def span(self, agent: str) -> tuple[float, float] | None:
         """The first and last moment of an agent's transcript (read once)."""
+        return self._read_once(self.spans, agent, transcript_span)
+
+    def error(self, agent: str) -> ErrorEvent | None:
+        """The API error an attempt's transcript ends on (read once): an attempt that ended
+        so failed, with or without a ``failed`` line (the CLI writes none for a 429)."""
+        return self._read_once(self.errors, agent, last_api_error)
+
+    def _read_once(
+        self, kept: dict[str, T | None], agent: str, read: Callable[[str], T | None]
+    ) -> T | None:
+        """What ``read`` says of an agent's transcript, read once by whichever row thread
+        asks first."""
         with self.lock:
-            if agent in self.spans:
-                return self.spans[agent]
+            if agent in kept:
+                return kept[agent]
         path = transcript_path(self.folder, agent)
-        found = transcript_span(path) if path is not None else None
+        found = read(path) if path is not None else None
         with self.lock:
-            self.spans[agent] = found
+            kept[agent] = found
         return found
+
+
+def error_words(kind: str, evidence: str | None) -> str:
+    """``rate limited · API Error: Request rejected (429)``: a failure's kind, then why."""
+    why = (evidence or "").split(": ", 1)[-1]
+    return one_line(f"{cause_words(kind)} · {why}")
+
+
+def failure_words(
+    facts: JournalFacts, call: Call | None, key: object, agent: str, attempt: int | None
+) -> str | None:
+    """Why an attempt failed: the run's failure of its call when it is the call's latest
+    attempt (the call's one state, as every surface gives it), else what its own transcript
+    ends on; None when that does not say."""
+    if call is None or attempt is None or attempt == call.attempts:
+        failure = facts.failures.get(key) if isinstance(key, str) else None
+        return error_words(failure.kind, failure.evidence) if failure is not None else None
+    event = facts.error(agent) if agent else None
+    if event is not None:
+        return error_words(classify_event(event)[0].value, event.evidence)
+    return None
 
 
 def clock(moment: float | None, width: int) -> str:
@@ -178,23 +215,35 @@ def cells_of(
     if kind == "result":
         said = preview(record.get("result"))
     elif kind == "failed":
-        failure = facts.failures.get(key) if isinstance(key, str) else None
-        if failure is not None:
-            why = (failure.evidence or "").split(": ", 1)[-1]
-            said = one_line(f"{cause_words(failure.kind)} · {why}")
-        else:
-            said = "failed (no error recorded)"
+        said = failure_words(facts, call, key, agent, attempt) or "failed (no error recorded)"
         style = "error"
-    elif kind == "started" and call is not None and attempt == call.attempts:
-        open_now = not call.has_result and not call.failed
-        said, style = (facts.open_words, "warning") if open_now else ("", "")
     elif kind == "started" and call is not None and attempt is not None:
-        if agent not in call.returned_agent_ids and call.failures_seen == 0:
-            said, style = f"no result: started again (attempt {attempt + 1})", "warning"
+        said, style = started_words(facts, call, key, agent, attempt)
     elif kind not in ("started", "result", "failed", None):
         extra = {name: value for name, value in record.items() if name != "type"}
         said = one_line(orjson.dumps(extra, default=repr).decode()) if extra else ""
     return cells, said, style
+
+
+def started_words(
+    facts: JournalFacts, call: Call, key: object, agent: str, attempt: int
+) -> tuple[str, str]:
+    """What became of a ``started`` attempt that has no result: the API error it ended on
+    (the CLI writes no ``failed`` line for one), started again, still open, or dead with its
+    run; nothing when it returned or its own ``failed`` line says."""
+    if agent in call.returned_agent_ids:
+        return "", ""
+    latest = attempt == call.attempts
+    if latest and call.failed:
+        return "", ""  # its failed line says why
+    if not latest and call.failures_seen:
+        return "", ""  # a failed line of its call says why (the CLI started it again)
+    failed = failure_words(facts, call, key, agent, attempt)
+    if failed is not None:
+        return failed, "error"
+    if latest:
+        return (facts.open_words, "warning") if not call.has_result else ("", "")
+    return f"no result: started again (attempt {attempt + 1})", "warning"
 
 
 def table_row(
