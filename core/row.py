@@ -23,7 +23,7 @@ from enum import StrEnum
 from typing import Any, NamedTuple
 
 from wftop.core.cost.runs import run_spend
-from wftop.core.cost.tokens import NO_TOKENS, TOKEN_FIELDS, Tokens
+from wftop.core.cost.tokens import NO_TOKENS, NOTHING, TOKEN_FIELDS, Tokens
 from wftop.core.cost.usage import Spends
 from wftop.core.model import ENDED, Run, Status, iso_utc, json_safe_dict, status_word
 from wftop.core.read.discovery import run_ident
@@ -249,6 +249,11 @@ class RunRow:
     cost_is_lower_bound: bool = wire(FLAG, default=False)
     """``cost_usd`` and ``tokens`` leave out the attempts whose transcript is missing: the
     run spent at least that much."""
+    cost_pending: bool = wire(FLAG, default=False)
+    """What the run spent is not read yet (``cost_usd`` None, no tokens): an engine's first
+    rows of a large first read go out before their transcripts are read, and a change set
+    fills them in (`wftop.core.engine.coldstart`). Printed only when true: a row read in
+    full, as every ``ls --json`` row is, never carries it."""
     failed_lines: int = wire(COUNT, default=0)
     """The journal's ``failed`` lines."""
     failures: tuple[tuple[str, str], ...] = wire(FAILURES, default=())
@@ -277,11 +282,15 @@ class RunRow:
         return run_ident(self.root, self.session_id, self.run_id)
 
     @classmethod
-    def of(cls, run: Run, spends: Spends | None = None) -> RunRow:
+    def of(cls, run: Run, spends: Spends | None = None, *, pending: bool = False) -> RunRow:
         """The row of a run (made once per change of the run, in whichever thread read it);
-        what it spent is read from its agents' transcripts (``spends`` keeps those read)."""
+        what it spent is read from its agents' transcripts (``spends`` keeps those read).
+        ``pending``: none is read, and the row says its spend is to come (`cost_pending`)."""
         folder, fold = run.folder, run.fold
-        spent = run.spend if run.spend is not None else run_spend(run, spends).total
+        if pending:
+            spent = NOTHING
+        else:
+            spent = run.spend if run.spend is not None else run_spend(run, spends).total
         flight = tuple(call.label for call in run.in_flight_calls)
         dead = run.status is Status.DEAD
         return cls(
@@ -315,18 +324,23 @@ class RunRow:
             unreadable_reason=run.unreadable_reason,
             host=run.host,
             call_states=Tally(*run.call_counts),
-            cost_usd=spent.to_json()["cost_usd"],
+            cost_usd=None if pending else spent.to_json()["cost_usd"],
             tokens=spent.tokens,
             unpriced_models=spent.unpriced_models,
             missing_transcripts=spent.missing,
             cost_is_lower_bound=spent.lower_bound,
+            cost_pending=pending,
             stale=run.stale,
         )
 
     def json_fields(self) -> dict[str, Any]:
         """`to_json` before names are made printable
         (for `wftop.core.text.jsonout.dumps_masked`)."""
-        return {name: kind.dump(getattr(self, name)) for name, kind in WIRE}
+        return {
+            name: kind.dump(getattr(self, name))
+            for name, kind in WIRE
+            if name not in SPARSE or getattr(self, name)
+        }
 
     def to_json(self) -> dict[str, Any]:
         """The ``wftop ls --json`` row; bytes of names that are not UTF-8 read ``\\xNN``."""
@@ -367,6 +381,8 @@ WIRE: tuple[tuple[str, Wire], ...] = tuple(
 )
 """Every field that crosses the wire, in print order, with its kind."""
 REQUIRED = frozenset({"run_id", "session_id", "project", "status"})
+SPARSE = frozenset({"cost_pending"})
+"""Fields printed only when they hold something (true)."""
 """What a row cannot go without: who the run is, and how it stands."""
 
 

@@ -248,6 +248,24 @@ def cost_cell(cost_usd: float | None, lower_bound: bool = False) -> str:
     return at_least(dollars(cost_usd), lower_bound).replace(" ", "")
 
 
+def row_cost_cell(row: RunRow) -> str:
+    """A run's COST cell: empty before its first call, ``…`` while what it spent is still
+    to be read (``cost_pending``: a large first read fills it in), else `cost_cell`."""
+    if not row.calls:
+        return ""
+    if row.cost_pending:
+        return "…"
+    return cost_cell(row.cost_usd, row.cost_is_lower_bound)
+
+
+def rows_cost_total(rows: Iterable[RunRow]) -> str:
+    """`cost_total` of the runs listed; empty while any one's spend is still to be read."""
+    listed = list(rows)
+    if any(row.cost_pending for row in listed):
+        return ""
+    return cost_total((row.cost_usd, row.cost_is_lower_bound) for row in listed)
+
+
 def cost_total(costs: Iterable[tuple[float | None, bool]]) -> str:
     """What the runs listed spent, from each one's (``cost_usd``, lower bound): ``$1.23
     spent``, ``≥ $1.23 spent`` when transcripts are missing, ``$1.23 + $? spent`` when a

@@ -34,10 +34,11 @@ import orjson
 from wftop.core.attention import RunState
 from wftop.core.cost.usage import Spends
 from wftop.core.engine import protocol as wire
-from wftop.core.engine.coldstart import Held, first_rows
+from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, Held, first_rows
+from wftop.core.index.cachefile import settled
 from wftop.core.index.live import LiveIndex
 from wftop.core.index.projects import project_key, project_names
-from wftop.core.index.rowcache import RowCache
+from wftop.core.index.rowcache import Kept, NamedScript, RowCache
 from wftop.core.model import DEFAULT_STALL_WINDOW, NEEDS_YOU, Run
 from wftop.core.row import RunRow
 from wftop.core.system.procs import ProcessTable, default_table
@@ -89,7 +90,11 @@ class Engine:
         step_ms: int = 15,
         sweep_interval: float = 30.0,
         workers: int | None = None,
+        lazy_spend: int = LAZY_SPEND,
     ) -> None:
+        """``lazy_spend``: runs to read at or above which the first rows go out without what
+        they spent (`wftop.core.engine.coldstart`)."""
+        self.lazy_spend = lazy_spend
         self.roots = [os.path.abspath(root) for root in roots]
         self.stall_window = stall_window
         self.processes = processes if processes is not None else default_table()
@@ -187,7 +192,7 @@ class Engine:
     async def run(self, stop: asyncio.Event) -> None:
         """First rows, the live index, then follow the disk until ``stop`` is set."""
         cache = RowCache.open(self.roots, self.cache)
-        await first_rows(
+        firsts = await first_rows(
             self.roots,
             self._first,
             cache=cache,
@@ -195,6 +200,7 @@ class Engine:
             now=self._now,
             stall_window=self.stall_window,
             workers=self.workers,
+            lazy_spend=self.lazy_spend,
         )
         for ident, entry in self.held.items():
             self._track(ident, entry.row)
@@ -212,7 +218,7 @@ class Engine:
             **self.index_options,  # type: ignore[arg-type]
         )
         # The first rows told the problems the runs had; the index only learns their counts.
-        read, _told_already = await asyncio.to_thread(self._read_all, index)
+        read, _told_already = await asyncio.to_thread(self._read_all, index, cache, firsts)
         self.index = index
         self._apply(read, [ident for ident in self.held if ident not in read])
         self.following = True
@@ -240,9 +246,22 @@ class Engine:
         if first or (batch and moved):
             self._broadcast(wire.progress_line(done, total))
 
-    def _read_all(self, index: LiveIndex) -> tuple[dict[str, Held], list[str]]:
-        """The live index's own cold start (in a worker thread), as held rows."""
-        return self._rows_of(index.cold_start().added)
+    def _read_all(
+        self, index: LiveIndex, cache: RowCache, firsts: FirstRows
+    ) -> tuple[dict[str, Held], list[str]]:
+        """The live index's own cold start (in a worker thread), as held rows; the runs
+        whose first rows went without what they spent are kept in the rows cache now."""
+        runs = index.cold_start().added
+        if firsts.unpriced:
+            for run in runs:
+                journal = run.folder.journal
+                if journal in firsts.unpriced and settled(run) and not run.problems:
+                    row = RunRow.of(run, self._spends).printed(self._redactor)
+                    named = run.snapshot.script_path if run.snapshot is not None else None
+                    kept = Kept(run.last_activity, row)
+                    cache.put(journal, firsts.unpriced[journal], kept, NamedScript.of(named))
+            cache.save()
+        return self._rows_of(runs)
 
     def _rows_of(self, runs: Iterable[Run]) -> tuple[dict[str, Held], list[str]]:
         """The runs as held rows, and their problems not told yet."""

@@ -145,14 +145,18 @@ class ColdPass:
         cwd = facts.cwd if facts is not None else no_cwd
         return RunContext(self.owners, self.superseded, self.moment, self.stall_window, cwd)
 
-    def read(self, folders: Iterable[RunFolder], *, for_rows: bool = False) -> Iterator[Run]:
+    def read(
+        self, folders: Iterable[RunFolder], *, for_rows: bool = False, spend: bool = True
+    ) -> Iterator[Run]:
         """Each folder read once and classified, in the order given (``for_rows``: for their
-        rows alone, `RunReader`'s counting read)."""
+        rows alone, `RunReader`'s counting read; ``spend`` False: no transcript read for
+        what they spent, the rows say it is to come)."""
         facts = SessionFacts()
         context = self.context(facts)
         with paused_gc():
             for folder in folders:
                 reader = RunReader(folder, keep_bytes=self.keep_bytes, for_rows=for_rows)
+                reader.count_spend = reader.count_spend and spend
                 alive = context.owner(folder).may_be_alive
                 reader.refresh(owner_alive=alive, listing=facts.scripts)
                 yield reader.run(context)

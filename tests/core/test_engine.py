@@ -16,7 +16,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from tests.corpus import copy_tree, only_journal
+from wftop.core.cost.tokens import NO_TOKENS
 from wftop.core.engine import coldstart
 from wftop.core.engine import protocol as wire
 from wftop.core.engine.engine import Engine
@@ -248,3 +251,39 @@ def test_the_first_rows_are_read_by_forked_workers_before_any_thread_starts(tmp_
         timeout=WAIT,
     )
     assert done.stdout.split() == ["[1]", "4"], done.stderr
+
+
+async def test_a_large_first_read_sends_rows_first_and_what_they_spent_after(tmp_path):
+    roots = [copy_tree(name, tmp_path) for name in ("killed", "clean", "mid-failure-resumed")]
+    cache = tmp_path / "rows-cache"
+    view = View()
+    async with running(roots, cache=cache, lazy_spend=1) as engine:
+        engine.subscribe(view)
+        await until(lambda: engine.following)
+        expected = cold_rows([str(root) for root in roots], engine._now())
+        first = {row.ident: row for rows in view.of(wire.Rows) for row in rows.rows}
+        assert set(first) == set(expected)
+        assert all(row.cost_pending and row.cost_usd is None for row in first.values())
+        unpriced = {
+            ident: replace(row, cost_usd=None, tokens=NO_TOKENS, cost_pending=True)
+            for ident, row in expected.items()
+        }
+        assert first == unpriced
+        (filled,) = view.of(wire.Changed)
+        assert {row.ident for row in filled.rows} == set(expected)
+        assert view.feed.rows == expected
+        assert sum(row.cost_usd or 0 for row in expected.values()) > 0
+    # the rows filled in were kept: the next start reads no run, and spends nothing twice
+    again = View()
+    async with running(roots, cache=cache, lazy_spend=1) as engine:
+        engine.subscribe(again)
+        await until(lambda: engine.following)
+        assert not again.of(wire.Changed)
+        assert again.feed.rows == expected
+
+
+def test_a_row_says_its_spend_is_to_come_only_when_it_is():
+    pending = RunRow("wf_abcdef", "s", "p", cost_pending=True)
+    assert b'"cost_pending"' not in orjson.dumps(replace(pending, cost_pending=False).json_fields())
+    line = orjson.dumps(pending.json_fields())
+    assert RunRow.from_json(orjson.loads(line)) == pending

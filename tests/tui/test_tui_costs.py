@@ -3,6 +3,7 @@ runs listed, the call rows' spend, and the plan's table fitted to 60, 100 and 20
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +15,11 @@ from wftop.core.cost.tokens import Spend
 from wftop.core.cost.usage import Spends
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.resume.plan import make_plan
+from wftop.core.row import RunRow
 from wftop.core.system.procs import FakeProcessTable
 from wftop.tui.calls import CallRow, call_rows
 from wftop.tui.config import ConfigError, parse_config
-from wftop.tui.format import cost_cell, cost_total, spent_line
+from wftop.tui.format import cost_cell, cost_total, row_cost_cell, rows_cost_total, spent_line
 from wftop.tui.widgets.plan_table import table_lines
 
 NOW = 1_800_000_000.0
@@ -133,3 +135,13 @@ def test_the_config_budget_is_a_number_of_dollars() -> None:
     for bad in (-1, True, "2", float("nan"), float("inf")):
         with pytest.raises(ConfigError, match="max_usd must be"):
             parse_config({"max_usd": bad}, "cfg.toml")
+
+
+def test_a_run_whose_spend_is_to_come_reads_an_ellipsis_and_holds_the_total_back() -> None:
+    priced = RunRow("wf_abcdef", "s", "p", calls=2, cost_usd=0.01814)
+    pending = replace(priced, run_id="wf_ghijkl", cost_usd=None, cost_pending=True)
+    assert row_cost_cell(priced) == "$0.0181"
+    assert row_cost_cell(pending) == "…"
+    assert row_cost_cell(replace(pending, calls=0)) == ""
+    assert rows_cost_total([priced]) == "$0.0181 spent"
+    assert rows_cost_total([priced, pending]) == ""

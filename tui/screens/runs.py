@@ -20,7 +20,7 @@ from textual.widgets import Input, Static
 
 from wftop.core.row import RunRow
 from wftop.core.text.gate import shown
-from wftop.tui.format import cost_total, count, counts_line, display_path, status_counts
+from wftop.tui.format import count, counts_line, display_path, rows_cost_total, status_counts
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
 from wftop.tui.messages import (
     MarkSeen,
@@ -88,7 +88,7 @@ class RunsScreen(Working, Screen[None]):
         self._spent = 0
         """Tokens spent on re-runs over the rows shown (`RunRow.rerun_tokens`)."""
         self._cost = ""
-        """What the runs listed spent (`cost_total`), for the header."""
+        """What the runs listed spent (`rows_cost_total`), for the header."""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="runs-header")
@@ -156,9 +156,7 @@ class RunsScreen(Working, Screen[None]):
             self._spent = sum(row.rerun_tokens or 0 for row in rows if isinstance(row, RunRow))
         else:
             self._spent = view.rerun_tokens()
-        self._cost = cost_total(
-            (row.cost_usd, row.cost_is_lower_bound) for row in rows if isinstance(row, RunRow)
-        )
+        self._cost = rows_cost_total(row for row in rows if isinstance(row, RunRow))
         self._header(len(rows) - groups)
 
     def _header(self, listed: int) -> None:

@@ -10,7 +10,14 @@ from rich.text import Text
 
 from wftop.core.row import RunRow
 from wftop.core.text.gate import gate, shown
-from wftop.tui.format import STATUS_STYLES, age, cost_cell, count, parity_segments, status_label
+from wftop.tui.format import (
+    STATUS_STYLES,
+    age,
+    count,
+    parity_segments,
+    row_cost_cell,
+    status_label,
+)
 from wftop.tui.runlist import GroupRow, row_key
 from wftop.tui.styles import Palette
 from wftop.tui.widgets.columns import ColumnSpec, clip
@@ -152,6 +159,6 @@ class RunTable(FittedTable):
             dead = run.dead_workers
             return p.styled(f"{dead:>{width}}" if dead else "", "status-dead")
         if key == "cost":
-            text = cost_cell(run.cost_usd, run.cost_is_lower_bound) if run.calls else ""
+            text = row_cost_cell(run)
             return Text(f"{text:>{width}}", no_wrap=True)
         return Text("")
