@@ -215,6 +215,7 @@ class Engine:
             now=self._now,
             stall_window=self.stall_window,
             spends=True,
+            hold_settled=True,
             **self.index_options,  # type: ignore[arg-type]
         )
         # The first rows told the problems the runs had; the index only learns their counts.
@@ -249,19 +250,27 @@ class Engine:
     def _read_all(
         self, index: LiveIndex, cache: RowCache, firsts: FirstRows
     ) -> tuple[dict[str, Held], list[str]]:
-        """The live index's own cold start (in a worker thread), as held rows; the runs
+        """The live index's own cold start (in a worker thread), as held rows, each made as
+        its run is read (the index lets go of a settled run's fold at once); the runs
         whose first rows went without what they spent are kept in the rows cache now."""
-        runs = index.cold_start().added
+        made: dict[str, Held] = {}
+        problems: list[str] = []
+
+        def take(run: Run) -> None:
+            journal = run.folder.journal
+            if journal in firsts.unpriced and settled(run) and not run.problems:
+                row = RunRow.of(run, self._spends).printed(self._redactor)
+                named = run.snapshot.script_path if run.snapshot is not None else None
+                kept = Kept(run.last_activity, row)
+                cache.put(journal, firsts.unpriced[journal], kept, NamedScript.of(named))
+            rows, told = self._rows_of((run,))
+            made.update(rows)
+            problems.extend(told)
+
+        index.cold_start(take=take)
         if firsts.unpriced:
-            for run in runs:
-                journal = run.folder.journal
-                if journal in firsts.unpriced and settled(run) and not run.problems:
-                    row = RunRow.of(run, self._spends).printed(self._redactor)
-                    named = run.snapshot.script_path if run.snapshot is not None else None
-                    kept = Kept(run.last_activity, row)
-                    cache.put(journal, firsts.unpriced[journal], kept, NamedScript.of(named))
             cache.save()
-        return self._rows_of(runs)
+        return made, problems
 
     def _rows_of(self, runs: Iterable[Run]) -> tuple[dict[str, Held], list[str]]:
         """The runs as held rows, and their problems not told yet."""

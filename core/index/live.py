@@ -43,6 +43,7 @@ from wftop.core.index.coldpass import (
     newest_first,
     paused_gc,
 )
+from wftop.core.index.held import Holder
 from wftop.core.index.reader import RunContext
 from wftop.core.index.runtable import RunTable
 from wftop.core.index.stalltimers import StallTimers
@@ -84,11 +85,16 @@ class LiveIndex:
         debounce_ms: int = 50,
         step_ms: int = 20,
         spends: bool = False,
+        hold_settled: bool = False,
     ) -> None:
         """``spends``: the runs handed out carry what they spent (`Run.spend`), kept as lines
-        come and transcripts change, for a view that makes rows of them."""
+        come and transcripts change, for a view that makes rows of them. ``hold_settled``:
+        a settled run is let go of once handed out, and read again when it changes
+        (`wftop.core.index.held`): `runs` then holds it without its calls, and `get` reads
+        it again."""
         self.roots = [os.path.abspath(root) for root in roots]
         self.spends = spends
+        self.hold_settled = hold_settled
         self.stall_window = stall_window
         self.sweep_interval = sweep_interval
         self.debounce_ms = debounce_ms
@@ -104,6 +110,7 @@ class LiveIndex:
 
     def _reset(self) -> None:
         self._table = RunTable(spends=self.spends)
+        self._holder = Holder(self.hold_settled)
         self._runs: dict[str, Run] = {}
         self._order: list[Run] | None = None
         self._registry: dict[str, list[RegistryEntry]] = {}
@@ -126,8 +133,16 @@ class LiveIndex:
         return list(self._order)
 
     def get(self, ident: str) -> Run | None:
-        """The run ``<session>/<runId>``, or None."""
-        return self._runs.get(ident)
+        """The run ``<session>/<runId>``, or None (a settled run held by its row is read
+        again for it)."""
+        run = self._runs.get(ident)
+        reader = self._table.readers.get(ident)
+        if run is None or reader is None or not reader.dozing:
+            return run
+        reader.wake(owner_alive=self._alive(reader.folder))
+        run = reader.run(self._context(self._now()), frozen=True)
+        reader.doze()
+        return run
 
     def read_ahead(self, folders: Sequence[RunFolder]) -> list[Run]:
         """These run folders read now, as the cold start reads them, leaving the index alone.
@@ -146,11 +161,20 @@ class LiveIndex:
 
     # -- cold start ------------------------------------------------------------------------
 
-    def cold_start(self, progress: Callable[[int, int], None] | None = None) -> ChangeSet:
+    def cold_start(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        take: Callable[[Run], None] | None = None,
+    ) -> ChangeSet:
         """Read every run once (newest sessions first); every run comes out as added.
 
         Args:
             progress: called with (runs read, runs found) about a hundred times.
+            take: called with each run as soon as it is built (the change set then holds
+                what the index keeps: with ``hold_settled``, a settled run without its
+                calls). With ``hold_settled`` each run is built as soon as it is read,
+                classified at the moment the pass began, as the first rows are, so that
+                no more than one settled run's fold is held at a time.
         """
         self._reset()
         with paused_gc(freeze=True):
@@ -164,18 +188,22 @@ class LiveIndex:
             every = max(1, total // 100)
             if progress is not None:
                 progress(0, total)
+            early = self._context(self._now()) if self.hold_settled else None
+            built: list[Run] = []
             for done, folder in enumerate(folders, 1):
                 reader = self._table.readers[folder.ident]
                 reader.refresh(owner_alive=self._alive(folder))
+                if early is not None:
+                    built.append(self._keep(self._build(folder.ident, early), take))
                 if progress is not None and (done % every == 0 or done == total):
                     progress(done, total)
-            context = self._context(self._now())
-            for folder in folders:
-                self._runs[folder.ident] = self._build(folder.ident, context)
+            if early is None:
+                context = self._context(self._now())
+                built = [self._keep(self._build(f.ident, context), take) for f in folders]
         self._started = True
         self._order = None
         self._seq += 1
-        return ChangeSet(self._seq, added=tuple(self.runs()))
+        return ChangeSet(self._seq, added=tuple(newest_first(built)))
 
     # -- bookkeeping -----------------------------------------------------------------------
 
@@ -193,8 +221,19 @@ class LiveIndex:
         superseded = self._table.superseded
         return RunContext(self._owners, superseded, moment, self.stall_window, self._facts.cwd)
 
+    def _keep(self, run: Run, take: Callable[[Run], None] | None) -> Run:
+        """Keep a run just built (`Holder.settle`); hand it to ``take``, if any: what
+        the cold start's change set then holds is what is kept."""
+        kept = self._runs[run.ident] = self._holder.settle(self._table.readers[run.ident], run)
+        if take is None:
+            return run
+        take(run)
+        return kept
+
     def _build(self, ident: str, context: RunContext) -> Run:
-        run = self._table.readers[ident].run(context, frozen=True)
+        reader = self._table.readers[ident]
+        self._holder.wake(ident, reader, owner_alive=self._alive(reader.folder))
+        run = reader.run(context, frozen=True)
         self._timers.watch(run, context.now)
         return run
 
@@ -325,7 +364,8 @@ class LiveIndex:
                 batch.dirty.update(idents)
                 for ident in idents:
                     reader = self._table.readers[ident]
-                    reader.refresh_transcripts(self._alive(reader.folder))
+                    if not self._holder.wake(ident, reader, owner_alive=self._alive(reader.folder)):
+                        reader.refresh_transcripts(self._alive(reader.folder))
 
     def _refresh_runs(self, kinds: dict[Kind, list[Touch]], batch: Batch) -> None:
         journals = {t.ident for t in kinds.get(Kind.JOURNAL, [])}
@@ -347,6 +387,10 @@ class LiveIndex:
         for ident in sorted(journals | snapshots | set(transcripts)):
             reader = self._table.readers.get(ident)
             if reader is None or ident in batch.added:
+                continue
+            if self._holder.wake(ident, reader, owner_alive=self._alive(reader.folder)):
+                batch.dirty.add(ident)  # read again in full: whatever the touches said
+                batch.run_ids.add(reader.folder.run_id)  # its lines may continue another run
                 continue
             changed = False
             if ident in journals and reader.refresh_journal():
@@ -371,6 +415,9 @@ class LiveIndex:
         for touch in kinds.get(Kind.SCRIPT, []):
             for ident in self._session_idents(touch):
                 reader = self._table.readers[ident]
+                if self._holder.wake(ident, reader, owner_alive=self._alive(reader.folder)):
+                    batch.dirty.add(ident)
+                    continue
                 before = (reader.script_path, reader.run_name)
                 reader.find_script()
                 if (reader.script_path, reader.run_name) != before:
@@ -398,8 +445,9 @@ class LiveIndex:
             if ident not in self._table.readers:
                 continue
             run = self._build(ident, context)
-            self._runs[ident] = run
+            self._runs[ident] = self._holder.settle(self._table.readers[ident], run)
             (added if ident in batch.added else changed).append(run)
+        self._holder.settle_batch()
         for ident in batch.removed:
             self._runs.pop(ident, None)
         if not (added or changed or batch.removed):

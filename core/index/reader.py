@@ -147,6 +147,14 @@ class RunReader:
         self.folder = folder
         self.keep_bytes, self.keep_total = keep_bytes, keep_total
         self.for_rows = for_rows
+        self.count_spend = for_rows
+        """Keep what the run spent as its lines and transcripts change (`spend`), for a
+        reader whose runs become rows (`wftop.core.row.RunRow.of` reads it, not every
+        transcript)."""
+        self._begin()
+
+    def _begin(self) -> None:
+        """Nothing read yet."""
         self.tail = self._tail()
         self.fold = self._new_fold()
         self.problems: list[Problem] = []
@@ -176,12 +184,32 @@ class RunReader:
         self._replies = LastReplies()
         self._notices: tuple[tuple[int, float, int] | None, list[tuple[str, str]]] | None = None
         self._spent = SpendTally()
-        self.count_spend = for_rows
-        """Keep what the run spent as its lines and transcripts change (`spend`), for a
-        reader whose runs become rows (`wftop.core.row.RunRow.of` reads it, not every
-        transcript)."""
         self.rerun_tokens: int | None = 0
         """Tokens spent on re-runs of calls that had returned (`wftop.core.read.usage`)."""
+        self.dozing = False
+        """What was read is let go (`doze`): `wake` reads the folder again before use."""
+
+    def doze(self) -> None:
+        """Let go of what was read of the run (its fold, snapshot, spend tally, replies),
+        keeping the stamps a sweep compares (the journal's, the snapshot's, the agents'):
+        a settled run held by its row alone. `wake` reads it in full again."""
+        self.dozing = True
+        self.fold = self._new_fold()
+        self.snapshot = None
+        self._spent = SpendTally()
+        self._reruns = RerunTokens()
+        self._replies = LastReplies()
+        self._notices = None
+        self._stand_in = None
+
+    def wake(
+        self, *, owner_alive: bool = True, listing: Callable[[str], list[str]] = sorted_listing
+    ) -> None:
+        """A dozing reader reads its folder again, as a new one would (nothing when awake)."""
+        if not self.dozing:
+            return
+        self._begin()
+        self.refresh(owner_alive=owner_alive, listing=listing)
 
     def _new_fold(self) -> JournalFold:
         return CountingFold() if self.for_rows else JournalFold()

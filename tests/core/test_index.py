@@ -2,7 +2,10 @@
 
 Each test changes a private copy of a real corpus tree while the index watches it,
 waits (bounded) for the index to catch up, and compares every run's ``ls --json``
-shape with ``wftop.core.index.coldpass.scan_roots`` over the same tree.
+shape with ``wftop.core.index.coldpass.scan_roots`` over the same tree: the runs an index
+handed out (its cold start, then its change sets), as a view holds them. Every test that
+follows runs twice: with every run kept whole, and with settled runs held by their rows
+(``hold_settled``, as the engine's index holds them).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import pytest
 
 from tests.corpus import copy_tree, only_journal
 from wftop.core.index.changeset import ChangeSet
-from wftop.core.index.coldpass import scan_roots
+from wftop.core.index.coldpass import newest_first, scan_roots
 from wftop.core.index.live import LiveIndex
 from wftop.core.index.reader import RunReader
 from wftop.core.read.discovery import run_folders_of
@@ -45,18 +48,30 @@ def rows(runs: list[Any]) -> list[dict[str, Any]]:
     return [RunRow.of(run).to_json() for run in runs]
 
 
+@pytest.fixture(autouse=True, params=[False, True], ids=["whole", "held"])
+def hold_settled(request: Any, monkeypatch: Any) -> bool:
+    """Followers' indexes hold settled runs by their rows, or keep every run whole."""
+    monkeypatch.setattr(Follower, "hold", request.param)
+    return bool(request.param)
+
+
 class Follower:
     """Runs an index's ``changes()`` in a task and keeps every change set it yields."""
+
+    hold = False
+    """Settled runs are held by their rows (`LiveIndex`'s ``hold_settled``)."""
 
     def __init__(self, root: Path | list[Path], now: Callable[[], float], **options: Any) -> None:
         self.roots = [str(path) for path in (root if isinstance(root, list) else [root])]
         self.now = now
         self.processes = options.pop("processes", FakeProcessTable())
         options.setdefault("sweep_interval", 3600.0)
+        options.setdefault("hold_settled", self.hold)
         self.index = LiveIndex(
             self.roots, processes=self.processes, now=now, debounce_ms=20, step_ms=5, **options
         )
         self.cold = self.index.cold_start()
+        self.held = {run.ident: run for run in self.cold.added}
         self.sets: list[ChangeSet] = []
         self.stop = asyncio.Event()
         self.task = asyncio.create_task(self._follow())
@@ -65,6 +80,13 @@ class Follower:
         async with contextlib.aclosing(self.index.changes(self.stop)) as stream:
             async for change in stream:
                 self.sets.append(change)
+                self.held.update((run.ident, run) for run in (*change.added, *change.changed))
+                for ident in change.removed:
+                    self.held.pop(ident, None)
+
+    def runs(self) -> list[Any]:
+        """The runs as the change sets left them, as a view holds them."""
+        return newest_first(self.held.values())
 
     def cold_rows(self) -> list[dict[str, Any]]:
         scan = scan_roots(self.roots, processes=self.processes, now=self.now)
@@ -85,7 +107,7 @@ class Follower:
 
     async def settled(self) -> None:
         """Wait until the index equals a fresh cold scan of the tree."""
-        await self.until(lambda: rows(self.index.runs()) == self.cold_rows())
+        await self.until(lambda: rows(self.runs()) == self.cold_rows())
 
     def changed_idents(self) -> set[str]:
         return {run.ident for change in self.sets for run in change.changed}
@@ -130,6 +152,28 @@ async def test_cold_start_reports_progress_and_adds_every_run(tmp_path):
     assert [run.ident for run in index.runs()] == [run.ident for run in first.added]
     assert index.get(first.added[0].ident) is first.added[0]
     assert index.get("nope/wf_nope") is None
+
+
+def test_a_settled_run_is_held_by_its_row_and_read_again_when_asked(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    moment = os.stat(only_journal(root)).st_mtime + 5
+    shutil.copytree(
+        copy_tree("clean", tmp_path / "c") / "projects", root / "projects", dirs_exist_ok=True
+    )
+    (root / "sessions").mkdir()
+    registry = root / "sessions" / "4242.json"
+    registry.write_text(json.dumps({"pid": 4242, "sessionId": SESSION, "procStart": "777"}))
+    table = FakeProcessTable({4242: FakeProcess("777")})
+    index = LiveIndex([str(root)], processes=table, now=lambda: moment, hold_settled=True)
+    handed = {run.ident: run for run in index.cold_start().added}
+    kept = {run.ident: run for run in index.runs()}
+    assert {run.status.value for run in handed.values()} == {"running", "completed"}
+    for ident, run in handed.items():
+        assert run.fold.calls  # what was handed out is whole
+        assert rows([index.get(ident)]) == rows([run])  # read again when asked
+        # the running run is kept whole; the completed one by its row's facts alone
+        assert bool(kept[ident].fold.calls) == (run.status.value == "running")
+        assert kept[ident].status == run.status
 
 
 def test_what_the_cold_start_built_is_out_of_the_collectors_sight(tmp_path):
@@ -200,7 +244,7 @@ async def test_new_run_folder_is_added(tmp_path):
         await live.settled()
         added = {run.run_id for change in live.sets for run in change.added}
         assert added == {other.name}
-        assert len(live.index.runs()) == 2
+        assert len(live.runs()) == 2
 
 
 async def test_snapshot_written_at_the_end_completes_the_run(tmp_path):
@@ -214,7 +258,7 @@ async def test_snapshot_written_at_the_end_completes_the_run(tmp_path):
         shutil.copyfile(aside, tmp)
         tmp.replace(snapshot)
         await live.settled()
-        assert live.index.runs()[0].status.value == "completed"
+        assert live.runs()[0].status.value == "completed"
 
 
 async def test_owner_registry_file_removed_means_dead(tmp_path):
@@ -228,8 +272,8 @@ async def test_owner_registry_file_removed_means_dead(tmp_path):
         assert live.cold.added[0].status.value == "running"
         registry.unlink()
         await live.settled()
-        assert live.index.runs()[0].status.value == "dead"
-        assert RunRow.of(live.index.runs()[0]).to_json()["in_flight"] == ["a5"]
+        assert live.runs()[0].status.value == "dead"
+        assert RunRow.of(live.runs()[0]).to_json()["in_flight"] == ["a5"]
 
 
 async def test_owner_killed_without_removing_its_file_is_noticed(tmp_path):
@@ -244,7 +288,7 @@ async def test_owner_killed_without_removing_its_file_is_noticed(tmp_path):
         assert live.cold.added[0].status.value == "running"
         del table.processes[4242]
         await live.settled()
-        assert live.index.runs()[0].status.value == "dead"
+        assert live.runs()[0].status.value == "dead"
 
 
 async def test_running_run_turns_stalled_when_only_time_passes(tmp_path):
@@ -258,7 +302,7 @@ async def test_running_run_turns_stalled_when_only_time_passes(tmp_path):
     async with follow(root, processes=table, now=lambda: clock[0], sweep_interval=0.2) as live:
         assert live.cold.added[0].status.value == "running"
         clock[0] += 601
-        await live.until(lambda: live.index.runs()[0].status.value == "stalled")
+        await live.until(lambda: live.runs()[0].status.value == "stalled")
         await live.settled()
 
 
@@ -270,7 +314,7 @@ async def test_truncated_journal_is_read_again(tmp_path):
         with open(journal, "r+b") as handle:
             handle.truncate(len(b"".join(lines[:3])))
         await live.settled()
-        assert RunRow.of(live.index.runs()[0]).to_json()["started"] < 5
+        assert RunRow.of(live.runs()[0]).to_json()["started"] < 5
 
 
 async def test_deleted_run_folder_is_removed(tmp_path):
@@ -279,7 +323,7 @@ async def test_deleted_run_folder_is_removed(tmp_path):
         ident = live.cold.added[0].ident
         shutil.rmtree(only_journal(root).parent)
         await live.settled()
-        assert live.index.runs() == []
+        assert live.runs() == []
         assert [change.removed for change in live.sets if change.removed] == [(ident,)]
 
 
@@ -292,10 +336,10 @@ async def test_symlinked_run_folder_outside_the_root_is_followed(tmp_path):
         workflows = only_journal(root).parent.parent
         (workflows / source.name).symlink_to(outside, target_is_directory=True)
         await live.settled()
-        assert len(live.index.runs()) == 2
+        assert len(live.runs()) == 2
         append(outside / "journal.jsonl", started("k9", "via-link"))
         await live.settled()
-        linked = next(run for run in live.index.runs() if run.run_id == source.name)
+        linked = next(run for run in live.runs() if run.run_id == source.name)
         assert RunRow.of(linked).to_json()["in_flight"] == ["via-link"]
         assert linked.fold.started_lines == 7
 
@@ -310,7 +354,7 @@ async def test_copy_in_another_session_supersedes_the_original(tmp_path):
         await live.settled()
         append(target / "journal.jsonl", started("k7", "continued"))
         await live.settled()
-        statuses = {run.session_id: run.status.value for run in live.index.runs()}
+        statuses = {run.session_id: run.status.value for run in live.runs()}
         assert statuses[SESSION] == "superseded"
 
 
@@ -327,7 +371,7 @@ async def test_event_storm_of_ten_thousand_appends(tmp_path):
 
         await asyncio.wait_for(asyncio.to_thread(storm), WAIT)
         await live.settled()
-        run = live.index.runs()[0]
+        run = live.runs()[0]
         assert run.fold.started_lines == 5 + 10_000
         assert len(run.fold.calls) == 5 + 10_000
         assert len(live.sets) < 10_000  # bursts coalesce
@@ -340,7 +384,7 @@ async def test_missed_events_are_caught_by_the_sweep(tmp_path, monkeypatch):
     async with follow(root, sweep_interval=0.1) as live:
         append(only_journal(root), started("k3", "swept"))
         await live.settled()
-        assert "swept" in RunRow.of(live.index.runs()[0]).to_json()["in_flight"]
+        assert "swept" in RunRow.of(live.runs()[0]).to_json()["in_flight"]
 
 
 async def test_changes_stop_on_stop_event_and_on_cancel(tmp_path):
