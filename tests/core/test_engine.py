@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import time
+import tracemalloc
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -22,12 +23,13 @@ from tests.corpus import copy_tree, only_journal
 from wftop.core.cost.tokens import NO_TOKENS
 from wftop.core.engine import coldstart
 from wftop.core.engine import protocol as wire
-from wftop.core.engine.engine import Engine
+from wftop.core.engine.engine import Engine, held_of
 from wftop.core.engine.feed import RowFeed
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.index.projects import project_key, project_names
 from wftop.core.row import RunRow
 from wftop.core.system.procs import FakeProcessTable
+from wftop.core.text.redact import Redactor
 
 WAIT = 20.0
 TOP = Path(__file__).parents[2]
@@ -206,9 +208,10 @@ async def test_problems_reach_every_view_and_a_late_one_too(tmp_path):
 
 SPAWNS = """
 import asyncio, sys, threading
-from wftop.core.engine.engine import Engine
+from wftop.core.engine.engine import Engine, held_of
 from wftop.core.index import fanout
 from wftop.core.system.procs import FakeProcessTable
+from wftop.core.text.redact import Redactor
 
 threads = []
 spawn = fanout._spawn
@@ -287,3 +290,17 @@ def test_a_row_says_its_spend_is_to_come_only_when_it_is():
     assert b'"cost_pending"' not in orjson.dumps(replace(pending, cost_pending=False).json_fields())
     line = orjson.dumps(pending.json_fields())
     assert RunRow.from_json(orjson.loads(line)) == pending
+
+
+def test_a_held_row_costs_about_its_line_in_memory():
+    row = RunRow("wf_abcdef", "s", "p", name="n" * 200, calls=7)
+    redactor = Redactor.for_json()
+    held_of(row, redactor)  # what is made once (the redactor's tables) is not counted
+    tracemalloc.start()
+    try:
+        kept = [held_of(row, redactor) for _ in range(100)]
+        grown, _peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    line = len(kept[0].line)
+    assert grown / len(kept) < 2 * line + 512  # the line and its row, no slack behind them
