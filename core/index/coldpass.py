@@ -18,14 +18,10 @@ from dataclasses import dataclass, field
 from typing import Generic, NamedTuple, TypeVar, cast
 
 from wftop.core.index.cachefile import Key, settled
+from wftop.core.index.context import RunContext, no_cwd
 from wftop.core.index.fanout import fan_out
-from wftop.core.index.reader import (
-    LIST_KEEP_BYTES,
-    RunContext,
-    RunReader,
-    no_cwd,
-    sorted_listing,
-)
+from wftop.core.index.naming import sorted_listing
+from wftop.core.index.reader import LIST_KEEP_BYTES, RunReader
 from wftop.core.index.rowcache import Kept, NamedScript, RowCache
 from wftop.core.index.supersede import find_superseded
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
@@ -68,7 +64,7 @@ class SessionFacts:
         self._scripts: dict[str, list[str]] = {}
 
     def scripts(self, folder: str) -> list[str]:
-        """`wftop.core.index.reader.sorted_listing` of a session's scripts folder, listed once."""
+        """`wftop.core.index.naming.sorted_listing` of a session's scripts folder, listed once."""
         names = self._scripts.get(folder)
         if names is None:
             names = self._scripts[folder] = sorted_listing(folder)

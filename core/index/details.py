@@ -20,7 +20,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from wftop.core.index.coldpass import SessionFacts
-from wftop.core.index.reader import RunContext, RunReader
+from wftop.core.index.context import RunContext
+from wftop.core.index.reader import RunReader
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
 from wftop.core.read.discovery import RunFolder, run_ident, session_run_folders
 from wftop.core.read.sessions import local_pid_domain, owners_by_session

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from wftop.core.index.cachefile import settled
-from wftop.core.index.reader import RunReader, sorted_listing
+from wftop.core.index.naming import sorted_listing
+from wftop.core.index.reader import RunReader
 from wftop.core.model import Run
 from wftop.core.read.journal import JournalFold
 

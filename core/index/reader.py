@@ -3,19 +3,22 @@
 `RunReader.run` is the one way a `Run` is made: the cold pass (`wftop.core.index.coldpass`),
 the live index (`wftop.core.index.live`) and the status counts (`wftop.core.index.statuscount`) all
 read a folder with a `RunReader` and hand it a `RunContext` (what the run's status depends
-on besides its own files), so every surface classifies a run the same way.
+on besides its own files, `wftop.core.index.context`), so every surface classifies a run the
+same way. What it knows of the agent transcripts without reading them (their sizes and
+times) is `wftop.core.index.agentstats`'.
 """
 
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Collection
 
 from wftop.core.cost.tally import SpendTally
 from wftop.core.cost.tokens import Spend
-from wftop.core.model import DEFAULT_STALL_WINDOW, Run, TranscriptStats, classify
+from wftop.core.index.agentstats import NO_TRANSCRIPTS, AgentStamps, agent_stamps, restat, stats_of
+from wftop.core.index.context import RunContext
+from wftop.core.index.naming import RunNames, sorted_listing
+from wftop.core.model import Run, classify
 from wftop.core.read.countfold import CountingFold
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.failures import (
@@ -28,14 +31,9 @@ from wftop.core.read.failures import (
 )
 from wftop.core.read.journal import JournalFold, unknown_type
 from wftop.core.read.jsonl import JsonlTail, Problem
-from wftop.core.read.receipt import launched_name
-from wftop.core.read.sessions import NO_OWNER, Owner
 from wftop.core.read.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
 from wftop.core.read.standin import name_calls, sidecar_fold, snapshot_fold
 from wftop.core.read.usage import RerunTokens
-
-_META_NAME = re.compile(r"""\bname\s*:\s*(['"`])((?:(?!\1).){1,200})\1""")
-
 
 LIST_KEEP_BYTES = 256 * 1024
 """Journal lines longer than this keep no ``result`` in the run list.
@@ -52,77 +50,6 @@ LIST_KEEP_TOTAL = 16 * 1024 * 1024
 kept whole add up to more, later ones keep no ``result`` either (a 1 GB journal of 100 KB
 results would hold a gigabyte otherwise). Their calls fold the same; previews say the
 result was not kept."""
-
-
-def no_cwd(_folder: RunFolder) -> str | None:
-    """A `RunContext` cwd lookup for callers that do not show the working directory."""
-    return None
-
-
-@dataclass(frozen=True)
-class RunContext:
-    """What a run's status depends on besides its own folder, shared by the runs read together.
-
-    The owners and supersessions are looked up by session and run ident, so one context
-    serves every run of a pass (the live index hands its own tables, which it keeps current).
-    """
-
-    owners: Mapping[str, Owner]
-    """Owner per session id; a session without an entry has `NO_OWNER`."""
-    superseded: Mapping[str, str]
-    """Run ident → the session that continued the run (``find_superseded``)."""
-    now: float
-    """The moment the runs are classified at (running or stalled depends on it)."""
-    stall_window: float = DEFAULT_STALL_WINDOW
-    cwd: Callable[[RunFolder], str | None] = no_cwd
-    """The working directory of a run's session (``SessionFacts.cwd``), or `no_cwd`."""
-
-    def owner(self, folder: RunFolder) -> Owner:
-        return self.owners.get(folder.session_id, NO_OWNER)
-
-
-AgentStamps = dict[str, tuple[int, float]]
-"""Agent id → (size, mtime) of its ``agent-<id>.jsonl``."""
-
-
-def agent_stamps(folder: str) -> AgentStamps:
-    """Size and time of every ``agent-<id>.jsonl`` of a run folder (content not read)."""
-    stamps: AgentStamps = {}
-    try:
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                name = entry.name
-                if not (name.startswith("agent-") and name.endswith(".jsonl")):
-                    continue
-                try:
-                    info = entry.stat()
-                except OSError:
-                    continue
-                stamps[name[6:-6]] = (info.st_size, info.st_mtime)
-    except OSError:
-        pass
-    return stamps
-
-
-def transcript_stats(folder: str) -> TranscriptStats:
-    """Size and time facts of every ``agent-<id>.jsonl`` of a run folder."""
-    return stats_of(agent_stamps(folder))
-
-
-def stats_of(stamps: AgentStamps) -> TranscriptStats:
-    return TranscriptStats(
-        count=len(stamps),
-        total_bytes=sum(size for size, _ in stamps.values()),
-        newest_mtime=max((mtime for _, mtime in stamps.values()), default=None),
-    )
-
-
-def sorted_listing(folder: str) -> list[str]:
-    """The names in a folder, sorted; none when it cannot be listed."""
-    try:
-        return sorted(os.listdir(folder))
-    except OSError:
-        return []
 
 
 class RunReader:
@@ -165,17 +92,10 @@ class RunReader:
         self.snapshot_mtime: float | None = None
         self._snapshot_stamp: tuple[int, float, int] | None = None
         self._snapshot_checked = False
-        self.transcripts = TranscriptStats()
+        self.transcripts = NO_TRANSCRIPTS
         self._agents: AgentStamps = {}
         self._agents_read = False
-        self.script_path: str | None = None
-        self.script_name: str | None = None
-        self.script_slug: str | None = None
-        self.launched_name: str | None = None
-        """The ``workflowName`` of the run's launch receipt in its session transcript, read
-        when nothing else names the run (`wftop.core.read.receipt`)."""
-        self._receipt_looked: int | None = None
-        """The session transcript's size when it was last read for that name."""
+        self.names = RunNames(self.folder)
         self.journal_missing = False
         """The run folder holds no ``journal.jsonl`` (or there is no run folder): its calls
         are read from its snapshot, else from its agents' sidecars (`wftop.core.read.standin`)."""
@@ -325,8 +245,8 @@ class RunReader:
         first look at a run that needs them stats them all.
         """
         if not ((owner_alive or self.journal_missing) and not self.snapshot_current):
-            changed = bool(self._agents) or self.transcripts != _NONE
-            self._agents, self._agents_read, self.transcripts = {}, False, _NONE
+            changed = bool(self._agents) or self.transcripts != NO_TRANSCRIPTS
+            self._agents, self._agents_read, self.transcripts = {}, False, NO_TRANSCRIPTS
             return changed
         if agents is None or not self._agents_read:
             stamps = agent_stamps(self.folder.path)
@@ -334,36 +254,7 @@ class RunReader:
             self._agents, self._agents_read = stamps, True
             self.transcripts = stats_of(stamps)
             return changed
-        return self._restat(agents)
-
-    def _restat(self, names: Collection[str]) -> bool:
-        """Stat the named transcripts again; the stats follow without a walk of the others."""
-        stamps, base = self._agents, self.folder.path
-        count, total = len(stamps), self.transcripts.total_bytes
-        newest = self.transcripts.newest_mtime
-        lost_newest = False
-        for name in names:
-            agent = name[6:-6]
-            try:
-                info = os.stat(os.path.join(base, name))
-            except (OSError, ValueError):
-                now = None
-            else:
-                now = (info.st_size, info.st_mtime)
-            was = stamps.get(agent)
-            if now == was:
-                continue
-            if was is not None:
-                count, total = count - 1, total - was[0]
-                lost_newest = lost_newest or was[1] == newest
-                del stamps[agent]
-            if now is not None:
-                stamps[agent] = now
-                count, total = count + 1, total + now[0]
-                newest = now[1] if newest is None else max(newest, now[1])
-        if lost_newest:  # the newest one went back in time or went: look at them all
-            newest = max((mtime for _, mtime in stamps.values()), default=None)
-        stats = TranscriptStats(count, total, newest)
+        stats = restat(self.folder.path, self._agents, self.transcripts, agents)
         changed = stats != self.transcripts
         self.transcripts = stats
         return changed
@@ -374,66 +265,17 @@ class RunReader:
         return self._agents
 
     def find_script(self, listing: Callable[[str], list[str]] = sorted_listing) -> None:
-        """The persisted script of the run, and its name.
+        """The run's script and its name (`wftop.core.index.naming.RunNames.find`)."""
+        self.names.find(self.snapshot, listing)
 
-        The snapshot's ``scriptPath`` wins while that file exists (a tree copied from
-        another machine names paths that do not), else ``scripts/*-<runId>.js``.
-        ``listing`` lists the session's scripts folder (a cold pass lists each once). The
-        name is the one the CLI gave that file (`run_name`).
-        """
-        suffix = f"-{self.folder.run_id}.js"
-        matches = [name for name in listing(self.folder.scripts_dir) if name.endswith(suffix)]
-        self.script_slug = matches[0][: -len(suffix)] if matches else None
-        named = self.snapshot.script_path if self.snapshot is not None else None
-        if named and os.path.isfile(named):
-            self.script_path = named
-        elif self.script_path is None or not os.path.isfile(self.script_path):
-            self.script_path = self.script_path or named
-            if matches:
-                self.script_path = os.path.join(self.folder.scripts_dir, matches[0])
-        has_name = self.snapshot is not None and self.snapshot.name
-        if self.script_name is None and self.script_path and not has_name:
-            try:
-                fd = os.open(self.script_path, os.O_RDONLY | os.O_NONBLOCK)
-                try:
-                    head = os.read(fd, 4096).decode("utf-8", errors="replace")
-                finally:
-                    os.close(fd)
-                match = _META_NAME.search(head)
-                self.script_name = match.group(2) if match else None
-            except (OSError, ValueError):  # ValueError: a NUL in a path read from a snapshot
-                pass
-        if self.run_name is None:
-            self.look_for_launch()
-
-    def look_for_launch(self) -> None:
-        """The name the session's launch receipt gives the run, when nothing in its folder
-        does (a run launched with ``scriptPath``, as ``R`` launches one): read once, and again
-        when the session transcript grew."""
-        transcript = self.folder.transcript
-        try:
-            size = os.stat(transcript).st_size
-        except (OSError, ValueError):
-            return
-        if size == self._receipt_looked:
-            return
-        self._receipt_looked = size
-        self.launched_name = launched_name(transcript, self.folder.run_id)
+    @property
+    def script_path(self) -> str | None:
+        return self.names.script_path
 
     @property
     def run_name(self) -> str | None:
-        """The run's one name, every surface's: the snapshot's ``workflowName``; else the
-        ``meta.name`` its script declares; else the one in the file name the CLI gave its
-        script (``workflows/scripts/<name>-<runId>.js``: ``meta.name`` lowercased, each run of
-        other characters a ``-``), for a script that cannot be read; else the name its
-        session's launch receipt gives it (`look_for_launch`)."""
-        snapshot = self.snapshot
-        return (
-            (snapshot.name if snapshot else None)
-            or self.script_name
-            or self.script_slug
-            or self.launched_name
-        )
+        """The run's one name, every surface's (`wftop.core.index.naming.RunNames.name`)."""
+        return self.names.name(self.snapshot)
 
     def refresh(
         self, *, owner_alive: bool = True, listing: Callable[[str], list[str]] = sorted_listing
@@ -577,9 +419,6 @@ class RunReader:
         if self._notices is None or self._notices[0] != stamp:
             self._notices = (stamp, notice_failures(transcript, self.folder.run_id))
         return self._notices[1]
-
-
-_NONE = TranscriptStats()
 
 
 def _stamp(info: os.stat_result) -> tuple[int, float, int]:

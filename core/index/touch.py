@@ -16,7 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from wftop.core.index.reader import AgentStamps, RunReader, agent_stamps
+from wftop.core.index.agentstats import AgentStamps, agent_stamps
+from wftop.core.index.reader import RunReader
 from wftop.core.model import Run
 from wftop.core.read.discovery import RUN_FOLDER
 
