@@ -43,8 +43,9 @@ from wftop.core.index.coldpass import (
     newest_first,
     paused_gc,
 )
+from wftop.core.index.context import RunContext
 from wftop.core.index.held import Holder
-from wftop.core.index.reader import RunContext
+from wftop.core.index.rescan import rescan
 from wftop.core.index.runtable import RunTable
 from wftop.core.index.stalltimers import StallTimers
 from wftop.core.index.supersede import find_superseded
@@ -55,7 +56,6 @@ from wftop.core.read.discovery import (
     newest_sessions_first,
     run_folders_of,
     run_ident,
-    session_run_folders,
 )
 from wftop.core.read.sessions import (
     NO_OWNER,
@@ -301,7 +301,7 @@ class LiveIndex:
             kinds.setdefault(touch.kind, []).append(touch)
         for touch in kinds.get(Kind.ROOT, []):
             kinds.setdefault(Kind.REGISTRY, []).append(Touch(Kind.REGISTRY, root=touch.root))
-        self._rescan(kinds, batch)
+        rescan(self._table, kinds, batch, self._alive)
         registry_roots = {touch.root for touch in kinds.get(Kind.REGISTRY, [])}
         if registry_roots or recheck_owners:
             self._read_registries(registry_roots)
@@ -310,45 +310,6 @@ class LiveIndex:
         self._table.update_superseded(batch)
         batch.dirty.update(self._timers.due(self._now(), self._runs))
         return self._commit(batch)
-
-    def _rescan(self, kinds: dict[Kind, list[Touch]], batch: Batch) -> None:
-        sessions: set[tuple[str, str, str]] = set()
-        for touch in self._root_projects(kinds.get(Kind.ROOT, [])) + kinds.get(Kind.PROJECT, []):
-            project_dir = os.path.join(touch.root, "projects", touch.project)
-            try:
-                with os.scandir(project_dir) as entries:
-                    names = {entry.name for entry in entries if entry.is_dir()}
-            except OSError:
-                names = set()
-            place = (touch.root, touch.project)
-            known = {key[2] for key in self._table.by_session if key[:2] == place}
-            sessions.update((touch.root, touch.project, name) for name in names | known)
-        for kind in (Kind.SESSION, Kind.RUN_FOLDER):
-            sessions.update((t.root, t.project, t.session) for t in kinds.get(kind, []))
-        for root, project, session in sorted(sessions):
-            found = session_run_folders(root, project, session, [])
-            present = {folder.ident for folder in found}
-            for ident in self._table.session_idents(root, project, session) - present:
-                self._table.untrack(ident, batch)
-            for folder in found:
-                reader = self._table.admit(folder, batch)
-                if reader is not None:
-                    reader.refresh(owner_alive=self._alive(folder))
-
-    def _root_projects(self, touches: list[Touch]) -> list[Touch]:
-        """A root (or its ``projects/``) that came or went: every project of it, on disk or
-        known, to list again; and the watch to set up anew."""
-        found: list[Touch] = []
-        for root in sorted({touch.root for touch in touches}):
-            try:
-                with os.scandir(os.path.join(root, "projects")) as entries:
-                    names = {entry.name for entry in entries if entry.is_dir()}
-            except OSError:
-                names = set()
-            names |= {key[1] for key in self._table.by_session if key[0] == root}
-            found += [Touch(Kind.PROJECT, root=root, project=name) for name in sorted(names)]
-            self._table.rewatch = True
-        return found
 
     def _alive(self, folder: RunFolder) -> bool:
         return self._owners.get(folder.session_id, NO_OWNER).may_be_alive
