@@ -60,6 +60,37 @@ class RunReader:
     a run list does not pay for the others (`transcript_stats` gives them on demand).
     """
 
+    __slots__ = (
+        "_agents",
+        "_agents_read",
+        "_notices",
+        "_replies",
+        "_reruns",
+        "_snapshot_checked",
+        "_snapshot_stamp",
+        "_spent",
+        "_stand_in",
+        "count_spend",
+        "dozing",
+        "fold",
+        "folder",
+        "for_rows",
+        "journal_missing",
+        "journal_mtime",
+        "journal_size",
+        "keep_bytes",
+        "keep_total",
+        "names",
+        "problems",
+        "rerun_tokens",
+        "snapshot",
+        "snapshot_mtime",
+        "snapshot_problem",
+        "tail",
+        "transcripts",
+    )
+    """Slotted: an engine holds a reader per run (20,000 of them), each 1.6 KB as a dict."""
+
     def __init__(
         self,
         folder: RunFolder,
