@@ -27,7 +27,7 @@ from collections import Counter, deque
 from collections.abc import AsyncGenerator, Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import orjson
 
@@ -49,12 +49,29 @@ SNAPSHOT_BATCH = 1000
 """Rows per ``rows`` message of a snapshot sent to a view that joins."""
 PROBLEMS_KEPT = 200
 """Problems told again to a view that joins (the newest)."""
+FILL_BATCH = 1000
+"""Rows per ``changed`` message of the change set that follows the first rows: after a large
+first read it holds every row again, filled in with what it spent (20,000 rows, 26 MB, sent
+at once on top of a snapshot a view was still reading passed what a view may leave unread,
+and the view was dropped)."""
+DRAIN_BELOW = 8 << 20
+"""Bytes a view may have unread before the next of those messages is sent to it."""
+DRAIN_WAIT = 5.0
+"""Seconds the engine waits at most for a view to read (a view stuck longer is one the
+server drops)."""
 
 
 class Subscriber(Protocol):
     """A view listening: ``send`` queues a message, False when the view is gone."""
 
     def send(self, data: bytes) -> bool: ...
+
+
+@runtime_checkable
+class Backlogged(Protocol):
+    """A view that says how many bytes it was sent and has not read yet."""
+
+    def backlog(self) -> int: ...
 
 
 def held_of(row: RunRow, redactor: Redactor) -> Held:
@@ -222,7 +239,7 @@ class Engine:
         # The first rows told the problems the runs had; the index only learns their counts.
         read, _told_already = await asyncio.to_thread(self._read_all, index, cache, firsts)
         self.index = index
-        self._apply(read, [ident for ident in self.held if ident not in read])
+        await self._apply_paced(read, [ident for ident in self.held if ident not in read])
         self.following = True
         changes = index.changes(stop)
         try:
@@ -326,6 +343,24 @@ class Engine:
                 self.held[ident] = named
                 renamed.append(named)
         return renamed
+
+    async def _apply_paced(self, rows: dict[str, Held], removed: list[str]) -> None:
+        """`_apply` in change sets of at most `FILL_BATCH` rows, each sent once every view
+        has read most of what it was sent before (or `DRAIN_WAIT` has passed)."""
+        items = list(rows.items())
+        for start in range(0, max(len(items), 1), FILL_BATCH):
+            self._apply(dict(items[start : start + FILL_BATCH]), removed if not start else [])
+            await self._drained()
+
+    async def _drained(self) -> None:
+        """Until no view has more than `DRAIN_BELOW` bytes unread (at most `DRAIN_WAIT`)."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + DRAIN_WAIT
+        while loop.time() < until and any(
+            isinstance(view, Backlogged) and view.backlog() > DRAIN_BELOW
+            for view in self._subscribers
+        ):
+            await asyncio.sleep(0.01)
 
     def _apply(self, rows: dict[str, Held], removed: Iterable[str]) -> None:
         """One change set: the rows that differ from what was sent, and the runs gone."""

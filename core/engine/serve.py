@@ -31,6 +31,10 @@ WRITE_LIMIT = 64 << 20
 """Bytes a view may leave unread before it is dropped (it reconnects and resyncs)."""
 ASK_TIMEOUT = 10.0
 """Seconds a connection has to say what it wants."""
+START_GRACE = 10.0
+"""Seconds a new engine waits for its first view before it goes (its linger, if longer): its
+first read keeps the loop busy for a second or more at a stretch, and a view that connected
+meanwhile is only counted once its handler runs, after the timer that ended the engine."""
 
 
 class TransportSubscriber:
@@ -39,6 +43,10 @@ class TransportSubscriber:
     def __init__(self, transport: asyncio.WriteTransport, limit: int = WRITE_LIMIT) -> None:
         self.transport = transport
         self.limit = limit
+
+    def backlog(self) -> int:
+        """Bytes written and not yet taken by the view."""
+        return self.transport.get_write_buffer_size()
 
     def send(self, data: bytes) -> bool:
         if self.transport.is_closing():
@@ -122,9 +130,10 @@ class SocketServer:
         self.views = 0
         self._idle: asyncio.TimerHandle | None = None
 
-    def _arm(self) -> None:
+    def _arm(self, wait: float | None = None) -> None:
         if self._idle is None and self.views == 0:
-            self._idle = asyncio.get_running_loop().call_later(self.linger, self._gone_idle)
+            delay = self.linger if wait is None else wait
+            self._idle = asyncio.get_running_loop().call_later(delay, self._gone_idle)
 
     def _gone_idle(self) -> None:
         self._idle = None
@@ -176,7 +185,7 @@ class SocketServer:
     async def serve(self, listener: socket.socket) -> int:
         _on_signals(self.stop)
         server = await asyncio.start_unix_server(self.handle, sock=listener)
-        self._arm()
+        self._arm(max(self.linger, START_GRACE))
         work = asyncio.create_task(_run_engine(self.engine, self.stop))
         ended = asyncio.create_task(self.stop.wait())
         await asyncio.wait({work, ended}, return_when="FIRST_COMPLETED")

@@ -22,9 +22,11 @@ import orjson
 from tests.corpus import copy_tree, only_journal
 from wftop.core.cost.tokens import NO_TOKENS
 from wftop.core.engine import coldstart
+from wftop.core.engine import engine as engine_module
 from wftop.core.engine import protocol as wire
 from wftop.core.engine.engine import Engine, held_of
 from wftop.core.engine.feed import RowFeed
+from wftop.core.engine.serve import SocketServer, bind
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.index.projects import project_key, project_names
 from wftop.core.row import RunRow
@@ -208,7 +210,9 @@ async def test_problems_reach_every_view_and_a_late_one_too(tmp_path):
 
 SPAWNS = """
 import asyncio, sys, threading
+from wftop.core.engine import engine as engine_module
 from wftop.core.engine.engine import Engine, held_of
+from wftop.core.engine.serve import SocketServer, bind
 from wftop.core.index import fanout
 from wftop.core.system.procs import FakeProcessTable
 from wftop.core.text.redact import Redactor
@@ -304,3 +308,39 @@ def test_a_held_row_costs_about_its_line_in_memory():
         tracemalloc.stop()
     line = len(kept[0].line)
     assert grown / len(kept) < 2 * line + 512  # the line and its row, no slack behind them
+
+
+class Reading(View):
+    """A view that says how much it has left unread: a lot, until asked a few times."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = 0
+
+    def backlog(self) -> int:
+        self.asked += 1
+        return 1 << 30 if self.asked % 3 else 0
+
+
+async def test_the_rows_filled_in_go_out_a_batch_at_a_time_as_views_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(engine_module, "FILL_BATCH", 1)
+    roots = [copy_tree(name, tmp_path) for name in ("killed", "clean", "mid-failure-resumed")]
+    view = Reading()
+    async with running(roots, lazy_spend=1) as engine:
+        engine.subscribe(view)
+        await until(lambda: engine.following)
+        filled = view.of(wire.Changed)
+        assert [len(change.rows) for change in filled] == [1, 1, 1]
+        assert view.asked >= 9  # before each next batch it waited until the view had read
+        assert view.feed.rows == cold_rows([str(root) for root in roots], engine._now())
+
+
+async def test_a_new_engine_waits_for_its_first_view_longer_than_its_linger(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    engine = Engine([str(root)], processes=FakeProcessTable(), cache=None)
+    server = SocketServer(engine, linger=0.01)
+    serving = asyncio.create_task(server.serve(bind(str(tmp_path / "engine.sock"))))
+    await asyncio.sleep(0.3)  # its first view comes later than its linger
+    assert not serving.done()
+    server.stop.set()
+    assert await asyncio.wait_for(serving, WAIT) == 0
