@@ -7,8 +7,9 @@ its reader dozes (`wftop.core.index.reader.RunReader.doze`), keeping only the st
 sweeps compare, and the index keeps a `light` run (its status, times, names and failures,
 no calls) for its order and its sweeps. When its files change, its owner or supersession
 changes, or something asks for the run, the reader wakes: it reads the folder in full again
-and the run is built as at the cold start. A run woken by a change stays awake until the
-next change finds it settled, so a run still written to is not read whole at every line.
+and the run is built as at the cold start. A run active in the last `HOT_SECONDS` (a run
+still written to whose owner is not known alive) and a run woken by a change stay awake, so
+a run that grows is never read whole again at each of its lines.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from wftop.core.index.naming import sorted_listing
 from wftop.core.index.reader import RunReader
 from wftop.core.model import Run
 from wftop.core.read.journal import JournalFold
+
+HOT_SECONDS = 600.0
+"""A settled run active this recently keeps what was read of it."""
 
 NO_CALLS = JournalFold()
 """The fold of every `light` run (one for all: a run's fold is never fed once built)."""
@@ -55,10 +59,13 @@ class Holder:
         self.woken.add(ident)
         return True
 
-    def settle(self, reader: RunReader, run: Run) -> Run:
-        """What the index keeps of ``run`` just built: the run, or, when it is settled (and
-        did not just wake), its `light` self, its reader dozing."""
+    def settle(self, reader: RunReader, run: Run, now: float) -> Run:
+        """What the index keeps of ``run`` just built at ``now``: the run, or, when it is
+        settled (not active in the last `HOT_SECONDS`, and did not just wake), its `light`
+        self, its reader dozing."""
         if not self.enabled or run.ident in self.woken or not settled(run):
+            return run
+        if run.last_activity is not None and now - run.last_activity < HOT_SECONDS:
             return run
         reader.doze()
         return light(run)

@@ -194,12 +194,14 @@ class LiveIndex:
                 reader = self._table.readers[folder.ident]
                 reader.refresh(owner_alive=self._alive(folder))
                 if early is not None:
-                    built.append(self._keep(self._build(folder.ident, early), take))
+                    built.append(self._keep(self._build(folder.ident, early), take, early.now))
                 if progress is not None and (done % every == 0 or done == total):
                     progress(done, total)
             if early is None:
                 context = self._context(self._now())
-                built = [self._keep(self._build(f.ident, context), take) for f in folders]
+                built = [
+                    self._keep(self._build(f.ident, context), take, context.now) for f in folders
+                ]
         self._started = True
         self._order = None
         self._seq += 1
@@ -221,10 +223,11 @@ class LiveIndex:
         superseded = self._table.superseded
         return RunContext(self._owners, superseded, moment, self.stall_window, self._facts.cwd)
 
-    def _keep(self, run: Run, take: Callable[[Run], None] | None) -> Run:
-        """Keep a run just built (`Holder.settle`); hand it to ``take``, if any: what
-        the cold start's change set then holds is what is kept."""
-        kept = self._runs[run.ident] = self._holder.settle(self._table.readers[run.ident], run)
+    def _keep(self, run: Run, take: Callable[[Run], None] | None, now: float) -> Run:
+        """Keep a run just built at ``now`` (`Holder.settle`); hand it to ``take``, if any:
+        what the cold start's change set then holds is what is kept."""
+        reader = self._table.readers[run.ident]
+        kept = self._runs[run.ident] = self._holder.settle(reader, run, now)
         if take is None:
             return run
         take(run)
@@ -406,7 +409,7 @@ class LiveIndex:
             if ident not in self._table.readers:
                 continue
             run = self._build(ident, context)
-            self._runs[ident] = self._holder.settle(self._table.readers[ident], run)
+            self._runs[ident] = self._holder.settle(self._table.readers[ident], run, context.now)
             (added if ident in batch.added else changed).append(run)
         self._holder.settle_batch()
         for ident in batch.removed:

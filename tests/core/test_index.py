@@ -31,6 +31,7 @@ import pytest
 from tests.corpus import copy_tree, only_journal
 from wftop.core.index.changeset import ChangeSet
 from wftop.core.index.coldpass import newest_first, scan_roots
+from wftop.core.index.held import HOT_SECONDS
 from wftop.core.index.live import LiveIndex
 from wftop.core.index.reader import RunReader
 from wftop.core.read.discovery import run_folders_of
@@ -156,7 +157,6 @@ async def test_cold_start_reports_progress_and_adds_every_run(tmp_path):
 
 def test_a_settled_run_is_held_by_its_row_and_read_again_when_asked(tmp_path):
     root = copy_tree("killed", tmp_path)
-    moment = os.stat(only_journal(root)).st_mtime + 5
     shutil.copytree(
         copy_tree("clean", tmp_path / "c") / "projects", root / "projects", dirs_exist_ok=True
     )
@@ -164,16 +164,26 @@ def test_a_settled_run_is_held_by_its_row_and_read_again_when_asked(tmp_path):
     registry = root / "sessions" / "4242.json"
     registry.write_text(json.dumps({"pid": 4242, "sessionId": SESSION, "procStart": "777"}))
     table = FakeProcessTable({4242: FakeProcess("777")})
-    index = LiveIndex([str(root)], processes=table, now=lambda: moment, hold_settled=True)
-    handed = {run.ident: run for run in index.cold_start().added}
-    kept = {run.ident: run for run in index.runs()}
-    assert {run.status.value for run in handed.values()} == {"running", "completed"}
-    for ident, run in handed.items():
-        assert run.fold.calls  # what was handed out is whole
-        assert rows([index.get(ident)]) == rows([run])  # read again when asked
-        # the running run is kept whole; the completed one by its row's facts alone
-        assert bool(kept[ident].fold.calls) == (run.status.value == "running")
-        assert kept[ident].status == run.status
+    newest = max(path.stat().st_mtime for path in root.glob("projects/**/*") if path.is_file())
+    for moment, held in ((newest + 5, False), (newest + HOT_SECONDS + 5, True)):
+        index = LiveIndex(
+            [str(root)],
+            processes=table,
+            now=lambda moment=moment: moment,
+            stall_window=10 * HOT_SECONDS,
+            hold_settled=True,
+        )
+        handed = {run.ident: run for run in index.cold_start().added}
+        kept = {run.ident: run for run in index.runs()}
+        assert {run.status.value for run in handed.values()} == {"running", "completed"}
+        for ident, run in handed.items():
+            assert run.fold.calls  # what was handed out is whole
+            assert rows([index.get(ident)]) == rows([run])  # read again when asked
+            # the running run is kept whole, and a completed one active a moment ago; one
+            # that ended longer ago by its row's facts alone
+            whole = run.status.value == "running" or not held
+            assert bool(kept[ident].fold.calls) == whole
+            assert kept[ident].status == run.status
 
 
 def test_what_the_cold_start_built_is_out_of_the_collectors_sight(tmp_path):
