@@ -215,6 +215,10 @@ class WftopApp(TellApp):
                         self.notify(f"Engine {update.hello.pid} is up.", title="Engine back")
                 elif isinstance(update, ProblemSeen):
                     self.log.warning(update.text)
+                    if update.fatal:  # the engine stopped reading: said until another is up
+                        store.engine_state(update.text)
+                        said = update.text.removeprefix("engine failed: ")
+                        self.notify(said, title="Engine failed", severity="error")
         except Exception as error:  # noqa: BLE001 - said and logged, never the app's end
             self.failed("Lost the engine's stream", error)
 

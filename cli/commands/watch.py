@@ -67,6 +67,22 @@ def event_line(event: Event, as_json: bool) -> bytes:
     return f"{iso_utc(event.at)} {clean(event.title)}: {clean(event.text)}\n".encode()
 
 
+def failure_line(text: str, at: float) -> bytes:
+    """An engine that failed and stopped reading, as ``--json`` prints it: shaped as an
+    event (``event``: ``engine_failed``), its text naming the engine's log."""
+    from wftop.core.model import iso_utc
+    from wftop.core.text.jsonout import dumps_masked
+
+    payload = {
+        "event": "engine_failed",
+        "title": "Engine failed",
+        "text": text,
+        "severity": "error",
+        "at": iso_utc(at),
+    }
+    return dumps_masked(payload) + b"\n"
+
+
 def run(args: argparse.Namespace) -> int:
     from wftop.core.notify.settings import SettingsError
     from wftop.core.notify.setup import make_notifier
@@ -116,13 +132,20 @@ async def _watch(
         loop.add_signal_handler(number, stop.set)
 
     def tell(event: Event) -> None:
+        write_line(event_line(event, as_json))
+        if notifier is not None:
+            notifier.submit(event)
+
+    def failed(text: str) -> None:
+        if as_json:
+            write_line(failure_line(text, time.time()))
+
+    def write_line(data: bytes) -> None:
         try:
-            sys.stdout.buffer.write(event_line(event, as_json))
+            sys.stdout.buffer.write(data)
             sys.stdout.buffer.flush()
         except BrokenPipeError:
             stop.set()
-        if notifier is not None:
-            notifier.submit(event)
 
     link = open_link(roots, stall, cache=cache)
     updates = link.updates()
@@ -134,6 +157,7 @@ async def _watch(
             tell=tell,
             say=lambda line: fail(line, prefix=PREFIX),
             stop=stop,
+            failed=failed,
         )
     finally:
         await link.close()

@@ -2,7 +2,8 @@
 
 ``--stdio``: serve the one view at the other end of stdin and stdout. ``--socket PATH``:
 serve every view that connects to PATH, and go when none has listened for ``--linger``
-seconds. The roots, stall window and rows cache are the view's.
+seconds. The roots, stall window and rows cache are the view's. ``--log PATH``: where a
+failure's traceback is appended (the fatal ``problem`` every view is told names it).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--stall-window", type=float, default=DEFAULT_STALL_WINDOW)
     parser.add_argument("--no-cache", action="store_true", help="neither use nor write it")
     parser.add_argument("--linger", type=float, default=LINGER)
+    parser.add_argument("--log", metavar="PATH", help="append a failure's traceback here")
     return parser.parse_args(argv)
 
 
@@ -41,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         cache=None if args.no_cache else rows_cache_path(),
         debounce_ms=int(os.environ.get("WFTOP_WATCH_DEBOUNCE_MS", "15")),
         step_ms=int(os.environ.get("WFTOP_WATCH_STEP_MS", "15")),
+        log=args.log,
     )
     if args.stdio:
         return asyncio.run(serve_stdio(engine))

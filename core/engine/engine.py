@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import time
+import traceback
 from collections import Counter, deque
 from collections.abc import AsyncGenerator, Callable, Iterable
 from dataclasses import replace
@@ -40,6 +42,7 @@ from wftop.core.index.live import LiveIndex
 from wftop.core.index.projects import project_key, project_names
 from wftop.core.index.rowcache import Kept, NamedScript, RowCache
 from wftop.core.model import DEFAULT_STALL_WINDOW, NEEDS_YOU, Run
+from wftop.core.resume.lock import ensure_private_dir
 from wftop.core.row import RunRow
 from wftop.core.system.procs import ProcessTable, default_table
 from wftop.core.text.redact import Redactor, dumps_redacted, may_hold_secret_bytes
@@ -89,6 +92,14 @@ def held_of(row: RunRow, redactor: Redactor) -> Held:
     return Held(RunRow.from_json(orjson.loads(line)), line)
 
 
+def home_shortened(path: str) -> str:
+    """``path`` with the user's home said as ``~`` (a header has little room)."""
+    home = os.path.expanduser("~")
+    if home not in ("", "/", "~") and path.startswith(home + os.sep):
+        return "~" + path[len(home) :]
+    return path
+
+
 def _row(entry: Held | None) -> RunRow | None:
     return entry.row if entry is not None else None
 
@@ -108,10 +119,14 @@ class Engine:
         step_ms: int = 15,
         sweep_interval: float = 30.0,
         workers: int | None = None,
+        log: str | None = None,
         lazy_spend: int = LAZY_SPEND,
     ) -> None:
-        """``lazy_spend``: runs to read at or above which the first rows go out without what
-        they spent (`wftop.core.engine.coldstart`)."""
+        """Args:
+        log: the engine's log file, where a failure's traceback is appended (None: stderr).
+        lazy_spend: runs to read at or above which the first rows go out without what they
+            spent (`wftop.core.engine.coldstart`).
+        """
         self.lazy_spend = lazy_spend
         self.roots = [os.path.abspath(root) for root in roots]
         self.stall_window = stall_window
@@ -124,6 +139,9 @@ class Engine:
             "sweep_interval": sweep_interval,
         }
         self.workers = workers
+        self.log = log
+        self.failure: str | None = None
+        """Why the engine stopped reading (a fatal ``problem``, told to every view), if it did."""
         self.held: dict[str, Held] = {}
         """Every run, by ident, in the order the snapshot sends them."""
         self.seq = 0
@@ -166,6 +184,8 @@ class Engine:
         if not self.complete and self.total:
             lines.append(wire.progress_line(self.read, self.total))
         lines += [wire.problem_line(text) for text in self.problems]
+        if self.failure is not None:
+            lines.append(wire.problem_line(self.failure, fatal=True))
         held = [entry.line for entry in self.held.values()]
         for start in range(0, len(held), SNAPSHOT_BATCH):
             chunk = held[start : start + SNAPSHOT_BATCH]
@@ -208,7 +228,43 @@ class Engine:
     # -- the work --------------------------------------------------------------------------
 
     async def run(self, stop: asyncio.Event) -> None:
-        """First rows, the live index, then follow the disk until ``stop`` is set."""
+        """First rows, the live index, then follow the disk until ``stop`` is set.
+
+        A failure (a bug, a package missing) does not end the engine: its traceback goes to
+        the log, every view is told in one fatal ``problem`` naming the log, and the engine
+        holds what it has until ``stop`` (a view started again would meet the same failure,
+        and a view waiting on the first rows would wait for ever)."""
+        try:
+            await self._work(stop)
+        except Exception as error:  # noqa: BLE001 - told to every view, then held
+            self.failed(error)
+            await stop.wait()
+
+    def failed(self, error: Exception) -> None:
+        """Say ``error`` (being handled) in the log and, in one line, to every view."""
+        where = self._log_trace(traceback.format_exc())
+        why = " ".join(str(error).split())
+        self.failure = (
+            f"engine failed: {type(error).__name__}{': ' + why if why else ''} (log: {where})"
+        )
+        self._broadcast(wire.problem_line(self.failure, fatal=True))
+
+    def _log_trace(self, trace: str) -> str:
+        """Append ``trace`` to the log; where it went, for a person."""
+        if self.log is not None:
+            try:
+                ensure_private_dir(Path(self.log).parent)
+                with open(self.log, "a", encoding="utf-8") as out:
+                    out.write(trace)
+            except OSError:
+                pass
+            else:
+                return home_shortened(self.log)
+        sys.stderr.write(trace)
+        sys.stderr.flush()
+        return "the engine's stderr"
+
+    async def _work(self, stop: asyncio.Event) -> None:
         cache = RowCache.open(self.roots, self.cache)
         firsts = await first_rows(
             self.roots,

@@ -123,7 +123,7 @@ class InProcessConnector:
         self.now = now
         self.stall_window = stall_window
         self.follow = follow
-        self.options = {"debounce_ms": debounce_ms, "step_ms": step_ms}
+        self.debounce_ms, self.step_ms = debounce_ms, step_ms
         self.channel: QueueChannel | None = None
         self.connections = 0
 
@@ -135,7 +135,8 @@ class InProcessConnector:
             now=self.now,
             cache=None,
             workers=1,
-            **self.options,
+            debounce_ms=self.debounce_ms,
+            step_ms=self.step_ms,
         )
         channel = QueueChannel(engine, self.follow)
         engine.subscribe(channel)

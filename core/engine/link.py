@@ -38,7 +38,7 @@ from typing import Protocol
 
 from wftop.core.engine import protocol as wire
 from wftop.core.engine.feed import Delta, RowFeed
-from wftop.core.engine.place import Place, place_for
+from wftop.core.engine.place import Place, log_for, place_for
 from wftop.core.model import DEFAULT_STALL_WINDOW
 from wftop.core.row import RunRow
 from wftop.core.version import package_version
@@ -80,11 +80,18 @@ Update = EngineUp | EngineLost | Delta | wire.Progress | wire.ProblemSeen
 
 
 def engine_argv(
-    place: Place | None, roots: Sequence[str], stall_window: float, cache: bool
+    place: Place | None,
+    roots: Sequence[str],
+    stall_window: float,
+    cache: bool,
+    log: str | None = None,
 ) -> list[str]:
     """How an engine for these is started (over stdio pipes when ``place`` is None)."""
     argv = [sys.executable, "-m", "wftop.core.engine"]
     argv += ["--stdio"] if place is None else ["--socket", place.socket]
+    log = place.log if place is not None else log
+    if log is not None:
+        argv += ["--log", log]
     for root in roots:
         argv += ["--root", root]
     argv += ["--stall-window", repr(stall_window)]
@@ -362,7 +369,8 @@ def connector_for(
         if os.environ.get(ENGINE_ENV) == "pipe"
         else place_for(roots, stall_window, cache=cache, state=state)
     )
-    pipe = PipeConnector(engine_argv(None, roots, stall_window, cache))
+    log = log_for(roots, stall_window, cache=cache, state=state)
+    pipe = PipeConnector(engine_argv(None, roots, stall_window, cache, log))
     if place is None:
         return pipe
     if linger is None and os.environ.get(LINGER_ENV):

@@ -44,12 +44,23 @@ def engine_key(roots: list[str], stall_window: float, *, cache: bool) -> str:
     return hashlib.sha256(orjson.dumps(what)).hexdigest()[:16]
 
 
+def _stem(roots: list[str], stall_window: float, cache: bool, state: Path | None) -> Path:
+    folder = (state if state is not None else state_dir()) / "engine"
+    return folder / engine_key(roots, stall_window, cache=cache)
+
+
+def log_for(
+    roots: list[str], stall_window: float, *, cache: bool, state: Path | None = None
+) -> str:
+    """The log of the engine that serves these (a view's own engine over pipes too)."""
+    return f"{_stem(roots, stall_window, cache, state)}.log"
+
+
 def place_for(
     roots: list[str], stall_window: float, *, cache: bool, state: Path | None = None
 ) -> Place | None:
     """The files of the engine that serves these, or None where views cannot share one."""
-    folder = (state if state is not None else state_dir()) / "engine"
-    stem = folder / engine_key(roots, stall_window, cache=cache)
+    stem = _stem(roots, stall_window, cache, state)
     socket = f"{stem}.sock"
     if not can_share_engine(socket):
         return None

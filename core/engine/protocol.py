@@ -2,7 +2,7 @@
 
 Engine to view, in this order on every connection:
 
-* ``hello``: ``{"type": "hello", "protocol": 1, "wftop": "0.1.0", "pid": 4242, "roots":
+* ``hello``: ``{"type": "hello", "protocol": 2, "wftop": "0.1.0", "pid": 4242, "roots":
   [...], "stall_window": 600.0}``: who speaks. A view uses an engine only when both its
   ``protocol`` and its ``wftop`` version are the view's own.
 * ``progress``: ``{"type": "progress", "read": 1200, "total": 5000}`` while the first cold
@@ -13,8 +13,11 @@ Engine to view, in this order on every connection:
 * ``changed``: ``{"type": "changed", "seq": 7, "rows": [...], "removed": [ident, ...]}``: one
   change set, numbered from 1 with no gaps on one engine: the rows of runs added or changed,
   and the idents of runs that went. Only rows that differ from what was sent are sent.
-* ``problem``: ``{"type": "problem", "text": "<file>:<line>: <why>"}``: a line or a root it
-  cannot read (a view shows it; the run it belongs to is still listed).
+* ``problem``: ``{"type": "problem", "text": "<file>:<line>: <why>", "fatal": false}``: a line
+  or a root it cannot read (a view shows it; the run it belongs to is still listed). With
+  ``fatal: true`` the engine itself failed (a bug, a package missing) and stopped reading:
+  the text says why in one line and names the log holding the traceback; the engine stays,
+  holding what it had, and tells every view that joins.
 * ``status``: ``{"type": "status", "counts": {"dead": 2, ...}, "complete": true, "needy":
   [[ident, run_id, shown, last_activity], ...]}``: the answer to a view that asked for counts
   only (``wftop status``), with the runs that may need a person (dead, stalled, failed,
@@ -26,7 +29,7 @@ Engine to view, in this order on every connection:
 
 A row is `wftop.core.row.RunRow`'s ``ls --json`` shape, its names masked as ``ls`` masks
 them. A view speaking to a shared engine first sends one line, ``{"type": "hello",
-"protocol": 1, "wftop": "0.1.0", "want": "rows"}`` (``want``: ``rows`` or ``status``).
+"protocol": 2, "wftop": "0.1.0", "want": "rows"}`` (``want``: ``rows`` or ``status``).
 
 Every line is checked as it is read (`decode`): one that is not such a message is a
 `ProtocolError` saying what was expected, and a row is checked by `RunRow.from_json`.
@@ -44,7 +47,7 @@ import orjson
 from wftop.core.attention import RunState
 from wftop.core.row import RowError, RunRow
 
-PROTOCOL = 1
+PROTOCOL = 2
 """Bumped whenever a message changes shape or meaning: an engine of another protocol (or
 another wftop version) is never used."""
 MAX_LINE = 1 << 30
@@ -100,6 +103,8 @@ class ProblemSeen:
     """Something the engine could not read, in one line (``<file>:<line>: <why>``)."""
 
     text: str
+    fatal: bool = False
+    """The engine failed and stopped reading (the text names its log)."""
 
 
 @dataclass(frozen=True)
@@ -164,8 +169,8 @@ def changed_line(seq: int, rows: Sequence[bytes], removed: Sequence[str]) -> byt
     return head + _rows(rows) + b"}\n"
 
 
-def problem_line(text: str) -> bytes:
-    return orjson.dumps({"type": "problem", "text": text}) + b"\n"
+def problem_line(text: str, *, fatal: bool = False) -> bytes:
+    return orjson.dumps({"type": "problem", "text": text, "fatal": fatal}) + b"\n"
 
 
 def status_line(counts: dict[str, int], *, complete: bool, needy: Sequence[RunState] = ()) -> bytes:
@@ -246,7 +251,10 @@ def decode(line: bytes) -> Message:
         rows, rejected = _row_list(payload)
         return Changed(seq, rows, _texts(payload, "removed"), rejected)
     if kind == "problem":
-        return ProblemSeen(_field(payload, "text", str, "a line of text"))
+        fatal = payload.get("fatal", False)
+        if not isinstance(fatal, bool):
+            raise ProtocolError(f"problem: fatal must be true or false, got {fatal!r:.60}")
+        return ProblemSeen(_field(payload, "text", str, "a line of text"), fatal)
     if kind == "status":
         counts = _field(payload, "counts", dict, "an object of counts")
         if not all(type(value) is int and value >= 0 for value in counts.values()):

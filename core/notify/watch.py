@@ -51,15 +51,19 @@ async def follow(
     tell: Callable[[Event], None],
     say: Callable[[str], None],
     stop: asyncio.Event,
+    failed: Callable[[str], None] | None = None,
 ) -> None:
     """Tell every event the updates make until ``stop`` is set; ``say`` how many runs are
-    watched once the engine has told them all."""
+    watched once the engine has told them all. ``failed`` is handed the line of an engine
+    that failed and stopped reading (it is said too)."""
     ready = False
     async for update in until_stopped(updates, stop):
         if isinstance(update, EngineLost):
             say(f"{update.why}; starting another engine")
         elif isinstance(update, ProblemSeen):
             say(update.text)
+            if update.fatal and failed is not None:
+                failed(update.text)
         elif isinstance(update, Delta):
             for event in events.take(update, clock()):
                 tell(event)

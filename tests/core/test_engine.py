@@ -80,10 +80,9 @@ def cold_rows(roots: list[str], moment: float) -> dict[str, RunRow]:
 @asynccontextmanager
 async def running(roots: list[Path], **options: Any) -> AsyncIterator[Engine]:
     moment = time.time()
+    options = {"processes": FakeProcessTable(), "now": lambda: moment, **options}
     engine = Engine(
         [str(root) for root in roots],
-        processes=FakeProcessTable(),
-        now=lambda: moment,
         debounce_ms=20,
         step_ms=5,
         sweep_interval=3600.0,

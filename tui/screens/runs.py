@@ -174,7 +174,9 @@ class RunsScreen(Working, Screen[None]):
         if not loaded:
             progress = store.progress
             of = f" of {progress.total:,}" if progress.total else ""
-            text = f"scanning… {progress.read:,}{of} runs read"
+            # Stopped (the engine failed, or was lost) it is not scanning: says how far it came.
+            scanning = "" if store.engine else "scanning… "
+            text = f"{scanning}{progress.read:,}{of} runs read"
         else:
             if self._counts is None:
                 self._counts = status_counts(store.rows.values())
