@@ -36,7 +36,7 @@ TOP = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(TOP))
 
 from tests.corpus import copy_tree, only_journal  # noqa: E402
-from wftop.tui.config import Config  # noqa: E402
+from wftop.core.config import Config  # noqa: E402
 from wftop.tui.start import make_app  # noqa: E402
 from wftop.tui.widgets.run_table import RunTable  # noqa: E402
 

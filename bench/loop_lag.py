@@ -29,7 +29,7 @@ from idle_cpu import corpus_of
 APP = """
 import json, resource, sys, time
 start = float(sys.argv[2])
-from wftop.tui.config import Config
+from wftop.core.config import Config
 from wftop.tui.start import make_app
 
 app = make_app([sys.argv[1]], config=Config(bell=False, notify=False), live=True)

@@ -124,7 +124,7 @@ def child(config: str, hosts: int, remote_command: str, local_root: str) -> None
     import psutil
 
     from wftop.cli.remote import hub_for
-    from wftop.tui.config import Config
+    from wftop.core.config import Config
     from wftop.tui.start import make_app
     from wftop.tui.widgets.run_table import RunTable
 

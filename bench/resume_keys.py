@@ -62,8 +62,8 @@ async def one_run(claude: str, gap: float) -> dict[str, list[float]]:
     from textual import events
 
     from wftop.cli.exact import rehearser
+    from wftop.core.config import Config
     from wftop.mockapi.livedemo import environment, live_demo
-    from wftop.tui.config import Config
     from wftop.tui.screens.plan import ResumePlanScreen
     from wftop.tui.start import make_app
 

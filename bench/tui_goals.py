@@ -58,7 +58,7 @@ KEYS = [
 CHILD = r"""
 import asyncio, json, statistics, sys, time
 
-from wftop.tui.config import Config
+from wftop.core.config import Config
 from wftop.tui.start import make_app
 
 root, keys, grow = sys.argv[1], sys.argv[2] == "keys", sys.argv[3]

@@ -49,7 +49,7 @@ def child(root: str) -> None:
 
     from common import painted
 
-    from wftop.tui.config import Config
+    from wftop.core.config import Config
     from wftop.tui.start import make_app
     from wftop.tui.widgets.run_table import RunTable
 

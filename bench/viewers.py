@@ -109,7 +109,7 @@ def child(root: str) -> None:
 
     from textual import events
 
-    from wftop.tui.config import Config
+    from wftop.core.config import Config
     from wftop.tui.screens.agent import AgentScreen
     from wftop.tui.screens.journal import JournalScreen
     from wftop.tui.screens.run import RunScreen

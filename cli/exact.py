@@ -19,9 +19,9 @@ from wftop.core.forecast.exact import RehearsalFailed
 from wftop.core.resume.rehearse import Rehearse
 
 if TYPE_CHECKING:
+    from wftop.core.config import Config
     from wftop.core.forecast.instant import Forecast
     from wftop.core.resume.plan import Plan
-    from wftop.tui.config import Config
 
 EXIT_NO_EXACT = 6
 """``--exact`` could not rehearse (no ``claude``, no script, the CLI failed or ran out of

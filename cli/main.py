@@ -26,7 +26,7 @@ from wftop.cli.options import (
 from wftop.cli.output import fail, gated_output
 
 if TYPE_CHECKING:
-    from wftop.tui.config import Config
+    from wftop.core.config import Config
 
 COMMANDS = [
     "ls", "resume", "supervise", "demo", "drill", "status", "ack", "watch", "completion", "scan",
@@ -196,13 +196,17 @@ def pick_roots(args: argparse.Namespace, config: Config) -> list[str]:
 
 def run_tui(args: argparse.Namespace) -> int:
     """``wftop`` without a command: read the config, pick the roots, build and run the app."""
+    from dataclasses import replace
+
     from wftop.cli.remote import hub_for
+    from wftop.core.config import ConfigError, load_config
     from wftop.core.read.discovery import RootError
     from wftop.core.remote.transport import HostError
-    from wftop.tui.config import ConfigError, load_config
+    from wftop.tui.keys import check_keymap
 
     try:
         config = load_config()
+        config = replace(config, keys=check_keymap(config))  # ids and collisions, by line
         roots = pick_roots(args, config)
         hosts = [*config.hosts, *args.host]
         remote_command = args.remote_command or config.remote_command
@@ -211,8 +215,6 @@ def run_tui(args: argparse.Namespace) -> int:
         fail(str(error))
         return EXIT_USAGE
     if args.stall_window is not None:
-        from dataclasses import replace
-
         config = replace(config, stall_window=args.stall_window)
     from wftop.cli.exact import tui_rehearser
     from wftop.tui.start import make_app

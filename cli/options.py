@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 if TYPE_CHECKING:
-    from wftop.tui.config import Config
+    from wftop.core.config import Config
 
 from wftop.core.version import package_version
 
@@ -269,7 +269,7 @@ def run_command(run: Callable[[argparse.Namespace], int], args: argparse.Namespa
 
 def config_or_exit() -> Config | None:
     """The config file's settings, or None after printing why it cannot be used."""
-    from wftop.tui.config import ConfigError, load_config
+    from wftop.core.config import ConfigError, load_config
 
     try:
         return load_config()

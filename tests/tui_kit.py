@@ -19,10 +19,10 @@ from textual.app import App
 from textual.screen import Screen
 
 from tests.conftest import TUI_NOW
+from wftop.core.config import Config
 from wftop.core.model import Status
 from wftop.core.row import RunRow
 from wftop.tui.app import WftopApp, machine_policy
-from wftop.tui.config import Config
 from wftop.tui.messages import Navigate
 from wftop.tui.navigator import Navigator
 from wftop.tui.services import Services

@@ -29,13 +29,13 @@ from textual.binding import BindingType
 from textual.driver import Driver
 from textual.screen import Screen
 
+from wftop.core.config import Config
 from wftop.core.engine.feed import Delta
 from wftop.core.engine.link import Connector, EngineLink, EngineLost, EngineUp, connector_for
 from wftop.core.engine.protocol import ProblemSeen, Progress
 from wftop.core.index.details import Details
 from wftop.core.system.procs import ProcessTable, default_table
 from wftop.tui import net
-from wftop.tui.config import Config
 from wftop.tui.firstrun import RootLook, absent
 from wftop.tui.keys import APP_IDS, KEYS, binding, key_list
 from wftop.tui.messages import Navigate, OpenHelp, OpenSessions

@@ -2,7 +2,7 @@
 
 A binding id never changes once released: the ``[keys]`` table of the config file
 maps ids to keys. Screens build their ``BINDINGS`` from this table with `binding`,
-the help screen lists it, and `wftop.tui.config` checks a remap against it for
+the help screen lists it, and `wftop.core.config` checks a remap against it for
 conflicts. No Textual import at module level, so the config can be checked
 before the app starts.
 """
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
+
+from wftop.core.config import Config, ConfigError, at_line, shown_value
 
 if TYPE_CHECKING:
     from textual.binding import Binding, BindingType
@@ -318,3 +320,39 @@ def normalize_key(key: str) -> str:
 
 def key_list(keys: str) -> list[str]:
     return [normalize_key(key) for key in keys.split(",") if key.strip()]
+
+
+def check_keymap(config: Config) -> dict[str, str]:
+    """The config's ``[keys]`` in Textual's key names, checked when the TUI starts:
+    `ConfigError` naming the file, the line and the key of an id no binding has, or of two
+    bindings that would share a key on one screen (the defaults of those not remapped
+    counted too), so that no binding silently wins."""
+    path = config.path or "config.toml"
+    lines = config.key_lines
+    keymap: dict[str, str] = {}
+    for binding_id, keys in config.keys.items():
+        if binding_id not in KEYS:
+            where = at_line(path, lines.get(binding_id))
+            raise ConfigError(
+                f"{where}: [keys] has an unknown binding id {shown_value(binding_id)}"
+            )
+        keymap[binding_id] = ",".join(key_list(keys))
+    effective = {
+        binding_id: key_list(keymap.get(binding_id, spec.keys)) for binding_id, spec in KEYS.items()
+    }
+    ids = list(KEYS)
+    for at, first in enumerate(ids):
+        for second in ids[at + 1 :]:
+            shared_screens = KEYS[first].screens & KEYS[second].screens
+            shared_keys = set(effective[first]) & set(effective[second])
+            if shared_screens and shared_keys and (first in keymap or second in keymap):
+                key = sorted(shared_keys)[0]
+                remapped = [lines.get(name) for name in (first, second) if name in keymap]
+                where = at_line(path, max((line for line in remapped if line), default=None))
+                screens = ", ".join(sorted(shared_screens))
+                msg = (
+                    f"{where}: [keys] {key!r} would be bound to both {first!r} and {second!r}"
+                    f" (on the {screens} screen); give one of them another key"
+                )
+                raise ConfigError(msg)
+    return keymap

@@ -11,11 +11,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from wftop.core.config import Config
 from wftop.core.index.details import Details
 from wftop.core.model import Run
 from wftop.core.row import RunRow
 from wftop.core.system.procs import ProcessTable
-from wftop.tui.config import Config
 from wftop.tui.styles import Palette
 
 if TYPE_CHECKING:

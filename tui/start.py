@@ -6,9 +6,9 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from wftop.core.config import Config
 from wftop.core.resume.rehearse import Rehearse
 from wftop.core.system.procs import ProcessTable
-from wftop.tui.config import Config
 
 if TYPE_CHECKING:
     from wftop.core.engine.link import Connector

@@ -142,7 +142,7 @@ def interactive(demo: Any, args: argparse.Namespace) -> int:
 
 def demo_app(root: str, message: str) -> WftopApp:
     """The wftop app over ``root``, which shows ``message`` once it is up."""
-    from wftop.tui.config import Config
+    from wftop.core.config import Config
     from wftop.tui.start import make_app
 
     return make_app([root], config=Config(), banner=("wftop demo: what just happened", message))

@@ -32,8 +32,8 @@ from wftop.core.model import NEEDS_YOU, PARTIAL
 from wftop.core.notify.acks import Acks, needs_you
 
 if TYPE_CHECKING:
+    from wftop.core.config import Config
     from wftop.core.notify.acks import RunState
-    from wftop.tui.config import Config
 
 UNREACHABLE = "unreachable"
 """Counts the ``--host``s that could not be asked; it needs someone too."""

@@ -323,7 +323,7 @@ def decide_and_act(args: argparse.Namespace, store: SuperviseStore) -> int:
     if roots is None:
         return EXIT_USAGE
     from wftop.cli.commands.resume import search_roots
-    from wftop.tui.config import ConfigError, load_config
+    from wftop.core.config import ConfigError, load_config
 
     try:
         config = load_config()

@@ -15,8 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.corpus import tree
-from wftop.core.config import MAX_SECONDS
-from wftop.tui.config import FIELDS, ConfigError, load_config, parse_config
+from wftop.core.config import FIELDS, MAX_SECONDS, ConfigError, load_config, parse_config
 
 KILLED = tree("killed")
 RUN_ID = "wf_c4e8dc39-03f"
@@ -181,3 +180,15 @@ def test_a_config_of_any_shape_is_a_config_or_one_line_naming_the_key(data):
     else:
         for seconds in (config.stall_window, config.attention_window):
             assert math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS
+
+
+def test_a_keymap_the_tui_cannot_use_stops_the_tui_and_no_command(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('bell = false\n\n[keys]\nresume = "y"\n')
+    line = refused(wftop("--no-default-root", "--root", str(KILLED), config=path))
+    assert line == (
+        f"wftop: {path}:4: [keys] 'y' would be bound to both 'resume' and 'copy' "
+        "(on the run, runs screen); give one of them another key"
+    )
+    listed = wftop("ls", "--json", "--no-default-root", "--root", str(KILLED), config=path)
+    assert listed.returncode == 0 and RUN_ID in listed.stdout  # a binding is the TUI's own

@@ -20,12 +20,12 @@ from tests.corpus import copy_tree, only_journal, own_session_ids
 from wftop.cli import exact as exact_module
 from wftop.cli.commands import resume as resume_command
 from wftop.cli.main import main
+from wftop.core.config import Config
 from wftop.core.forecast.exact import RehearsalFailed, Seen, exact_forecast
 from wftop.core.forecast.instant import Forecast
 from wftop.core.resume.plan import Plan
 from wftop.core.resume.rehearse import Rehearse
 from wftop.core.system.procs import FakeProcessTable
-from wftop.tui.config import Config
 
 RUN = "wf_c4e8dc39-03f"
 """The ``killed`` tree's run: a1–a4 returned, a5 in flight."""

@@ -352,8 +352,8 @@ async def wait_for(pilot, predicate) -> None:  # type: ignore[no-untyped-def]
 async def test_tui_screens_mask_every_secret(secret_root, tui_home, monkeypatch):
     from tests.tui.test_tui_snapshots import viewer_ready
     from tests.tui_kit import finished, settle
+    from wftop.core.config import Config
     from wftop.tui import clipboard
-    from wftop.tui.config import Config
     from wftop.tui.screens.agent import AgentScreen
     from wftop.tui.screens.copy import CopyScreen
     from wftop.tui.screens.journal import JournalScreen

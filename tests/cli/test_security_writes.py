@@ -134,7 +134,7 @@ async def test_reading_commands_and_a_tui_session_write_nothing_under_the_config
 async def tui_session(root: Path) -> None:
     from tests.cli.test_security_secrets import wait_for
     from tests.tui_kit import settle
-    from wftop.tui.config import Config
+    from wftop.core.config import Config
     from wftop.tui.screens.agent import AgentScreen
     from wftop.tui.screens.journal import JournalScreen
     from wftop.tui.screens.plan import ResumePlanScreen

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from wftop.core.config import Config, ConfigError, parse_config
 from wftop.core.notify.events import Kind
 from wftop.core.notify.settings import SettingsError, channels_from_env
-from wftop.tui.config import Config, ConfigError, parse_config
 
 
 def test_every_kind_but_a_plain_completion_is_told_by_default():

@@ -11,10 +11,10 @@ import pytest
 from tests.e2e.test_resume_e2e import damaged_run
 from tests.realcli import cli_env, six_agents
 from tests.tui_kit import finished, settle
+from wftop.core.config import Config
 from wftop.core.resume.policy import ResumePolicy
 from wftop.core.resume.store import ResumeStore
 from wftop.core.system.procs import default_table
-from wftop.tui.config import Config
 from wftop.tui.screens.plan import ResumePlanScreen
 from wftop.tui.start import make_app
 

@@ -17,11 +17,11 @@ from tests.e2e.test_resume_e2e import damaged_run
 from tests.realcli import six_agents
 from tests.tui.test_tui_remote import hub_for, remote_runs
 from tests.tui_kit import SIZE, settle, table
+from wftop.core.config import Config
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Status
 from wftop.core.system.procs import default_table
 from wftop.mockapi.cliproc import cli_env
-from wftop.tui.config import Config
 from wftop.tui.screens.remote_plan import RemotePlanScreen
 from wftop.tui.start import make_app
 

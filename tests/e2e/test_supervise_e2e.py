@@ -240,10 +240,10 @@ async def test_the_tuis_r_and_the_supervisor_at_the_same_moment_launch_once(
 ):
     from tests.e2e.test_realcli_plan_live import open_plan, until
     from tests.tui_kit import finished
+    from wftop.core.config import Config
     from wftop.core.resume.policy import ResumePolicy
     from wftop.core.resume.store import ResumeStore
     from wftop.core.system.procs import default_table
-    from wftop.tui.config import Config
     from wftop.tui.start import make_app
 
     run, env = rate_limited(claude_bin, mock_api, cli_home, tmp_path, delay_s=[0.3, 0.3, 0.3, 3.0])

@@ -7,7 +7,7 @@ import os
 import signal
 
 from tests.tui_kit import SIZE, settle, table, until
-from wftop.tui.config import Config
+from wftop.core.config import Config
 from wftop.tui.start import make_app
 
 

@@ -84,7 +84,7 @@ async def test_plot_has_a_row_per_run_and_a_dot_per_attempt():
 
 async def test_the_app_opens_sessions_with_S_and_from_the_palette(tui_root, tui_processes):
     from tests.conftest import TUI_NOW
-    from wftop.tui.config import Config
+    from wftop.core.config import Config
     from wftop.tui.start import make_app
 
     app = make_app(

@@ -15,12 +15,12 @@ from tests.tui.test_cache_warm_tui import warm_owner
 from tests.tui.test_plan_live import SIZE, open_plan, until
 from tests.tui_kit import finished
 from wftop.cli.main import main
+from wftop.core.config import Config
 from wftop.core.forecast.exact import RehearsalFailed, Seen, exact_forecast
 from wftop.core.forecast.instant import Forecast
 from wftop.core.resume.plan import Plan
 from wftop.core.resume.rehearse import Rehearse
 from wftop.core.system.procs import FakeProcessTable
-from wftop.tui.config import Config
 from wftop.tui.screens.plan import ResumePlanScreen
 from wftop.tui.start import make_app
 

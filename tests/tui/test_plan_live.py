@@ -10,8 +10,8 @@ import pytest
 
 from tests.policy_kit import NOW, SESSION, make_world, policy_for
 from tests.tui_kit import changed, finished, settle
+from wftop.core.config import Config
 from wftop.core.system.procs import FakeProcess, FakeProcessTable
-from wftop.tui.config import Config
 from wftop.tui.screens.force import BudgetScreen, ForceScreen
 from wftop.tui.screens.plan import ResumePlanScreen
 from wftop.tui.start import make_app

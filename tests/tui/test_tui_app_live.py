@@ -13,11 +13,11 @@ import pytest
 
 from tests.conftest import TUI_NOW
 from tests.tui_kit import SIZE, build, changed, ident_of, removed, settle, table, until
+from wftop.core.config import Config
 from wftop.core.model import Status
 from wftop.core.read.journal import JournalFold
 from wftop.core.system.procs import FakeProcessTable
 from wftop.tui.app import WftopApp
-from wftop.tui.config import Config
 from wftop.tui.navigator import run_folder
 from wftop.tui.screens.agent import AgentScreen
 from wftop.tui.start import make_app

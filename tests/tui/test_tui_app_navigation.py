@@ -8,8 +8,8 @@ import pytest
 from textual.widgets import Static
 
 from tests.tui_kit import SIZE, build, finished, ident_of, settle, table, until
+from wftop.core.config import Config
 from wftop.core.read import snapshot as snapshot_module
-from wftop.tui.config import Config
 from wftop.tui.messages import OpenAgent, OpenJournal
 from wftop.tui.screens.agent import AgentScreen
 from wftop.tui.screens.copy import CopyScreen

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.corpus import tree
+from wftop.core.config import ConfigError, parse_config
 from wftop.core.cost.runs import run_spend
 from wftop.core.cost.tokens import Spend
 from wftop.core.cost.usage import Spends
@@ -18,7 +19,6 @@ from wftop.core.resume.plan import make_plan
 from wftop.core.row import RunRow
 from wftop.core.system.procs import FakeProcessTable
 from wftop.tui.calls import CallRow, call_rows
-from wftop.tui.config import ConfigError, parse_config
 from wftop.tui.format import cost_cell, cost_total, row_cost_cell, rows_cost_total, spent_line
 from wftop.tui.widgets.plan_table import table_lines
 

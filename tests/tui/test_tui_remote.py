@@ -11,10 +11,10 @@ from pathlib import Path
 from tests.conftest import TUI_NOW
 from tests.corpus import tree
 from tests.tui_kit import SIZE, changed, settle, table
+from wftop.core.config import Config
 from wftop.core.remote.link import WATCH_ARGS, RemoteHub
 from wftop.core.remote.transport import remote_argv, ssh_prefix
 from wftop.tui.app import WftopApp
-from wftop.tui.config import Config
 from wftop.tui.screens.remote_plan import RemotePlanScreen
 from wftop.tui.start import make_app
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.tui_kit import build, finished, ident_of
-from wftop.tui.config import Config
+from wftop.core.config import Config
 from wftop.tui.navigator import run_folder
 from wftop.tui.screens.agent import AgentScreen
 from wftop.tui.screens.journal import JournalScreen

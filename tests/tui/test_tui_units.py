@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.corpus import copy_tree, only_journal, tree
+from wftop.core.config import Config, ConfigError, config_path, load_config, parse_config
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Status
 from wftop.core.read.failures import Failure
@@ -17,7 +18,6 @@ from wftop.core.system.procs import FakeProcessTable
 from wftop.core.text.redact import Redactor
 from wftop.tui.alerts import alert_for
 from wftop.tui.calls import call_rows, parity_lines, partial_line
-from wftop.tui.config import ConfigError, check_keymap, config_path, load_config, parse_config
 from wftop.tui.conversation import (
     KIND_API_ERROR,
     KIND_PROMPT,
@@ -26,6 +26,7 @@ from wftop.tui.conversation import (
     strip_framing,
 )
 from wftop.tui.format import age, counts_line, parity_text, status_counts, tally
+from wftop.tui.keys import check_keymap
 from wftop.tui.runlist import GroupRow, RunListView
 from wftop.tui.screens.journal import render_line
 from wftop.tui.styles import Palette
@@ -92,10 +93,8 @@ def test_a_retired_key_is_one_warning_line_not_an_error(tmp_path: Path, capsys):
         ({"bell": "yes"}, "bell must be true or false"),
         ({"stall_window": True}, "stall_window must be a number of seconds"),
         ({"stall_window": -1}, "a number of seconds above 0"),
-        ({"keys": {"no-such-action": "x"}}, "unknown binding id 'no-such-action'"),
-        ({"keys": {"resume": "y"}}, "'y' would be bound to both 'resume' and 'copy'"),
-        ({"keys": {"filter": "s"}}, "'s' would be bound to both 'filter' and 'filter-status'"),
-        ({"keys": {"follow": "q"}}, "'q' would be bound to both 'quit' and 'follow'"),
+        ({"keys": {"resume": 3}}, "[keys] resume must be a key or a list of keys, got 3"),
+        ({"keys": {"resume": " , "}}, "[keys] resume must be a key or a list of keys"),
     ],
 )
 def test_bad_config_is_refused_with_a_clear_message(data, words):
@@ -104,12 +103,39 @@ def test_bad_config_is_refused_with_a_clear_message(data, words):
     assert words in str(caught.value)
 
 
+def test_the_config_reads_keys_as_binding_ids_it_does_not_judge(tmp_path: Path):
+    path = tmp_path / "config.toml"
+    path.write_text('bell = false\n\n[keys]\nno-such-action = "x"\njournal = [" l", "J"]\n')
+    config = load_config(str(path))  # what every command reads: no binding is known here
+    assert dict(config.keys) == {"no-such-action": "x", "journal": "l,J"}
+    assert dict(config.key_lines) == {"no-such-action": 4, "journal": 5}
+
+
+@pytest.mark.parametrize(
+    ("table", "says"),
+    [
+        ('no-such-action = "x"', ":4: [keys] has an unknown binding id 'no-such-action'"),
+        ('resume = "y"', ":4: [keys] 'y' would be bound to both 'resume' and 'copy'"),
+        ('filter = "s"', ":4: [keys] 's' would be bound to both 'filter' and 'filter-status'"),
+        ('follow = "q"', ":4: [keys] 'q' would be bound to both 'quit' and 'follow'"),
+    ],
+)
+def test_the_tui_refuses_a_keymap_naming_the_file_line_and_key(tmp_path: Path, table, says):
+    path = tmp_path / "config.toml"
+    path.write_text(f"bell = false\n\n[keys]\n{table}\n")
+    with pytest.raises(ConfigError) as caught:
+        check_keymap(load_config(str(path)))
+    assert str(caught.value).startswith(f"{path}{says}")
+    assert "\n" not in str(caught.value)
+
+
 def test_a_key_may_be_reused_on_screens_that_do_not_meet():
-    assert check_keymap({"follow": "s"}) == {"follow": "s"}  # agent screen vs runs screen
+    config = Config(keys={"follow": "s", "help": "?"})  # agent screen vs runs screen
+    assert check_keymap(config) == {"follow": "s", "help": "question_mark"}
 
 
 def test_the_default_keys_do_not_collide():
-    assert check_keymap({}) == {}
+    assert check_keymap(Config()) == {}
 
 
 def test_unreadable_toml_is_a_config_error(tmp_path: Path):
