@@ -13,9 +13,8 @@ import sys
 import threading
 from typing import IO
 
-import orjson
-
 from wftop.cli.output import fail, print_json
+from wftop.core.read.jsonline import UnreadableLine, parse_line
 from wftop.core.remote.transport import classify_exit
 from wftop.core.text.gate import shown
 
@@ -27,8 +26,8 @@ def _relay(host: str, stream: IO[bytes], out: IO[str], as_json: bool, lock: thre
         text = raw.decode("utf-8", "replace").rstrip("\n")
         if as_json and out is sys.stdout:
             try:
-                record = orjson.loads(text)
-            except orjson.JSONDecodeError:
+                record = parse_line(text.encode())  # any depth, as journals are read
+            except UnreadableLine:
                 record = None
             if isinstance(record, dict):
                 with lock:

@@ -17,8 +17,6 @@ import argparse
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from wftop.cli.options import (
     EXIT_OK,
     EXIT_USAGE,
@@ -86,9 +84,11 @@ def host_counts(text: bytes) -> tuple[Counter[str], Counter[str]] | None:
     """The ``counts`` and ``needs_you`` of a host's ``status --format json`` (None: not such
     a reply; a reply without ``needs_you``, from an older wftop, needs you for every run in a
     status that may)."""
+    from wftop.core.read.jsonline import UnreadableLine, parse_line
+
     try:
-        payload = orjson.loads(text)
-    except orjson.JSONDecodeError:
+        payload = parse_line(text.strip())  # any depth, as journals are read
+    except UnreadableLine:
         return None
     found = payload.get("counts") if isinstance(payload, dict) else None
     if not isinstance(found, dict):

@@ -16,11 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from wftop.core.engine.feed import Delta, RowFeed
 from wftop.core.index.changeset import ChangeSet
 from wftop.core.model import Run
+from wftop.core.remote.lines import HostLineError, host_line
 from wftop.core.remote.rows import run_of
 from wftop.core.remote.transport import Unreachable
 from wftop.core.row import RowError, RunRow
@@ -28,7 +27,7 @@ from wftop.core.text.redact import Redactor, redact_value
 
 
 class StreamError(ValueError):
-    """A line of the remote stream that is not a change set."""
+    """A line of the remote stream that is not a change set: ``line N: why``."""
 
 
 @dataclass(frozen=True)
@@ -60,17 +59,23 @@ class HostFeed:
         self.synced = False
         """The current connection's snapshot has been applied."""
         self.seq = 0
+        self.lines = 0
+        """Lines read on the current connection (a bad one is named by its number)."""
         self.redactor = Redactor.for_json()
         """Masks a row's strings and keeps its paths, as the host's own ``ls --json`` does
         (its ``removed`` idents are made of them); the views mask a path where they show it."""
 
     def parse(self, line: bytes) -> dict[str, Any]:
+        """The change set a line holds, read as journals are (any depth: what nests past
+        orjson's limit is kept as its text); `StreamError` naming the line when it is none."""
+        self.lines += 1
         try:
-            payload = orjson.loads(line)
-        except orjson.JSONDecodeError as error:
-            raise StreamError(f"not a JSON line ({error})") from None
+            payload = host_line(self.host, self.lines, line)
+        except HostLineError as error:
+            raise StreamError(error.where) from None
         if not isinstance(payload, dict) or not isinstance(payload.get("added", []), list):
-            raise StreamError("not a change set (expected {seq, added, changed, removed})")
+            expected = "not a change set (expected {seq, added, changed, removed})"
+            raise StreamError(f"line {self.lines}: {expected}")
         return payload
 
     def _rows(self, rows: Any) -> list[RunRow]:
@@ -81,7 +86,7 @@ class HostFeed:
                 RunRow.from_json(redact_value(row, self.redactor), host=self.host) for row in rows
             ]
         except RowError as error:
-            raise StreamError(str(error)) from None
+            raise StreamError(f"line {self.lines}: {error}") from None
 
     def apply(self, line: bytes) -> ChangeSet:
         """The change set one line of the stream makes (`StreamError` for a bad line)."""
@@ -93,12 +98,13 @@ class HostFeed:
             return self._changes(self.rows.snapshot(fresh, final=True))
         removed = payload.get("removed", [])
         if not isinstance(removed, list) or not all(isinstance(item, str) for item in removed):
-            raise StreamError("removed must be a list of idents")
+            raise StreamError(f"line {self.lines}: removed must be a list of idents")
         return self._changes(self.rows.change(fresh, removed))
 
     def lost(self) -> ChangeSet:
         """The connection dropped: every run stays, marked stale, until the next snapshot."""
         self.synced = False
+        self.lines = 0
         return self._changes(self.rows.lost(stale=True))
 
     def _changes(self, delta: Delta | None) -> ChangeSet:

@@ -2,7 +2,9 @@
 
 The host plans, guards and launches, where the run's files, processes and CLI are; this
 side only reads the JSON events that ``wftop resume --yes --json`` prints (one per line:
-``state``, ``cache_miss``, ``refused``, ``error``, ``done``). The CLI it starts runs there
+``state``, ``cache_miss``, ``refused``, ``error``, ``done``), read as journals are
+(`wftop.core.remote.lines`: any depth); a line that is no JSON (a banner, a warning) is told
+as an ``unreadable`` event naming the host and the line. The CLI it starts runs there
 under wftop's detached runner (`wftop.core.resume.runner`, a session of its own), so it goes
 on when the SSH connection drops or this wftop quits; only the reading of its events stops.
 """
@@ -17,9 +19,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-import orjson
-
 from wftop.core.model import Run
+from wftop.core.remote.lines import HostLineError, host_line
 from wftop.core.remote.transport import Unreachable, classify_exit
 from wftop.core.system.procs import end_child
 
@@ -52,8 +53,8 @@ def event_text(event: dict[str, Any]) -> str:
         return f"cache miss: {event.get('label')} runs again"
     if kind == "refused":
         return f"refused: {event.get('guard')}"
-    if kind == "error":
-        return f"error: {event.get('reason')}"
+    if kind in ("error", "unreadable"):
+        return f"{kind}: {event.get('reason')}"
     if kind == "done":
         state = str(event.get("state", "?")).replace("_", " ")
         return (
@@ -79,8 +80,9 @@ class Ended:
 class RemoteResume:
     """``wftop resume RUN --yes --json`` on a host, read as it goes."""
 
-    def __init__(self, argv: Sequence[str]) -> None:
+    def __init__(self, argv: Sequence[str], host: str = "the host") -> None:
         self.argv = list(argv)
+        self.host = host
         self._process: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
         self._closed = False
@@ -100,11 +102,12 @@ class RemoteResume:
         drain.start()
         last: dict[str, Any] | None = None
         assert process.stdout is not None
-        for line in process.stdout:
+        for number, line in enumerate(process.stdout, 1):
             try:
-                event = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                continue  # not an event (a warning printed by something there)
+                event = host_line(self.host, number, line)
+            except HostLineError as error:  # not an event (a warning printed there): told
+                yield {"event": "unreadable", "reason": str(error)}
+                continue
             if isinstance(event, dict):
                 last = event
                 yield event

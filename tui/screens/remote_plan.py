@@ -173,7 +173,8 @@ class RemotePlanScreen(Working, ModalScreen[None]):
             hub = self.services.remote
             if hub is None or host is None:
                 return
-            self.resume = RemoteResume(hub.argv(host, resume_args(run_of(self.run_view), "--yes")))
+            argv = hub.argv(host, resume_args(run_of(self.run_view), "--yes"))
+            self.resume = RemoteResume(argv, host)
             self.progress, self.outcome = [], None
             self.show_progress()
             self.run_resume(self.resume)
