@@ -72,11 +72,6 @@ def pressing(*keys: str, until: Callable[[Any], bool] | None = None) -> Steps:
             if until is None or until(pilot.app.screen):
                 break
             await pilot.pause(0.01)
-        for table in pilot.app.screen.query("DataTable"):
-            # A DataTable sizes its columns when idle but may keep drawing rows it cached at
-            # the header's widths (Textual 8): drop them so the picture is always the same.
-            table._clear_caches()
-            table.refresh()
         await settled(pilot)
 
     return steps

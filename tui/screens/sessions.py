@@ -11,6 +11,7 @@ folder holds (read alone, off the loop, when it is not listed).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -51,6 +52,29 @@ def cells(*values: str) -> list[Text]:
     return [Text(gate(value)) for value in values]
 
 
+def fill(
+    table: DataTable[Any],
+    labels: Sequence[str],
+    rows: Sequence[list[Text]],
+    keys: Sequence[str] | None = None,
+) -> None:
+    """Every row at once, each column as wide as its label and its widest cell: the table
+    measures nothing afterwards, so no row is drawn at widths that change when it is idle
+    (as an auto-width column's are, while rows it drew are kept)."""
+    widths = [
+        max([len(label), *(row[at].cell_len for row in rows)]) for at, label in enumerate(labels)
+    ]
+    table.clear(columns=True)
+    for label, width in zip(labels, widths, strict=True):
+        table.add_column(label, width=width)
+    for at, row in enumerate(rows):
+        table.add_row(*row, key=keys[at] if keys is not None else None)
+
+
+SESSION_COLUMNS = ("last write", "session", "dead/all", "cause", "cwd")
+WORKER_COLUMNS = ("kind", "id", "liveness", "got", "action", "description")
+
+
 class SessionsScreen(Working, Screen[None]):
     """The newest sessions under the roots, each with its dead workers and cause."""
 
@@ -74,7 +98,7 @@ class SessionsScreen(Working, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static("reading sessions…", id="sessions-header")
         table: DataTable[str] = DataTable(id="sessions-table", cursor_type="row")
-        table.add_columns("last write", "session", "dead/all", "cause", "cwd")
+        table.add_columns(*SESSION_COLUMNS)
         yield table
         yield Static("", id="sessions-evidence")
         yield KeyBar()
@@ -95,23 +119,27 @@ class SessionsScreen(Working, Screen[None]):
         rows, redactor = found
         self.rows, self.redactor = rows, redactor
         table = self.query_one("#sessions-table", DataTable)
-        table.clear()
         twice = listed_twice(rows)  # one session under two roots: each row says its root
-        for row in rows:
-            when = (row["last_write"] or "-")[:19].replace("T", " ")
-            where = row["cwd"] or row["project"]
-            if twice:
-                where = f"{where}  (root {display_path(row['root'])})"
-            table.add_row(
-                *cells(
-                    when,
+
+        def where(row: dict[str, Any]) -> str:
+            shown = row["cwd"] or row["project"]
+            return f"{shown}  (root {display_path(row['root'])})" if twice else shown
+
+        fill(
+            table,
+            SESSION_COLUMNS,
+            [
+                cells(
+                    (row["last_write"] or "-")[:19].replace("T", " "),
                     row["session_id"][:8],
                     f"{row['dead']}/{row['launched']}",
                     cause_words(row["cause"]),
-                    where,
-                ),
-                key=row["transcript"],
-            )
+                    where(row),
+                )
+                for row in rows
+            ],
+            [row["transcript"] for row in rows],
+        )
         dead = sum(1 for row in rows if row["dead"])
         header = (
             f"Sessions · {len(rows)} newest · {dead} with dead workers · {redaction_line(redactor)}"
@@ -170,7 +198,7 @@ class SessionReportScreen(Working, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static("reading the session…", id="report-header")
         table: DataTable[str] = DataTable(id="report-workers", cursor_type="row")
-        table.add_columns("kind", "id", "liveness", "got", "action", "description")
+        table.add_columns(*WORKER_COLUMNS)
         yield table
         with VerticalScroll(id="report-body"):
             yield Static("", id="report-text")
@@ -193,10 +221,11 @@ class SessionReportScreen(Working, Screen[None]):
         data, redactor = found
         self.data = data
         table = self.query_one("#report-workers", DataTable)
-        table.clear()
-        for worker in data["dead_workers"]:
-            table.add_row(
-                *cells(
+        fill(
+            table,
+            WORKER_COLUMNS,
+            [
+                cells(
                     worker["kind"],
                     worker["id"],
                     worker["liveness"],
@@ -204,7 +233,9 @@ class SessionReportScreen(Working, Screen[None]):
                     worker["action"],
                     worker["description"] or "-",
                 )
-            )
+                for worker in data["dead_workers"]
+            ],
+        )
         term = data["termination"]
         header = (
             f"Session {data['session_id'][:8]} · {len(data['dead_workers'])} dead of "
