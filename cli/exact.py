@@ -20,7 +20,7 @@ from wftop.core.resume.rehearse import Rehearse
 
 if TYPE_CHECKING:
     from wftop.core.config import Config
-    from wftop.core.forecast.instant import Forecast
+    from wftop.core.forecast.fates import Forecast
     from wftop.core.resume.plan import Plan
 
 EXIT_NO_EXACT = 6

@@ -32,13 +32,14 @@ from wftop.core.forecast.exact import (
     exact_forecast,
     first_miss_index,
 )
-from wftop.core.forecast.instant import Forecast
+from wftop.core.forecast.fates import Forecast
 from wftop.core.read.snapshot import read_snapshot
 from wftop.core.read.standin import name_calls
 from wftop.core.resume.command import Strategy, build_argv, build_prompt
-from wftop.core.resume.plan import Plan, find_claude, project_slug
+from wftop.core.resume.plan import Plan
 from wftop.core.resume.rehearse import Rehearse
 from wftop.core.resume.relocate import fold_lines, relocate_journal
+from wftop.core.resume.where import find_claude, project_slug
 from wftop.mockapi.cliproc import CliHome, CliProcess, RealCliError, cli_env, cli_version
 from wftop.mockapi.server import MockAPI
 

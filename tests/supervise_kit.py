@@ -32,8 +32,9 @@ from wftop.core.supervise.decide import Settings, UsdRange
 from wftop.core.supervise.notify import Note
 from wftop.core.supervise.rules import Jitter, seeded_jitter
 from wftop.core.supervise.scope import Scope
+from wftop.core.supervise.seams import Seams
 from wftop.core.supervise.state import SuperviseStore
-from wftop.core.supervise.supervisor import Seams, Supervisor
+from wftop.core.supervise.supervisor import Supervisor
 from wftop.core.system.procs import FakeProcessTable
 
 NIGHT = 1_800_050_400.0

@@ -24,7 +24,7 @@ from wftop.core.read.deepjson import dumps
 from wftop.core.read.errors import cause_words
 from wftop.core.read.failures import Failure
 from wftop.core.read.journal import Call, CallState
-from wftop.core.read.jsonl import ELIDED
+from wftop.core.read.lineverdict import ELIDED
 from wftop.core.read.snapshot import AgentRow
 from wftop.core.text.gate import gate, shown
 from wftop.core.text.redact import redact

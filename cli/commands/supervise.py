@@ -30,8 +30,9 @@ from wftop.core.supervise.decide import Action, Settings
 from wftop.core.supervise.notify import ChannelNotifier, Fanout, LogNotifier, Notifier
 from wftop.core.supervise.rules import ATTEMPTS_DEFAULT, BACKOFF_DEFAULT
 from wftop.core.supervise.scope import Scope
+from wftop.core.supervise.seams import Seams
 from wftop.core.supervise.state import SuperviseStore, holder_line, running
-from wftop.core.supervise.supervisor import Seams, Supervisor
+from wftop.core.supervise.supervisor import Supervisor
 from wftop.core.system.procs import default_table
 from wftop.core.text.gate import shown
 

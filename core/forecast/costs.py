@@ -22,7 +22,7 @@ from wftop.core.cost.tokens import NOTHING, Spend, Tokens, total
 from wftop.core.cost.usage import Spends
 from wftop.core.forecast.cachewarm import TTL_1H, last_response
 from wftop.core.forecast.costrange import CostRange
-from wftop.core.forecast.instant import LIVE_FATES, Fate, Forecast
+from wftop.core.forecast.fates import LIVE_FATES, Fate, Forecast
 from wftop.core.model import Run
 from wftop.core.read.journal import JournalFold
 from wftop.core.read.jsonl import read_all

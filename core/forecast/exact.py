@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from wftop.core.forecast.instant import CallFate, Fate, Forecast
+from wftop.core.forecast.fates import CallFate, Fate, Forecast
 from wftop.core.read.journal import JournalFold
 
 FIRST_MISS = re.compile(r"Call (\d+) and every call after it run fresh")

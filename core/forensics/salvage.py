@@ -21,7 +21,8 @@ from wftop.core.read.deepjson import compact, depth_note, dumps, layout
 from wftop.core.read.discovery import RunFolder, find_run_folders
 from wftop.core.read.errors import cause_words
 from wftop.core.read.failures import Failure
-from wftop.core.read.jsonl import DEFAULT_MAX_LINE_BYTES, Problem, read_all
+from wftop.core.read.jsonl import Problem, read_all
+from wftop.core.read.lineverdict import DEFAULT_MAX_LINE_BYTES
 from wftop.core.system.procs import ProcessTable
 from wftop.core.text.gate import gate, gate_lines
 from wftop.core.text.redact import redact

@@ -27,7 +27,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from wftop.core.read.jsonl import DEFAULT_MAX_LINE_BYTES, PREFIX_BYTES
+from wftop.core.read.lineverdict import DEFAULT_MAX_LINE_BYTES, PREFIX_BYTES
 
 BLOCK_BYTES: Final = 64 * 1024
 """One checkpoint per block of this size that holds a newline."""

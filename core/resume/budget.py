@@ -8,7 +8,7 @@ not fit any budget.
 from __future__ import annotations
 
 from wftop.core.cost.tokens import dollars
-from wftop.core.forecast.instant import Forecast
+from wftop.core.forecast.fates import Forecast
 from wftop.core.resume.guard import Verdict, refuse
 
 FIX = "raise --max-usd, pick a strategy whose forecast fits (--strategy), or rehearse it (--exact)"

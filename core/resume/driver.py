@@ -10,53 +10,23 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-from wftop.core.forecast.instant import Fate
 from wftop.core.read.journal import JournalFold
 from wftop.core.read.jsonl import JsonlTail
 from wftop.core.read.snapshot import read_snapshot, snapshot_is_current
+from wftop.core.resume.attempt import Attempt, as_launched, watchers
 from wftop.core.resume.errors import LaunchError, RelocationError, ResumeError
-from wftop.core.resume.launcher import Launch, Launcher, Strategy, build_argv
+from wftop.core.resume.launcher import Launch, Launcher, Strategy
 from wftop.core.resume.machine import ACTIVE_STATES, ResumeEvent, ResumeState
 from wftop.core.resume.plan import Plan
 from wftop.core.resume.records import RequestStatus, TransitionDetails
 from wftop.core.resume.relocate import relocate_journal
 from wftop.core.resume.store import ResumeStore, RunLock
-from wftop.core.resume.tripwire import JournalWatch, Progress, StreamWatch, newest_journal
 from wftop.core.system.procs import ProcessTable
 
 NO_CONVERSATION = "No conversation found with session ID"
 STARTED_MARKERS = ("Workflow launched in background", '"subtype":"task_started"')
-
-
-@dataclass
-class Attempt:
-    """One launched resume: its request, the launch and where to look for its outcome."""
-
-    plan: Plan
-    request: str
-    launch: Launch
-    watch: JournalWatch
-    stream: StreamWatch
-
-    @property
-    def journal(self) -> str | None:
-        return self.watch.journal
-
-    @property
-    def snapshot(self) -> str | None:
-        journal = self.watch.journal
-        if journal is None:
-            return None
-        run_id = os.path.basename(os.path.dirname(journal))
-        session_dir = Path(journal).parents[3]
-        return str(session_dir / "workflows" / f"{run_id}.json")
-
-    @property
-    def progress(self) -> Progress:
-        return self.watch.progress
 
 
 class ResumeDriver:
@@ -371,53 +341,3 @@ class ResumeDriver:
             msg = f"no resume request {attempt.request!r} in the log of {attempt.plan.run.run_id}"
             raise ResumeError(msg)
         return current
-
-
-def watchers(
-    plan: Plan,
-    journal: str,
-    log_path: Path,
-    session_dir: str,
-    *,
-    cached: set[str] | None = None,
-    skip_lines: int | None = None,
-) -> tuple[JournalWatch, StreamWatch]:
-    """The journal and stream watchers of a launch; a fresh run's journal is found later.
-
-    ``cached``: the calls the followed forecast serves from cache (default: the plan's);
-    ``skip_lines``: the journal's lines at launch (default: all it holds now).
-    """
-    if cached is None:
-        cached = set(plan.forecast.labels(Fate.CACHED))
-    if plan.strategy is Strategy.FRESH:
-        watch = JournalWatch(None, cached, find=newest_journal(session_dir))
-    else:
-        watch = JournalWatch(journal, cached, skip_lines=skip_lines)
-    return watch, StreamWatch(str(log_path), cached, watch.progress)
-
-
-def as_launched(plan: Plan, status: RequestStatus) -> Plan:
-    """``plan`` with what the request's launch recorded: its strategy, session, argv, cwd."""
-    from dataclasses import replace
-
-    recorded = status.fact("strategy")
-    known = {strategy.value for strategy in Strategy}
-    strategy = Strategy(recorded) if recorded in known else plan.strategy
-    argv, cwd = status.fact("argv"), status.fact("cwd")
-    return replace(
-        plan,
-        strategy=strategy,
-        session_id=status.fact("session_id") or plan.run.session_id,
-        argv=list(argv) if isinstance(argv, tuple) else plan.argv,
-        cwd=cwd if isinstance(cwd, str) else plan.cwd,
-    )
-
-
-def relocated_plan(plan: Plan, strategy: Strategy, target_journal: str, session_id: str) -> Plan:
-    """The same plan, moved to a new session (for the fallback)."""
-    from dataclasses import replace
-
-    argv = build_argv(strategy, plan.argv[0], session_id, plan.prompt, plan.extra_flags)
-    return replace(
-        plan, strategy=strategy, session_id=session_id, argv=argv, target_journal=target_journal
-    )

@@ -7,7 +7,6 @@ confirmed plan out.
 from __future__ import annotations
 
 import os
-import shutil
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -18,7 +17,9 @@ from wftop.core.cost.prices import price_data
 from wftop.core.cost.tokens import Spend
 from wftop.core.forecast.cachewarm import COLD, read_cache_warmth
 from wftop.core.forecast.costs import CallCosts, call_costs, cold_cache_cost, estimate
-from wftop.core.forecast.instant import CallFate, Fate, Forecast, gather, predict
+from wftop.core.forecast.fates import CallFate, Fate, Forecast
+from wftop.core.forecast.inputs import gather
+from wftop.core.forecast.instant import predict
 from wftop.core.forecast.launchinfo import (
     LaunchInfo,
     find_launch,
@@ -36,6 +37,12 @@ from wftop.core.resume.guard import Verdict, check
 from wftop.core.resume.launcher import Strategy, build_argv, build_prompt
 from wftop.core.resume.relocate import healed_journal
 from wftop.core.resume.stopcause import StopCause, stop_cause
+from wftop.core.resume.where import (
+    find_claude,
+    launch_env,
+    project_slug,
+    relocation_target,
+)
 from wftop.core.system.procs import ProcessTable
 
 
@@ -177,48 +184,6 @@ def priced(forecast: Forecast, costs: CallCosts) -> Forecast:
     return replace(forecast, cost=estimate(forecast, costs))
 
 
-def project_slug(path: str) -> str:
-    """The project folder name Claude Code derives from a cwd (spec A.2)."""
-    units = path.encode("utf-16-le")
-    codes = [int.from_bytes(units[i : i + 2], "little") for i in range(0, len(units), 2)]
-    slug = "".join(chr(c) if chr(c).isascii() and chr(c).isalnum() else "-" for c in codes)
-    if len(slug) <= 200:
-        return slug
-    value = 0
-    for code in codes:
-        value = (value * 31 + code) & 0xFFFFFFFF
-    value = value - (1 << 32) if value >= 1 << 31 else value
-    return f"{slug[:200]}-{_base36(abs(value))}"
-
-
-def _base36(number: int) -> str:
-    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
-    text = ""
-    while True:
-        number, rest = divmod(number, 36)
-        text = digits[rest] + text
-        if not number:
-            return text
-
-
-def find_claude(configured: str | None = None, environ: Mapping[str, str] | None = None) -> str:
-    """The claude binary: the configured one, ``$WFTOP_CLAUDE``, or ``claude`` on PATH."""
-    environ = os.environ if environ is None else environ
-    for candidate in (configured, environ.get("WFTOP_CLAUDE")):
-        if candidate:
-            return candidate
-    return shutil.which("claude") or "claude"
-
-
-def launch_env(root: str, environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """``CLAUDE_CONFIG_DIR`` for the run's root, unless the user's own setting already names it."""
-    environ = os.environ if environ is None else environ
-    configured = environ.get("CLAUDE_CONFIG_DIR")
-    home_default = os.path.join(os.path.expanduser("~"), ".claude")
-    current = os.path.realpath(configured) if configured else os.path.realpath(home_default)
-    return {} if current == os.path.realpath(root) else {"CLAUDE_CONFIG_DIR": root}
-
-
 def _hazards(
     run: Run,
     has_args: bool,
@@ -267,22 +232,6 @@ def _hazards(
     if run.fold.restore_state == "partial":
         found.append(Hazard("partial_restore", "the journal was being restored and is incomplete"))
     return found
-
-
-def relocation_target(run: Run, cwd: str | None, session_id: str) -> str:
-    """Where relocate and surgical copy the run's journal: under the new session, in the
-    project the CLI files a session of ``cwd`` under."""
-    project = project_slug(cwd) if cwd else run.folder.project
-    return os.path.join(
-        run.folder.root,
-        "projects",
-        project,
-        session_id,
-        "subagents",
-        "workflows",
-        run.run_id,
-        "journal.jsonl",
-    )
 
 
 def fresh_forecast(run: Run, strategy: str = Strategy.FRESH.value) -> Forecast:

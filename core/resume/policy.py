@@ -27,14 +27,16 @@ from wftop.core.forecast.launchinfo import installed_version
 from wftop.core.index.coldpass import ColdPass
 from wftop.core.model import Run
 from wftop.core.read.discovery import find_run_folders
-from wftop.core.resume.driver import NO_CONVERSATION, Attempt, ResumeDriver, relocated_plan
+from wftop.core.resume.attempt import Attempt, relocated_plan
+from wftop.core.resume.driver import NO_CONVERSATION, ResumeDriver
 from wftop.core.resume.errors import ResumeError, ResumeInProgress
 from wftop.core.resume.guard import NOTHING_TO_RESUME
 from wftop.core.resume.launcher import Launcher, Strategy, SubprocessLauncher
 from wftop.core.resume.machine import MAX_LAUNCH_ATTEMPTS, ResumeState
-from wftop.core.resume.plan import Plan, make_plan, relocation_target
+from wftop.core.resume.plan import Plan, make_plan
 from wftop.core.resume.records import RequestStatus
 from wftop.core.resume.store import ResumeStore
+from wftop.core.resume.where import relocation_target
 from wftop.core.system.procs import ProcessTable
 
 Version = tuple[int, int, int] | None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from wftop.core.forecast.instant import Forecast
+from wftop.core.forecast.fates import Forecast
 from wftop.core.resume.plan import Plan
 
 

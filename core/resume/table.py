@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from wftop.core.cost.tokens import dollars
-from wftop.core.forecast.instant import Forecast
+from wftop.core.forecast.fates import Forecast
 from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.plan import Plan
 

@@ -13,16 +13,14 @@ writes down how the others ended, and counts them as attempts.
 
 from __future__ import annotations
 
-import os
-import time
-from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Collection
+from dataclasses import replace
 
 from wftop.core.cost.tokens import dollars
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Run, Status
 from wftop.core.resume.plan import Plan
-from wftop.core.resume.policy import Request, ResumePolicy
+from wftop.core.resume.policy import ResumePolicy
 from wftop.core.resume.records import RequestStatus
 from wftop.core.supervise.audit import AuditLine
 from wftop.core.supervise.decide import (
@@ -32,7 +30,6 @@ from wftop.core.supervise.decide import (
     Facts,
     Moment,
     Settings,
-    UsdRange,
     decide,
 )
 from wftop.core.supervise.facts import (
@@ -45,41 +42,13 @@ from wftop.core.supervise.facts import (
     request_reason,
     why_stopped,
 )
-from wftop.core.supervise.ledger import Ledger, local_day
+from wftop.core.supervise.ledger import Ledger
 from wftop.core.supervise.notify import Note, Notifier
-from wftop.core.supervise.probe import Probe, base_url, host_port, tcp_probe
-from wftop.core.supervise.rules import Clears, Jitter, clears, seeded_jitter
+from wftop.core.supervise.probe import base_url, host_port
+from wftop.core.supervise.rules import Clears, clears
 from wftop.core.supervise.scope import Scope
+from wftop.core.supervise.seams import FOLLOW_EVERY, Followed, Seams
 from wftop.core.supervise.state import SuperviseState, SuperviseStore
-
-FOLLOW_EVERY = 0.5
-"""Seconds between two polls of a launch being followed."""
-
-
-@dataclass
-class Followed:
-    """A launch the supervisor follows to its end."""
-
-    run: Run
-    request: Request
-    cause: str | None
-    forecast: UsdRange | None
-
-
-@dataclass
-class Seams:
-    """What the supervisor is handed from the machine (tests hand in fakes)."""
-
-    clock: Callable[[], float] = time.time
-    jitter: Jitter = field(default_factory=seeded_jitter)
-    probe: Probe = tcp_probe
-    day: Callable[[float], tuple[float, float]] = local_day
-    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
-    rehearse: Callable[[Plan], Plan] | None = None
-    """The plan with its forecast rehearsed (exact), or as it was when none can run."""
-    sleep: Callable[[float], None] = time.sleep
-    echo: Callable[[AuditLine], None] = lambda _line: None
-    """Shown each line as it is written (``--once`` prints them)."""
 
 
 class Supervisor:

@@ -22,7 +22,7 @@ from wftop.cli.commands import resume as resume_command
 from wftop.cli.main import main
 from wftop.core.config import Config
 from wftop.core.forecast.exact import RehearsalFailed, Seen, exact_forecast
-from wftop.core.forecast.instant import Forecast
+from wftop.core.forecast.fates import Forecast
 from wftop.core.resume.plan import Plan
 from wftop.core.resume.rehearse import Rehearse
 from wftop.core.system.procs import FakeProcessTable

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from wftop.core.forecast.exact import Seen, exact_forecast, first_miss_index
-from wftop.core.forecast.instant import Fate
+from wftop.core.forecast.fates import Fate
 from wftop.core.read.journal import JournalFold
 
 

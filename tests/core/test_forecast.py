@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tests.corpus import live_agents, tree
-from wftop.core.forecast.instant import Fate, ForecastInput, gather, predict
+from wftop.core.forecast.fates import Fate
+from wftop.core.forecast.inputs import ForecastInput, gather
+from wftop.core.forecast.instant import predict
 from wftop.core.forecast.keyorder import Span, snapshot_spans
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.read.journal import JournalFold

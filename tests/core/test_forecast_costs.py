@@ -13,7 +13,9 @@ import pytest
 from tests.corpus import tree
 from wftop.core.cost.runs import run_spend
 from wftop.core.forecast.costs import call_costs, estimate
-from wftop.core.forecast.instant import Fate, gather, predict
+from wftop.core.forecast.fates import Fate
+from wftop.core.forecast.inputs import gather
+from wftop.core.forecast.instant import predict
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.resume.budget import budget_verdict, over_budget
 from wftop.core.resume.guard import OK

@@ -8,7 +8,8 @@ import os
 import resource
 
 from wftop.core.read.journal import JournalFold
-from wftop.core.read.jsonl import ELIDED, ELIDED_BYTES, JsonlTail, read_all
+from wftop.core.read.jsonl import JsonlTail, read_all
+from wftop.core.read.lineverdict import ELIDED, ELIDED_BYTES
 
 STARTED = b'{"type":"started","key":"v2:aa","agentId":"a1","label":"x"}\n'
 RESULT = b'{"type":"result","key":"v2:aa","agentId":"a1","result":"ok"}\n'

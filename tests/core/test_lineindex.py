@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from wftop.core.read import lineindex
-from wftop.core.read.jsonl import line_verdict, read_all
+from wftop.core.read.jsonl import read_all
 from wftop.core.read.lineindex import LineIndex
+from wftop.core.read.lineverdict import line_verdict
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

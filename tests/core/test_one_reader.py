@@ -20,8 +20,9 @@ from wftop.core.forensics.stats import run_stats
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.index.reader import LIST_KEEP_BYTES
 from wftop.core.read.journal import JournalFold
-from wftop.core.read.jsonl import ELIDED_BYTES, read_all
+from wftop.core.read.jsonl import read_all
 from wftop.core.read.lineindex import LineIndex
+from wftop.core.read.lineverdict import ELIDED_BYTES
 from wftop.core.resume.relocate import fold_lines, healed_fold
 from wftop.core.system.procs import FakeProcessTable
 from wftop.mockapi.scenario import read_journal

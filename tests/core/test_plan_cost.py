@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from tests.corpus import copy_tree, only_journal, tree
-from wftop.core.forecast import instant
-from wftop.core.forecast.instant import Call, ForecastInput, Span, gather, predict
+from wftop.core.forecast import inputs, instant
+from wftop.core.forecast.inputs import ForecastInput, gather
+from wftop.core.forecast.instant import Call, Span, predict
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.index.reader import RunReader
 from wftop.core.read import jsonl
@@ -84,9 +85,9 @@ def test_a_plan_reads_the_transcripts_of_the_calls_it_asks_about(
     their prompts say; only calls walked after a call that re-runs have theirs read."""
     run = the_run(grown(tmp_path, "killed", 500))
     asked: list[str | None] = []
-    real = instant.agent_prompt
-    monkeypatch.setattr(instant, "agent_prompt", lambda path: asked.append(path) or real(path))
-    monkeypatch.setattr(instant, "agent_tokens", lambda path: asked.append(path) or 0)
+    real = inputs.agent_prompt
+    monkeypatch.setattr(inputs, "agent_prompt", lambda path: asked.append(path) or real(path))
+    monkeypatch.setattr(inputs, "agent_tokens", lambda path: asked.append(path) or 0)
     plan = plan_of(run)
     assert len(plan.forecast.cached) > 500
     assert len(asked) <= 2 * len(plan.forecast.live)
@@ -136,7 +137,7 @@ def rekeyed_by_every_call(
         leaves: set[str] = set()
         for other in group:
             if other.has_result:
-                leaves |= instant.leaves_of(other)
+                leaves |= inputs.leaves_of(other)
         if any(leaf in prompt for leaf in leaves):
             return earlier.label
     return None

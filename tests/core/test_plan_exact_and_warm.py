@@ -8,10 +8,10 @@ from pathlib import Path
 from tests.core.test_cachewarm import request_time, responses, with_usage
 from tests.corpus import copy_tree
 from wftop.core.forecast.exact import Seen, exact_forecast
-from wftop.core.forecast.instant import Fate
+from wftop.core.forecast.fates import Fate
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Run, iso_utc
-from wftop.core.resume.driver import watchers
+from wftop.core.resume.attempt import watchers
 from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.plan import Plan, make_plan, recommend
 from wftop.core.system.procs import FakeProcessTable

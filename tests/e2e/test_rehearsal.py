@@ -22,11 +22,12 @@ import pytest
 
 from tests.corpus import own_session_ids, tree
 from tests.procfs import ProcFs
-from wftop.core.forecast.instant import Forecast
+from wftop.core.forecast.fates import Forecast
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Run
 from wftop.core.read.snapshot import read_snapshot
-from wftop.core.resume.plan import make_plan, project_slug
+from wftop.core.resume.plan import make_plan
+from wftop.core.resume.where import project_slug
 from wftop.core.system.procs import FakeProcessTable
 from wftop.mockapi.cliproc import CliHome, cli_env
 from wftop.mockapi.rehearsal import rehearse

@@ -129,9 +129,7 @@ async def test_the_plan_verdict_and_its_keys_stay_in_view_at_sixty_by_twenty(
         assert region.height >= 2 and region.bottom <= PANE[1] - 1
 
 
-async def test_no_toast_over_the_plan_what_it_would_say_is_said_inside_it(
-    tui_root, tui_processes
-):
+async def test_no_toast_over_the_plan_what_it_would_say_is_said_inside_it(tui_root, tui_processes):
     app = build(tui_root, tui_processes)
     async with app.run_test(size=PANE) as pilot:
         await settle(pilot)

@@ -17,7 +17,7 @@ from tests.tui_kit import finished
 from wftop.cli.main import main
 from wftop.core.config import Config
 from wftop.core.forecast.exact import RehearsalFailed, Seen, exact_forecast
-from wftop.core.forecast.instant import Forecast
+from wftop.core.forecast.fates import Forecast
 from wftop.core.resume.plan import Plan
 from wftop.core.resume.rehearse import Rehearse
 from wftop.core.system.procs import FakeProcessTable

@@ -16,8 +16,8 @@ from rich.text import Text
 from textual.binding import BindingType
 
 from wftop.core.model import Status
-from wftop.core.read.jsonl import line_verdict
 from wftop.core.read.lineindex import Line
+from wftop.core.read.lineverdict import line_verdict
 from wftop.core.row import RunRow
 from wftop.core.text.gate import gate, shown_each
 from wftop.core.text.redact import Redactor

@@ -25,8 +25,9 @@ from textual.widgets import Input, Static
 
 from wftop.core.model import Run
 from wftop.core.read.deepjson import dumps, layout
-from wftop.core.read.jsonl import ELIDED_BYTES, Problem, line_verdict
+from wftop.core.read.jsonl import Problem
 from wftop.core.read.lineindex import Line, LineIndex
+from wftop.core.read.lineverdict import ELIDED_BYTES, line_verdict
 from wftop.core.row import RunRow
 from wftop.core.text.gate import gate, gate_lines, shown
 from wftop.core.text.redact import Redactor

@@ -29,8 +29,8 @@ from wftop.core.read.agent_transcript import transcript_path
 from wftop.core.read.errors import ErrorEvent, cause_words, classify_event
 from wftop.core.read.failures import Failure, last_api_error
 from wftop.core.read.journal import Call
-from wftop.core.read.jsonl import ELIDED_BYTES
 from wftop.core.read.lineindex import Line
+from wftop.core.read.lineverdict import ELIDED_BYTES
 from wftop.core.read.spans import transcript_span
 from wftop.core.text.gate import gate
 from wftop.core.text.redact import Redactor

@@ -27,7 +27,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from wftop.core.forecast.exact import RehearsalFailed
-from wftop.core.forecast.instant import Forecast
+from wftop.core.forecast.fates import Forecast
 from wftop.core.model import Run
 from wftop.core.resume.budget import over_budget
 from wftop.core.resume.launcher import Strategy

@@ -1,0 +1,135 @@
+"""What a forecast says: each call's fate (served from cache, run live, at risk) and why, and
+the whole `Forecast` of one strategy, in words and as JSON. The instant forecast
+(`wftop.core.forecast.instant`) and the exact one (`wftop.core.forecast.exact`) both make it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from wftop.core.forecast.costrange import CostRange
+
+
+class Fate(StrEnum):
+    CACHED = "cached"
+    LIVE_IN_FLIGHT = "live_in_flight"
+    """Re-runs, but does not end reuse (it was running when the run stopped)."""
+    LIVE_ENDS_REUSE = "live_ends_reuse"
+    """The first miss: re-runs and every later call runs live."""
+    RERUN = "rerun"
+    """Had a result, re-runs anyway because reuse already ended: wasted work."""
+    LIVE = "live"
+    """Had no result and reuse already ended."""
+    AT_RISK = "at_risk"
+    """Has a result, but the forecast cannot be sure the CLI will serve it from cache."""
+
+
+REKEYED = "its prompt reads results of"
+"""How the reason of a call re-keyed by a re-run result begins."""
+
+LIVE_FATES = frozenset({Fate.LIVE_IN_FLIGHT, Fate.LIVE_ENDS_REUSE, Fate.RERUN, Fate.LIVE})
+"""The fates of calls that will run (and be paid for) again."""
+
+
+@dataclass(frozen=True)
+class CallFate:
+    label: str
+    key: str
+    fate: Fate
+    reason: str
+    had_result: bool = False
+    """The journal held a result for this call (re-running it repeats finished work)."""
+
+
+@dataclass(frozen=True)
+class Forecast:
+    strategy: str
+    calls: tuple[CallFate, ...]
+    more_live: bool
+    """Calls the journal has never seen may also run (the script had not returned, or a
+    failed call re-runs and the calls its failure skipped run after it)."""
+    first_miss: str | None
+    rerun_tokens: int | None
+    """Tokens the earlier attempts of the wasted re-runs cost (None when unknown)."""
+    order: str
+    """How the keying order was known: ``snapshot``, ``journal`` or ``rehearsal``."""
+    notes: tuple[str, ...] = ()
+    exact: bool = False
+    """Rehearsed: the installed CLI itself served these calls from cache (or ran them)."""
+    cli_version: str | None = None
+    """The CLI build that rehearsed (exact forecasts only)."""
+    unreached_calls: int | None = None
+    """How many calls the journal never saw the script makes (a rehearsal that ran to its
+    end counts them); None when unknown."""
+    cost: CostRange | None = None
+    """What its calls will cost, low to high (`wftop.core.forecast.costs`), once priced."""
+
+    def labels(self, *fates: Fate) -> list[str]:
+        return [call.label for call in self.calls if call.fate in fates]
+
+    @property
+    def cached(self) -> list[str]:
+        return self.labels(Fate.CACHED)
+
+    @property
+    def live(self) -> list[str]:
+        return self.labels(*LIVE_FATES)
+
+    @property
+    def at_risk(self) -> list[str]:
+        """Calls with a result that may be served from cache, or may run again."""
+        return self.labels(Fate.AT_RISK)
+
+    @property
+    def rerun(self) -> list[str]:
+        """Live calls that already had a result: finished work done again."""
+        return [c.label for c in self.calls if c.had_result and c.fate in LIVE_FATES]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "strategy": self.strategy,
+            "exact": self.exact,
+            "cli_version": self.cli_version,
+            "cached": self.cached,
+            "live": self.live,
+            "at_risk": [
+                {"label": c.label, "reason": c.reason} for c in self.calls if c.fate is Fate.AT_RISK
+            ],
+            "rerun": self.rerun,
+            "more_live": self.more_live,
+            "first_miss": self.first_miss,
+            "rerun_tokens": self.rerun_tokens,
+            "order": self.order,
+            "notes": list(self.notes),
+            **(self.cost.to_json() if self.cost is not None else {}),
+            "calls": [
+                {"label": c.label, "fate": c.fate.value, "reason": c.reason} for c in self.calls
+            ],
+        }
+
+    @property
+    def provenance(self) -> str:
+        """Which forecast this is, as the plan marks it: ``estimate`` (from the journal), or
+        ``exact, rehearsed with claude 2.1.332``."""
+        if not self.exact:
+            return "estimate"
+        return f"exact, rehearsed with claude {self.cli_version or '(unknown version)'}"
+
+    def summary(self) -> str:
+        """``8 live (7 re-runs of finished work, ≈ 1,234 tokens)``; a range where calls are at
+        risk: ``2–5 live …``."""
+        risky = len(self.at_risk)
+        text = f"{_span(len(self.live), risky)} live"
+        if self.more_live:
+            text += " + calls not yet reached"
+        if self.rerun:
+            tokens = f", ≈ {self.rerun_tokens:,} tokens" if self.rerun_tokens else ""
+            text += f" ({len(self.rerun)} re-runs of finished work{tokens})"
+        return f"{text}, {_span(len(self.cached), risky)} from cache"
+
+
+def _span(sure: int, risky: int) -> str:
+    """``3``, or ``3–5`` when ``risky`` calls may fall either way."""
+    return f"{sure}–{sure + risky}" if risky else str(sure)
