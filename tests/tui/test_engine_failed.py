@@ -22,7 +22,8 @@ async def test_a_failed_first_read_is_shown_in_the_header_not_scanned_for_ever(t
         await until(pilot, lambda: "engine failed" in str(header.render()), "the header told")
         text = str(header.render())
         said = "engine failed: RuntimeError: the clock broke␛[2J (log: the engine's stderr)"
-        assert text == f"0 of 9 runs read · {said}"
+        # how far the read came (the clock may break before the runs are counted), then why
+        assert text in (f"0 of 9 runs read · {said}", f"0 runs read · {said}")
         (toast,) = [toast for toast in app.toasts if toast.title == "Engine failed"]
         assert toast.severity == "error"
         await pilot.pause(0.2)
