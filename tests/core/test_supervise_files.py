@@ -104,12 +104,32 @@ def test_a_foreign_or_linked_file_is_refused_and_left_alone(store, tmp_path):
     assert elsewhere.read_text() == "keep me\n"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through file modes")
-def test_an_audit_log_that_cannot_be_written_says_so_before_anything_launches(store):
+CHECK_WRITABLE = """
+import sys
+from pathlib import Path
+from wftop.core.supervise.audit import AuditError
+from wftop.core.supervise.state import SuperviseStore
+try:
+    SuperviseStore(Path(sys.argv[1])).audit.check_writable()
+except AuditError as error:
+    print(error)
+    sys.exit(1)
+"""
+
+
+def test_an_audit_log_that_cannot_be_written_says_so_before_anything_launches(store, tmp_path):
+    import subprocess
+    import sys
+
+    from tests.faults_kit import unprivileged
+
     store.audit.check_writable()
     store.audit.path.chmod(0o400)
-    with pytest.raises(AuditError, match="cannot be written"):
-        store.audit.check_writable()
+    # a process of its own, where file modes bind even for root (setpriv drops the override)
+    argv = [*unprivileged(), sys.executable, "-c", CHECK_WRITABLE, str(tmp_path / "state")]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "cannot be written" in done.stdout
 
 
 def test_an_unwritable_audit_log_is_refused_even_for_root(store):
