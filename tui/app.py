@@ -30,8 +30,9 @@ from textual.driver import Driver
 from textual.screen import Screen
 
 from wftop.core.config import Config
+from wftop.core.engine.channel import Connector
 from wftop.core.engine.feed import Delta
-from wftop.core.engine.link import Connector, EngineLink, EngineLost, EngineUp, connector_for
+from wftop.core.engine.link import EngineLink, EngineLost, EngineUp, connector_for
 from wftop.core.engine.protocol import ProblemSeen, Progress
 from wftop.core.index.details import Details
 from wftop.core.system.procs import ProcessTable, default_table

@@ -11,7 +11,7 @@ from wftop.core.resume.rehearse import Rehearse
 from wftop.core.system.procs import ProcessTable
 
 if TYPE_CHECKING:
-    from wftop.core.engine.link import Connector
+    from wftop.core.engine.channel import Connector
     from wftop.core.notify.notifier import Notifier
     from wftop.core.remote.link import RemoteHub
     from wftop.core.resume.policy import ResumePolicy

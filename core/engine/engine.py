@@ -9,13 +9,13 @@ change set of the index becomes one ``changed`` message holding only the rows th
 from what was sent. A subscriber that joins later gets the rows held then as its snapshot,
 then the change sets after it, so every view holds the same runs as the engine.
 
-A row's ``project_name`` is the name the listing gives its project: the shortest tail of
-its cwd no other project held ends with (`wftop.core.index.projects`). When the projects held
-change, the rows whose name changes go out again in the change set, as any changed row.
+A row's ``project_name`` is the name the listing gives its project
+(`wftop.core.engine.holding.ProjectNames`). When the projects held change, the rows whose
+name changes go out again in the change set, as any changed row.
 
-The engine holds each run as `Held`: its row and that row printed on one line. Subscribers
-are anything with ``send(bytes) -> bool`` (False: gone); the servers
-(`wftop.core.engine.serve`) make them of a pipe or a socket connection.
+The engine holds each run as `Held`: its row and that row printed on one line
+(`wftop.core.engine.holding.held_of`). The views listening are
+`wftop.core.engine.views.Views`.
 """
 
 from __future__ import annotations
@@ -27,25 +27,22 @@ import time
 import traceback
 from collections import Counter, deque
 from collections.abc import AsyncGenerator, Callable, Iterable
-from dataclasses import replace
 from pathlib import Path
-from typing import Protocol, runtime_checkable
-
-import orjson
 
 from wftop.core.attention import RunState
 from wftop.core.cost.usage import Spends
 from wftop.core.engine import protocol as wire
 from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, Held, first_rows
+from wftop.core.engine.holding import ProjectNames, held_of
+from wftop.core.engine.views import Subscriber, Views
 from wftop.core.index.cachefile import settled
 from wftop.core.index.live import LiveIndex
-from wftop.core.index.projects import project_key, project_names
 from wftop.core.index.rowcache import Kept, NamedScript, RowCache
 from wftop.core.model import DEFAULT_STALL_WINDOW, NEEDS_YOU, Run
 from wftop.core.resume.lock import ensure_private_dir
 from wftop.core.row import RunRow
 from wftop.core.system.procs import ProcessTable, default_table
-from wftop.core.text.redact import Redactor, dumps_redacted, may_hold_secret_bytes
+from wftop.core.text.redact import Redactor
 from wftop.core.version import package_version
 
 SNAPSHOT_BATCH = 1000
@@ -56,40 +53,7 @@ FILL_BATCH = 1000
 """Rows per ``changed`` message of the change set that follows the first rows: after a large
 first read it holds every row again, filled in with what it spent (20,000 rows, 26 MB, sent
 at once on top of a snapshot a view was still reading passed what a view may leave unread,
-and the view was dropped)."""
-DRAIN_BELOW = 8 << 20
-"""Bytes a view may have unread before the next of those messages is sent to it."""
-DRAIN_WAIT = 5.0
-"""Seconds the engine waits at most for a view to read (a view stuck longer is one the
-server drops)."""
-
-
-class Subscriber(Protocol):
-    """A view listening: ``send`` queues a message, False when the view is gone."""
-
-    def send(self, data: bytes) -> bool: ...
-
-
-@runtime_checkable
-class Backlogged(Protocol):
-    """A view that says how many bytes it was sent and has not read yet."""
-
-    def backlog(self) -> int: ...
-
-
-def held_of(row: RunRow, redactor: Redactor) -> Held:
-    """A row as the engine holds it: printed on one line, names masked (the row is read
-    back from that line when masking changed it, so both say the same)."""
-    fields = row.json_fields()
-    try:
-        # a copy of the exact size: orjson's bytes keep room at the end, 16 KB a row here
-        plain = bytes(memoryview(orjson.dumps(fields)))
-    except TypeError:  # a name that is not UTF-8: the safe way
-        plain = b""
-    if plain and not may_hold_secret_bytes(plain):
-        return Held(row, plain)
-    line = dumps_redacted(fields, redactor)
-    return Held(RunRow.from_json(orjson.loads(line)), line)
+and the view was dropped); each waits for the views to read (`Views.drained`)."""
 
 
 def home_shortened(path: str) -> str:
@@ -153,15 +117,11 @@ class Engine:
         self.read = self.total = 0
         self.problems: deque[str] = deque(maxlen=PROBLEMS_KEPT)
         self.index: LiveIndex | None = None
-        self._subscribers: list[Subscriber] = []
+        self._views = Views()
         self._told: dict[str, int] = {}
         """Problems of each run already told."""
         self._redactor = Redactor.for_json()
-        self._names: dict[str, str] = {}
-        """Project key → the name the projects held give it (`rename`)."""
-        self._key_of: dict[str, str] = {}
-        self._runs_of: Counter[str] = Counter()
-        """Runs held per project key: the names change only when a key comes or goes."""
+        self._names = ProjectNames(self._redactor)
         self._spends = Spends()
         """Agent transcripts read for what runs spent, each again only when it changed."""
 
@@ -175,7 +135,7 @@ class Engine:
 
     @property
     def subscribers(self) -> int:
-        return len(self._subscribers)
+        return len(self._views)
 
     def subscribe(self, subscriber: Subscriber, *, hello: bool = True) -> None:
         """A view joins: hello (unless said already), the recent problems, the rows held
@@ -193,17 +153,14 @@ class Engine:
             lines.append(wire.rows_line(self.seq, chunk, final=self.complete and last))
         if self.complete and not held:
             lines.append(wire.rows_line(self.seq, [], final=True))
-        if all(subscriber.send(line) for line in lines):
-            self._subscribers.append(subscriber)
+        self._views.join(subscriber, lines)
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
-        if subscriber in self._subscribers:
-            self._subscribers.remove(subscriber)
+        self._views.leave(subscriber)
 
     def farewell(self, why: str) -> None:
         """The engine goes: every view is told why, and let go."""
-        self._broadcast(wire.bye_line(why))
-        self._subscribers = []
+        self._views.farewell(wire.bye_line(why))
 
     def counts(self) -> dict[str, int]:
         """Runs per shown status (``wftop status``)."""
@@ -218,7 +175,7 @@ class Engine:
         ]
 
     def _broadcast(self, line: bytes) -> None:
-        self._subscribers = [sub for sub in self._subscribers if sub.send(line)]
+        self._views.broadcast(line)
 
     def _tell(self, problems: Iterable[str]) -> None:
         for text in problems:
@@ -277,8 +234,9 @@ class Engine:
             lazy_spend=self.lazy_spend,
         )
         for ident, entry in self.held.items():
-            self._track(ident, entry.row)
-        renamed = self.rename()  # names depend on every run: the rows sent before, again
+            self._names.track(ident, entry.row)
+        # names depend on every run: the rows sent before, again
+        renamed = self._names.rename(self.held)
         self.complete = True
         self._broadcast(wire.rows_line(self.seq, [entry.line for entry in renamed], final=True))
         if stop.is_set():
@@ -351,72 +309,20 @@ class Engine:
         made: dict[str, Held] = {}
         problems: list[str] = []
         for run in runs:
-            entry = self.named(held_of(RunRow.of(run, self._spends), self._redactor))
+            entry = self._names.named(held_of(RunRow.of(run, self._spends), self._redactor))
             made[entry.row.ident] = entry
             told = self._told.get(run.ident, 0)
             self._told[run.ident] = len(run.problems)
             problems += [str(problem) for problem in run.problems[told:]]
         return made, problems
 
-    def named(self, entry: Held) -> Held:
-        """``entry`` with the name the projects held give its project."""
-        row = entry.row
-        name = self._names.get(project_key(row.cwd, row.project))
-        if name is None or self._redactor(name) == row.project_name:
-            return entry
-        return held_of(replace(row, project_name=name), self._redactor)
-
-    def _track(self, ident: str, row: RunRow | None) -> bool:
-        """Count the run's project (None: the run is gone); True when a project came or went."""
-        key = None if row is None else project_key(row.cwd, row.project)
-        old = self._key_of.pop(ident, None)
-        if key is not None:
-            self._key_of[ident] = key
-        if old == key:
-            return False
-        came = went = False
-        if old is not None:
-            self._runs_of[old] -= 1
-            went = self._runs_of[old] == 0
-            if went:
-                del self._runs_of[old]
-        if key is not None:
-            self._runs_of[key] += 1
-            came = self._runs_of[key] == 1
-        return came or went
-
-    def rename(self) -> list[Held]:
-        """Name every project as the projects held now tell them apart; the rows whose name
-        changed (held renamed)."""
-        names = project_names((entry.row.cwd, entry.row.project) for entry in self.held.values())
-        if names == self._names:
-            return []
-        self._names = names
-        renamed = []
-        for ident, entry in self.held.items():
-            named = self.named(entry)
-            if named is not entry:
-                self.held[ident] = named
-                renamed.append(named)
-        return renamed
-
     async def _apply_paced(self, rows: dict[str, Held], removed: list[str]) -> None:
         """`_apply` in change sets of at most `FILL_BATCH` rows, each sent once every view
-        has read most of what it was sent before (or `DRAIN_WAIT` has passed)."""
+        has read most of what it was sent before (`Views.drained`)."""
         items = list(rows.items())
         for start in range(0, max(len(items), 1), FILL_BATCH):
             self._apply(dict(items[start : start + FILL_BATCH]), removed if not start else [])
-            await self._drained()
-
-    async def _drained(self) -> None:
-        """Until no view has more than `DRAIN_BELOW` bytes unread (at most `DRAIN_WAIT`)."""
-        loop = asyncio.get_running_loop()
-        until = loop.time() + DRAIN_WAIT
-        while loop.time() < until and any(
-            isinstance(view, Backlogged) and view.backlog() > DRAIN_BELOW
-            for view in self._subscribers
-        ):
-            await asyncio.sleep(0.01)
+            await self._views.drained()
 
     def _apply(self, rows: dict[str, Held], removed: Iterable[str]) -> None:
         """One change set: the rows that differ from what was sent, and the runs gone."""
@@ -427,13 +333,13 @@ class Engine:
         projects = False
         for entry in changed:
             self.held[entry.row.ident] = entry
-            projects = self._track(entry.row.ident, entry.row) or projects
+            projects = self._names.track(entry.row.ident, entry.row) or projects
         for ident in gone:
             self._told.pop(ident, None)
-            projects = self._track(ident, None) or projects
+            projects = self._names.track(ident, None) or projects
         if projects:
             again = {entry.row.ident: entry for entry in changed}
-            again.update((entry.row.ident, entry) for entry in self.rename())
+            again.update((entry.row.ident, entry) for entry in self._names.rename(self.held))
             changed = list(again.values())
         if not (changed or gone):
             return

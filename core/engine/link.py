@@ -15,48 +15,38 @@
 Everything runs on the caller's event loop: the stream is read as it comes, no thread reads
 it and nothing polls. An engine of another protocol or wftop version is never used.
 
-Two connectors: `SocketConnector` shares one engine per user and what it serves
-(`wftop.core.engine.place`), started on demand as a daemon; `PipeConnector` runs an engine
-as this view's own child over stdio pipes, where a socket cannot be used (no AF_UNIX, a
-socket path over the platform's limit) or when ``WFTOP_ENGINE=pipe``.
+Which engine a view reaches is chosen here (`connector_for`): the one shared per user
+(`wftop.core.engine.shared.SocketConnector`), or one of its own over stdio pipes
+(`wftop.core.engine.pipes.PipeConnector`) where a socket cannot be used or when
+``WFTOP_ENGINE=pipe``. What a connection is: `wftop.core.engine.channel`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import fcntl
 import os
-import signal
-import subprocess
 import sys
-from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from wftop.core.engine import protocol as wire
+from wftop.core.engine.channel import Channel, Connector, EngineError, check_hello
 from wftop.core.engine.feed import Delta, RowFeed
+from wftop.core.engine.pipes import PipeConnector
 from wftop.core.engine.place import Place, log_for, place_for
+from wftop.core.engine.shared import SocketConnector
 from wftop.core.model import DEFAULT_STALL_WINDOW
 from wftop.core.row import RunRow
-from wftop.core.version import package_version
 
 BACKOFF = (0.0, 0.25, 0.5, 1.0, 2.0, 5.0)
 """Seconds before each attempt to connect after the stream ended, growing while none gets
 through (a connection that delivered its snapshot starts them over)."""
-START_TIMEOUT = 60.0
-"""Longest wait for a new shared engine to listen."""
 ENGINE_ENV = "WFTOP_ENGINE"
 """``pipe``: every view runs its own engine, even where one could be shared."""
 LINGER_ENV = "WFTOP_ENGINE_LINGER"
 """Seconds a shared engine started by this view stays once no view listens (tests shorten
 it); the engine's own default otherwise."""
-
-
-class EngineError(Exception):
-    """No engine could be reached or started; the message says why, in one line."""
 
 
 @dataclass(frozen=True)
@@ -98,261 +88,6 @@ def engine_argv(
     if not cache:
         argv.append("--no-cache")
     return argv
-
-
-def describe_exit(code: int | None, pid: int | None) -> str:
-    """How an engine process ended, for a person."""
-    who = f"the engine (pid {pid})" if pid else "the engine"
-    if code is None:
-        return f"{who} closed its stream"
-    if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        return f"{who} was killed ({name})"
-    return f"{who} exited with {code}"
-
-
-class Channel(Protocol):
-    """One connection to an engine."""
-
-    shared: bool
-
-    async def readline(self) -> bytes: ...
-
-    async def ended(self, pid: int | None) -> str:
-        """Why the stream ended (after it did), in words; closes what is left."""
-
-    async def close(self) -> None: ...
-
-
-class Connector(Protocol):
-    async def connect(self) -> Channel: ...
-
-
-class PipeChannel:
-    """An engine that is this view's own child: its stdout is the stream."""
-
-    shared = False
-
-    def __init__(self, process: asyncio.subprocess.Process, errors: deque[str]) -> None:
-        self.process = process
-        self.errors = errors
-        self._drain = asyncio.ensure_future(self._read_errors())
-
-    async def _read_errors(self) -> None:
-        stream = self.process.stderr
-        if stream is None:
-            return
-        while line := await stream.readline():
-            self.errors.append(line.decode("utf-8", "replace").rstrip())
-
-    async def readline(self) -> bytes:
-        assert self.process.stdout is not None
-        return await self.process.stdout.readline()
-
-    async def ended(self, pid: int | None) -> str:
-        await self.close()
-        why = describe_exit(self.process.returncode, self.process.pid)
-        last = next((line for line in reversed(self.errors) if line.strip()), "")
-        return f"{why}: {last}" if last and self.process.returncode else why
-
-    async def close(self) -> None:
-        process = self.process
-        if process.stdin is not None and not process.stdin.is_closing():
-            process.stdin.close()
-        if process.returncode is None:
-            try:
-                await asyncio.wait_for(process.wait(), 2.0)
-            except TimeoutError:
-                with contextlib.suppress(ProcessLookupError):
-                    process.kill()
-                await process.wait()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._drain
-
-
-class PipeConnector:
-    """Starts an engine of this view's own, over stdio pipes."""
-
-    def __init__(self, argv: list[str]) -> None:
-        self.argv = argv
-
-    async def connect(self) -> Channel:
-        try:
-            process = await asyncio.create_subprocess_exec(
-                *self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                limit=wire.MAX_LINE,
-            )
-        except OSError as error:
-            raise EngineError(f"cannot start an engine: {error.strerror or error}") from None
-        return PipeChannel(process, deque(maxlen=20))
-
-
-class SocketChannel:
-    """A connection to a shared engine's socket (its hello read already)."""
-
-    shared = True
-
-    def __init__(
-        self,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
-        started: subprocess.Popen[bytes] | None,
-        hello: bytes,
-    ) -> None:
-        self.reader = reader
-        self.writer = writer
-        self.started = started
-        self._first: bytes | None = hello
-
-    async def readline(self) -> bytes:
-        first, self._first = self._first, None
-        if first is not None:
-            return first
-        return await self.reader.readline()
-
-    async def ended(self, pid: int | None) -> str:
-        await self.close()
-        started = self.started
-        if started is not None and started.pid == pid:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                # it was started here: its exit status says how it ended (it has, or soon will)
-                await asyncio.to_thread(started.wait, 2.0)
-            return describe_exit(started.poll(), pid)
-        if pid and not _alive(pid):
-            return f"the engine (pid {pid}) ended"
-        return describe_exit(None, pid)
-
-    async def close(self) -> None:
-        self.writer.close()
-        with contextlib.suppress(OSError, ConnectionError):
-            await self.writer.wait_closed()
-
-
-class Foreign(EngineError):
-    """What answers at the socket is no engine of this wftop version."""
-
-
-def check_hello(line: bytes) -> wire.Hello:
-    """The hello an engine's stream begins with, if it is this wftop's and protocol's
-    (`EngineError` says why not; `Foreign` when it is another version's)."""
-    try:
-        message = wire.decode(line)
-    except wire.ProtocolError as error:
-        raise Foreign(f"the engine's stream broke: {error}") from None
-    if not isinstance(message, wire.Hello):
-        raise Foreign("the engine did not say hello first")
-    if (message.protocol, message.wftop) != (wire.PROTOCOL, package_version()):
-        raise Foreign(
-            f"the engine speaks wftop {message.wftop}, protocol {message.protocol}"
-            f" (this is {package_version()}, protocol {wire.PROTOCOL})"
-        )
-    return message
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
-
-
-class SocketConnector:
-    """Connects to the shared engine at ``place``, starting it when none answers."""
-
-    def __init__(
-        self, place: Place, argv: list[str], fallback: Connector, linger: float | None = None
-    ) -> None:
-        """Args:
-        fallback: where to turn when something else answers at the socket (another
-            wftop version's engine is never used).
-        """
-        self.place = place
-        self.argv = argv + ([] if linger is None else ["--linger", repr(linger)])
-        self.fallback = fallback
-        self.started: subprocess.Popen[bytes] | None = None
-
-    async def _open(self) -> Channel:
-        reader, writer = await asyncio.open_unix_connection(self.place.socket, limit=wire.MAX_LINE)
-        try:
-            writer.write(wire.ask_line("rows", package_version()))
-            first = await asyncio.wait_for(reader.readline(), START_TIMEOUT)
-            check_hello(first)
-        except BaseException:
-            writer.close()
-            raise
-        return SocketChannel(reader, writer, self.started, first)
-
-    async def connect(self) -> Channel:
-        try:
-            return await self._open()
-        except (FileNotFoundError, ConnectionRefusedError):
-            pass
-        except Foreign:
-            return await self.fallback.connect()
-        self.place.prepare()
-        lock = os.open(self.place.lock, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            await asyncio.to_thread(fcntl.flock, lock, fcntl.LOCK_EX)
-            with contextlib.suppress(FileNotFoundError, ConnectionRefusedError):
-                return await self._open()  # another view started it meanwhile
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.place.socket)  # left by an engine that was killed
-            await self._start()
-        finally:
-            os.close(lock)  # closing it lets go of the lock
-        try:
-            return await self._open()
-        except OSError as error:
-            raise EngineError(f"the engine started but cannot be reached: {error}") from None
-
-    async def _start(self) -> None:
-        """Start the shared engine, in a session of its own (it outlives this view), and
-        wait until it listens."""
-        log = os.open(self.place.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            process = subprocess.Popen(  # noqa: S603 - an argv list of this interpreter
-                self.argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=log,
-                start_new_session=True,
-            )
-        except OSError as error:
-            raise EngineError(f"cannot start an engine: {error.strerror or error}") from None
-        finally:
-            os.close(log)
-        self.started = process
-        assert process.stdout is not None
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader()
-        transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), process.stdout
-        )
-        try:
-            line = await asyncio.wait_for(reader.readline(), START_TIMEOUT)
-        except TimeoutError:
-            line = b""
-        finally:
-            transport.close()
-        if line != b"listening\n":
-            raise EngineError(f"the engine did not start: {self._last_log_line() or 'no word'}")
-
-    def _last_log_line(self) -> str:
-        try:
-            text = Path(self.place.log).read_text("utf-8", "replace")
-        except OSError:
-            return ""
-        lines = [line for line in text.splitlines() if line.strip()]
-        return lines[-1][:200] if lines else ""
 
 
 def connector_for(

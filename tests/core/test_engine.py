@@ -24,8 +24,9 @@ from wftop.core.cost.tokens import NO_TOKENS
 from wftop.core.engine import coldstart
 from wftop.core.engine import engine as engine_module
 from wftop.core.engine import protocol as wire
-from wftop.core.engine.engine import Engine, held_of
+from wftop.core.engine.engine import Engine
 from wftop.core.engine.feed import RowFeed
+from wftop.core.engine.holding import held_of
 from wftop.core.engine.serve import SocketServer, bind
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.index.projects import project_key, project_names
@@ -210,7 +211,8 @@ async def test_problems_reach_every_view_and_a_late_one_too(tmp_path):
 SPAWNS = """
 import asyncio, sys, threading
 from wftop.core.engine import engine as engine_module
-from wftop.core.engine.engine import Engine, held_of
+from wftop.core.engine.engine import Engine
+from wftop.core.engine.holding import held_of
 from wftop.core.engine.serve import SocketServer, bind
 from wftop.core.index import fanout
 from wftop.core.system.procs import FakeProcessTable

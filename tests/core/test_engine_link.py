@@ -24,16 +24,10 @@ import psutil
 from tests.corpus import copy_tree, only_journal
 from wftop.core.engine import protocol as wire
 from wftop.core.engine.feed import Delta
-from wftop.core.engine.link import (
-    EngineLink,
-    EngineLost,
-    EngineUp,
-    PipeConnector,
-    SocketConnector,
-    connector_for,
-    open_link,
-)
+from wftop.core.engine.link import EngineLink, EngineLost, EngineUp, connector_for, open_link
+from wftop.core.engine.pipes import PipeConnector
 from wftop.core.engine.place import place_for
+from wftop.core.engine.shared import SocketConnector
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.index.projects import project_key, project_names
 from wftop.core.model import DEFAULT_STALL_WINDOW

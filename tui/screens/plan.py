@@ -10,8 +10,8 @@ relaunched run to its end, raising an alert when a call the forecast served from
 live, and then shows the outcome and what is left. The plan is live: made again when shown,
 when the run's row changes, and checked again at the moment of launch.
 
-The policy's `Request` is changed by every step: it stays with the job that steps it (one at
-a time), and the screen is handed a frozen `Followed` of it after each step.
+A launch and the request it starts, followed to its end: `wftop.tui.screens.plan_launch`,
+this screen's base.
 """
 
 from __future__ import annotations
@@ -22,47 +22,40 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Static
 
 from wftop.core.forecast.exact import RehearsalFailed
 from wftop.core.forecast.fates import Forecast
-from wftop.core.model import Run
 from wftop.core.resume.budget import over_budget
 from wftop.core.resume.launcher import Strategy
-from wftop.core.resume.machine import ResumeState
 from wftop.core.resume.plan import Plan
-from wftop.core.resume.policy import Event, Request, ResumePolicy
+from wftop.core.resume.policy import Request
 from wftop.core.resume.rehearse import Rehearse
 from wftop.core.row import RunRow
 from wftop.tui.keys import binding
 from wftop.tui.messages import AskBudget, AskForce
+from wftop.tui.screens.plan_launch import LaunchFollowing
 from wftop.tui.screens.plan_text import (
     Followed,
     before_text,
-    outcome_text,
     plan_text,
-    progress_text,
     request_text,
     verdict_text,
 )
 from wftop.tui.services import Services
 from wftop.tui.store import Change, Store
-from wftop.tui.work import Working
 
 BUDGET_SOURCE = "max_usd in the config"
 """What sets the budget `enter` holds a plan to (`wftop.core.resume.budget.over_budget`)."""
 
 STRATEGY_KEYS = {"1": Strategy.RESUME_OWNER, "2": Strategy.RELOCATE, "3": Strategy.SURGICAL}
-FOLLOW_INTERVAL = 0.5
-"""Seconds between two steps of a relaunch in flight."""
 RECHECK_SECONDS = 10.0
 """A refused plan is made again this often: a quiet window ends, an owner goes, with no row
 changing."""
 
 
-class ResumePlanScreen(Working, ModalScreen[None]):
+class ResumePlanScreen(LaunchFollowing):
     """The live plan of one run, the request in flight, then its outcome."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -98,31 +91,11 @@ class ResumePlanScreen(Working, ModalScreen[None]):
         self.row = row
         """The run's row (the list's), as it was last seen."""
         self.strategy = strategy
-        self.plan: Plan | None = None
-        self.run_view: Run | None = None
-        """The whole run the plan shown was made of."""
-        self.request: Followed | None = None
-        """The request this screen launched or follows, as its last step left it."""
-        self.after: Plan | None = None
-        """The plan of the run where the request left it."""
-        self.launches = 0
-        """Requests this screen asked the policy to start (a test reads it)."""
-        self.busy = False
-        """A confirmation is being checked and launched by a job."""
-        self.policy: ResumePolicy | None = None
         self.rehearsed: dict[tuple[object, ...], Forecast] = {}
         """Exact forecasts, by what their rehearsal read (`Plan.rehearsal_key`)."""
         self.rehearsals: dict[tuple[object, ...], str] = {}
         """What became of each rehearsal asked for: running, or why there is no forecast."""
-        self._live: Request | None = None
-        """The policy's request: only ever handed to the job that steps it."""
-        self._stopping = False
         self._recheck: Timer | None = None
-        self._stepper: Timer | None = None
-
-    @property
-    def following(self) -> bool:
-        return self.request is not None and self.request.in_flight
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -186,34 +159,6 @@ class ResumePlanScreen(Working, ModalScreen[None]):
             self.launched((plan, request, followed, []))
         else:
             self.show_plan(plan)
-
-    def start(self, plan: Plan, *, force: bool) -> None:
-        """Check the run once more and launch only if that check passes (the policy does)."""
-        policy = self.policy
-        assert policy is not None
-        self.busy = True
-        self.launches += 1
-        self.query_one("#verdict", Static).update("checking the run again…")
-
-        def launch() -> tuple[Plan, Request, Followed, list[Event]]:
-            request, events = policy.start(plan, force=force)
-            return request.plan, request, Followed.of(request), events
-
-        self.jobs.start("launch", launch, self.launched, what="Couldn't launch the resume")
-
-    def _step(self) -> None:
-        """Step the relaunch once (in a job; never two at once), or stop it when asked."""
-        request, policy = self._live, self.policy
-        if request is None or policy is None or self.jobs.busy("follow"):
-            return
-        stopping = self._stopping
-
-        def step() -> tuple[Followed, list[Event], Plan | None]:
-            events = policy.stop(request) if stopping else policy.step(request)
-            after = policy.after(request) if request.ended else None
-            return Followed.of(request), events, after
-
-        self.jobs.start("follow", step, self.followed, what="Couldn't follow the resume")
 
     # -- the loop: apply what the jobs found --------------------------------------------------
 
@@ -285,60 +230,6 @@ class ResumePlanScreen(Working, ModalScreen[None]):
         if plan is not None and plan.rehearsal_key == key and self.request is None:
             self.show_plan(plan)
 
-    def launched(self, found: tuple[Plan, Request, Followed, list[Event]]) -> None:
-        """A launch (or a request found in flight) came back: follow it, or show the refusal
-        of the plan made again at that moment."""
-        plan, request, followed, events = found
-        self.busy = False
-        self.show_plan(plan)
-        self.notify_events(events)
-        if followed.state is None or followed.state is ResumeState.BLOCKED:
-            self.app.notify(followed.reason, title="Resume refused", severity="error")
-            return
-        self._live = request
-        self.request = followed
-        self.query_one("#verdict", Static).update(request_text(followed, None))
-        self._stepper = self.set_interval(FOLLOW_INTERVAL, self._step, name="follow-resume")
-        self._step()
-
-    def followed(self, found: tuple[Followed, list[Event], Plan | None]) -> None:
-        followed, events, after = found
-        self.request = followed
-        self.notify_events(events)
-        self.query_one("#progress", Static).update(progress_text(followed))
-        if followed.in_flight:
-            self.query_one("#verdict", Static).update(request_text(followed, None))
-        else:
-            self.ended(followed, after)
-
-    def ended(self, request: Followed, after: Plan | None) -> None:
-        if self._stepper is not None:
-            self._stepper.stop()
-        self._live = None
-        self.after = after
-        self.query_one("#progress", Static).update(outcome_text(request))
-        self.query_one("#verdict", Static).update(request_text(request, after))
-        if after is not None:
-            self.plan = after
-            self.run_view = after.run
-        self.show_plan_text(request.plan)
-        state = request.state.word if request.state else "ended"
-        spent = f" · {request.spent}" if request.spent else ""
-        self.app.notify(f"{request.plan.run.run_id}: {state}{spent}", title="Resume")
-
-    def notify_events(self, events: list[Event]) -> None:
-        for event in events:
-            if event.kind == "cache_miss":
-                self.app.notify(
-                    f"cache miss: {event.data['label']} is re-running. "
-                    "Press s to stop the relaunch.",
-                    title="Tripwire",
-                    severity="error",
-                    timeout=30,
-                )
-            elif event.kind == "reattached":
-                self.app.notify("A resume of this run is already under way: following it.")
-
     # -- keys -----------------------------------------------------------------------------------
 
     def action_strategy(self, key: str) -> None:
@@ -387,11 +278,6 @@ class ResumePlanScreen(Working, ModalScreen[None]):
                 self.start(plan, force=True)
 
         self.post_message(AskForce(plan.verdict, answered))
-
-    def action_stop(self) -> None:
-        if self.following:
-            self._stopping = True
-            self._step()
 
     def action_close(self) -> None:
         self.dismiss()

@@ -1,0 +1,89 @@
+"""The rows the engine holds and how each is made: a row printed once on one line, masked
+(`held_of`), and named as the listing names its project (`ProjectNames`).
+
+A row's ``project_name`` is the shortest tail of its cwd no other project held ends with
+(`wftop.core.index.projects`), so it depends on every run held: `ProjectNames` counts the
+runs of each project as they come and go, and names every project again only when one
+came or went.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+import orjson
+
+from wftop.core.engine.coldstart import Held
+from wftop.core.index.projects import project_key, project_names
+from wftop.core.row import RunRow
+from wftop.core.text.redact import Redactor, dumps_redacted, may_hold_secret_bytes
+
+
+def held_of(row: RunRow, redactor: Redactor) -> Held:
+    """A row as the engine holds it: printed on one line, names masked (the row is read
+    back from that line when masking changed it, so both say the same)."""
+    fields = row.json_fields()
+    try:
+        # a copy of the exact size: orjson's bytes keep room at the end, 16 KB a row here
+        plain = bytes(memoryview(orjson.dumps(fields)))
+    except TypeError:  # a name that is not UTF-8: the safe way
+        plain = b""
+    if plain and not may_hold_secret_bytes(plain):
+        return Held(row, plain)
+    line = dumps_redacted(fields, redactor)
+    return Held(RunRow.from_json(orjson.loads(line)), line)
+
+
+class ProjectNames:
+    """The name each project held is listed by, kept as runs come and go."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        self._redactor = redactor
+        self._names: dict[str, str] = {}
+        """Project key → the name the projects held give it (`rename`)."""
+        self._key_of: dict[str, str] = {}
+        self._runs_of: Counter[str] = Counter()
+        """Runs held per project key: the names change only when a key comes or goes."""
+
+    def named(self, entry: Held) -> Held:
+        """``entry`` with the name the projects held give its project."""
+        row = entry.row
+        name = self._names.get(project_key(row.cwd, row.project))
+        if name is None or self._redactor(name) == row.project_name:
+            return entry
+        return held_of(replace(row, project_name=name), self._redactor)
+
+    def track(self, ident: str, row: RunRow | None) -> bool:
+        """Count the run's project (None: the run is gone); True when a project came or went."""
+        key = None if row is None else project_key(row.cwd, row.project)
+        old = self._key_of.pop(ident, None)
+        if key is not None:
+            self._key_of[ident] = key
+        if old == key:
+            return False
+        came = went = False
+        if old is not None:
+            self._runs_of[old] -= 1
+            went = self._runs_of[old] == 0
+            if went:
+                del self._runs_of[old]
+        if key is not None:
+            self._runs_of[key] += 1
+            came = self._runs_of[key] == 1
+        return came or went
+
+    def rename(self, held: dict[str, Held]) -> list[Held]:
+        """Name every project as the projects in ``held`` tell them apart now; the rows whose
+        name changed (replaced in ``held``)."""
+        names = project_names((entry.row.cwd, entry.row.project) for entry in held.values())
+        if names == self._names:
+            return []
+        self._names = names
+        renamed = []
+        for ident, entry in held.items():
+            named = self.named(entry)
+            if named is not entry:
+                held[ident] = named
+                renamed.append(named)
+        return renamed
