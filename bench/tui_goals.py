@@ -54,6 +54,8 @@ KEYS = [
     ("escape (back)", 10),
 ]
 """Keys pressed on the full list at the largest size, and how many times each."""
+ENGINE_GONE_S = 300.0
+"""Seconds an ended start's engine is given to finish its live index and go."""
 
 CHILD = r"""
 import asyncio, json, statistics, sys, time
@@ -200,7 +202,12 @@ class Start:
         self.process.stdin.flush()
 
     def end(self) -> None:
+        """End the app, then wait for the engine it started to be gone: an engine finishes
+        its live index (and writes the rows cache) after its last view left, and one still
+        at it would share the CPUs with the next start measured."""
+        engine = []
         if self.process.poll() is None:
+            engine = [member for member in family(self.process.pid) if member != self.process.pid]
             assert self.process.stdin is not None
             try:
                 self.process.stdin.write("\n")
@@ -209,8 +216,19 @@ class Start:
             except (OSError, subprocess.TimeoutExpired):
                 self.process.kill()
                 self.process.wait()
-        time.sleep(1.5)  # its engine lingers a second after its last view
+        gone_by = time.monotonic() + ENGINE_GONE_S
+        while any(alive(pid) for pid in engine) and time.monotonic() < gone_by:
+            time.sleep(0.1)
         shutil.rmtree(self.where, ignore_errors=True)
+
+
+def alive(pid: int) -> bool:
+    """The process is still there (not a zombie)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[0] != "Z"
 
 
 def floor_s(root: Path) -> float:
