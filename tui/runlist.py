@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from wftop.core.model import NEEDS_YOU
 from wftop.core.row import RunRow
-from wftop.tui.format import ATTENTION_ORDER
+from wftop.tui.format import ATTENTION_ORDER, rows_cost_total
 from wftop.tui.query import Hay, Term, hay, id_shaped, matches, parse
 
 SORTS = ("activity", "status", "name", "project")
@@ -36,6 +36,8 @@ STATUS_FILTERS: tuple[str | None, ...] = (
 LOCAL = ""
 """The host filter's name for this machine (no host name is empty)."""
 ATTENTION = frozenset(NEEDS_YOU)
+Filters = tuple[str, str | None, str | None, str | None]
+"""The text, status, project and host filters."""
 
 
 @dataclass(frozen=True)
@@ -75,11 +77,13 @@ class RunListView:
     """Every run, newest activity first."""
     _given: list[RunRow] = field(default_factory=list, repr=False)
     """The runs `load` was last given (`rows` of the same runs orders nothing again)."""
-    _chosen: tuple[tuple[object, ...], Order] | None = field(default=None, repr=False)
+    _chosen: tuple[Filters, Order] | None = field(default=None, repr=False)
     """The filters, and the runs they let through (in the same order), while neither the
     filters nor the runs change but by `shift`."""
     _terms: tuple[str, tuple[Term, ...]] = ("", ())
     """The filter text and its terms, parsed once per text."""
+    passes: int = field(default=0, repr=False)
+    """Runs the filters were tried on so far (tests count them)."""
 
     def haystack(self, run: RunRow) -> Hay:
         ident = run.ident
@@ -147,6 +151,8 @@ class RunListView:
         added, changed, removed = list(added), list(changed), list(removed)
         fresh = [*added, *changed]
         gone = [*removed, *(run.ident for run in fresh)]
+        if self._chosen is not None:
+            self._chosen[1].keyed()  # the keys of its runs as they are before the move
         self._order.drop(gone)
         self._order.put(fresh)
         self._given = []
@@ -177,10 +183,13 @@ class RunListView:
         """The runs the filters let through, newest activity first (kept while neither the
         runs nor the filters change; `shift` keeps them current)."""
         base = self.by_activity(runs)
-        filters = (self.text, self.status, self.project, self.host)
+        filters: Filters = (self.text, self.status, self.project, self.host)
         kept = self._chosen
         if kept is not None and kept[0] == filters:
             return kept[1].runs
+        if kept is not None and kept[0][1:] == filters[1:] and self._narrows(kept[0][0]):
+            # A letter typed at the end of the text: only the runs it let through may pass.
+            base = kept[1].runs
         allowed = self.allowed()
         if allowed is None and self.project is None and self.host is None and not self.text:
             chosen = list(base)
@@ -190,31 +199,54 @@ class RunListView:
             chosen = self._with_words(base, [value for _field, value in self.terms()])
         else:
             chosen = [run for run in base if self.matches(run, allowed)]
+        self.passes += len(base)
         passing = Order.ordered(chosen, self._order)
         self._chosen = (filters, passing)
         return passing.runs
 
+    def _narrows(self, text: str) -> bool:
+        """Every run the filter text now lets through, ``text`` lets through too (each of
+        its terms is implied by one of the terms now: `implies`)."""
+        now = self.terms()
+        return all(any(implies(term, by) for by in now) for term in parse(text))
+
     def plain(self) -> bool:
-        """The filter is free words only, none shaped like an id (`id_shaped`): a run passes
-        when each is in its `Hay.words`, as `matches` would say."""
-        return all(not field and not id_shaped(value) for field, value in self.terms())
+        """The filter is free words only (no ``field:``): a run passes when each is in its
+        `Hay.words` (or, shaped like an id, in its run or session id), as `matches` says."""
+        return all(not field for field, _value in self.terms())
 
     def _with_words(self, base: list[RunRow], words: list[str]) -> list[RunRow]:
         """`chosen` for a `plain` filter: the same runs as `matches` lets through, in one
         pass without its calls per run and term (20,000 runs, typed a key at a time)."""
-        haystack = self.haystack
-        chosen = []
-        for run in base:
-            text = haystack(run).words
-            if all(word in text for word in words):
-                chosen.append(run)
-        return chosen
+        hays = self._hay
+        held = hays.get
+        for run in [run for run in base if held(run.ident, NO_HAY)[0] is not run]:
+            self.haystack(run)  # new or replaced since its hay was made
+        chosen = base
+        for word in words:  # a pass a word, each over the runs the words before let through
+            if id_shaped(word):
+                chosen = [
+                    run
+                    for run in chosen
+                    if word in (found := hays[run.ident][1]).words
+                    or word in found.run
+                    or word in found.session
+                ]
+            else:
+                chosen = [run for run in chosen if word in hays[run.ident][1].words]
+        return list(chosen)
 
     def rerun_tokens(self, runs: Iterable[RunRow] | None = None) -> int:
         """Tokens spent on re-runs over the runs `chosen` gives."""
         self.chosen(runs)
         assert self._chosen is not None
         return self._chosen[1].spent
+
+    def cost_total(self) -> str:
+        """What the runs `chosen` gives spent (`rows_cost_total`), kept while they stay."""
+        self.chosen()
+        assert self._chosen is not None
+        return self._chosen[1].cost()
 
     def group_of(self, run: RunRow) -> str:
         return run.shown_status if self.group == "status" else run.project_name
@@ -258,6 +290,22 @@ class RunListView:
         return " · ".join(parts)
 
 
+NO_HAY: tuple[None, None] = (None, None)
+
+
+def implies(term: Term, by: Term) -> bool:
+    """A run that ``by`` lets through, ``term`` lets through too (``by`` is ``term`` with
+    letters added: ``p0`` then ``p00``, ``status:d`` then ``status:dead``)."""
+    field, value = term
+    if field != by[0]:
+        return False
+    if field == "status":
+        return by[1].startswith(value)
+    if not field and id_shaped(by[1]) and not id_shaped(value):
+        return False  # ``p0`` may match an id where ``p`` must match the words
+    return value in by[1]
+
+
 def activity_key(run: RunRow) -> tuple[object, ...]:
     """Newest activity first, then by the run's identity (no two runs have the same key)."""
     return (-(run.last_activity or 0.0), run.run_id, run.session_id, run.root, run.host or "")
@@ -265,43 +313,77 @@ def activity_key(run: RunRow) -> tuple[object, ...]:
 
 class Order:
     """Runs in the order of `activity_key`, with their keys, moved in place by bisection;
-    and the tokens their re-runs spent."""
+    and the tokens their re-runs spent and what they cost, summed when first asked."""
 
     def __init__(self) -> None:
         self.runs: list[RunRow] = []
-        self.keys: list[tuple[object, ...]] = []
-        self.key_of: dict[str, tuple[object, ...]] = {}
-        self.spent = 0
+        self._keys: list[tuple[object, ...]] = []
+        self._key_of: dict[str, tuple[object, ...]] = {}
+        self._source: dict[str, tuple[object, ...]] | None = None
+        """Where the keys are taken from when first needed (`ordered`)."""
+        self._spent: int | None = None
+        self._cost: str | None = None
 
     @classmethod
     def of(cls, runs: list[RunRow]) -> Order:
         keyed = sorted(((activity_key(run), run) for run in runs), key=operator.itemgetter(0))
         order = cls()
-        order.keys = [key for key, _run in keyed]
+        order._keys = [key for key, _run in keyed]
         order.runs = [run for _key, run in keyed]
-        order.key_of = {run.ident: key for key, run in keyed}
-        order.spent = sum(run.rerun_tokens or 0 for run in order.runs)
+        order._key_of = {run.ident: key for key, run in keyed}
         return order
 
     @classmethod
     def ordered(cls, runs: list[RunRow], keys_from: Order) -> Order:
-        """``runs``, already in order, keyed as ``keys_from`` keys them."""
+        """``runs``, already in order, keyed as ``keys_from`` keys them now (the keys are
+        taken when first needed: `keyed` before ``keys_from`` moves)."""
         order = cls()
         order.runs = runs
-        key_of = keys_from.key_of
-        order.keys = [key_of[run.ident] for run in runs]
-        order.key_of = {run.ident: key_of[run.ident] for run in runs}
-        order.spent = sum(run.rerun_tokens or 0 for run in runs)
+        order._source = keys_from.key_of
         return order
 
+    def keyed(self) -> None:
+        """Take the keys of the runs (`ordered`) if not taken yet."""
+        source = self._source
+        if source is not None:
+            self._keys = [source[run.ident] for run in self.runs]
+            self._key_of = {run.ident: source[run.ident] for run in self.runs}
+            self._source = None
+
+    @property
+    def keys(self) -> list[tuple[object, ...]]:
+        self.keyed()
+        return self._keys
+
+    @property
+    def key_of(self) -> dict[str, tuple[object, ...]]:
+        self.keyed()
+        return self._key_of
+
+    @property
+    def spent(self) -> int:
+        """Tokens spent on re-runs of calls that had returned, over the runs."""
+        if self._spent is None:
+            self._spent = sum(run.rerun_tokens or 0 for run in self.runs)
+        return self._spent
+
+    def cost(self) -> str:
+        """`rows_cost_total` of the runs (in this order)."""
+        if self._cost is None:
+            self._cost = rows_cost_total(self.runs)
+        return self._cost
+
     def drop(self, idents: Iterable[str]) -> None:
+        keys, key_of, runs = self.keys, self.key_of, self.runs
         for ident in idents:
-            key = self.key_of.pop(ident, None)
+            key = key_of.pop(ident, None)
             if key is None:
                 continue
-            at = bisect.bisect_left(self.keys, key)
-            self.spent -= self.runs[at].rerun_tokens or 0
-            del self.keys[at], self.runs[at]
+            at = bisect.bisect_left(keys, key)
+            if self._spent is not None:
+                self._spent -= runs[at].rerun_tokens or 0
+            self._cost = None
+            del keys[at], runs[at]
 
     def put(
         self,
@@ -309,13 +391,16 @@ class Order:
         key_by_ident: Callable[[str], tuple[object, ...]] | None = None,
     ) -> None:
         """Put ``runs`` in place (``key_by_ident``: their keys, made already)."""
+        keys, key_of = self.keys, self.key_of
         for run in runs:
             key = activity_key(run) if key_by_ident is None else key_by_ident(run.ident)
-            at = bisect.bisect_left(self.keys, key)
-            self.keys.insert(at, key)
+            at = bisect.bisect_left(keys, key)
+            keys.insert(at, key)
             self.runs.insert(at, run)
-            self.key_of[run.ident] = key
-            self.spent += run.rerun_tokens or 0
+            key_of[run.ident] = key
+            if self._spent is not None:
+                self._spent += run.rerun_tokens or 0
+            self._cost = None
 
 
 FIRST_KEYS: dict[str, Callable[[RunRow], int | str]] = {

@@ -481,12 +481,45 @@ def test_a_filter_of_plain_words_lets_through_what_every_term_matches():
     names = ("killed", "clean", "api-errors-429", "mid-failure", "killed-in-parallel", "resumed")
     runs = [only_row(name) for name in names]
     texts = ["a", "completed", "dead", "mock", "zzz", "proj", "DEAD", "dead mock", "e k"]
+    texts += ["A6", "d27", "a_1", "dead a3", "wf_4", "-4e", "mock 1"]  # ids searched too
     for text in texts:
         view = RunListView(text=text)
         assert view.plain()
         assert view.chosen(runs) == [run for run in view.by_activity(runs) if view.matches(run)]
-    for text in ("A6", "d27", "status:dead", "a_1", "run:wf", "dead a3"):
+    for text in ("status:dead", "run:wf", "dead label:a3"):
         assert not RunListView(text=text).plain()
+
+
+def test_a_letter_typed_at_the_end_tries_only_the_runs_the_text_before_let_through():
+    """Typing narrows: each key tries the runs the text before it let through, not every
+    run; a letter taken off or a term that does not imply the one before tries them all.
+    Each time the runs chosen are those the term-by-term match lets through."""
+    names = ("killed", "clean", "api-errors-429", "mid-failure", "killed-in-parallel", "resumed")
+    runs = [only_row(name) for name in names]
+    view = RunListView()
+    view.chosen(runs)
+    typed = [  # the text, and whether it narrows the text before it
+        ("m", True),  # from no text
+        ("mi", True),
+        ("mid", True),
+        ("mi", False),  # a letter taken off
+        ("mi k", True),
+        ("d", False),
+        ("d2", False),  # shaped like an id: may match an id where 'd' must match the words
+        ("d27", True),
+        ("status:d", False),
+        ("status:dead", True),
+        ("status:dead a", True),
+    ]
+    fewer = 0
+    for text, narrows in typed:
+        before, shown = view.passes, len(view.chosen())
+        view.text = text
+        chosen = view.chosen()
+        assert chosen == [run for run in view.by_activity() if view.matches(run)], text
+        assert view.passes - before == (shown if narrows else len(runs)), text
+        fewer += narrows and shown < len(runs)
+    assert fewer >= 3
 
 
 def test_the_run_screen_says_what_a_script_threw_and_that_the_journal_is_not_on_disk():
@@ -498,3 +531,27 @@ def test_the_run_screen_says_what_a_script_threw_and_that_the_journal_is_not_on_
     assert "parity   no journal lines → 0 calls: 0 done" in facts
     assert "journal  not on disk: the calls are the snapshot's rows; nothing to resume" in facts
     assert "threw    TypeError: undefined is not an object (evaluating 'args.batches')" in facts
+
+
+def test_what_the_runs_listed_spent_is_summed_once_while_they_stay(monkeypatch):
+    """The header's dollars: summed when the runs chosen change (a filter, a change set),
+    not on every key that draws the same runs again."""
+    import wftop.tui.runlist as runlist
+    from wftop.tui.format import rows_cost_total
+
+    sums: list[int] = []
+    monkeypatch.setattr(
+        runlist, "rows_cost_total", lambda rows: sums.append(len(rows)) or rows_cost_total(rows)
+    )
+    runs = some_runs()
+    view = RunListView()
+    view.chosen(runs)
+    assert [view.cost_total() for _ in range(3)] == [rows_cost_total(runs)] * 3
+    assert sums == [len(runs)]
+    dearer = replace(runs[0], cost_usd=(runs[0].cost_usd or 0) + 1.5)
+    view.shift((), [dearer], ())
+    assert view.cost_total() == rows_cost_total([dearer, *runs[1:]])
+    view.status = "dead"
+    dead = [run for run in view.by_activity() if run.shown_status == "dead"]
+    assert view.cost_total() == rows_cost_total(dead)
+    assert sums == [len(runs), len(runs), len(dead)]

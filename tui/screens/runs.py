@@ -154,9 +154,10 @@ class RunsScreen(Working, Screen[None]):
         groups = sum(1 for row in rows if isinstance(row, GroupRow)) if view.group != "none" else 0
         if groups and view.collapsed:  # the runs of a folded group are not counted
             self._spent = sum(row.rerun_tokens or 0 for row in rows if isinstance(row, RunRow))
+            self._cost = rows_cost_total(row for row in rows if isinstance(row, RunRow))
         else:
             self._spent = view.rerun_tokens()
-        self._cost = rows_cost_total(row for row in rows if isinstance(row, RunRow))
+            self._cost = view.cost_total()
         self._header(len(rows) - groups)
 
     def _header(self, listed: int) -> None:
