@@ -17,6 +17,7 @@ cells), and rows added, changed (by ident) and removed.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -33,6 +34,10 @@ if TYPE_CHECKING:
 
 FRAME = 1 / 60
 """Seconds between two applications of what came in (a frame)."""
+SETTLE_ROWS = 1000
+"""Rows an application adds or replaces from which what the process holds then is moved
+out of the cyclic collector's reach (`gc.freeze`): 20,000 rows are some 200,000 objects it
+would walk again and again, 70-110 ms a full pass, landing on whatever key comes then."""
 
 
 @dataclass(frozen=True)
@@ -86,11 +91,20 @@ def needs_a_look(row: RunRow) -> bool:
 class Store:
     """Every run the view holds, its hosts, how far the first read is, and what changed."""
 
-    def __init__(self, owner: DOMNode, schedule: Callable[[Callable[[], object]], object]) -> None:
+    def __init__(
+        self,
+        owner: DOMNode,
+        schedule: Callable[[Callable[[], object]], object],
+        *,
+        settle: Callable[[], None] = gc.freeze,
+    ) -> None:
         """Args:
         owner: the node the ``changed`` signal belongs to (the app).
         schedule: runs its argument a frame from now (the app's ``set_timer``).
+        settle: called after an application of `SETTLE_ROWS` rows or more (rows are
+            acyclic: freed when let go, frozen or not).
         """
+        self._settle = settle
         self.rows: dict[str, RunRow] = {}
         """Every run, by ident, as the last application left it."""
         self.hosts: dict[str, HostState] = {}
@@ -215,6 +229,8 @@ class Store:
         if change.rows or any(flags.values()):
             self.applied += 1
             self.changed.publish(change)
+        if len(added) + len(changed) >= SETTLE_ROWS:
+            self._settle()
         return change
 
     # -- reading -----------------------------------------------------------------------------
