@@ -230,6 +230,7 @@ class WftopApp(TellApp):
             self._ticking = True
             if self.services.live:
                 self.set_interval(TICK_SECONDS, self.store.tick, name="age-tick")
+                self.navigator.ready_run_screen()
 
     _ticking = False
 

@@ -226,3 +226,27 @@ async def test_an_owner_that_dies_on_disk_raises_the_death_alert(tui_root, tui_p
         assert (alert.ident, alert.after) == (ident, "dead")
         assert app.store.rows[ident].status is Status.DEAD
         assert table(app).cell_text(ident, "status") == "✖ dead"
+
+
+async def test_what_the_first_run_opened_needs_is_readied_in_a_worker_once_listed(
+    tui_root, tui_processes, monkeypatch
+):
+    """The run screen and the price data took the first ``enter`` 150-240 ms at 20,000
+    rows: a live app imports them in a worker once every run is listed, and only then."""
+    import wftop.tui.navigator as navigator
+
+    readied: list[tuple[bool, bool]] = []
+    monkeypatch.setattr(
+        navigator,
+        "ready",
+        lambda: readied.append(
+            (threading.current_thread() is threading.main_thread(), app.store.progress.loaded)
+        ),
+    )
+    app = live_app(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: readied, "the run screen readied")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert readied == [(False, True)]
