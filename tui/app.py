@@ -18,7 +18,7 @@ a toast and the log. A first run's missing root is looked for by `wftop.tui.firs
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -128,7 +128,7 @@ class WftopApp(TellApp):
             roots=tuple(self.roots),
             processes=processes,
             details=Details(processes=processes, now=now, stall_window=config.stall_window),
-            policy=policy or partial(machine_policy, processes, now, config),
+            policy=policy or partial(machine_policy, processes, now, config, roots=self.roots),
             rehearse=None if read_only else rehearse,
             remote=remote,
             read_only=reason,
@@ -314,12 +314,15 @@ def machine_policy(
     config: Config,
     *,
     version_of: Callable[[str], Any] | None = None,
+    roots: Sequence[str] = (),
 ) -> ResumePolicy:
-    """The resume policy over this process table and clock, the state dir and the
-    configured claude (asked its version with ``version_of``)."""
+    """The resume policy over this process table and clock, the state dir (its spend book,
+    unless it lies in one of ``roots``) and the configured claude (asked its version with
+    ``version_of``)."""
+    from wftop.core.cost.spendbook import book_for
     from wftop.core.forecast.launchinfo import installed_version
     from wftop.core.resume.policy import ResumePolicy
-    from wftop.core.resume.store import ResumeStore
+    from wftop.core.resume.store import ResumeStore, state_dir
 
     return ResumePolicy(
         processes=processes,
@@ -328,4 +331,5 @@ def machine_policy(
         claude_bin=config.claude,
         extra_flags=config.resume_flags,
         version_of=version_of or installed_version,
+        spend_book=book_for(state_dir(), roots),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import time
@@ -24,6 +25,7 @@ from wftop.cli.options import (
     seconds,
 )
 from wftop.cli.output import fail, print_json
+from wftop.core.cost.spendbook import book_for
 from wftop.core.forecast.cachewarm import cache_text
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Run, Status
@@ -31,7 +33,7 @@ from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.machine import ResumeState
 from wftop.core.resume.plan import Plan
 from wftop.core.resume.policy import Event, Request, ResumePolicy, what_is_left
-from wftop.core.resume.store import ResumeStore
+from wftop.core.resume.store import ResumeStore, state_dir
 from wftop.core.resume.table import HEADINGS, cold_cache_words, fates_line, strategy_rows
 from wftop.core.system.procs import default_table
 from wftop.core.text.gate import shown, shown_each
@@ -220,8 +222,12 @@ def emit(args: argparse.Namespace, event: dict[str, Any], text: str) -> None:
         print(shown(text), flush=True)
 
 
-def make_policy(args: argparse.Namespace, claude: str | None, flags: Sequence[str]) -> ResumePolicy:
-    """The resume policy over this machine: its processes, clock, state dir and claude."""
+def make_policy(
+    args: argparse.Namespace, claude: str | None, flags: Sequence[str], roots: Sequence[str] = ()
+) -> ResumePolicy:
+    """The resume policy over this machine: its processes, clock, state dir (and the spend
+    book in it, read only under ``--read-only``) and claude."""
+    book = book_for(state_dir(), roots, writable=not getattr(args, "read_only", False))
     return ResumePolicy(
         processes=default_table(),
         clock=time.time,
@@ -229,6 +235,7 @@ def make_policy(args: argparse.Namespace, claude: str | None, flags: Sequence[st
         claude_bin=args.claude or claude,
         extra_flags=flags,
         max_usd=args.max_usd,
+        spend_book=book,
     )
 
 
@@ -240,10 +247,11 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(found, str):
         fail(found)
         return EXIT_USAGE
+    gc.freeze()  # the run lives as long as the command: the plan's objects never scan it
     config = config_or_exit()
     if config is None:
         return EXIT_USAGE
-    policy = make_policy(args, config.claude, config.resume_flags)
+    policy = make_policy(args, config.claude, config.resume_flags, roots)
     plan = policy.plan(found, args.strategy)
     plan, rehearsed = exact(args, plan, config.claude)
     if args.dry_run:

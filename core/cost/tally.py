@@ -17,8 +17,9 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from wftop.core.cost.gone import elsewhere
+from wftop.core.cost.spendbook import Stamp
 from wftop.core.cost.tokens import NOTHING, TOKEN_FIELDS, Spend, Tokens
-from wftop.core.cost.usage import Stamp, transcript_spend
+from wftop.core.cost.usage import transcript_spend
 from wftop.core.read.agent_transcript import transcript_path
 
 UNIT_BITS = 1074

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from wftop.core.cost.prices import SYNTHETIC, Bill
+from wftop.core.cost.spendbook import SpendBook, Stamp
 from wftop.core.cost.tokens import Spend, Tokens
 from wftop.core.read.snapshot import parse_iso_time
 
@@ -95,9 +96,6 @@ def transcript_spend(path: str) -> Spend | None:
     return None if read is None else spend_of_bytes(read[1])
 
 
-Stamp = tuple[int, int, int]
-
-
 def _read(path: str) -> tuple[Stamp, bytes] | None:
     """The stamp (size, time, inode) and the bytes of file ``path``, read with the file
     descriptor calls alone (a plan reads 100,000 transcripts: a buffered file object and a
@@ -125,21 +123,37 @@ def _read(path: str) -> tuple[Stamp, bytes] | None:
 class Spends:
     """Transcripts' spends by path, each read again only when its size, time or inode
     changed (a process reading the same session transcript for each of its runs, or a
-    live view reading a growing run again, reads each file once per change)."""
+    live view reading a growing run again, reads each file once per change). With a
+    ``book`` (`wftop.core.cost.spendbook`), what other processes read is not read again
+    either; `keep` writes what this one read into it."""
 
+    book: SpendBook | None = None
     _seen: dict[str, tuple[Stamp, Spend | None]] = field(default_factory=dict)
 
     def of(self, path: str) -> Spend | None:
         kept = self._seen.get(path)
-        if kept is not None:  # read before: again only when it changed
+        if kept is not None or self.book is not None:  # a stat tells whether it changed
             try:
                 info = os.stat(path)
             except (OSError, ValueError):
                 return None
-            if kept[0] == (info.st_size, info.st_mtime_ns, info.st_ino):
+            stamp = (info.st_size, info.st_mtime_ns, info.st_ino)
+            if kept is not None and kept[0] == stamp:
                 return kept[1]
+            booked = self.book.get(path, stamp) if self.book is not None else None
+            if booked is not None:
+                self._seen[path] = (stamp, booked)
+                return booked
         read = _read(path)
         if read is None:
             return None
-        kept = self._seen[path] = (read[0], spend_of_bytes(read[1]))
-        return kept[1]
+        spent = spend_of_bytes(read[1])
+        self._seen[path] = (read[0], spent)
+        if self.book is not None:
+            self.book.put(path, read[0], spent)
+        return spent
+
+    def keep(self) -> None:
+        """What was read, written into the book (if any), and its entries let go."""
+        if self.book is not None:
+            self.book.save()

@@ -15,6 +15,7 @@ from typing import Any
 from wftop.core.calls import failures_json
 from wftop.core.cost.prices import price_data
 from wftop.core.cost.tokens import Spend
+from wftop.core.cost.usage import Spends
 from wftop.core.forecast.cachewarm import COLD, read_cache_warmth
 from wftop.core.forecast.costs import CallCosts, call_costs, cold_cache_cost, estimate
 from wftop.core.forecast.fates import CallFate, Fate, Forecast
@@ -272,11 +273,13 @@ def make_plan(
     environ: Mapping[str, str] | None = None,
     version_of: Callable[[str], tuple[int, int, int] | None] = installed_version,
     max_usd: float | None = None,
+    spends: Spends | None = None,
 ) -> Plan:
     """Everything a resume will do, computed without spending or writing anything.
 
     ``version_of`` asks the binary its version (``claude --version``) when ``cli_version``
-    is not given; `wftop.core.resume.policy.ResumePolicy` passes its own.
+    is not given; `wftop.core.resume.policy.ResumePolicy` passes its own. ``spends``: the
+    transcripts' spends read (and their book, `wftop.core.cost.spendbook`).
     """
     binary = find_claude(claude_bin, environ)
     version = cli_version or version_of(binary)
@@ -301,6 +304,7 @@ def make_plan(
             new_session_id,
             environ,
             max_usd,
+            spends,
         )
 
 
@@ -317,6 +321,7 @@ def _make_plan(
     new_session_id: str | None,
     environ: Mapping[str, str] | None,
     max_usd: float | None,
+    spends: Spends | None = None,
 ) -> Plan:
     """`make_plan` once the launch is known, with the run's journal read once."""
     cwd = run.cwd
@@ -341,7 +346,7 @@ def _make_plan(
         forecasts = {Strategy.FRESH.value: fresh_forecast(run)}
     elif run.journal_missing:  # its calls are the snapshot's: no cache keys to forecast from
         forecasts = {name: fresh_forecast(run, name) for name in forecasts}
-    costs = call_costs(run)
+    costs = call_costs(run, spends)
     forecasts = {name: priced(forecast, costs) for name, forecast in forecasts.items()}
     hazards = _hazards(run, launch.has_args, launch.source, script_path, version)
     transcript_gone = any(h.code == "transcript_missing" for h in hazards)

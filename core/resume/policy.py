@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wftop.core.cost.runs import agents_spend
+from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.tokens import NOTHING, Spend, spent_words
+from wftop.core.cost.usage import Spends
 from wftop.core.forecast.launchinfo import installed_version
 from wftop.core.index.coldpass import ColdPass
 from wftop.core.model import Run
@@ -125,6 +127,8 @@ class ResumePolicy:
         sleep: Waits between polls while following.
         max_usd: A budget: a plan whose forecast may cost more is refused
             (`wftop.core.resume.budget`), ``force`` or not.
+        spend_book: What transcripts spent, kept between plans and processes
+            (`wftop.core.cost.spendbook`); None: each plan reads every transcript.
     """
 
     def __init__(
@@ -140,8 +144,10 @@ class ResumePolicy:
         environ: Mapping[str, str] | None = None,
         sleep: Callable[[float], None] = time.sleep,
         max_usd: float | None = None,
+        spend_book: SpendBook | None = None,
     ) -> None:
         self.processes = processes
+        self.spend_book = spend_book
         self.clock = clock
         self.store = store
         self.claude_bin = claude_bin
@@ -170,7 +176,8 @@ class ResumePolicy:
         self, run: Run, strategy: Strategy | str | None = None, *, session_id: str | None = None
     ) -> Plan:
         """The plan of ``run`` as it was read (``refresh`` reads it again first)."""
-        return make_plan(
+        spends = Spends(self.spend_book)
+        plan = make_plan(
             run,
             processes=self.processes,
             now=self.clock(),
@@ -181,7 +188,10 @@ class ResumePolicy:
             environ=self.environ,
             version_of=self.version,
             max_usd=self.max_usd,
+            spends=spends,
         )
+        spends.keep()
+        return plan
 
     def reread(self, run: Run, session_id: str | None = None) -> Run | None:
         """The run read again from disk (in ``session_id`` if given), or None if it is gone."""

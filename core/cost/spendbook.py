@@ -1,0 +1,282 @@
+"""What transcripts spent, kept between processes: read a transcript once per change.
+
+The plan of a run of 100,000 calls prices each call's last attempt from its transcript, and
+reading 100,000 files was most of its time. `SpendBook` keeps what each transcript spent
+under the transcript's path and stamp (size, modification time in nanoseconds, inode): a
+transcript whose stamp is the one kept is not read again, one that changed in any of the
+three (a rewrite of the same size included) is. It is shared by the plan, ``wftop ls`` and
+the engine, through `wftop.core.cost.usage.Spends`.
+
+Files, in a folder of the state dir (never under a Claude config dir: `book_for` says no
+book when the folder lies in a root it reads): one per directory of transcripts (a run
+folder, or a project folder for its session transcripts), named by a digest of the
+directory's path, which the file also holds. Written whole with the one `atomic_write`,
+private (0700 folder, 0600 files). The folder is bounded (`MAX_BYTES`): the files used least
+recently go first. A file that is corrupt, of another version of the book or of other price
+data is ignored (a line in ``spends.log`` beside them says which and why) and written again.
+
+An entry is kept only for a transcript last modified more than `SETTLE_S` seconds before it
+was read: a file rewritten within the same tick of the file system's clock, at the same
+size, would show the same stamp.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from wftop.core.cost.prices import price_data
+from wftop.core.cost.tokens import Spend, Tokens
+from wftop.core.system.atomic import atomic_write
+
+Stamp = tuple[int, int, int]
+"""A transcript's size, modification time (ns) and inode."""
+
+VERSION = 1
+"""Bump whenever what an entry holds, or what a transcript's spend means, changes."""
+
+MAX_BYTES = 128 << 20
+"""The book's folder at most (its files, least recently used first out)."""
+
+SETTLE_S = 2.0
+"""A transcript modified this recently when it was read is not kept (see the module)."""
+
+LOG = "spends.log"
+
+Entry = list[int]
+"""A transcript's ``[size, mtime_ns, inode, spend]``: ``spend`` indexes its directory's
+list of spends (``[input, output, cache_read, cache_write_5m, cache_write_1h, cost_usd |
+null, [unpriced models], messages]``), each spend written once however many transcripts
+spent it."""
+
+
+def _payload(spend: Spend) -> list[Any]:
+    tokens = spend.tokens
+    return [
+        tokens.input,
+        tokens.output,
+        tokens.cache_read,
+        tokens.cache_write_5m,
+        tokens.cache_write_1h,
+        spend.cost_usd,
+        list(spend.unpriced_models),
+        spend.messages,
+    ]
+
+
+def _spend(payload: object) -> Spend | None:
+    """The spend a payload says; None when it is not one."""
+    if not isinstance(payload, list) or len(payload) != 8:
+        return None
+    counts = payload[:5] + payload[7:]
+    if not all(type(value) is int and value >= 0 for value in counts):
+        return None
+    cost, unpriced = payload[5], payload[6]
+    if cost is not None and type(cost) is not float:
+        return None
+    if not isinstance(unpriced, list) or not all(isinstance(name, str) for name in unpriced):
+        return None
+    return Spend(Tokens(*counts[:5]), cost, tuple(unpriced), counts[5])
+
+
+class _Shelf:
+    """One directory's entries: by file name, and the spends they index."""
+
+    def __init__(self, files: dict[str, Entry], spends: list[Spend | None]) -> None:
+        self.files = files
+        self.spends = spends
+        self.index = {spend: at for at, spend in enumerate(spends) if spend is not None}
+
+    def get(self, name: str, stamp: Stamp) -> Spend | None:
+        entry = self.files.get(name)
+        if (
+            type(entry) is not list
+            or len(entry) != 4
+            or entry[0] != stamp[0]
+            or entry[1] != stamp[1]
+            or entry[2] != stamp[2]
+        ):
+            return None
+        at = entry[3]
+        return self.spends[at] if type(at) is int and 0 <= at < len(self.spends) else None
+
+    def put(self, name: str, stamp: Stamp, spend: Spend) -> bool:
+        """Keep the entry; False when it was kept already."""
+        at = self.index.get(spend)
+        if at is None:
+            at = self.index[spend] = len(self.spends)
+            self.spends.append(spend)
+        entry = [*stamp, at]
+        if self.files.get(name) == entry:
+            return False
+        self.files[name] = entry
+        return True
+
+    def payload(self) -> dict[str, Any]:
+        """What its file holds: every entry whose spend is valid, their spends once each."""
+        used: dict[int, int] = {}
+        spends: list[list[Any]] = []
+        files: dict[str, Entry] = {}
+        for name, entry in self.files.items():
+            at = entry[3] if type(entry) is list and len(entry) == 4 else None
+            spend = self.spends[at] if type(at) is int and 0 <= at < len(self.spends) else None
+            if spend is None or type(at) is not int:
+                continue
+            if at not in used:
+                used[at] = len(spends)
+                spends.append(_payload(spend))
+            files[name] = [*entry[:3], used[at]]
+        return {"spends": spends, "files": files}
+
+
+class SpendBook:
+    """What transcripts spent by path and stamp, kept in ``folder`` (see the module).
+
+    Args:
+        folder: The book's folder (made when first written).
+        writable: False: read what is kept, write nothing (``--read-only``).
+        clock: Seconds since the epoch (tests pass their own).
+        max_bytes: The folder at most.
+    """
+
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        writable: bool = True,
+        clock: Callable[[], float] = time.time,
+        max_bytes: int = MAX_BYTES,
+    ) -> None:
+        self.folder = folder
+        self.writable = writable
+        self.clock = clock
+        self.max_bytes = max_bytes
+        self._prices = price_data()["version"]
+        self._dirs: dict[str, _Shelf] = {}
+        """Directory → its entries, for every directory looked in."""
+        self._dirty: set[str] = set()
+
+    def file_of(self, directory: str) -> Path:
+        """The file that keeps the entries of ``directory``'s transcripts."""
+        name = hashlib.sha256(directory.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        return self.folder / f"{name}.json"
+
+    def get(self, path: str, stamp: Stamp) -> Spend | None:
+        """What transcript ``path`` spent when its stamp was ``stamp``; None: not kept."""
+        directory, _, name = path.rpartition(os.sep)
+        return self._shelf(directory).get(name, stamp)
+
+    def put(self, path: str, stamp: Stamp, spend: Spend) -> None:
+        """Keep what transcript ``path`` spent at ``stamp`` (unless it was modified too
+        recently to tell a later change by its stamp)."""
+        if stamp[1] > (self.clock() - SETTLE_S) * 1e9:
+            return
+        directory, _, name = path.rpartition(os.sep)
+        if self._shelf(directory).put(name, stamp, spend):
+            self._dirty.add(directory)
+
+    def save(self) -> None:
+        """Write the files of the directories that gained entries, let go of every entry
+        read, and keep the folder within its bound. Nothing is raised: a book that cannot
+        be written costs time, never an answer."""
+        dirty, self._dirty = self._dirty, set()
+        dirs, self._dirs = self._dirs, {}
+        if not self.writable or not dirty:
+            return
+        with contextlib.suppress(OSError):
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            for directory in dirty:
+                head = {"version": VERSION, "prices": self._prices, "dir": directory}
+                data = orjson.dumps(head | dirs[directory].payload())
+                if len(data) > self.max_bytes:
+                    continue
+                atomic_write(self.file_of(directory), data, sync=False)
+            self._prune(self.file_of(directory) for directory in dirty)
+
+    def _shelf(self, directory: str) -> _Shelf:
+        found = self._dirs.get(directory)
+        if found is None:
+            found = self._dirs[directory] = self._load(directory)
+        return found
+
+    def _load(self, directory: str) -> _Shelf:
+        path = self.file_of(directory)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return _Shelf({}, [])  # none kept yet (or unreadable: written again)
+        try:
+            kept = orjson.loads(data)
+        except orjson.JSONDecodeError as error:
+            self._log(f"{path}: not JSON ({error}); ignored")
+            return _Shelf({}, [])
+        why = self._foreign(kept, directory)
+        if why:
+            self._log(f"{path}: {why}; ignored")
+            return _Shelf({}, [])
+        if self.writable:
+            with contextlib.suppress(OSError):
+                os.utime(path)  # used: the last to go when the folder is pruned
+        return _Shelf(kept["files"], [_spend(payload) for payload in kept["spends"]])
+
+    def _foreign(self, kept: object, directory: str) -> str:
+        """Why ``kept`` (a file's contents) is not this book's entries of ``directory``; ""
+        when it is."""
+        if not isinstance(kept, dict):
+            return "not a JSON object"
+        if kept.get("version") != VERSION:
+            return f"version {kept.get('version')!r}, expected {VERSION}"
+        if kept.get("prices") != self._prices:
+            return f"prices {kept.get('prices')!r}, expected {self._prices!r}"
+        if kept.get("dir") != directory:
+            return "not the entries of its directory"
+        if not isinstance(kept.get("files"), dict) or not isinstance(kept.get("spends"), list):
+            return "no files and spends"
+        return ""
+
+    def _prune(self, written: Iterable[Path]) -> None:
+        """The least recently used files removed until the folder is within its bound (the
+        files just written stay)."""
+        keep = set(written)
+        files = []
+        with os.scandir(self.folder) as found:
+            for item in found:
+                if item.name.endswith(".json") and item.is_file(follow_symlinks=False):
+                    info = item.stat(follow_symlinks=False)
+                    files.append((info.st_mtime_ns, info.st_size, Path(item.path)))
+        size = sum(entry[1] for entry in files)
+        for _used, bytes_, path in sorted(files):
+            if size <= self.max_bytes:
+                break
+            if path not in keep:
+                path.unlink(missing_ok=True)
+                size -= bytes_
+
+    def _log(self, line: str) -> None:
+        if not self.writable:
+            return
+        with contextlib.suppress(OSError):
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(self.folder / LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.clock()))
+            with os.fdopen(fd, "a", encoding="utf-8", errors="replace") as out:
+                out.write(f"{when} {line}\n")
+
+
+def book_for(state: Path, roots: Iterable[str], *, writable: bool = True) -> SpendBook | None:
+    """The book in state dir ``state`` (its ``spends`` folder); None when that folder lies
+    in one of ``roots`` (a Claude config dir: wftop writes nothing there)."""
+    folder = state / "spends"
+    where = os.path.realpath(folder)
+    for root in roots:
+        top = os.path.realpath(root)
+        if where == top or where.startswith(top.rstrip(os.sep) + os.sep):
+            return None
+    return SpendBook(folder, writable=writable)
