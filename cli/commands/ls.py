@@ -18,6 +18,7 @@ import orjson
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_host_options, roots_or_exit
 from wftop.cli.output import fail
 from wftop.cli.remote import EXIT_UNREACHABLE, argvs_or_exit, ask_hosts
+from wftop.core.cost.spendbook import book_for
 from wftop.core.cost.tokens import at_least, dollars
 from wftop.core.cost.usage import Spends
 from wftop.core.index.coldpass import scan_rows
@@ -29,6 +30,7 @@ from wftop.core.read.jsonl import Problem
 from wftop.core.read.jsonline import UnreadableLine, parse_line
 from wftop.core.read.snapshot import parse_iso_time
 from wftop.core.remote.transport import Unreachable
+from wftop.core.resume.store import state_dir
 from wftop.core.row import RowError, RunRow
 from wftop.core.text.gate import escape_json, gate
 from wftop.core.text.jsonout import dumps
@@ -138,10 +140,17 @@ def run(args: argparse.Namespace) -> int:
     redactor = Redactor.for_json()  # the table shows none of the paths the rows keep
     no_cache = args.no_cache or getattr(args, "read_only", False)
     cache = RowCache.open(roots, None if no_cache else rows_cache_path())
-    spends = Spends()
+    book = None if no_cache else book_for(state_dir(), roots)
+    spends = Spends(book)
     items = scan_rows(
-        roots, lambda run: json_item(run, redactor, spends), now=lambda: now, cache=cache, **kwargs
+        roots,
+        lambda run: json_item(run, redactor, spends),
+        now=lambda: now,
+        cache=cache,
+        spend_book=book,
+        **kwargs,
     )
+    spends.keep()
     report(items.problems)
     rows: list[dict[str, Any]] = [orjson.loads(item) for item in items.rows]
     if args.host:

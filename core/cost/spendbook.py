@@ -190,15 +190,19 @@ class SpendBook:
         dirs, self._dirs = self._dirs, {}
         if not self.writable or not dirty:
             return
+        written = []
         with contextlib.suppress(OSError):
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             for directory in dirty:
                 head = {"version": VERSION, "prices": self._prices, "dir": directory}
-                data = orjson.dumps(head | dirs[directory].payload())
-                if len(data) > self.max_bytes:
+                try:
+                    data = orjson.dumps(head | dirs[directory].payload())
+                except TypeError:  # a path that is not valid UTF-8: not kept
                     continue
-                atomic_write(self.file_of(directory), data, sync=False)
-            self._prune(self.file_of(directory) for directory in dirty)
+                if len(data) <= self.max_bytes:
+                    atomic_write(self.file_of(directory), data, sync=False)
+                    written.append(self.file_of(directory))
+            self._prune(written)
 
     def _shelf(self, directory: str) -> _Shelf:
         found = self._dirs.get(directory)

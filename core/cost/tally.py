@@ -17,9 +17,9 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from wftop.core.cost.gone import elsewhere
-from wftop.core.cost.spendbook import Stamp
+from wftop.core.cost.spendbook import SpendBook, Stamp
 from wftop.core.cost.tokens import NOTHING, TOKEN_FIELDS, Spend, Tokens
-from wftop.core.cost.usage import transcript_spend
+from wftop.core.cost.usage import stamped_spend
 from wftop.core.read.agent_transcript import transcript_path
 
 UNIT_BITS = 1074
@@ -69,7 +69,9 @@ class ExactSum:
 class SpendTally:
     """Every attempt of one run and what its transcript spent (see the module)."""
 
-    def __init__(self) -> None:
+    def __init__(self, book: SpendBook | None = None) -> None:
+        self.book = book
+        """Where what transcripts spent is kept between processes (None: read each)."""
         self._times: dict[str, int] = {}
         """Attempts per agent (one, save in a damaged journal)."""
         self._known: dict[str, tuple[Stamp | None, Spend | None]] = {}
@@ -111,14 +113,17 @@ class SpendTally:
         """What every attempt spent (their transcripts in run folder ``folder``)."""
         for agent in self._pending:
             path = transcript_path(folder, agent)
-            stamp = _stamp(path) if path else None
             known = self._known.get(agent)
-            if path is None or stamp is None:
-                spent = None
-            elif known is not None and known[0] == stamp:
-                spent = known[1]
-            else:
-                spent = transcript_spend(path)
+            stamp: Stamp | None = None
+            spent: Spend | None = None
+            if path is not None and known is not None and known[0] is not None:
+                stamp = _stamp(path)  # read before: read again only when it changed
+                if stamp == known[0]:
+                    spent = known[1]
+                elif stamp is not None:
+                    stamp, spent = self._read(path, stamp)
+            elif path is not None:
+                stamp, spent = self._read(path, None)
             self._known[agent] = (stamp, spent)
             self._sum.add(spent, self._times[agent])
             if spent is None and path is not None:
@@ -134,6 +139,24 @@ class SpendTally:
             if self._absent[agent] is None:
                 self._absent[agent] = elsewhere(folder, agent)
         return replace(spent, missing=sum(not self._absent[agent] for agent in gone))
+
+    def _read(self, path: str, stamp: Stamp | None) -> tuple[Stamp | None, Spend | None]:
+        """Transcript ``path``'s stamp and spend: the book's while the stamp it keeps holds,
+        else read (its stamp the open file's: without a book, a transcript not read yet
+        costs no ``stat`` first)."""
+        if self.book is not None:
+            stamp = stamp or _stamp(path)
+            if stamp is None:
+                return None, None
+            kept = self.book.get(path, stamp)
+            if kept is not None:
+                return stamp, kept
+        read = stamped_spend(path)
+        if read is None:
+            return None, None
+        if self.book is not None:
+            self.book.put(path, *read)
+        return read
 
 
 def _stamp(path: str) -> Stamp | None:

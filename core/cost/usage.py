@@ -22,7 +22,7 @@ import orjson
 
 from wftop.core.cost.prices import SYNTHETIC, Bill
 from wftop.core.cost.spendbook import SpendBook, Stamp
-from wftop.core.cost.tokens import Spend, Tokens
+from wftop.core.cost.tokens import NOTHING, Spend, Tokens
 from wftop.core.read.snapshot import parse_iso_time
 
 USAGE = b'"usage":{'
@@ -84,6 +84,8 @@ def _messages(data: bytes) -> dict[object, _Message]:
 
 
 def spend_of_bytes(data: bytes) -> Spend:
+    if USAGE not in data:  # no response in it (a prompt alone: an agent killed early)
+        return NOTHING
     bill = Bill()
     for message in _messages(data).values():
         bill.add(message.model, message.tokens, message.when)
@@ -94,6 +96,14 @@ def transcript_spend(path: str) -> Spend | None:
     """What the requests of transcript ``path`` spent; None when it cannot be read."""
     read = _read(path)
     return None if read is None else spend_of_bytes(read[1])
+
+
+def stamped_spend(path: str) -> tuple[Stamp, Spend] | None:
+    """The stamp (size, time, inode) of transcript ``path`` as it was read, and what it
+    spent; None when it cannot be read. One ``fstat`` of the open file: no ``stat`` of the
+    path before it."""
+    read = _read(path)
+    return None if read is None else (read[0], spend_of_bytes(read[1]))
 
 
 def _read(path: str) -> tuple[Stamp, bytes] | None:

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Generic, NamedTuple, TypeVar, cast
 
+from wftop.core.cost.spendbook import SpendBook
 from wftop.core.index.cachefile import Key, settled
 from wftop.core.index.context import RunContext, no_cwd
 from wftop.core.index.fanout import fan_out
@@ -120,6 +121,9 @@ class ColdPass:
     moment: float
     stall_window: float = DEFAULT_STALL_WINDOW
     keep_bytes: int = LIST_KEEP_BYTES
+    spend_book: SpendBook | None = None
+    """What transcripts spent, kept between processes; each process that reads runs
+    writes what it read into it (`save_spends`)."""
 
     @classmethod
     def of(
@@ -131,9 +135,11 @@ class ColdPass:
         now: Callable[[], float] = time.time,
         stall_window: float = DEFAULT_STALL_WINDOW,
         keep_bytes: int = LIST_KEEP_BYTES,
+        spend_book: SpendBook | None = None,
     ) -> ColdPass:
         owners = owners_by_session(roots, processes or default_table(), local_pid_domain())
-        return cls(owners, find_superseded(folders), now(), stall_window, keep_bytes)
+        superseded = find_superseded(folders)
+        return cls(owners, superseded, now(), stall_window, keep_bytes, spend_book)
 
     def context(self, facts: SessionFacts | None = None) -> RunContext:
         """The `RunContext` of every run of this pass; working directories come from
@@ -151,11 +157,21 @@ class ColdPass:
         context = self.context(facts)
         with paused_gc():
             for folder in folders:
-                reader = RunReader(folder, keep_bytes=self.keep_bytes, for_rows=for_rows)
+                reader = RunReader(
+                    folder,
+                    keep_bytes=self.keep_bytes,
+                    for_rows=for_rows,
+                    spend_book=self.spend_book,
+                )
                 reader.count_spend = reader.count_spend and spend
                 alive = context.owner(folder).may_be_alive
                 reader.refresh(owner_alive=alive, listing=facts.scripts)
                 yield reader.run(context)
+
+    def save_spends(self) -> None:
+        """What this process read of transcripts, written into the spend book (if any)."""
+        if self.spend_book is not None:
+            self.spend_book.save()
 
 
 def scan_roots(
@@ -209,6 +225,7 @@ def scan_rows(
     stall_window: float = DEFAULT_STALL_WINDOW,
     workers: int | None = None,
     cache: RowCache | None = None,
+    spend_book: SpendBook | None = None,
 ) -> RowScan[Row]:
     """`scan_roots`, but one ``make_row(run)`` per run, possibly made in forked workers.
 
@@ -219,7 +236,14 @@ def scan_rows(
     scan: RowScan[Row] = RowScan()
     folders, problems = run_folders_of(roots)
     scan.problems.extend(problems)
-    cold = ColdPass.of(roots, folders, processes=processes, now=now, stall_window=stall_window)
+    cold = ColdPass.of(
+        roots,
+        folders,
+        processes=processes,
+        now=now,
+        stall_window=stall_window,
+        spend_book=spend_book,
+    )
     made: list[tuple[Recency, Row, tuple[Problem, ...]]] = []
     keys: dict[str, Key | None] = {}
     unread: list[RunFolder] = []
@@ -241,7 +265,7 @@ def scan_rows(
         unread.append(folder)
 
     def hand(part: Sequence[RunFolder]) -> list[Made[Row]]:
-        return [
+        made = [
             Made(
                 _recency(run),
                 make_row(run),
@@ -253,6 +277,8 @@ def scan_rows(
             )
             for run in cold.read(part, for_rows=True)
         ]
+        cold.save_spends()  # in each worker: each run folder's spends are one file
+        return made
 
     with paused_gc():
         for fresh in fan_out(unread, hand, workers=workers):

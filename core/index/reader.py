@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Collection
 
+from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.tally import SpendTally
 from wftop.core.cost.tokens import Spend
 from wftop.core.index.agentstats import NO_TRANSCRIPTS, AgentStamps, agent_stamps, restat, stats_of
@@ -86,6 +87,7 @@ class RunReader:
         "snapshot",
         "snapshot_mtime",
         "snapshot_problem",
+        "spend_book",
         "tail",
         "transcripts",
     )
@@ -98,11 +100,14 @@ class RunReader:
         keep_bytes: int = LIST_KEEP_BYTES,
         keep_total: int | None = LIST_KEEP_TOTAL,
         for_rows: bool = False,
+        spend_book: SpendBook | None = None,
     ):
         """``for_rows``: the run is read for its row alone (`wftop.core.row.RunRow.of`), with
         a `CountingFold` and what it spent kept as it is read: a list's first read. Its run
-        holds no whole calls; a view that shows calls reads it in full."""
+        holds no whole calls; a view that shows calls reads it in full. ``spend_book``: what
+        its transcripts spent, kept between processes (`wftop.core.cost.spendbook`)."""
         self.folder = folder
+        self.spend_book = spend_book
         self.keep_bytes, self.keep_total = keep_bytes, keep_total
         self.for_rows = for_rows
         self.count_spend = for_rows
@@ -134,7 +139,7 @@ class RunReader:
         self._reruns = RerunTokens()
         self._replies = LastReplies()
         self._notices: tuple[tuple[int, float, int] | None, list[tuple[str, str]]] | None = None
-        self._spent = SpendTally()
+        self._spent = SpendTally(self.spend_book)
         self.rerun_tokens: int | None = 0
         """Tokens spent on re-runs of calls that had returned (`wftop.core.read.usage`)."""
         self.dozing = False
@@ -147,7 +152,7 @@ class RunReader:
         self.dozing = True
         self.fold = self._new_fold()
         self.snapshot = None
-        self._spent = SpendTally()
+        self._spent = SpendTally(self.spend_book)
         self._reruns = RerunTokens()
         self._replies = LastReplies()
         self._notices = None
@@ -193,7 +198,7 @@ class RunReader:
                 self.tail.stat = None
             self.fold = self._new_fold()
             self._reruns = RerunTokens()
-            self._spent = SpendTally()
+            self._spent = SpendTally(self.spend_book)
             self.problems = []
             batch.reset = True
         self.fold.feed_all(batch.records)

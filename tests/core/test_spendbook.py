@@ -199,3 +199,11 @@ def test_a_plan_prints_the_same_with_no_book_a_kept_one_and_a_corrupt_one(
     assert first == again == corrupt
     assert errors == ""
     assert "not JSON" in (state / "spends" / spendbook.LOG).read_text()
+
+
+def test_a_transcript_whose_path_is_not_utf8_is_read_and_not_kept(tmp_path: Path) -> None:
+    folder = Path(os.fsdecode(os.fsencode(tmp_path / "run") + b"-\xff\xfe"))
+    path = transcript(folder, 20)
+    assert spent(tmp_path, path) == 20
+    assert spent(tmp_path, path) == 20
+    assert not list((tmp_path / "state" / "spends").glob("*.json"))

@@ -1,0 +1,98 @@
+"""What a list reads of agent transcripts: each once, with no ``stat`` before its first
+read, and none that the spend book keeps unchanged (reads and stats counted, not timed)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from tests.corpus import copy_tree, only_journal
+from wftop.cli.commands.ls import json_item
+from wftop.core.cost import tally as tally_module
+from wftop.core.cost import usage as usage_module
+from wftop.core.cost.spendbook import SpendBook
+from wftop.core.cost.tally import SpendTally
+from wftop.core.index.coldpass import scan_rows
+from wftop.core.system.procs import FakeProcessTable
+from wftop.core.text.redact import Redactor
+
+NOW = 1_800_000_000.0
+
+
+def aged(root: Path) -> Path:
+    """Every file of the tree last modified ten minutes ago (a book keeps no transcript
+    modified in the last seconds)."""
+    past = time.time() - 600
+    for path in root.rglob("*"):
+        os.utime(path, (past, past))
+    return root
+
+
+def counted(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[str]:
+    calls: list[str] = []
+    real = getattr(module, name)
+
+    def wrapper(path: str, *args: Any) -> Any:
+        calls.append(path)
+        return real(path, *args)
+
+    monkeypatch.setattr(module, name, wrapper)
+    return calls
+
+
+def test_a_transcript_read_the_first_time_costs_no_stat_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its stamp comes from the open file; a stat of its path only asks, later, whether it
+    changed since."""
+    folder = only_journal(copy_tree("killed", tmp_path)).parent
+    names = os.listdir(folder)
+    agents = sorted(n[6:-6] for n in names if n.startswith("agent-") and n.endswith(".jsonl"))
+    assert len(agents) >= 4
+    stats = counted(monkeypatch, tally_module, "_stamp")
+    spent = SpendTally()
+    spent.started(agents)
+    first = spent.total(str(folder))
+    assert stats == []
+    assert first.messages > 0 and first.cost_usd
+    spent.changed(None)
+    assert spent.total(str(folder)) == first
+    assert len(stats) == len(agents)
+
+
+def listing(root: Path, book: SpendBook | None) -> list[dict[str, Any]]:
+    redactor = Redactor()
+    scan = scan_rows(
+        [str(root)],
+        lambda run: json_item(run, redactor),
+        processes=FakeProcessTable(),
+        now=lambda: NOW,
+        workers=1,
+        spend_book=book,
+    )
+    return [orjson.loads(row) for row in scan.rows]
+
+
+def test_a_list_takes_what_the_book_keeps_and_reads_what_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = aged(copy_tree("killed-in-parallel", tmp_path / "tree"))
+    book = SpendBook(tmp_path / "state" / "spends")
+    plain = listing(root, None)
+    reads = counted(monkeypatch, usage_module, "_read")
+    assert listing(root, book) == plain
+    read_first = len(reads)
+    assert read_first >= 4 and list((tmp_path / "state" / "spends").glob("*.json"))
+    reads.clear()
+    assert listing(root, SpendBook(tmp_path / "state" / "spends")) == plain
+    assert reads == []  # every agent's spend came from the book
+    (changed, *_) = sorted(only_journal(root).parent.glob("agent-*.jsonl"))
+    with changed.open("a") as handle:
+        handle.write("\n")
+    listing(root, SpendBook(tmp_path / "state" / "spends"))
+    assert reads == [str(changed)]
