@@ -2,11 +2,15 @@
 
 Pure: a column has a fixed width or is the one flexible column, and a priority
 (0 = keep longest). `fit` drops columns from the lowest priority until the rest
-fit, then gives the flexible column what is left.
+fit at their widths; then the columns that hold names (``grows``) are made as wide as
+their widest cell where there is room, most useful first (a name column narrower
+than its width gives back what it does not use), and the flexible column takes what
+is left.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 GAP = 1
@@ -18,33 +22,65 @@ class ColumnSpec:
     key: str
     label: str
     width: int
-    """Content width; for the flexible column, its minimum."""
+    """Content width; for the flexible column and one that grows, what it keeps while its
+    cells are not known."""
     priority: int
     flex: bool = False
     right: bool = False
     most: int = 0
-    """For the flexible column, the widest it grows (0: all that is left); past it the
-    row ends in blank space rather than a wide gap after a short name."""
+    """For the flexible column, the widest blank room lets it grow (0: all that is left);
+    past it the row ends in blank space rather than a wide gap after a short name."""
+    grows: bool = False
+    """It holds names: as wide as its widest cell where there is room (`fit`)."""
 
 
-def fit(specs: list[ColumnSpec], width: int) -> list[tuple[ColumnSpec, int]]:
-    """The columns that fit in ``width`` cells, in display order, with their widths."""
+def kept(specs: list[ColumnSpec], width: int) -> list[ColumnSpec]:
+    """The columns that fit in ``width`` cells at their widths, in display order."""
     kept = list(specs)
-
-    def needed(columns: list[ColumnSpec]) -> int:
-        return sum(spec.width + GAP for spec in columns)
-
-    while len(kept) > 1 and needed(kept) > width:
+    while len(kept) > 1 and _needed(spec.width for spec in kept) > width:
         victim = max(kept, key=lambda spec: spec.priority)
         kept.remove(victim)
-    spare = max(0, width - needed(kept))
+    return kept
 
-    def grown(spec: ColumnSpec) -> int:
-        if not spec.flex:
-            return spec.width
-        return min(spec.width + spare, spec.most) if spec.most else spec.width + spare
 
-    return [(spec, grown(spec)) for spec in kept]
+def measured(specs: list[ColumnSpec], width: int) -> list[str]:
+    """The columns kept at ``width`` whose widest cell `fit` needs to know: those that
+    grow, unless the only one is the flexible column (it takes what is left either way)."""
+    growing = [spec for spec in kept(specs, width) if spec.grows]
+    if len(growing) == 1 and growing[0].flex:
+        return []
+    return [spec.key for spec in growing]
+
+
+def fit(
+    specs: list[ColumnSpec], width: int, wants: Mapping[str, int] | None = None
+) -> list[tuple[ColumnSpec, int]]:
+    """The columns that fit in ``width`` cells, in display order, with their widths.
+
+    ``wants``: the widest cell of each column that grows (unknown: it keeps its width).
+    """
+    columns = kept(specs, width)
+    wants = wants or {}
+    widths = {spec.key: spec.width for spec in columns}
+    growing = sorted(
+        (spec for spec in columns if spec.grows and spec.key in wants), key=lambda s: s.priority
+    )
+    for spec in growing:
+        widths[spec.key] = min(spec.width, max(len(spec.label), wants[spec.key]))
+    spare = max(0, width - _needed(widths.values()))
+    for spec in growing:
+        more = min(spare, max(0, wants[spec.key] - widths[spec.key]))
+        widths[spec.key] += more
+        spare -= more
+    for spec in columns:
+        if spec.flex:
+            room = widths[spec.key] + spare
+            widths[spec.key] = max(widths[spec.key], min(room, spec.most) if spec.most else room)
+    return [(spec, widths[spec.key]) for spec in columns]
+
+
+def _needed(widths: Iterable[int]) -> int:
+    return sum(width + GAP for width in widths)
 
 
 def clip(text: str, width: int) -> str:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import ClassVar
+from operator import attrgetter
+from typing import ClassVar, cast
 
 from rich.text import Text
 
@@ -25,9 +26,9 @@ from wftop.tui.widgets.table import FittedTable
 
 RUN_COLUMNS = [
     ColumnSpec("status", "STATUS", 12, 0),
-    ColumnSpec("name", "NAME", 12, 1, flex=True, most=48),
+    ColumnSpec("name", "NAME", 12, 1, flex=True, most=48, grows=True),
     ColumnSpec("run", "RUN", 15, 5),
-    ColumnSpec("project", "PROJECT", 14, 6),
+    ColumnSpec("project", "PROJECT", 14, 6, grows=True),
     ColumnSpec("age", "AGE", 4, 4, right=True),
     ColumnSpec("parity", "PARITY", 14, 2),
     ColumnSpec("dead", "DEAD", 4, 3, right=True),
@@ -35,10 +36,11 @@ RUN_COLUMNS = [
 ]
 """Display order; priority 0 is dropped last: status, name, parity and dead stay longest
 (60 columns keep them and the age; 80 adds the run id; 100 shows every column). The cost
-gives way early: after the re-run tokens, before the project."""
+gives way early: after the re-run tokens, before the project. The name, the project and the
+host grow to their longest where there is room, the name first (`wftop.tui.widgets.columns.fit`)."""
 HOST_COLUMNS = [
     *RUN_COLUMNS[:3],
-    ColumnSpec("host", "HOST", 10, 4),
+    ColumnSpec("host", "HOST", 10, 4, grows=True),
     *(replace(spec, priority=5) if spec.key == "age" else spec for spec in RUN_COLUMNS[3:]),
 ]
 """With other hosts: HOST after RUN, kept over the age (60 columns keep status, name, host,
@@ -104,6 +106,34 @@ class RunTable(FittedTable):
         """`row_key` of each row, without a call per row (20,000 runs re-sorted per key)."""
         return [item.ident if type(item) is RunRow else item.key for item in items]  # type: ignore[attr-defined]
 
+    def wants(self, items: list[object], columns: list[str]) -> dict[str, int]:
+        """The longest name, project and host of the runs (a group's title is a name): each
+        field read in C, a few ms for 20,000 runs (every list shown is measured)."""
+        try:
+            return self._widest_of(cast("list[RunRow]", items), columns)
+        except AttributeError:  # group headers among the runs
+            runs = [item for item in items if isinstance(item, RunRow)]
+            wants = self._widest_of(runs, columns)
+            if "name" in wants:
+                titles = (shown(item.title) for item in items if isinstance(item, GroupRow))
+                wants["name"] = max(wants["name"], _widest(titles))
+            return wants
+
+    def _widest_of(self, runs: list[RunRow], columns: list[str]) -> dict[str, int]:
+        wants: dict[str, int] = {}
+        if "name" in columns:
+            names = list(map(attrgetter("name"), runs))
+            unnamed = len("(unnamed)") if not all(names) else 0
+            marked = (f"auto {row.name}" for row in runs if (row.run_id, row.root) in self.auto)
+            wants["name"] = max(_widest(names, unnamed), _widest(marked) if self.auto else 0)
+        if "project" in columns:
+            wants["project"] = _widest(map(attrgetter("project_name"), runs))
+        if "host" in columns:
+            hosts = list(map(attrgetter("host"), runs))
+            stale = any(map(attrgetter("stale"), runs))
+            wants["host"] = _widest(hosts, len("local") if None in hosts else 0) + 2 * stale
+        return wants
+
     def cells(self, item: object, layout: list[tuple[ColumnSpec, int]]) -> list[Text]:
         if isinstance(item, GroupRow):
             return [self._group_cell(item, spec.key, width) for spec, width in layout]
@@ -162,3 +192,8 @@ class RunTable(FittedTable):
             text = row_cost_cell(run)
             return Text(f"{text:>{width}}", no_wrap=True)
         return Text("")
+
+
+def _widest(texts: Iterable[str | None], least: int = 0) -> int:
+    """The longest of ``texts`` (None and empty ones aside), at least ``least``."""
+    return max(least, max(map(len, filter(None, texts)), default=0))

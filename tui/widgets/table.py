@@ -24,7 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from wftop.tui.keys import KEYS, LIST_WIDGET_IDS, binding
-from wftop.tui.widgets.columns import ColumnSpec, fit
+from wftop.tui.widgets.columns import ColumnSpec, fit, measured
 
 HEADER_LINES = 1
 
@@ -99,6 +99,11 @@ class FittedTable(ScrollView, can_focus=True):
     def cells(self, item: object, layout: list[tuple[ColumnSpec, int]]) -> list[Text]:
         raise NotImplementedError
 
+    def wants(self, items: list[object], columns: list[str]) -> dict[str, int]:
+        """The widest cell among ``items`` of each of ``columns`` (columns that grow to
+        their cells: `wftop.tui.widgets.columns.fit`); unknown unless a subclass says."""
+        return {}
+
     # -- public ----------------------------------------------------------------------------
 
     @property
@@ -142,12 +147,16 @@ class FittedTable(ScrollView, can_focus=True):
         keys = self.keys_of(items)
         if keys == self._keys:
             self._items = list(items)
+            if self._layout:
+                self._relayout()
             self.refresh()
             return
         old_key, old_row = self.cursor_key(), self.cursor_row
         offset = old_row - round(self.scroll_y)
         self._items, self._keys = list(items), keys
         self._index = {key: at for at, key in enumerate(keys)}
+        if self._layout:  # laid out once: its names may want other widths now
+            self._relayout()
         self._strips = {key: cached for key, cached in self._strips.items() if key in self._index}
         self._resize_virtual()
         if not keys:
@@ -244,18 +253,27 @@ class FittedTable(ScrollView, can_focus=True):
     def _resize_virtual(self) -> None:
         self.virtual_size = Size(self._width(), len(self._keys) + HEADER_LINES)
 
-    def on_resize(self, _event: events.Resize | None = None) -> None:
-        layout = fit(self.columns(), self._width())
+    def _fitted(self) -> list[tuple[ColumnSpec, int]]:
+        """The columns that fit the pane now, names as wide as the rows shown need."""
+        specs, width = self.columns(), self._width()
+        growing = measured(specs, width)
+        return fit(specs, width, self.wants(self._items, growing) if growing else None)
+
+    def _relayout(self) -> None:
+        layout = self._fitted()
         if layout != self._layout:
             self._layout = layout
             self._strips.clear()
+
+    def on_resize(self, _event: events.Resize | None = None) -> None:
+        self._relayout()
         self._resize_virtual()
         self.refresh()
 
     def render_line(self, y: int) -> Strip:
         width = self._width()
         if not self._layout:
-            self._layout = fit(self.columns(), width)
+            self._layout = self._fitted()
         if y < HEADER_LINES:
             return self._header_strip(width)
         row = y - HEADER_LINES + round(self.scroll_y)
