@@ -1,5 +1,6 @@
-"""The house rules hold: ruff, the import contracts (layers, no circles), strict typing of
-every room (``tests/house/view.py`` runs the static tools over the installed package's view)."""
+"""The house rules hold: ruff (lint and format, the tests' files too), the import contracts
+(layers, no circles), strict typing of every room (``tests/house/view.py`` runs the static
+tools over the installed package's view)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,18 @@ def view(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_ruff_is_clean() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "."],
+        cwd=TOP,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_every_file_is_ruff_formatted() -> None:
+    """The rooms, the tests, the benches: ``ruff format --check .`` over the whole tree."""
+    done = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--check", "."],
         cwd=TOP,
         capture_output=True,
         text=True,
