@@ -6,19 +6,17 @@ import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
+from wftop.core.cost.tokens import Spend
 from wftop.core.read.discovery import RunFolder, run_ident
 from wftop.core.read.failures import Failure
 from wftop.core.read.journal import Call, CallState, JournalFold
 from wftop.core.read.jsonl import Problem
 from wftop.core.read.sessions import Owner
 from wftop.core.read.snapshot import Snapshot
-
-if TYPE_CHECKING:  # cost reads runs: a run names what it spent by type alone
-    from wftop.core.cost.tokens import Spend
 
 DEFAULT_STALL_WINDOW = 10 * 60.0
 """Seconds without journal or transcript growth before a live run reads as stalled."""

@@ -8,19 +8,34 @@ a session may launch several runs and talk in between.
 An attempt whose transcript is missing or unreadable adds no tokens; one that returned is
 counted as missing (`wftop.core.cost.gone`): the figures are then a lower bound, and every
 surface says so.
+
+A run is read here by what its spend is read from (`SpentRun`: its folder and its journal's
+fold), never by the run model's type: the run model names what a run spent (`Spend`), so
+cost imports nothing of it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Container, Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 from wftop.core.cost.gone import missing
 from wftop.core.cost.tokens import MISSING, NOTHING, Spend, exact_total, total
 from wftop.core.cost.usage import Spends
-from wftop.core.model import Run
 from wftop.core.read.agent_transcript import transcript_path
-from wftop.core.read.journal import Call
+from wftop.core.read.discovery import RunFolder
+from wftop.core.read.journal import Call, JournalFold
+
+
+class SpentRun(Protocol):
+    """What of a run its spend is read from (`wftop.core.model.Run` is one)."""
+
+    @property
+    def folder(self) -> RunFolder: ...
+
+    @property
+    def fold(self) -> JournalFold: ...
 
 
 @dataclass(frozen=True)
@@ -78,11 +93,11 @@ def calls_spend(folder: str, calls: Iterable[Call], spends: Spends | None = None
     return RunSpend(found, exact_total(every))
 
 
-def run_spend(run: Run, spends: Spends | None = None) -> RunSpend:
+def run_spend(run: SpentRun, spends: Spends | None = None) -> RunSpend:
     """Every call's spend and the run's."""
     return calls_spend(run.folder.path, run.fold.ordered_calls(), spends)
 
 
-def session_spend(run: Run, spends: Spends | None = None) -> Spend | None:
+def session_spend(run: SpentRun, spends: Spends | None = None) -> Spend | None:
     """What the run's session spent on its own turns; None when its transcript is gone."""
     return (spends or Spends()).of(run.folder.transcript)
