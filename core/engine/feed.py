@@ -46,7 +46,8 @@ class RowFeed:
         self.complete = False
         """The current connection's snapshot has ended."""
         self._named: dict[str, str] = {}
-        """The ident the source names each run by (in ``removed``) → its ident here."""
+        """The ident the source names each run by (in ``removed``) → its ident here: another
+        host's runs only (a run of this machine is named by its ident)."""
         self._seen: set[str] | None = None
         """Idents the current connection's snapshot has named so far."""
         self._seq = 0
@@ -81,8 +82,8 @@ class RowFeed:
         added, changed = self._take(rows, self._seen)
         gone: list[str] = []
         for source in removed:
-            ident = self._named.pop(source, None)
-            if ident is not None and self.rows.pop(ident, None) is not None:
+            ident = self._named.pop(source, source)
+            if self.rows.pop(ident, None) is not None:
                 gone.append(ident)
         return self._next(added, changed, gone)
 
@@ -111,7 +112,8 @@ class RowFeed:
             if before == row:
                 continue
             self.rows[ident] = row
-            self._named[row.folder_ident] = ident
+            if row.host is not None:  # a local run's host names it by its ident
+                self._named[row.folder_ident] = ident
             (added if before is None else changed).append(row)
         return added, changed
 

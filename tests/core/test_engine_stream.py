@@ -135,3 +135,15 @@ def test_a_change_set_names_removed_runs_as_their_host_names_them():
     assert delta is not None and delta.removed == (remote[1].ident,)
     assert remote[1].ident == f"{second.session_id}/{second.run_id}@alpha:{second.root}"
     assert feed.change([remote[0]], []) is None  # the same row again: nothing changed
+
+
+def test_a_local_run_is_removed_by_its_ident_with_no_second_name_kept():
+    """A run of this machine is named in ``removed`` by its ident: the feed keeps a second
+    name (a string and an entry for each of 20,000 runs) only for another host's runs."""
+    first, second, _ = corpus_rows()
+    feed = RowFeed()
+    feed.snapshot([first, second], final=True)
+    assert feed._named == {}
+    delta = feed.change([], [second.ident])
+    assert delta is not None and delta.removed == (second.ident,)
+    assert list(feed.rows) == [first.ident]

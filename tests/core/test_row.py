@@ -180,3 +180,13 @@ def test_what_a_run_spent_crosses_the_wire_checked():
         RunRow.from_json({**GOOD, "cost_usd": -1})
     with pytest.raises(RowError, match=r"^tokens\.output: expected a whole number"):
         RunRow.from_json({**GOOD, "tokens": {**tokens, "output": "7"}})
+
+
+def test_rows_read_from_json_share_the_text_many_rows_hold():
+    """Every run of a root names the root, every run of a project its folder and name: rows
+    read from JSON (a view holds 20,000) hold one copy of each, not one a row."""
+    row = RunRow.from_json(ls_json(str(CORPUS / "killed"))[0])
+    again = [RunRow.from_json(orjson.loads(orjson.dumps(row.to_json()))) for _ in range(2)]
+    assert again[0] == again[1] == row
+    for name in ("root", "project", "project_name", "cwd", "name"):
+        assert getattr(again[0], name) is getattr(again[1], name), name
