@@ -36,7 +36,7 @@ def parse(text: str) -> tuple[Term, ...]:
     return tuple(terms)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Hay:
     """What the terms of one run are matched against, lowercased."""
 
@@ -59,21 +59,29 @@ def call_labels(run: RunRow) -> tuple[str, ...]:
 
 
 def hay(run: RunRow) -> Hay:
-    labels = " ".join(call_labels(run)).lower()
+    """What ``/`` matches ``run`` against. One is held per run while the box is used (20,000
+    of them): a text already in lower case is the row's own (ids and names mostly are)."""
+    labels = lowered(" ".join(call_labels(run)))
     project = f"{run.project_name} {run.project}".lower()
-    name = (run.name or "").lower()
+    name = lowered(run.name or "")
     status = run.shown_status  # the word the row shows: partial, not completed
-    host = (run.host or "local").lower()
+    host = "local" if run.host is None else lowered(run.host)
     return Hay(
         status=status,
         project=project,
-        session=run.session_id.lower(),
-        run=run.run_id.lower(),
+        session=lowered(run.session_id),
+        run=lowered(run.run_id),
         name=name,
         labels=labels,
         host=host,
         words=" ".join((name, project, labels, status, host)),
     )
+
+
+def lowered(text: str) -> str:
+    """``text`` in lower case: ``text`` itself when it is so already."""
+    low = text.lower()
+    return text if low == text else low
 
 
 def id_shaped(word: str) -> bool:

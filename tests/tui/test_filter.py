@@ -94,3 +94,19 @@ async def test_the_filter_box_opened_again_makes_no_hay_twice(tui_root, tui_proc
             await finished(pilot.app)
             await pilot.press("escape", "escape")
         assert sorted(made) == sorted(app.store.rows)  # each run's, once
+
+
+def test_a_hay_holds_the_rows_own_text_where_it_is_lower_case_already():
+    """One hay is held per run while ``/`` is used (20,000): its ids and name are the row's
+    own strings when they are lower case already, and it has no instance dict."""
+    from dataclasses import replace
+
+    from tests.tui.test_tui_units import only_row
+    from wftop.tui.query import hay
+
+    row = only_row("killed")
+    found = hay(row)
+    assert found.run is row.run_id and found.session is row.session_id
+    assert not hasattr(found, "__dict__")
+    shouting = hay(replace(row, name="Mock-SIX"))
+    assert shouting.name == "mock-six" and matches(parse("SIX"), shouting)
