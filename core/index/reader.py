@@ -139,7 +139,9 @@ class RunReader:
         self._reruns = RerunTokens()
         self._replies = LastReplies()
         self._notices: tuple[tuple[int, float, int] | None, list[tuple[str, str]]] | None = None
-        self._spent = SpendTally(self.spend_book)
+        self._spent: SpendTally | None = None
+        """What its attempts spent, for a reader that counts it (`count_spend`); made at the
+        first line read."""
         self.rerun_tokens: int | None = 0
         """Tokens spent on re-runs of calls that had returned (`wftop.core.read.usage`)."""
         self.dozing = False
@@ -152,7 +154,7 @@ class RunReader:
         self.dozing = True
         self.fold = self._new_fold()
         self.snapshot = None
-        self._spent = SpendTally(self.spend_book)
+        self._spent = None
         self._reruns = RerunTokens()
         self._replies = LastReplies()
         self._notices = None
@@ -198,20 +200,22 @@ class RunReader:
                 self.tail.stat = None
             self.fold = self._new_fold()
             self._reruns = RerunTokens()
-            self._spent = SpendTally(self.spend_book)
+            self._spent = None
             self.problems = []
             batch.reset = True
         self.fold.feed_all(batch.records)
-        self._spent.started(
-            agent if type(agent := record.get("agentId")) is str else ""
-            for _line, record in batch.records
-            if record.get("type") == "started"
-        )
-        self._spent.returned(
-            agent
-            for _line, record in batch.records
-            if record.get("type") == "result" and type(agent := record.get("agentId")) is str
-        )
+        if self.count_spend:  # a plan or a view of calls reads no tally: 100,000 agents
+            spent = self._tally()
+            spent.started(
+                agent if type(agent := record.get("agentId")) is str else ""
+                for _line, record in batch.records
+                if record.get("type") == "started"
+            )
+            spent.returned(
+                agent
+                for _line, record in batch.records
+                if record.get("type") == "result" and type(agent := record.get("agentId")) is str
+            )
         # A problem with the whole file (line 0) is restated by every read while it lasts,
         # so each read replaces the last one's: gone when the file opens, never piled up.
         self.problems = [problem for problem in self.problems if problem.line != 0]
@@ -325,7 +329,12 @@ class RunReader:
 
     def spend(self) -> Spend:
         """What every attempt spent, each transcript read once more after it changed."""
-        return self._spent.total(self.folder.path)
+        return self._tally().total(self.folder.path)
+
+    def _tally(self) -> SpendTally:
+        if self._spent is None:
+            self._spent = SpendTally(self.spend_book)
+        return self._spent
 
     def refresh_spend(self, names: Collection[str] | None) -> bool:
         """The agent transcripts ``names`` changed (None: any may have): read again those
@@ -334,7 +343,7 @@ class RunReader:
             return False
         before = self.spend()
         agents = None if names is None else [name[6:-6] for name in names]
-        self._spent.changed(agents)
+        self._tally().changed(agents)
         return self.spend() != before
 
     def stand_in(self) -> bool:

@@ -29,7 +29,7 @@ import errno
 import os
 import stat
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import orjson
 
@@ -87,6 +87,15 @@ class Batch:
     """The file is not there (no such file): a problem only where it must be."""
 
 
+class FileStamp(NamedTuple):
+    """What a reader keeps of its file's status: enough to notice it changed (an engine
+    keeps one per run: a whole ``os.stat_result`` was 600 bytes of it)."""
+
+    st_size: int
+    st_mtime: float
+    st_ino: int
+
+
 class JsonlTail:
     """Incremental reader of one JSONL file, remembering its byte offset."""
 
@@ -120,7 +129,7 @@ class JsonlTail:
         """The line that ends at `offset` has no newline yet; its record was given."""
         self._pending = b""
         """Bytes after the last newline read, up to where the last read stopped."""
-        self.stat: os.stat_result | None = None
+        self.stat: FileStamp | None = None
         """The file's status as of the last `read` (None when it could not be opened)."""
 
     def _restart(self) -> None:
@@ -143,7 +152,8 @@ class JsonlTail:
             batch.problems.append(Problem(self.path, 0, _describe_os_error(error)))
             return batch
         try:
-            info = self.stat = os.fstat(fd)
+            info = os.fstat(fd)
+            self.stat = FileStamp(info.st_size, info.st_mtime, info.st_ino)
             if not stat.S_ISREG(info.st_mode):
                 kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
                 batch.problems.append(Problem(self.path, 0, f"{kind}, expected a JSONL file"))
