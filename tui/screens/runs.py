@@ -89,6 +89,8 @@ class RunsScreen(Working, Screen[None]):
         """Tokens spent on re-runs over the rows shown (`RunRow.rerun_tokens`)."""
         self._cost = ""
         """What the runs listed spent (`rows_cost_total`), for the header."""
+        self._said: str | None = None
+        """What the line under an empty list says now."""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="runs-header")
@@ -189,15 +191,19 @@ class RunsScreen(Working, Screen[None]):
         if down:
             text += f" · unreachable: {', '.join(down)}"
         text += suffix
-        self.query_one("#runs-header", Static).update(Text(shown(text)))
-        empty = self.query_one("#runs-empty", Static)
+        # One line whatever it says: redrawn in place, the screen not laid out again.
+        self.query_one("#runs-header", Static).update(Text(shown(text)), layout=False)
         if loaded and not total:
-            empty.update(Text(shown(no_runs_yet(self.services.roots, store.missing))))
+            said = shown(no_runs_yet(self.services.roots, store.missing))
         elif loaded and listed == 0:
-            empty.update("No run matches; esc clears the filter.")
+            said = "No run matches; esc clears the filter."
         else:
-            empty.update("")
-        empty.display = bool(loaded and listed == 0)
+            said = ""
+        if said != self._said:  # each key would lay the screen out again
+            self._said = said
+            empty = self.query_one("#runs-empty", Static)
+            empty.update(Text(said))
+            empty.display = bool(said)
 
     def selected_run(self) -> RunRow | None:
         item = self.table.cursor_item()
