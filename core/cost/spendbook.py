@@ -11,9 +11,10 @@ Files, in a folder of the state dir (never under a Claude config dir: `book_for`
 book when the folder lies in a root it reads): one per directory of transcripts (a run
 folder, or a project folder for its session transcripts), named by a digest of the
 directory's path, which the file also holds. Written whole with the one `atomic_write`,
-private (0700 folder, 0600 files). The folder is bounded (`MAX_BYTES`): the files used least
-recently go first. A file that is corrupt, of another version of the book or of other price
-data is ignored (a line in ``spends.log`` beside them says which and why) and written again.
+private (0700 folder, 0600 files). The folder is bounded (`MAX_BYTES`, looked at when a
+book first writes, then once a minute): the files used least recently go first. A file
+that is corrupt, of another version of the book or of other price data is ignored (a line
+in ``spends.log`` beside them says which and why) and written again.
 
 An entry is kept only for a transcript last modified more than `SETTLE_S` seconds before it
 was read: a file rewritten within the same tick of the file system's clock, at the same
@@ -44,6 +45,9 @@ VERSION = 1
 
 MAX_BYTES = 128 << 20
 """The book's folder at most (its files, least recently used first out)."""
+
+PRUNE_EVERY_S = 60.0
+"""A book keeps its folder within bounds at its first save, then at most this often."""
 
 SETTLE_S = 2.0
 """A transcript modified this recently when it was read is not kept (see the module)."""
@@ -162,6 +166,8 @@ class SpendBook:
         self._dirs: dict[str, _Shelf] = {}
         """Directory → its entries, for every directory looked in."""
         self._dirty: set[str] = set()
+        self._pruned: float | None = None
+        """When this book last kept its folder within bounds (None: not yet)."""
 
     def file_of(self, directory: str) -> Path:
         """The file that keeps the entries of ``directory``'s transcripts."""
@@ -202,7 +208,9 @@ class SpendBook:
                 if len(data) <= self.max_bytes:
                     atomic_write(self.file_of(directory), data, sync=False)
                     written.append(self.file_of(directory))
-            self._prune(written)
+            if self._pruned is None or self.clock() - self._pruned >= PRUNE_EVERY_S:
+                self._pruned = self.clock()  # a folder of 20,000 files is not listed per save
+                self._prune(written)
 
     def _shelf(self, directory: str) -> _Shelf:
         found = self._dirs.get(directory)

@@ -13,10 +13,12 @@ import asyncio
 import os
 import sys
 
+from wftop.core.cost.spendbook import book_for
 from wftop.core.engine.engine import Engine
 from wftop.core.engine.serve import SocketServer, bind, serve_stdio
 from wftop.core.index.rowcache import rows_cache_path
 from wftop.core.model import DEFAULT_STALL_WINDOW
+from wftop.core.resume.store import state_dir
 
 LINGER = 60.0
 """Seconds a shared engine stays with no view (one started again soon finds it warm)."""
@@ -44,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         debounce_ms=int(os.environ.get("WFTOP_WATCH_DEBOUNCE_MS", "15")),
         step_ms=int(os.environ.get("WFTOP_WATCH_STEP_MS", "15")),
         log=args.log,
+        spend_book=None if args.no_cache else book_for(state_dir(), args.root),
     )
     if args.stdio:
         return asyncio.run(serve_stdio(engine))

@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 import orjson
 
+from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.usage import Spends
 from wftop.core.engine.protocol import one_line
 from wftop.core.index.cachefile import Key, settled
@@ -102,6 +103,7 @@ async def first_rows(
     stall_window: float = DEFAULT_STALL_WINDOW,
     workers: int | None = None,
     lazy_spend: int = LAZY_SPEND,
+    spend_book: SpendBook | None = None,
 ) -> FirstRows:
     """Every run under the roots, handed to ``emit`` in batches (with ``lazy_spend`` runs
     or more to read, without what they spent: see the module)."""
@@ -109,7 +111,14 @@ async def first_rows(
     folders = newest_sessions_first(folders)
     total = len(folders)
     emit([], [str(problem) for problem in trouble], 0, total)
-    cold = ColdPass.of(roots, folders, processes=processes, now=now, stall_window=stall_window)
+    cold = ColdPass.of(
+        roots,
+        folders,
+        processes=processes,
+        now=now,
+        stall_window=stall_window,
+        spend_book=spend_book,
+    )
     keys: dict[str, Key | None] = {}
     unread: list[RunFolder] = []
     done = 0
@@ -136,7 +145,7 @@ async def first_rows(
     lazy = len(unread) >= lazy_spend
 
     def work(part: Sequence[RunFolder]) -> list[Read]:
-        return [
+        reads = [
             Read(
                 RunRow.of(run, spends, pending=lazy).printed(redactor),
                 tuple(str(problem) for problem in run.problems),
@@ -147,6 +156,8 @@ async def first_rows(
             )
             for run in cold.read(part, for_rows=True, spend=not lazy)
         ]
+        cold.save_spends()  # in each forked worker too: each run folder's spends are one file
+        return reads
 
     def take(reads: list[Read]) -> None:
         nonlocal done

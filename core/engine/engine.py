@@ -30,6 +30,7 @@ from collections.abc import AsyncGenerator, Callable, Iterable
 from pathlib import Path
 
 from wftop.core.attention import RunState
+from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.usage import Spends
 from wftop.core.engine import protocol as wire
 from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, Held, first_rows
@@ -85,6 +86,7 @@ class Engine:
         workers: int | None = None,
         log: str | None = None,
         lazy_spend: int = LAZY_SPEND,
+        spend_book: SpendBook | None = None,
     ) -> None:
         """Args:
         log: the engine's log file, where a failure's traceback is appended (None: stderr).
@@ -92,6 +94,8 @@ class Engine:
             spent (`wftop.core.engine.coldstart`).
         """
         self.lazy_spend = lazy_spend
+        self.spend_book = spend_book
+        """What transcripts spent, kept between engines (`wftop.core.cost.spendbook`)."""
         self.roots = [os.path.abspath(root) for root in roots]
         self.stall_window = stall_window
         self.processes = processes if processes is not None else default_table()
@@ -232,6 +236,7 @@ class Engine:
             stall_window=self.stall_window,
             workers=self.workers,
             lazy_spend=self.lazy_spend,
+            spend_book=self.spend_book,
         )
         for ident, entry in self.held.items():
             self._names.track(ident, entry.row)
@@ -248,6 +253,7 @@ class Engine:
             stall_window=self.stall_window,
             spends=True,
             hold_settled=True,
+            spend_book=self.spend_book,
             **self.index_options,  # type: ignore[arg-type]
         )
         # The first rows told the problems the runs had; the index only learns their counts.

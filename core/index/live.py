@@ -34,6 +34,7 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 
+from wftop.core.cost.spendbook import SpendBook
 from wftop.core.index import follow
 from wftop.core.index import touch as sense
 from wftop.core.index.changeset import Batch, ChangeSet
@@ -45,6 +46,7 @@ from wftop.core.index.coldpass import (
 )
 from wftop.core.index.context import RunContext
 from wftop.core.index.held import Holder
+from wftop.core.index.reread import reread
 from wftop.core.index.rescan import rescan
 from wftop.core.index.runtable import RunTable
 from wftop.core.index.stalltimers import StallTimers
@@ -55,7 +57,6 @@ from wftop.core.read.discovery import (
     RunFolder,
     newest_sessions_first,
     run_folders_of,
-    run_ident,
 )
 from wftop.core.read.sessions import (
     NO_OWNER,
@@ -86,6 +87,7 @@ class LiveIndex:
         step_ms: int = 20,
         spends: bool = False,
         hold_settled: bool = False,
+        spend_book: SpendBook | None = None,
     ) -> None:
         """``spends``: the runs handed out carry what they spent (`Run.spend`), kept as lines
         come and transcripts change, for a view that makes rows of them. ``hold_settled``:
@@ -94,6 +96,8 @@ class LiveIndex:
         it again."""
         self.roots = [os.path.abspath(root) for root in roots]
         self.spends = spends
+        self.spend_book = spend_book
+        """What transcripts spent, kept between processes (written after each read)."""
         self.hold_settled = hold_settled
         self.stall_window = stall_window
         self.sweep_interval = sweep_interval
@@ -109,7 +113,7 @@ class LiveIndex:
         self._reset()
 
     def _reset(self) -> None:
-        self._table = RunTable(spends=self.spends)
+        self._table = RunTable(spends=self.spends, spend_book=self.spend_book)
         self._holder = Holder(self.hold_settled)
         self._runs: dict[str, Run] = {}
         self._order: list[Run] | None = None
@@ -202,6 +206,8 @@ class LiveIndex:
                 built = [
                     self._keep(self._build(f.ident, context), take, context.now) for f in folders
                 ]
+        if self.spend_book is not None:
+            self.spend_book.save()
         self._started = True
         self._order = None
         self._seq += 1
@@ -309,7 +315,7 @@ class LiveIndex:
         if registry_roots or recheck_owners:
             self._read_registries(registry_roots)
             self._update_owners(batch)
-        self._refresh_runs(kinds, batch)
+        reread(self._table, self._holder, self._facts, kinds, batch, alive=self._alive)
         self._table.update_superseded(batch)
         batch.dirty.update(self._timers.due(self._now(), self._runs))
         return self._commit(batch)
@@ -331,76 +337,6 @@ class LiveIndex:
                     if not self._holder.wake(ident, reader, owner_alive=self._alive(reader.folder)):
                         reader.refresh_transcripts(self._alive(reader.folder))
 
-    def _refresh_runs(self, kinds: dict[Kind, list[Touch]], batch: Batch) -> None:
-        journals = {t.ident for t in kinds.get(Kind.JOURNAL, [])}
-        snapshots: set[str] = set()
-        for touch in kinds.get(Kind.SNAPSHOT, []):
-            if touch.ident:
-                snapshots.add(touch.ident)
-            elif touch.name:
-                snapshots.add(run_ident(touch.root, touch.session, touch.name))
-            else:
-                snapshots.update(self._session_idents(touch))
-        transcripts: dict[str, set[str] | None] = {}
-        for touch in kinds.get(Kind.TRANSCRIPT, []):
-            named = transcripts.setdefault(touch.ident, set())
-            if named is not None and touch.name:
-                named.add(touch.name)
-            else:  # a sweep saw them differ: stat them all
-                transcripts[touch.ident] = None
-        for ident in sorted(journals | snapshots | set(transcripts)):
-            reader = self._table.readers.get(ident)
-            if reader is None or ident in batch.added:
-                continue
-            if self._holder.wake(ident, reader, owner_alive=self._alive(reader.folder)):
-                batch.dirty.add(ident)  # read again in full: whatever the touches said
-                batch.run_ids.add(reader.folder.run_id)  # its lines may continue another run
-                continue
-            changed = False
-            if ident in journals and reader.refresh_journal():
-                changed = True
-                batch.run_ids.add(reader.folder.run_id)
-                reader.refresh_reruns()  # a started line may be a re-run: its tokens count
-            if ident in snapshots and reader.refresh_snapshot():
-                changed = True
-                reader.find_script()
-            # Only the transcripts named; none for a journal or snapshot alone, unless the
-            # run now needs them (or no longer does): a run may have made thousands.
-            agents = transcripts.get(ident, ())
-            alive = self._alive(reader.folder)
-            changed = reader.refresh_transcripts(alive, agents) or changed
-            if ident in transcripts and reader.refresh_spend(transcripts[ident]):
-                changed = True
-            changed = reader.stand_in() or changed
-            if ident in transcripts and self._cwd_from_agents(reader.folder):
-                changed = True
-            if changed:
-                batch.dirty.add(ident)
-        for touch in kinds.get(Kind.SCRIPT, []):
-            for ident in self._session_idents(touch):
-                reader = self._table.readers[ident]
-                if self._holder.wake(ident, reader, owner_alive=self._alive(reader.folder)):
-                    batch.dirty.add(ident)
-                    continue
-                before = (reader.script_path, reader.run_name)
-                reader.find_script()
-                if (reader.script_path, reader.run_name) != before:
-                    batch.dirty.add(ident)
-        for touch in kinds.get(Kind.SESSION_TRANSCRIPT, []):
-            idents = self._session_idents(touch)
-            if idents:
-                folder = self._table.readers[min(idents)].folder
-                if not self._facts.known(folder):
-                    self._facts.forget(folder)
-                    batch.dirty.update(idents)
-
-    def _cwd_from_agents(self, folder: RunFolder) -> bool:
-        """Without a session transcript the cwd comes from an agent transcript: look again."""
-        if self._facts.known(folder) or os.path.exists(folder.transcript):
-            return False
-        self._facts.forget(folder)
-        return True
-
     def _commit(self, batch: Batch) -> ChangeSet | None:
         context = self._context(self._now())
         added: list[Run] = []
@@ -412,6 +348,8 @@ class LiveIndex:
             self._runs[ident] = self._holder.settle(self._table.readers[ident], run, context.now)
             (added if ident in batch.added else changed).append(run)
         self._holder.settle_batch()
+        if self.spend_book is not None:
+            self.spend_book.save()
         for ident in batch.removed:
             self._runs.pop(ident, None)
         if not (added or changed or batch.removed):

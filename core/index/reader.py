@@ -19,17 +19,11 @@ from wftop.core.cost.tokens import Spend
 from wftop.core.index.agentstats import NO_TRANSCRIPTS, AgentStamps, agent_stamps, restat, stats_of
 from wftop.core.index.context import RunContext
 from wftop.core.index.naming import RunNames, sorted_listing
-from wftop.core.model import Run, classify
+from wftop.core.index.runmade import made_run
+from wftop.core.model import Run
 from wftop.core.read.countfold import CountingFold
 from wftop.core.read.discovery import RunFolder
-from wftop.core.read.failures import (
-    Failure,
-    LastReplies,
-    RunEnd,
-    find_failures,
-    fold_candidates,
-    notice_failures,
-)
+from wftop.core.read.failures import LastReplies, notice_failures
 from wftop.core.read.journal import JournalFold, unknown_type
 from wftop.core.read.jsonl import JsonlTail, Problem
 from wftop.core.read.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
@@ -65,7 +59,6 @@ class RunReader:
         "_agents",
         "_agents_read",
         "_notices",
-        "_replies",
         "_reruns",
         "_snapshot_checked",
         "_snapshot_stamp",
@@ -83,6 +76,7 @@ class RunReader:
         "keep_total",
         "names",
         "problems",
+        "replies",
         "rerun_tokens",
         "snapshot",
         "snapshot_mtime",
@@ -137,7 +131,7 @@ class RunReader:
         are read from its snapshot, else from its agents' sidecars (`wftop.core.read.standin`)."""
         self._stand_in: tuple[object, ...] | None = None
         self._reruns = RerunTokens()
-        self._replies = LastReplies()
+        self.replies = LastReplies()
         self._notices: tuple[tuple[int, float, int] | None, list[tuple[str, str]]] | None = None
         self._spent: SpendTally | None = None
         """What its attempts spent, for a reader that counts it (`count_spend`); made at the
@@ -156,7 +150,7 @@ class RunReader:
         self.snapshot = None
         self._spent = None
         self._reruns = RerunTokens()
-        self._replies = LastReplies()
+        self.replies = LastReplies()
         self._notices = None
         self._stand_in = None
 
@@ -382,77 +376,13 @@ class RunReader:
         return self.rerun_tokens != before
 
     def run(self, context: RunContext, *, frozen: bool = False) -> Run:
-        """The run as last read, classified in ``context``: the one way a `Run` is made.
+        """The run as last read, classified in ``context``: the one way a `Run` is made
+        (`wftop.core.index.runmade.made_run`). ``frozen``: the run holds a
+        `JournalFold.snapshot` that later reads leave as it is, not the reader's live fold
+        (for a run another thread reads while this one reads on)."""
+        return made_run(self, context, frozen=frozen)
 
-        ``frozen``: the run holds a `JournalFold.snapshot` that later reads leave as it is,
-        not the reader's live fold (for a run another thread reads while this one reads on).
-        """
-        owner = context.owner(self.folder)
-        superseded_by = context.superseded.get(self.folder.ident)
-        snapshot = self.snapshot
-        current = self.snapshot_current
-        if current:
-            # The run ended when its snapshot was written; its transcripts are not read.
-            times = [self.journal_mtime, self.snapshot_mtime]
-        else:
-            times = [self.journal_mtime, self.transcripts.newest_mtime]
-        known = [t for t in times if t is not None]
-        last_growth = max(known) if known else None
-        unreadable = self.unreadable_reason
-        status = classify(
-            superseded=superseded_by is not None,
-            unreadable=unreadable is not None,
-            snapshot_status=(snapshot.status or "completed") if current and snapshot else None,
-            owner_may_be_alive=owner.may_be_alive,
-            last_growth=last_growth,
-            now=context.now,
-            stall_window=context.stall_window,
-        )
-        problems = list(self.problems)
-        if self.snapshot_problem is not None:
-            problems.append(self.snapshot_problem)
-        over = current or superseded_by is not None or not owner.may_be_alive
-        run = Run(
-            folder=self.folder,
-            fold=self.fold.snapshot() if frozen else self.fold,
-            snapshot=snapshot,
-            snapshot_current=current,
-            owner=owner,
-            status=status,
-            cwd=context.cwd(self.folder),
-            name=self.run_name,
-            journal_missing=self.journal_missing,
-            unreadable_reason=unreadable,
-            script_path=self.script_path,
-            journal_size=self.journal_size,
-            journal_mtime=self.journal_mtime,
-            transcripts=self.transcripts,
-            last_activity=last_growth,
-            problems=tuple(problems),
-            superseded_by=superseded_by,
-            failures=self.failures(snapshot if current else None, over=over),
-            rerun_tokens=self.rerun_tokens,
-            spend=self.spend() if self.count_spend and not self.journal_missing else None,
-        )
-        return run
-
-    def failures(self, snapshot: Snapshot | None, *, over: bool) -> tuple[Failure, ...]:
-        """The failed calls (`wftop.core.read.failures`): ``snapshot`` when it is current;
-        ``over`` when nothing will continue the run."""
-        fold = self.fold
-        if not fold.failed_keys and not fold.open_keys:
-            return ()
-        folder = self.folder
-        return find_failures(
-            fold_candidates(fold),
-            folder=folder.path,
-            journal=folder.journal,
-            end=RunEnd(snapshot, over),
-            replies=self._replies,
-            notice=self._notice,
-        )
-
-    def _notice(self) -> list[tuple[str, str]]:
+    def notices(self) -> list[tuple[str, str]]:
         """`notice_failures` of the session transcript, read again only when it changed: it
         is asked at every change of a run whose failures it may explain, and it grows with
         the session."""

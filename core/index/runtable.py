@@ -9,6 +9,7 @@ folders to watch may then change). The live index (`wftop.core.index.live`) owns
 
 from __future__ import annotations
 
+from wftop.core.cost.spendbook import SpendBook
 from wftop.core.index.changeset import Batch
 from wftop.core.index.reader import RunReader
 from wftop.core.index.supersede import Chain, decide
@@ -21,9 +22,11 @@ Place = tuple[str, str, str]
 class RunTable:
     """Readers of the tracked run folders by ident, and the lookups around them."""
 
-    def __init__(self, *, spends: bool = False) -> None:
+    def __init__(self, *, spends: bool = False, spend_book: SpendBook | None = None) -> None:
         self.spends = spends
         """Readers keep what their runs spent (`RunReader.count_spend`)."""
+        self.spend_book = spend_book
+        """Where readers find what unchanged transcripts spent (`wftop.core.cost.spendbook`)."""
         self.readers: dict[str, RunReader] = {}
         self.run_dirs: dict[str, str] = {}
         """Run folder path and real path → ident (where file events point)."""
@@ -42,7 +45,7 @@ class RunTable:
         ident = folder.ident
         if folder.real_path != folder.path:
             self.rewatch = True
-        reader = RunReader(folder)
+        reader = RunReader(folder, spend_book=self.spend_book)
         reader.count_spend = self.spends
         self.readers[ident] = reader
         self._by_real[folder.real_path] = ident

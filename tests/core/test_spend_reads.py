@@ -18,6 +18,7 @@ from wftop.core.cost import usage as usage_module
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.tally import SpendTally
 from wftop.core.index.coldpass import scan_rows
+from wftop.core.index.live import LiveIndex
 from wftop.core.system.procs import FakeProcessTable
 from wftop.core.text.redact import Redactor
 
@@ -96,3 +97,31 @@ def test_a_list_takes_what_the_book_keeps_and_reads_what_changed(
         handle.write("\n")
     listing(root, SpendBook(tmp_path / "state" / "spends"))
     assert reads == [str(changed)]
+
+
+def test_an_engine_started_again_takes_what_the_book_keeps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The live index an engine follows with reads no transcript a book keeps unchanged,
+    and says the same of what each run spent."""
+    root = aged(copy_tree("killed-in-parallel", tmp_path / "tree"))
+    folder = tmp_path / "state" / "spends"
+
+    def spent(book: SpendBook | None) -> dict[str, Any]:
+        index = LiveIndex(
+            [str(root)],
+            processes=FakeProcessTable(),
+            now=lambda: NOW,
+            spends=True,
+            hold_settled=True,
+            spend_book=book,
+        )
+        return {run.ident: run.spend for run in index.cold_start().added}
+
+    plain = spent(None)
+    reads = counted(monkeypatch, usage_module, "_read")
+    assert spent(SpendBook(folder)) == plain
+    assert len(reads) >= 4
+    reads.clear()
+    assert spent(SpendBook(folder)) == plain
+    assert reads == []

@@ -207,3 +207,27 @@ def test_a_transcript_whose_path_is_not_utf8_is_read_and_not_kept(tmp_path: Path
     assert spent(tmp_path, path) == 20
     assert spent(tmp_path, path) == 20
     assert not list((tmp_path / "state" / "spends").glob("*.json"))
+
+
+def test_a_book_keeps_its_folder_within_bounds_at_its_first_save_then_once_a_minute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An engine's first read saves after each batch of 256 runs: a folder of 20,000 files
+    is not listed at each."""
+    moment = [NOW]
+    kept = SpendBook(tmp_path / "state" / "spends", clock=lambda: moment[0])
+    pruned: list[float] = []
+    real = SpendBook._prune
+
+    def counted(self: SpendBook, written: list[Path]) -> None:
+        pruned.append(moment[0])
+        real(self, written)
+
+    monkeypatch.setattr(SpendBook, "_prune", counted)
+    for n, later in enumerate((0.0, 1.0, 59.0, 61.0)):
+        moment[0] = NOW + later
+        spends = Spends(kept)
+        spends.of(transcript(tmp_path / f"run{n}", 20))
+        spends.keep()
+    assert pruned == [NOW, NOW + 61.0]
+    assert len(list((tmp_path / "state" / "spends").glob("*.json"))) == 4
