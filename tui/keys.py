@@ -154,6 +154,9 @@ KEYS: Final[dict[str, KeySpec]] = {
         frozenset({"runs"}),
         key_display="/",
         long="filter by name, run id, project or label",
+        # taken before the key is passed to the list: the letters typed with it (a paste, a
+        # burst) are then the box's, not the list's keys (p, r, …)
+        priority=True,
     ),
     "clear-filter": KeySpec(
         "escape",

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import threading
 
+from textual import events
+from textual.widgets import Input
+
 from tests.tui_kit import build, finished, ident_of, settle, table
 from wftop.tui import runlist
 from wftop.tui.query import Hay, matches, parse
@@ -139,3 +142,23 @@ async def test_a_letter_typed_redraws_the_header_in_place(tui_root, tui_processe
         await pilot.pause()
         assert laid == ["runs-empty"]
         assert "No run matches" in str(app.screen.query_one("#runs-empty", Static).visual)
+
+
+async def test_letters_typed_with_the_slash_go_to_the_filter(tui_root, tui_processes):
+    """``/`` and the letters after it in one burst (a paste, ``tmux send-keys / p 0``) are the
+    filter's text: ``p`` is not the list's project filter key once ``/`` has been pressed, and
+    a ``/`` typed in the box is text."""
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RunsScreen)
+        for key, character in (("slash", "/"), ("p", "p"), ("r", "r"), ("o", "o")):
+            app.post_message(events.Key(key, character))
+        await pilot.pause()
+        await pilot.pause()
+        box = screen.query_one("#runs-filter", Input)
+        assert box.value == "pro"
+        assert screen.view.project is None
+        await pilot.press("slash", "x")  # a / typed in the box is text
+        assert box.value == "pro/x"

@@ -227,8 +227,13 @@ class RunsScreen(Working, Screen[None]):
 
     def action_filter(self) -> None:
         box = self.query_one("#runs-filter", Input)
+        if box.has_focus:  # a / typed in the box is text
+            box.insert_text_at_cursor("/")
+            return
         box.display = True
-        box.focus()
+        # focused now, not a message later: the letters typed with the ``/`` (a paste, a
+        # burst) are already queued behind it and belong to the box, not the list's keys
+        self.set_focus(box)
         wanted = self.view.without_hays(self.store.rows.values())
         if wanted:  # what the filter matches each run against, made while a key is typed
             self.jobs.start(
