@@ -86,7 +86,7 @@ async def serve_stdio(engine: Engine) -> int:
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
     transport, _ = await loop.connect_write_pipe(asyncio.Protocol, out)
     reader = asyncio.StreamReader()
-    await loop.connect_read_pipe(
+    stdin, _ = await loop.connect_read_pipe(
         lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(0), "rb", buffering=0)
     )
 
@@ -102,6 +102,7 @@ async def serve_stdio(engine: Engine) -> int:
     stop.set()
     code = await work
     watch_stdin.cancel()
+    stdin.close()  # its copy of fd 0, closed here, not left to the collector
     if not transport.is_closing():
         transport.write(wire.bye_line("stopped" if code == 0 else "failed"))
         transport.close()
