@@ -80,14 +80,22 @@ class SpendTally:
         """Agents to read (again) at the next `total`, not counted in the sum."""
         self._sum = ExactSum()
         self._returned: set[str] = set()
-        """Agents the journal holds a result of."""
+        """Agents the journal holds a result of under the call they started in."""
+        self._starts: set[tuple[str, str]] = set()
+        """(call key, agent) of every attempt started."""
+        self._results: set[tuple[str, str]] = set()
+        """(call key, agent) of every result line."""
         self._absent: dict[str, bool | None] = {}
         """Agents whose transcript could not be read at the last read → whether it is in
         another session's folder (`wftop.core.cost.gone.elsewhere`; None: not asked yet)."""
 
-    def started(self, agent_ids: Iterable[str]) -> None:
-        """Attempts the journal gained, by their agents."""
-        for agent in agent_ids:
+    def started(self, attempts: Iterable[tuple[str, str]]) -> None:
+        """Attempts the journal gained, by their call's key and agent."""
+        for attempt in attempts:
+            self._starts.add(attempt)
+            if attempt in self._results:
+                self._returned.add(attempt[1])
+            agent = attempt[1]
             self._times[agent] = self._times.get(agent, 0) + 1
             known = self._known.get(agent)
             if known is not None and agent not in self._pending:
@@ -95,9 +103,14 @@ class SpendTally:
             else:
                 self._pending.add(agent)
 
-    def returned(self, agent_ids: Iterable[str]) -> None:
-        """Attempts that returned, by their agents: without a transcript, one is missing."""
-        self._returned.update(agent_ids)
+    def returned(self, attempts: Iterable[tuple[str, str]]) -> None:
+        """Result lines, by their call's key and agent: an attempt that returned under the
+        call it started in and has no transcript is missing (as the fold files them: a result
+        naming no key is a call of its own, not a return of the attempt)."""
+        for attempt in attempts:
+            self._results.add(attempt)
+            if attempt in self._starts:
+                self._returned.add(attempt[1])
 
     def changed(self, agent_ids: Iterable[str] | None = None) -> None:
         """Transcripts that may have changed (None: every one): read again at the next

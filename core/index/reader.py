@@ -24,7 +24,7 @@ from wftop.core.model import Run
 from wftop.core.read.countfold import CountingFold
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.failures import LastReplies, notice_failures
-from wftop.core.read.journal import JournalFold, unknown_type
+from wftop.core.read.journal import JournalFold, call_key, unknown_type
 from wftop.core.read.jsonl import JsonlTail, Problem
 from wftop.core.read.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
 from wftop.core.read.standin import name_calls, sidecar_fold, snapshot_fold
@@ -201,12 +201,12 @@ class RunReader:
         if self.count_spend:  # a plan or a view of calls reads no tally: 100,000 agents
             spent = self._tally()
             spent.started(
-                agent if type(agent := record.get("agentId")) is str else ""
+                (call_key(record), agent if type(agent := record.get("agentId")) is str else "")
                 for _line, record in batch.records
                 if record.get("type") == "started"
             )
             spent.returned(
-                agent
+                (call_key(record), agent)
                 for _line, record in batch.records
                 if record.get("type") == "result" and type(agent := record.get("agentId")) is str
             )

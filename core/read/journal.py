@@ -28,6 +28,13 @@ LINE_TYPES: Final = frozenset(
 CLI's reader and the fold alike; the readers say so (a format change must not go unnoticed)."""
 
 
+def call_key(record: dict[str, Any]) -> str:
+    """The key of the call a journal line is filed under: its ``key``, or for a line naming
+    none a call of its agent's own (``agent:<agentId>``), as `JournalFold` files it."""
+    key = record.get("key")
+    return key if type(key) is str and key else f"agent:{record.get('agentId')}"
+
+
 def unknown_type(record: dict[str, Any]) -> str | None:
     """Why a journal record is of no type the CLI writes; None when it is one."""
     kind = record.get("type")

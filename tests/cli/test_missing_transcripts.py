@@ -143,9 +143,9 @@ def test_a_live_tally_says_so_as_results_come_and_transcripts_come_back(tmp_path
     kept = transcript.read_bytes()
     transcript.unlink()
     tally = SpendTally()
-    tally.started([a2])
+    tally.started([("k2", a2)])
     assert tally.total(str(journal.parent)).missing == 0  # in flight: it may not have one yet
-    tally.returned([a2])
+    tally.returned([("k2", a2)])
     assert tally.total(str(journal.parent)).lower_bound
     transcript.write_bytes(kept)
     tally.changed([a2])

@@ -122,3 +122,17 @@ def test_a_run_read_for_its_row_is_the_run_read_in_full(
 
 def copy_source_snapshot() -> Any:
     return (DATA / "corpus" / "clean").glob("projects/*/*/workflows/wf_*.json")
+
+
+def test_a_result_under_another_key_than_its_start_is_not_a_return_of_it(tmp_path: Path) -> None:
+    """An agent started under one key whose result line names no key (so the fold files the
+    result under a call of its own): read counting or in full, its missing transcript is of
+    an attempt that never returned under its call, so neither read counts it missing."""
+    root = copy_tree("killed", tmp_path)
+    lines = [
+        {"type": "started", "key": "v2:k1", "label": "a1", "agentId": "a0000000000000001"},
+        {"type": "result", "agentId": "a0000000000000001", "result": "done"},
+    ]
+    only_journal(root).write_text("".join(json.dumps(line) + "\n" for line in lines))
+    for full, counted in both_rows([str(root)]):
+        assert counted == full

@@ -57,7 +57,7 @@ def test_a_transcript_read_the_first_time_costs_no_stat_before_it(
     assert len(agents) >= 4
     stats = counted(monkeypatch, tally_module, "_stamp")
     spent = SpendTally()
-    spent.started(agents)
+    spent.started((f"k{n}", agent) for n, agent in enumerate(agents))
     first = spent.total(str(folder))
     assert stats == []
     assert first.messages > 0 and first.cost_usd
