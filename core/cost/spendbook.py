@@ -27,7 +27,7 @@ import contextlib
 import hashlib
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -188,12 +188,14 @@ class SpendBook:
         if self._shelf(directory).put(name, stamp, spend):
             self._dirty.add(directory)
 
-    def save(self) -> None:
+    def save(self, keep: Collection[str] = ()) -> None:
         """Write the files of the directories that gained entries, let go of every entry
-        read, and keep the folder within its bound. Nothing is raised: a book that cannot
-        be written costs time, never an answer."""
+        read but those of the directories ``keep`` (a run being followed: its file is not
+        read again at its next change), and keep the folder within its bound. Nothing is
+        raised: a book that cannot be written costs time, never an answer."""
         dirty, self._dirty = self._dirty, set()
-        dirs, self._dirs = self._dirs, {}
+        dirs = self._dirs
+        self._dirs = {directory: dirs[directory] for directory in keep if directory in dirs}
         if not self.writable or not dirty:
             return
         written = []

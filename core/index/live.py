@@ -348,8 +348,8 @@ class LiveIndex:
             self._runs[ident] = self._holder.settle(self._table.readers[ident], run, context.now)
             (added if ident in batch.added else changed).append(run)
         self._holder.settle_batch()
-        if self.spend_book is not None:
-            self.spend_book.save()
+        if self.spend_book is not None:  # the runs that changed keep theirs: they may again
+            self.spend_book.save(keep={run.folder.path for run in (*added, *changed)})
         for ident in batch.removed:
             self._runs.pop(ident, None)
         if not (added or changed or batch.removed):

@@ -125,3 +125,29 @@ def test_an_engine_started_again_takes_what_the_book_keeps(
     reads.clear()
     assert spent(SpendBook(folder)) == plain
     assert reads == []
+
+
+def test_a_followed_run_reads_its_book_file_once_not_at_every_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that keeps changing keeps its book's entries between change sets: its file (one
+    entry per transcript, 50,000 in a large run) is not read again for every line."""
+    root = aged(copy_tree("killed-in-parallel", tmp_path / "tree"))
+    journal = only_journal(root)
+    book = SpendBook(tmp_path / "state" / "spends")
+    index = LiveIndex(
+        [str(root)], processes=FakeProcessTable(), now=lambda: NOW, spends=True, spend_book=book
+    )
+    index.cold_start()
+    loads = counted(monkeypatch, book, "_load")
+    some = next(journal.parent.glob("agent-*.jsonl")).read_bytes()
+    for n in range(3):
+        agent = f"late{n}"
+        transcript = journal.parent / f"agent-{agent}.jsonl"
+        transcript.write_bytes(some)
+        os.utime(transcript, (NOW - 600, NOW - 600))
+        with journal.open("a") as handle:
+            line = {"type": "started", "key": f"v2:late{n}", "label": f"late{n}", "agentId": agent}
+            handle.write(orjson.dumps(line).decode() + "\n")
+        assert index.apply(index.classify([str(journal), str(transcript)])) is not None
+    assert loads == [str(journal.parent)]
