@@ -32,7 +32,8 @@ from wftop.core.model import Run, Status
 from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.machine import ResumeState
 from wftop.core.resume.plan import Plan
-from wftop.core.resume.policy import Event, Request, ResumePolicy, what_is_left
+from wftop.core.resume.policy import ResumePolicy
+from wftop.core.resume.request import Event, Request, what_is_left
 from wftop.core.resume.store import ResumeStore, state_dir
 from wftop.core.resume.table import HEADINGS, cold_cache_words, fates_line, strategy_rows
 from wftop.core.system.procs import default_table

@@ -18,8 +18,6 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 from wftop.core.cost.runs import agents_spend
 from wftop.core.cost.spendbook import SpendBook
@@ -29,87 +27,27 @@ from wftop.core.forecast.launchinfo import installed_version
 from wftop.core.index.coldpass import ColdPass
 from wftop.core.model import Run
 from wftop.core.read.discovery import find_run_folders
-from wftop.core.resume.attempt import Attempt, relocated_plan
+from wftop.core.resume.attempt import relocated_plan
 from wftop.core.resume.driver import NO_CONVERSATION, ResumeDriver
 from wftop.core.resume.errors import ResumeError, ResumeInProgress
-from wftop.core.resume.guard import NOTHING_TO_RESUME
 from wftop.core.resume.launcher import Launcher, Strategy, SubprocessLauncher
 from wftop.core.resume.machine import MAX_LAUNCH_ATTEMPTS, ResumeState
 from wftop.core.resume.plan import Plan, make_plan
 from wftop.core.resume.records import RequestStatus
+from wftop.core.resume.request import (
+    FOLLOWED,
+    Event,
+    Request,
+    agents_after,
+    miss,
+    refused,
+    state_event,
+)
 from wftop.core.resume.store import ResumeStore
 from wftop.core.resume.where import relocation_target
 from wftop.core.system.procs import ProcessTable
 
 Version = tuple[int, int, int] | None
-
-FOLLOWED = frozenset({ResumeState.LAUNCHING, ResumeState.RUNNING})
-"""States in which the relaunched process is followed."""
-
-
-@dataclass(frozen=True)
-class Event:
-    """Something the user hears about: ``data`` for ``--json``, ``text`` for a person."""
-
-    data: dict[str, Any]
-    text: str
-
-    @property
-    def kind(self) -> str:
-        return str(self.data["event"])
-
-
-@dataclass
-class Request:
-    """One request of the user, as the policy carries it out."""
-
-    plan: Plan
-    """The plan being carried out (the relocated one after a fallback)."""
-    state: ResumeState | None
-    """Where the request stands (None: it could not be recorded, see ``reason``)."""
-    reason: str
-    request_id: str | None = None
-    attempt: Attempt | None = None
-    """The launch being followed (the last one, once the request ended)."""
-    reattached: bool = False
-    """Another request of the run was in flight: this one follows it."""
-    misses: list[str] = field(default_factory=list)
-    spent: str = ""
-    """Once it ended: what it cost beside the forecast (`spent_words`), as the done event
-    says it."""
-
-    @property
-    def in_flight(self) -> bool:
-        return self.attempt is not None and self.state in FOLLOWED
-
-    @property
-    def ended(self) -> bool:
-        return not self.in_flight
-
-
-def state_event(state: ResumeState, reason: str) -> Event:
-    data = {"event": "state", "state": state.value, "reason": reason}
-    return Event(data, f"{state.word}: {reason}")
-
-
-def what_is_left(plan: Plan) -> str:
-    """What is left to do on the run a plan was made for, in one line.
-
-    ``completed · nothing to resume``; or the failed calls and, per strategy, what it
-    would run again; or empty when the run can simply be resumed (or is not finished).
-    """
-    if plan.verdict.reason == NOTHING_TO_RESUME:
-        return "completed · nothing to resume"
-    failed = plan.run.failed_labels
-    if not failed:
-        return ""
-    reruns = [
-        f"{name} runs {', '.join(forecast.live)}"
-        for name, forecast in plan.forecasts.items()
-        if set(failed) & set(forecast.live)
-    ]
-    what = " · ".join(reruns) or "no strategy re-runs them"
-    return f"failed calls: {', '.join(failed)} · {what}"
 
 
 class ResumePolicy:
@@ -247,7 +185,7 @@ class ResumePolicy:
             fresh = self.refresh(plan.run, plan.strategy, session_id=plan.session_id)
             if fresh is None:
                 reason = f"run {plan.run.run_id} is no longer in session {plan.run.session_id}"
-                return Request(plan, None, reason), [_refused(reason)]
+                return Request(plan, None, reason), [refused(reason)]
             plan = fresh.keeping_exact(plan)  # a rehearsal still holds: the tripwire follows it
         try:
             status, attempt = self.driver.start(plan, force=force, reason=reason)
@@ -260,7 +198,7 @@ class ResumePolicy:
         reason = status.transitions[-1].reason
         request = Request(plan, status.state, reason, status.request, attempt)
         if attempt is None and status.state is ResumeState.BLOCKED:
-            return request, [_refused(reason)]
+            return request, [refused(reason)]
         return request, ([] if attempt is not None else [state_event(status.state, reason)])
 
     # -- following ---------------------------------------------------------------------------
@@ -277,7 +215,7 @@ class ResumePolicy:
             status, misses = self.store.status(run_id, attempt.request), []
             if status is not None and status.state is request.state:
                 status = None
-        events = [_miss(label) for label in misses]
+        events = [miss(label) for label in misses]
         request.misses.extend(misses)
         if misses and stop_on_miss and (status is None or status.state in FOLLOWED):
             status = self.driver.stop(attempt)
@@ -383,24 +321,3 @@ class ResumePolicy:
         if fresh is None:
             fresh = self.reread(request.plan.run)
         return None if fresh is None else self.plan(fresh)
-
-
-def agents_after(run: Run, lines: int) -> list[str]:
-    """The agents of the attempts started after journal line ``lines`` of ``run``."""
-    return [
-        agent
-        for call in run.fold.ordered_calls()
-        for agent, line in zip(call.agent_ids, call.attempt_lines, strict=False)
-        if line > lines
-    ]
-
-
-def _refused(reason: str) -> Event:
-    return Event({"event": "refused", "guard": reason}, f"wftop: refused: {reason}")
-
-
-def _miss(label: str) -> Event:
-    return Event(
-        {"event": "cache_miss", "label": label},
-        f"⚠ cache miss: {label} is re-running although the forecast served it from cache",
-    )

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from wftop.core.model import Run
 from wftop.core.resume.plan import Plan
-from wftop.core.resume.policy import Request
+from wftop.core.resume.request import Request
 from wftop.core.supervise.audit import AuditLine
 from wftop.core.supervise.decide import (
     UsdRange,

@@ -12,8 +12,9 @@ from wftop.core.forecast.fates import Fate
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.model import Run, iso_utc
 from wftop.core.resume.attempt import watchers
+from wftop.core.resume.choice import recommend
 from wftop.core.resume.launcher import Strategy
-from wftop.core.resume.plan import Plan, make_plan, recommend
+from wftop.core.resume.plan import Plan, make_plan
 from wftop.core.system.procs import FakeProcessTable
 
 VERSION = (2, 1, 332)

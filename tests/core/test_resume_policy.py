@@ -16,7 +16,7 @@ from wftop.core.index.coldpass import scan_roots
 from wftop.core.resume.guard import NOTHING_TO_RESUME
 from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.machine import ResumeState
-from wftop.core.resume.policy import what_is_left
+from wftop.core.resume.request import what_is_left
 from wftop.core.system.procs import FakeProcess, FakeProcessTable
 
 

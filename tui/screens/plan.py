@@ -30,8 +30,8 @@ from wftop.core.forecast.fates import Forecast
 from wftop.core.resume.budget import over_budget
 from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.plan import Plan
-from wftop.core.resume.policy import Request
 from wftop.core.resume.rehearse import Rehearse
+from wftop.core.resume.request import Request
 from wftop.core.row import RunRow
 from wftop.tui.keys import binding
 from wftop.tui.messages import AskBudget, AskForce

@@ -18,7 +18,8 @@ from textual.widgets import Static
 from wftop.core.model import Run
 from wftop.core.resume.machine import ResumeState
 from wftop.core.resume.plan import Plan
-from wftop.core.resume.policy import Event, Request, ResumePolicy
+from wftop.core.resume.policy import ResumePolicy
+from wftop.core.resume.request import Event, Request
 from wftop.tui.screens.plan_text import Followed, outcome_text, progress_text, request_text
 from wftop.tui.work import Working
 

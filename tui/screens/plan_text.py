@@ -17,7 +17,7 @@ from wftop.core.forecast.cachewarm import cache_text
 from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.machine import ResumeState
 from wftop.core.resume.plan import Plan
-from wftop.core.resume.policy import Request, what_is_left
+from wftop.core.resume.request import Request, what_is_left
 from wftop.core.resume.table import cold_cache_words
 from wftop.core.resume.tripwire import Progress
 from wftop.core.text.gate import shown
