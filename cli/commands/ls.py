@@ -23,7 +23,7 @@ from wftop.core.cost.tokens import at_least, dollars
 from wftop.core.cost.usage import Spends
 from wftop.core.index.coldpass import scan_rows
 from wftop.core.index.projects import name_rows
-from wftop.core.index.rowcache import RowCache, rows_cache_path
+from wftop.core.index.rowcache import Naming, RowCache, rows_cache_path
 from wftop.core.model import Run, status_word
 from wftop.core.read.errors import cut, failure_tag
 from wftop.core.read.jsonl import Problem
@@ -152,16 +152,30 @@ def run(args: argparse.Namespace) -> int:
     )
     spends.keep()
     report(items.problems)
+    if args.json and not args.host:  # a kept row is printed as kept, unless renamed
+        pairs = zip(items.rows, items.namings, strict=True)
+        named = [naming_of(item, naming) for item, naming in pairs]
+        for at in name_rows(named, redactor):  # the listing's names: printed again
+            row = orjson.loads(items.rows[at])
+            row["project_name"] = named[at]["project_name"]
+            items.rows[at] = json_row(row)
+        sys.stdout.buffer.write(json_array(items.rows) + b"\n")
+        return EXIT_OK
     rows: list[dict[str, Any]] = [orjson.loads(item) for item in items.rows]
     if args.host:
         return merged(args, rows, now)
-    for at in name_rows(rows, redactor):  # the listing's names: printed again
-        items.rows[at] = json_row(rows[at])
-    if args.json:
-        sys.stdout.buffer.write(json_array(items.rows) + b"\n")
-    else:
-        print(rooted_table(rows, now))
+    name_rows(rows, redactor)
+    print(rooted_table(rows, now))
     return EXIT_OK
+
+
+def naming_of(item: bytes, naming: Naming | None) -> dict[str, Any]:
+    """What `name_rows` reads of a row: from the rows cache, else from the row itself."""
+    if naming is None:
+        row: dict[str, Any] = orjson.loads(item)
+        return row
+    cwd, project, name = naming
+    return {"cwd": cwd, "project": project, "project_name": name}
 
 
 def rooted_table(rows: list[dict[str, Any]], now: float) -> str:

@@ -10,7 +10,8 @@ status counts of `wftop.core.index.statuscount`):
   directory is read from its first lines), the snapshots folder's and the scripts folder's
   (inode and time: a snapshot or a script written, removed or replaced). One ``stat`` a run
   and three a session: a snapshot is written again in place only by a resume, which writes
-  the session transcript before it.
+  the session transcript before it. A run that has `ended` needs not even its journal's:
+  the rows cache keeps its row under its folder's stamp alone.
 * An answer is kept only when the run is `settled`: it can change only when those change.
 
 The files are small and private, read whole and replaced whole. A cache only ever costs
@@ -24,25 +25,31 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from wftop.core.model import Run
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.sessions import Owner
 from wftop.core.system.atomic import atomic_write
 
+if TYPE_CHECKING:
+    from wftop.core.model import Run
+
 Key = list[Any]
 """What a cached answer is kept under (a JSON list: compared as it was read)."""
 
+Stat = Callable[[str], os.stat_result]
+"""How a cache stats a path (``os.stat``; a test counts the calls)."""
 
-def stamp(path: str, *, size: bool = True) -> list[int]:
+
+def stamp(path: str, *, size: bool = True, stat: Stat = os.stat) -> list[int]:
     """``[inode, size, mtime_ns]`` of a file (``[inode, mtime_ns]`` without ``size``, for a
     folder, whose size says nothing); ``[]`` when it is absent."""
     try:
-        info = os.stat(path)
+        info = stat(path)
     except (OSError, ValueError):
         return []
     if size:
@@ -50,21 +57,41 @@ def stamp(path: str, *, size: bool = True) -> list[int]:
     return [info.st_ino, info.st_mtime_ns]
 
 
-def session_stamp(folder: RunFolder) -> Key | None:
+def session_stamp(folder: RunFolder, stat: Stat = os.stat) -> Key | None:
     """The session's part of a run's key (see the module); None when its transcript is gone
     (its runs' answers are never kept)."""
-    transcript = stamp(folder.transcript)
+    transcript = stamp(folder.transcript, stat=stat)
     if not transcript:
         return None
     snapshots = folder.snapshot.rsplit(os.sep, 1)[0]
-    return [transcript, stamp(snapshots, size=False), stamp(folder.scripts_dir, size=False)]
+    return [
+        transcript,
+        stamp(snapshots, size=False, stat=stat),
+        stamp(folder.scripts_dir, size=False, stat=stat),
+    ]
 
 
-def run_key(folder: RunFolder, owner: Owner, superseded_by: str | None, session: Key) -> Key:
+def run_key(
+    folder: RunFolder, owner: Owner, superseded_by: str | None, session: Key, stat: Stat = os.stat
+) -> Key:
     """The key of a cached answer about a run, now: its journal's stamp, its owner, the
     session that superseded it, its session's stamp."""
+    return [stamp(folder.journal, stat=stat), *unstamped_key(owner, superseded_by, session)]
+
+
+def unstamped_key(owner: Owner, superseded_by: str | None, session: Key) -> Key:
+    """`run_key` after its journal's stamp: what needs no ``stat`` of the run's own."""
     pid = owner.entry.pid if owner.entry is not None else None
-    return [stamp(folder.journal), owner.liveness.value, pid, superseded_by, session]
+    return [owner.liveness.value, pid, superseded_by, session]
+
+
+def ended(run: Run) -> bool:
+    """Whether the run has ended and its snapshot says so: nothing appends to its journal
+    but a resume, and a resume writes the session transcript (which `session_stamp`
+    stamps) before it runs a call. Its journal need not be stamped. A settled run that has
+    not ended (killed with no snapshot, its owner gone) may have a writer no registry
+    shows, or be resumed from another machine sharing the folder: its journal is stamped."""
+    return run.ended and run.snapshot is not None and run.snapshot_current
 
 
 def settled(run: Run) -> bool:

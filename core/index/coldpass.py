@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from typing import Generic, NamedTuple, TypeVar, cast
 
 from wftop.core.cost.spendbook import SpendBook
-from wftop.core.index.cachefile import Key, settled
+from wftop.core.index.cachefile import Key, ended, settled
 from wftop.core.index.context import RunContext, no_cwd
 from wftop.core.index.fanout import fan_out
 from wftop.core.index.naming import sorted_listing
 from wftop.core.index.reader import LIST_KEEP_BYTES, RunReader
-from wftop.core.index.rowcache import Kept, NamedScript, RowCache
+from wftop.core.index.rowcache import Kept, NamedScript, Naming, RowCache
 from wftop.core.index.supersede import find_superseded
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
 from wftop.core.read.discovery import RunFolder, run_folders_of
@@ -214,6 +214,8 @@ class RowScan(Generic[Row]):
     rows: list[Row] = field(default_factory=list)
     """One per run, newest activity first (the order of `newest_first`)."""
     problems: list[Problem] = field(default_factory=list)
+    namings: list[Naming | None] = field(default_factory=list)
+    """Each row's `Naming` when it came from the cache (None: read it from the row)."""
 
 
 def scan_rows(
@@ -244,14 +246,13 @@ def scan_rows(
         stall_window=stall_window,
         spend_book=spend_book,
     )
-    made: list[tuple[Recency, Row, tuple[Problem, ...]]] = []
+    made: list[tuple[Recency, Row, tuple[Problem, ...], Naming | None]] = []
     keys: dict[str, Key | None] = {}
     unread: list[RunFolder] = []
     for folder in folders:
         if cache is not None:
             owner = cold.owners.get(folder.session_id, NO_OWNER)
-            key = cache.key(folder, owner, cold.superseded.get(folder.ident))
-            kept = cache.get(folder, key)
+            kept, key = cache.find(folder, owner, cold.superseded.get(folder.ident))
             if kept is not None:
                 recency = (
                     -(kept.last_activity or 0.0),
@@ -259,7 +260,7 @@ def scan_rows(
                     folder.session_id,
                     folder.root,
                 )
-                made.append((recency, cast(Row, kept.row), ()))
+                made.append((recency, cast(Row, kept.row), (), kept.naming))
                 continue
             keys[folder.journal] = key
         unread.append(folder)
@@ -274,6 +275,7 @@ def scan_rows(
                 run.folder.journal,
                 NamedScript.of(run.snapshot.script_path if run.snapshot is not None else None),
                 settled(run),
+                ended(run),
             )
             for run in cold.read(part, for_rows=True)
         ]
@@ -282,16 +284,17 @@ def scan_rows(
 
     with paused_gc():
         for fresh in fan_out(unread, hand, workers=workers):
-            made.append((fresh.recency, fresh.row, fresh.problems))
+            made.append((fresh.recency, fresh.row, fresh.problems, None))
             if cache is None or not fresh.settled or fresh.problems:
                 continue  # only rows of settled runs read without trouble are kept
             if isinstance(fresh.row, bytes):
-                kept = Kept(fresh.last_activity, fresh.row)
+                kept = Kept(fresh.last_activity, fresh.row, fresh.ended)
                 cache.put(fresh.journal, keys.get(fresh.journal), kept, fresh.named)
     made.sort(key=lambda entry: entry[0])
-    for _, row, trouble in made:
+    for _, row, trouble, naming in made:
         scan.rows.append(row)
         scan.problems.extend(trouble)
+        scan.namings.append(naming)
     if cache is not None:
         cache.save()
     return scan
@@ -308,3 +311,5 @@ class Made(NamedTuple, Generic[Row]):
     named: NamedScript
     settled: bool
     """The run can change only when its files do (``wftop.core.index.cachefile.settled``)."""
+    ended: bool
+    """The run has ended, its snapshot says so (``wftop.core.index.cachefile.ended``)."""

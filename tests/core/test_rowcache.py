@@ -16,7 +16,7 @@ import pytest
 
 from tests.corpus import CORPUS, copy_tree, only_journal, tree
 from wftop.cli.commands.ls import json_item
-from wftop.core.index import cachefile
+from wftop.core.index.cachefile import Stat
 from wftop.core.index.coldpass import scan_rows
 from wftop.core.index.rowcache import RowCache, root_file
 from wftop.core.system.procs import FakeProcess, FakeProcessTable
@@ -26,12 +26,16 @@ NOW = 1_800_000_000.0
 
 
 def listing(
-    roots: list[Path], cache: Path | None, processes: FakeProcessTable | None = None
+    roots: list[Path],
+    cache: Path | None,
+    processes: FakeProcessTable | None = None,
+    stat: Stat = os.stat,
 ) -> tuple[list[dict[str, Any]], int, int]:
-    """Rows, cache hits and problems of one ``ls --json`` pass (no owner alive by default)."""
+    """Rows, cache hits and problems of one ``ls --json`` pass (no owner alive by default;
+    ``stat``: how the cache stats paths)."""
     redactor = Redactor()
     names = [str(root) for root in roots]
-    rows = RowCache.open(names, cache)
+    rows = RowCache.open(names, cache, stat)
     scan = scan_rows(
         names,
         lambda run: json_item(run, redactor),
@@ -210,29 +214,75 @@ def three_runs_in_one_session(tmp_path: Path) -> Path:
     return root
 
 
-def test_a_kept_row_is_checked_by_one_stat_of_its_own_and_three_of_its_session(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+class Counted:
+    """``os.stat``, with every path it was asked for."""
+
+    def __init__(self) -> None:
+        self.paths: list[str] = []
+
+    def __call__(self, path: str) -> os.stat_result:
+        self.paths.append(path)
+        return os.stat(path)
+
+
+def test_an_ended_run_is_checked_by_one_stat_of_its_folder_and_three_of_its_session(
+    tmp_path: Path,
 ) -> None:
-    """A cached listing checked each row with a stat of its journal, of its snapshot, and of
-    its session's transcript and scripts folder (17,711 stats for 5,000 runs): now its journal,
-    and its session's transcript, snapshots folder and scripts folder once for all its runs."""
+    """A cached listing checked each row with a stat of its journal and of its folder, and
+    its session's transcript, snapshots folder and scripts folder once for all its runs
+    (16,003 stats for 5,000 runs): an ended run's journal is no longer stamped (a resume
+    writes the session transcript before it appends), so a row costs its folder's stat."""
     root = three_runs_in_one_session(tmp_path)
+    (session,) = {path.parent for path in root.glob("projects/*/*/subagents")}
+    for snapshot in session.glob("workflows/wf_*.json"):  # named where the CLI wrote it
+        data = json.loads(snapshot.read_text())
+        data["scriptPath"] = str(session / "workflows/scripts" / Path(data["scriptPath"]).name)
+        snapshot.write_text(json.dumps(data))
     cache = tmp_path / "rows"
     first, _, _ = listing([root], cache)
-    stamped: list[str] = []
-    real = cachefile.stamp
-
-    def counted(path: str, *, size: bool = True) -> list[int]:
-        stamped.append(path)
-        return real(path, size=size)
-
-    monkeypatch.setattr(cachefile, "stamp", counted)
-    again, hits, _ = listing([root], cache)
+    assert [row["status"] for row in first] == ["completed"] * 3
+    counted = Counted()
+    again, hits, _ = listing([root], cache, stat=counted)
     assert again == first and hits == 3
-    journals = [path for path in stamped if path.endswith("journal.jsonl")]
-    assert len(journals) == 3 and len(stamped) == 3 + 3
-    monkeypatch.undo()
+    folders = {str(session / "subagents/workflows" / row["run_id"]) for row in first}
+    shared = {f"{session}.jsonl", str(session / "workflows"), str(session / "workflows/scripts")}
+    assert sorted(counted.paths) == sorted([*folders, *shared])
     written_over_in_place(tmp_path / "in-place")
+
+
+def test_a_run_that_has_not_ended_is_checked_by_its_journal_too(tmp_path: Path) -> None:
+    """A dead run (killed, no snapshot) may have a writer no registry shows: its journal is
+    stamped besides its folder, and a line appended to it is read
+    (`test_an_appended_line_is_read`)."""
+    root = copy_tree("killed", tmp_path)
+    cache = tmp_path / "rows"
+    (dead,), _, _ = listing([root], cache)
+    counted = Counted()
+    (again,), hits, _ = listing([root], cache, stat=counted)
+    journal = only_journal(root)
+    assert (again, hits, dead["status"]) == (dead, 1, "dead")
+    assert counted.paths.count(str(journal)) == 1
+    assert counted.paths.count(str(journal.parent)) == 1
+
+
+@pytest.mark.parametrize("change", ["deleted", "made"])
+def test_a_transcript_made_or_deleted_in_an_ended_run_is_seen(tmp_path: Path, change: str) -> None:
+    """The folder's stamp is what checks an ended run: an agent transcript deleted (what it
+    spent is then missing) or made in it reads the run again."""
+    root = copy_tree("clean", tmp_path)
+    cache = tmp_path / "rows"
+    (before,), _, _ = listing([root], cache)
+    folder = only_journal(root).parent
+    agents = sorted(folder.glob("agent-*.jsonl"))
+    if change == "deleted":
+        agents[0].unlink()
+    else:
+        (folder / "agent-a0000000000000000.jsonl").write_bytes(agents[0].read_bytes())
+    (after,), hits, _ = listing([root], cache)
+    fresh, _, _ = listing([root], None)
+    assert before["status"] == "completed" and hits == 0 and [after] == fresh
+    if change == "deleted":
+        assert after["missing_transcripts"] == before["missing_transcripts"] + 1
 
 
 def written_over_in_place(tmp_path: Path) -> None:

@@ -1,0 +1,50 @@
+"""``wftop ls --json`` from its rows cache: a kept row is the bytes the listing printed, so
+what it masked and escaped stays masked and escaped."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.corpus import copy_tree
+
+SECRET = "sk-ant-api03-" + "Q" * 24
+NAME = f"deploy {SECRET} \u009b31m \u202egnp.exe"
+"""A run name with an Anthropic key, a C1 control (CSI) and a right-to-left override."""
+
+
+def ls(root: Path, cache: Path, *extra: str) -> bytes:
+    done = subprocess.run(
+        [sys.executable, "-m", "wftop.cli", "ls", "--json", "--no-default-root"]
+        + ["--root", str(root), *extra],
+        capture_output=True,
+        env={**os.environ, "WFTOP_CACHE_DIR": str(cache), "WFTOP_NOW": "1800000000"},
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_a_kept_row_is_printed_as_kept_masked_and_escaped(tmp_path: Path) -> None:
+    root = copy_tree("clean", tmp_path)
+    (snapshot,) = root.glob("projects/*/*/workflows/wf_*.json")
+    data = json.loads(snapshot.read_text())
+    data["workflowName"] = NAME
+    snapshot.write_text(json.dumps(data))
+    cache = tmp_path / "cache"
+    uncached = ls(root, cache, "--no-cache")
+    assert not cache.exists()
+    first, kept = ls(root, cache), ls(root, cache)
+    assert first == kept == uncached
+    assert SECRET.encode() not in kept and b"[masked:anthropic_key]" in kept
+    assert b"\\u009b31m \\u202egnp.exe" in kept
+    assert "\u009b".encode() not in kept and "\u202e".encode() not in kept
+    (held,) = (cache / "ls-rows").iterdir()
+    (row,) = json.loads(kept)
+    assert row["name"] == "deploy [masked:anthropic_key] \u009b31m \u202egnp.exe"
+    item = kept[len(b"[\n") : -len(b"\n]\n")]  # the one row, as the array prints it
+    assert item in held.read_bytes()  # kept as those bytes, not as a string of JSON
+    assert SECRET.encode() not in held.read_bytes()
