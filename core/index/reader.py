@@ -47,6 +47,16 @@ results would hold a gigabyte otherwise). Their calls fold the same; previews sa
 result was not kept."""
 
 
+class _Dozing:
+    """What every dozing reader holds in place of what it let go: one fold, one re-run
+    tally and one reply memo for all (a dozing reader reads nothing until `RunReader.wake`
+    makes its own again), where each made new ones of its own, 2 KB a run."""
+
+    fold = JournalFold()
+    reruns = RerunTokens()
+    replies = LastReplies()
+
+
 class RunReader:
     """Everything read from one run folder, kept up to date incrementally.
 
@@ -146,11 +156,11 @@ class RunReader:
         keeping the stamps a sweep compares (the journal's, the snapshot's, the agents'):
         a settled run held by its row alone. `wake` reads it in full again."""
         self.dozing = True
-        self.fold = self._new_fold()
+        self.fold = _Dozing.fold
         self.snapshot = None
         self._spent = None
-        self._reruns = RerunTokens()
-        self.replies = LastReplies()
+        self._reruns = _Dozing.reruns
+        self.replies = _Dozing.replies
         self._notices = None
         self._stand_in = None
 

@@ -22,7 +22,8 @@ def read_and_held(folder: RunFolder) -> RunReader:
 
 def test_a_held_reader_keeps_no_spend_tally_and_no_whole_stat() -> None:
     """Read, priced and let go of: 4.8 KB a reader while it kept an empty spend tally and
-    its journal's whole ``os.stat_result``; 3.3 KB without them (Python 3.11)."""
+    its journal's whole ``os.stat_result``; 3.3 KB without them, 1.6 KB once dozing readers
+    share one empty fold, re-run tally and reply memo (Python 3.11)."""
     (folder,), _ = run_folders_of([str(tree("killed"))])
     read_and_held(folder)  # the price data and the caches of a first read, loaded once
     gc.collect()
@@ -35,5 +36,26 @@ def test_a_held_reader_keeps_no_spend_tally_and_no_whole_stat() -> None:
     finally:
         tracemalloc.stop()
     each = sum(stat.size_diff for stat in after.compare_to(before, "filename")) / len(held)
-    assert each < 4000, each
+    assert each < 2500, each
     assert all(reader.dozing and reader.tail.stat is not None for reader in held)
+
+
+def test_held_readers_hold_no_fold_of_their_own_and_wake_whole():
+    """A dozing reader keeps no calls, re-run tally or reply memo of its own (every dozing
+    reader holds the same empty ones), and waking it reads its run whole again."""
+    (folder,), _ = run_folders_of([str(tree("killed"))])
+    awake = RunReader(folder)
+    awake.refresh(owner_alive=False)
+    calls = dict(awake.fold.calls)
+    assert calls
+    first, second = read_and_held(folder), read_and_held(folder)
+    assert not first.fold.calls and not second.fold.calls
+    assert first.fold is second.fold
+    assert first.replies is second.replies and first._reruns is second._reruns
+    first.wake(owner_alive=False)
+    assert not first.dozing and first.fold is not second.fold
+    assert first.fold.calls.keys() == calls.keys()
+    assert [call.state for call in first.fold.calls.values()] == [
+        call.state for call in calls.values()
+    ]
+    assert not second.fold.calls  # what the woken one read is its own
