@@ -42,6 +42,7 @@ from wftop.core.index.rowcache import Kept, NamedScript, RowCache
 from wftop.core.model import DEFAULT_STALL_WINDOW, NEEDS_YOU, Run
 from wftop.core.resume.lock import ensure_private_dir
 from wftop.core.row import RunRow
+from wftop.core.system.memory import Trim, give_back_memory
 from wftop.core.system.procs import ProcessTable, default_table
 from wftop.core.text.redact import Redactor
 from wftop.core.version import package_version
@@ -87,12 +88,16 @@ class Engine:
         log: str | None = None,
         lazy_spend: int = LAZY_SPEND,
         spend_book: SpendBook | None = None,
+        trim: Trim | None = None,
     ) -> None:
         """Args:
         log: the engine's log file, where a failure's traceback is appended (None: stderr).
         lazy_spend: runs to read at or above which the first rows go out without what they
             spent (`wftop.core.engine.coldstart`).
+        trim: how freed memory is given back to the system once every run is read
+            (`wftop.core.system.memory.trimmer`: this platform's, unless given).
         """
+        self.trim = trim
         self.lazy_spend = lazy_spend
         self.spend_book = spend_book
         """What transcripts spent, kept between engines (`wftop.core.cost.spendbook`)."""
@@ -260,6 +265,8 @@ class Engine:
         read, _told_already = await asyncio.to_thread(self._read_all, index, cache, firsts)
         self.index = index
         await self._apply_paced(read, [ident for ident in self.held if ident not in read])
+        del read
+        give_back_memory(self.trim)  # what reading every run left free, to the system
         self.following = True
         changes = index.changes(stop)
         try:
