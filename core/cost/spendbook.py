@@ -54,6 +54,10 @@ SETTLE_S = 2.0
 
 LOG = "spends.log"
 
+FolderStamp = tuple[int, int]
+"""A directory's inode and modification time (ns): any file made, removed or renamed in it
+changes the time."""
+
 Entry = list[int]
 """A transcript's ``[size, mtime_ns, inode, spend]``: ``spend`` indexes its directory's
 list of spends (``[input, output, cache_read, cache_write_5m, cache_write_1h, cost_usd |
@@ -91,12 +95,24 @@ def _spend(payload: object) -> Spend | None:
 
 
 class _Shelf:
-    """One directory's entries: by file name, and the spends they index."""
+    """One directory's entries: by file name, and the spends they index; and the directory's
+    own stamp when its entries were last vouched for (`SpendBook.vouch`)."""
 
-    def __init__(self, files: dict[str, Entry], spends: list[Spend | None]) -> None:
+    def __init__(
+        self, files: dict[str, Entry], spends: list[Spend | None], folder: object = None
+    ) -> None:
         self.files = files
         self.spends = spends
+        self.folder = folder
         self.index = {spend: at for at, spend in enumerate(spends) if spend is not None}
+
+    def kept(self, name: str) -> Spend | None:
+        """The spend kept for file ``name``, whatever its stamp now."""
+        entry = self.files.get(name)
+        if type(entry) is not list or len(entry) != 4:
+            return None
+        at = entry[3]
+        return self.spends[at] if type(at) is int and 0 <= at < len(self.spends) else None
 
     def get(self, name: str, stamp: Stamp) -> Spend | None:
         entry = self.files.get(name)
@@ -108,8 +124,7 @@ class _Shelf:
             or entry[2] != stamp[2]
         ):
             return None
-        at = entry[3]
-        return self.spends[at] if type(at) is int and 0 <= at < len(self.spends) else None
+        return self.kept(name)
 
     def put(self, name: str, stamp: Stamp, spend: Spend) -> bool:
         """Keep the entry; False when it was kept already."""
@@ -137,7 +152,10 @@ class _Shelf:
                 used[at] = len(spends)
                 spends.append(_payload(spend))
             files[name] = [*entry[:3], used[at]]
-        return {"spends": spends, "files": files}
+        kept: dict[str, Any] = {"spends": spends, "files": files}
+        if self.folder is not None:
+            kept["folder"] = self.folder
+        return kept
 
 
 class SpendBook:
@@ -187,6 +205,36 @@ class SpendBook:
         directory, _, name = path.rpartition(os.sep)
         if self._shelf(directory).put(name, stamp, spend):
             self._dirty.add(directory)
+
+    def vouched(self, directory: str, stamp: FolderStamp) -> bool:
+        """Whether ``directory``'s entries were vouched for at its stamp ``stamp`` (its inode
+        and modification time now): then `kept` answers for its files without a stamp."""
+        return self._shelf(directory).folder == list(stamp)
+
+    def vouch(self, directory: str, stamp: FolderStamp) -> None:
+        """Keep ``directory``'s stamp with its entries: every transcript of it looked up in
+        this process was checked against its own stamp after ``stamp`` was taken (see
+        `wftop.core.cost.usage.Spends.settle` for when that may be trusted). Not kept for
+        a directory modified within `SETTLE_S` of the clock (a file made in the same tick
+        of the file system's clock would leave the stamp as it is)."""
+        if stamp[1] > (self.clock() - SETTLE_S) * 1e9:
+            return
+        shelf = self._shelf(directory)
+        if shelf.folder != list(stamp):
+            shelf.folder = list(stamp)
+            self._dirty.add(directory)
+
+    def drop(self, path: str) -> None:
+        """Forget transcript ``path`` (it is gone: a folder vouched for keeps no entry of a
+        file it no longer holds)."""
+        directory, _, name = path.rpartition(os.sep)
+        if self._shelf(directory).files.pop(name, None) is not None:
+            self._dirty.add(directory)
+
+    def kept(self, directory: str) -> Callable[[str], Spend | None]:
+        """What each file of ``directory`` spent as kept, by file name, its stamp not
+        compared (for a directory `vouched` for)."""
+        return self._shelf(directory).kept
 
     def save(self, keep: Collection[str] = ()) -> None:
         """Write the files of the directories that gained entries, let go of every entry
@@ -238,7 +286,8 @@ class SpendBook:
         if self.writable:
             with contextlib.suppress(OSError):
                 os.utime(path)  # used: the last to go when the folder is pruned
-        return _Shelf(kept["files"], [_spend(payload) for payload in kept["spends"]])
+        spends = [_spend(payload) for payload in kept["spends"]]
+        return _Shelf(kept["files"], spends, kept.get("folder"))
 
     def _foreign(self, kept: object, directory: str) -> str:
         """Why ``kept`` (a file's contents) is not this book's entries of ``directory``; ""

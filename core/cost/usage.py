@@ -15,13 +15,13 @@ messages (an API error: ``isApiErrorMessage``, model ``<synthetic>``) cost nothi
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import orjson
 
 from wftop.core.cost.prices import SYNTHETIC, Bill
-from wftop.core.cost.spendbook import SpendBook, Stamp
+from wftop.core.cost.spendbook import FolderStamp, SpendBook, Stamp
 from wftop.core.cost.tokens import NOTHING, Spend, Tokens
 from wftop.core.read.snapshot import parse_iso_time
 
@@ -139,6 +139,32 @@ class Spends:
 
     book: SpendBook | None = None
     _seen: dict[str, tuple[Stamp, Spend | None]] = field(default_factory=dict)
+    _vouch: dict[str, FolderStamp] = field(default_factory=dict)
+
+    def settle(self, directory: str) -> Callable[[str], Spend | None] | None:
+        """What the transcripts of a settled run's folder ``directory`` spent, by file name,
+        from the book without a ``stat`` of each, when the folder's own stamp is the one
+        vouched for; else None, and `keep` vouches for the stamp it has now (every
+        transcript of it looked up meanwhile is checked against its own stamp).
+
+        Only for a run that has ended or whose owner cannot be alive: its agents' transcripts
+        are written by its owner's process alone, appended while an agent runs, and never
+        touched after. So a transcript of a settled run changes only when a process works in
+        the run again, and that one writes its agents into new transcripts (a call run
+        again is a new agent), which changes the folder's stamp; a transcript removed or
+        replaced changes it too. What it does not see is a transcript rewritten in place by
+        something else than the CLI."""
+        if self.book is None:
+            return None
+        try:
+            info = os.stat(directory)
+        except (OSError, ValueError):
+            return None
+        stamp = (info.st_ino, info.st_mtime_ns)
+        if self.book.vouched(directory, stamp):
+            return self.book.kept(directory)
+        self._vouch[directory] = stamp
+        return None
 
     def of(self, path: str) -> Spend | None:
         kept = self._seen.get(path)
@@ -146,6 +172,8 @@ class Spends:
             try:
                 info = os.stat(path)
             except (OSError, ValueError):
+                if self.book is not None:
+                    self.book.drop(path)
                 return None
             stamp = (info.st_size, info.st_mtime_ns, info.st_ino)
             if kept is not None and kept[0] == stamp:
@@ -166,4 +194,7 @@ class Spends:
     def keep(self) -> None:
         """What was read, written into the book (if any), and its entries let go."""
         if self.book is not None:
+            vouch, self._vouch = self._vouch, {}
+            for directory, stamp in vouch.items():
+                self.book.vouch(directory, stamp)
             self.book.save()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import glob
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from wftop.core.cost.prices import price
@@ -23,6 +24,7 @@ from wftop.core.cost.usage import Spends
 from wftop.core.forecast.cachewarm import TTL_1H, last_response
 from wftop.core.forecast.costrange import CostRange
 from wftop.core.forecast.fates import LIVE_FATES, Fate, Forecast
+from wftop.core.index.cachefile import settled
 from wftop.core.model import Run
 from wftop.core.read.journal import JournalFold
 from wftop.core.read.jsonl import read_all
@@ -111,12 +113,17 @@ def call_costs(run: Run, spends: Spends | None = None) -> CallCosts:
     same script (`previous_completed`) for the calls not reached yet."""
     spends = spends or Spends()
     calls = run.fold.ordered_calls()
-    last = {
-        call.key: agents_spend(
-            run.folder.path, call.agent_ids[-1:], spends, call.returned_agent_ids
+    folder = run.folder.path
+    kept = spends.settle(folder) if settled(run) else None
+    last: dict[str, Spend] = {}
+    for call in calls:
+        agents = call.agent_ids[-1:]
+        spent = _kept_spend(kept, agents)
+        last[call.key] = (
+            agents_spend(folder, agents, spends, call.returned_agent_ids)
+            if spent is None
+            else spent
         )
-        for call in calls
-    }
     returned = frozenset(  # a result whose transcript is gone says nothing of its cost
         call.key
         for call in calls
@@ -145,6 +152,20 @@ def call_costs(run: Run, spends: Spends | None = None) -> CallCosts:
         unreached,
         unreached_from,
     )
+
+
+def _kept_spend(
+    kept: Callable[[str], Spend | None] | None, agents: tuple[str, ...]
+) -> Spend | None:
+    """What the one agent of ``agents`` spent as its folder's book keeps it (`Spends.settle`),
+    as `agents_spend` adds it up; None: not kept, or no such book. An id that is not one the
+    CLI writes names no kept transcript: no valid id's file name is that of another id."""
+    if kept is None or not agents or type(agents[0]) is not str:
+        return None
+    spent = kept(f"agent-{agents[0]}.jsonl")
+    if spent is None or not spent.unpriced_models:
+        return spent
+    return NOTHING + spent
 
 
 def previous_completed(run: Run) -> tuple[str, JournalFold] | None:
