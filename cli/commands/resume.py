@@ -38,6 +38,7 @@ from wftop.core.resume.store import ResumeStore, state_dir
 from wftop.core.resume.table import HEADINGS, cold_cache_words, fates_line, strategy_rows
 from wftop.core.system.procs import default_table
 from wftop.core.text.gate import shown, shown_each
+from wftop.core.text.jsonout import dumps_masked
 from wftop.core.text.redact import Redactor, redact_value
 
 EXIT_FAILED, EXIT_REFUSED, EXIT_LAUNCH_FAILED, EXIT_WITH_FAILURES = 1, 3, 4, 5
@@ -203,10 +204,10 @@ def print_plan(args: argparse.Namespace, plan: Plan, rehearsed: Rehearsed | None
     """``--dry-run``: the plan as JSON or text; the exit code says whether it may launch,
     then whether ``--exact`` could rehearse."""
     if args.json:
-        data = plan.to_json()
+        data = plan.json_fields()
         if rehearsed is not None:
             data["rehearsal"] = rehearsed.to_json()
-        print_json(redact_value(data, Redactor.for_json()))
+        sys.stdout.buffer.write(dumps_masked(data, Redactor.for_json(), indent=True) + b"\n")
     else:
         print(describe(plan))
     if not plan.verdict.allows(args.force):

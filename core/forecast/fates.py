@@ -87,8 +87,10 @@ class Forecast:
         """Live calls that already had a result: finished work done again."""
         return [c.label for c in self.calls if c.had_result and c.fate in LIVE_FATES]
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def to_json(self, *, calls: bool = True) -> dict[str, Any]:
+        """The ``--json`` shape; ``calls``: with the fate and reason of every call (a plan
+        lists them under its chosen forecast alone: 100,000 calls are 14 MB a forecast)."""
+        shape = {
             "strategy": self.strategy,
             "exact": self.exact,
             "cli_version": self.cli_version,
@@ -104,10 +106,12 @@ class Forecast:
             "order": self.order,
             "notes": list(self.notes),
             **(self.cost.to_json() if self.cost is not None else {}),
-            "calls": [
-                {"label": c.label, "fate": c.fate.value, "reason": c.reason} for c in self.calls
-            ],
         }
+        if calls:
+            shape["calls"] = [
+                {"label": c.label, "fate": c.fate.value, "reason": c.reason} for c in self.calls
+            ]
+        return shape
 
     @property
     def provenance(self) -> str:

@@ -133,46 +133,53 @@ class Plan:
         return self.with_forecast(forecast)
 
     def to_json(self) -> dict[str, Any]:
-        """The ``wftop resume --dry-run --json`` shape."""
-        return json_safe_dict(
-            {
-                "run_id": self.run.run_id,
-                "root": self.run.folder.root,
-                "status": self.run.shown_status,
-                "unreadable_reason": self.run.unreadable_reason,
-                "strategy": self.strategy.value,
-                "recommended": self.recommended.value,
-                "argv": self.argv,
-                "cwd": self.cwd,
-                "env": self.env,
-                "session_id": self.session_id,
-                "owner_session_id": self.run.session_id,
-                "script_path": self.script_path,
-                "args": self.args,
-                "forecast": self.forecast.to_json(),
-                "forecasts": {name: f.to_json() for name, f in self.forecasts.items()},
-                "hazards": [{"code": h.code, "message": h.message} for h in self.hazards],
-                "guard": self.verdict.reason,
-                "refusal": None
-                if self.verdict.ok
-                else {
-                    "reason": self.verdict.reason,
-                    "fix": self.verdict.fix,
-                    "forceable": self.verdict.forceable,
-                    "force_risk": self.verdict.risk or None,
-                },
-                "target_journal": self.target_journal,
-                "healed_lines": self.healed_lines,
-                "cache_warm_until": iso_utc(self.cache_warm_until),
-                "stop_cause": None if self.stop_cause is None else self.stop_cause.to_json(),
-                "price_data": price_data(),
-                "max_usd": self.max_usd,
-                "cold_cache_cost_usd": None
-                if self.cold_cache is None
-                else self.cold_cache.to_json()["cost_usd"],
-                "failures": failures_json(self.run),
-            }
-        )
+        """The ``wftop resume --dry-run --json`` shape (`json_fields`, every string valid
+        UTF-8)."""
+        return json_safe_dict(self.json_fields())
+
+    def json_fields(self) -> dict[str, Any]:
+        """The ``wftop resume --dry-run --json`` shape as it is, for an encoder that makes
+        its strings safe itself (`wftop.core.text.jsonout.dumps_masked`): the chosen
+        ``forecast`` lists every call's fate (``calls``), each of ``forecasts`` the rest."""
+        return {
+            "run_id": self.run.run_id,
+            "root": self.run.folder.root,
+            "status": self.run.shown_status,
+            "unreadable_reason": self.run.unreadable_reason,
+            "strategy": self.strategy.value,
+            "recommended": self.recommended.value,
+            "argv": self.argv,
+            "cwd": self.cwd,
+            "env": self.env,
+            "session_id": self.session_id,
+            "owner_session_id": self.run.session_id,
+            "script_path": self.script_path,
+            "args": self.args,
+            "forecast": self.forecast.to_json(),
+            "forecasts": {
+                name: forecast.to_json(calls=False) for name, forecast in self.forecasts.items()
+            },
+            "hazards": [{"code": h.code, "message": h.message} for h in self.hazards],
+            "guard": self.verdict.reason,
+            "refusal": None
+            if self.verdict.ok
+            else {
+                "reason": self.verdict.reason,
+                "fix": self.verdict.fix,
+                "forceable": self.verdict.forceable,
+                "force_risk": self.verdict.risk or None,
+            },
+            "target_journal": self.target_journal,
+            "healed_lines": self.healed_lines,
+            "cache_warm_until": iso_utc(self.cache_warm_until),
+            "stop_cause": None if self.stop_cause is None else self.stop_cause.to_json(),
+            "price_data": price_data(),
+            "max_usd": self.max_usd,
+            "cold_cache_cost_usd": None
+            if self.cold_cache is None
+            else self.cold_cache.to_json()["cost_usd"],
+            "failures": failures_json(self.run),
+        }
 
 
 def priced(forecast: Forecast, costs: CallCosts) -> Forecast:

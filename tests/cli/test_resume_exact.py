@@ -92,6 +92,8 @@ def test_exact_prints_the_rehearsed_forecast_and_marks_it(
     forecast = plan["forecast"]
     assert (forecast["exact"], forecast["cli_version"]) == (True, "2.1.332")
     assert forecast["cached"] == ["a1"] and forecast["order"] == "rehearsal"
+    calls = forecast.pop("calls")
+    assert [call["label"] for call in calls] == ["a1", "a2", "a3", "a4", "a5"]
     assert plan["forecasts"]["resume-owner"] == forecast
     assert plan["forecasts"]["surgical"]["exact"] is False
     assert plan["rehearsal"]["exact"] is True and plan["rehearsal"]["error"] is None

@@ -59,6 +59,26 @@ def test_config_flags_and_binary_appear_in_the_plan(tmp_path):
     assert plan["recommended"] == "surgical"
 
 
+def test_the_calls_fates_are_listed_once_under_the_chosen_forecast(tmp_path):
+    """A plan of 100,000 calls printed 55 MB when each of its four forecasts listed every
+    call: ``forecast`` lists them, each of ``forecasts`` has the rest of its fields."""
+    root = aged(copy_tree("mid-failure", tmp_path))
+    code, plan = dry_run(root, "wf_6838482f-c9a", "--strategy", "relocate")
+    assert code == 3
+    calls = plan["forecast"].pop("calls")
+    assert [(call["label"], call["fate"]) for call in calls] == [
+        ("a1", "cached"),
+        ("a2", "cached"),
+        ("a3", "live_ends_reuse"),
+        ("a4", "rerun"),
+        ("a5", "rerun"),
+        ("a6", "rerun"),
+    ]
+    assert all("calls" not in forecast for forecast in plan["forecasts"].values())
+    assert plan["forecasts"]["relocate"] == plan["forecast"]
+    assert plan["forecasts"]["surgical"]["live"] == ["a3", "a5", "a6"]
+
+
 def test_completed_run_is_refused_but_a_fresh_relaunch_is_not(tmp_path):
     root = aged(copy_tree("clean", tmp_path))
     code, plan = dry_run(root, "wf_6bc9feb7-808")
