@@ -27,7 +27,7 @@ from wftop.cli.options import (
 from wftop.cli.output import fail, print_json
 from wftop.core.cost.spendbook import book_for
 from wftop.core.forecast.cachewarm import cache_text
-from wftop.core.index.coldpass import scan_roots
+from wftop.core.index.coldpass import paused_gc, scan_roots
 from wftop.core.model import Run, Status
 from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.machine import ResumeState
@@ -257,7 +257,8 @@ def run(args: argparse.Namespace) -> int:
     plan = policy.plan(found, args.strategy)
     plan, rehearsed = exact(args, plan, config.claude)
     if args.dry_run:
-        return print_plan(args, plan, rehearsed)
+        with paused_gc():  # its JSON: a dict for each call
+            return print_plan(args, plan, rehearsed)
     active = policy.in_flight(plan.run.run_id)
     if active is not None:
         request, events = policy.follow_existing(plan, active)

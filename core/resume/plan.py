@@ -26,6 +26,7 @@ from wftop.core.forecast.launchinfo import (
     find_launch,
     installed_version,
 )
+from wftop.core.index.coldpass import paused_gc
 from wftop.core.model import Run, iso_utc, json_safe_dict
 from wftop.core.read.journalfile import reading_once
 from wftop.core.read.sessions import Liveness
@@ -217,7 +218,8 @@ def make_plan(
     )
     mtime = run.journal_mtime
     known = {run.folder.journal: ((run.journal_size, mtime), run.fold)} if mtime is not None else {}
-    with reading_once(known):
+    # Objects for each call, none in a cycle: the collector would walk them again and again.
+    with reading_once(known), paused_gc():
         return _make_plan(
             run,
             processes,
