@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 from wftop.core.forecast.costrange import CostRange
@@ -69,20 +70,23 @@ class Forecast:
     def labels(self, *fates: Fate) -> list[str]:
         return [call.label for call in self.calls if call.fate in fates]
 
-    @property
+    # Each list is made once per forecast (its calls never change): a plan asks for them
+    # a dozen times, and a forecast can hold 100,000 calls. Read them, never change them.
+
+    @cached_property
     def cached(self) -> list[str]:
         return self.labels(Fate.CACHED)
 
-    @property
+    @cached_property
     def live(self) -> list[str]:
         return self.labels(*LIVE_FATES)
 
-    @property
+    @cached_property
     def at_risk(self) -> list[str]:
         """Calls with a result that may be served from cache, or may run again."""
         return self.labels(Fate.AT_RISK)
 
-    @property
+    @cached_property
     def rerun(self) -> list[str]:
         """Live calls that already had a result: finished work done again."""
         return [c.label for c in self.calls if c.had_result and c.fate in LIVE_FATES]

@@ -17,6 +17,7 @@ import pytest
 
 from tests.corpus import copy_tree, only_journal, tree
 from wftop.core.forecast import inputs, instant
+from wftop.core.forecast.fates import Fate, Forecast
 from wftop.core.forecast.inputs import ForecastInput, gather
 from wftop.core.forecast.instant import Call, Span, predict
 from wftop.core.index.coldpass import scan_roots
@@ -25,6 +26,7 @@ from wftop.core.read import jsonl
 from wftop.core.read.journal import JournalFold
 from wftop.core.resume import plan as plan_module
 from wftop.core.resume.plan import make_plan
+from wftop.core.resume.request import what_is_left
 from wftop.core.system.procs import FakeProcessTable
 
 NOW = 1_800_000_000.0
@@ -217,3 +219,23 @@ def test_a_plan_is_made_with_the_cyclic_collector_paused(
     plan_of(run)
     assert seen == [False]
     assert gc.isenabled()
+
+
+def test_a_forecasts_lists_of_labels_are_made_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plan, its table and its JSON ask each forecast for its cached and live calls a
+    dozen times: each list walks the forecast's calls once (100,000 calls a walk)."""
+    run = the_run(copy_tree("mid-failure", tmp_path))
+    walked: list[tuple[int, tuple[Fate, ...]]] = []
+    real = Forecast.labels
+
+    def labels(self: Forecast, *fates: Fate) -> list[str]:
+        walked.append((id(self), fates))
+        return real(self, *fates)
+
+    monkeypatch.setattr(Forecast, "labels", labels)
+    plan = plan_of(run)
+    shown = [plan.to_json(), plan.to_json(), what_is_left(plan)]
+    assert shown[0] == shown[1] and "surgical runs" in shown[2]
+    assert walked and len(walked) == len(set(walked))
