@@ -107,16 +107,21 @@ def deal(
     work: Callable[[Sequence[Item]], list[Result]],
     *,
     workers: int | None = None,
+    keep_one: bool = True,
 ) -> Hands[Item, Result]:
     """Cut ``items`` into hands (up to ``workers``, None: by CPUs and size) and fork a child
-    for every hand but the first (`fan_out`'s rules; no child where forking is not safe)."""
+    for every hand but the first (`fan_out`'s rules; no child where forking is not safe).
+    ``keep_one`` False: a child for every hand, the caller's `Hands.own` empty, so that
+    what the work leaves behind stays out of the caller's heap (where children are forked
+    at all: else the caller's hand is every item)."""
     count = worker_count(len(items)) if workers is None else workers
     if count <= 1 or not can_fork_workers():
         return Hands(items, work, [])
     cuts = [len(items) * k // count for k in range(count + 1)]
     hands = [items[cuts[k] : cuts[k + 1]] for k in range(count)]
-    children = [(*_spawn(work, hand), hand) for hand in hands[1:]]
-    return Hands(hands[0], work, children)
+    own = hands.pop(0) if keep_one else items[:0]
+    children = [(*_spawn(work, hand), hand) for hand in hands]
+    return Hands(own, work, children)
 
 
 def _spawn(work: Callable[[Sequence[Item]], list[Result]], hand: Sequence[Item]) -> tuple[int, int]:

@@ -104,3 +104,22 @@ def test_forked_rows_equal_a_serial_scan_in_the_same_order(workers: int) -> None
     forked = scan_rows(roots, row, now=lambda: moment, workers=workers)
     assert forked.rows == [row(run) for run in serial]
     assert len(forked.rows) > workers
+
+
+@linux_only
+def test_a_deal_that_keeps_no_hand_leaves_every_item_to_children() -> None:
+    def pids(items: Sequence[int]) -> list[tuple[int, int]]:
+        return [(item, os.getpid()) for item in items]
+
+    hands = wftop.core.index.fanout.deal(list(range(30)), pids, workers=2, keep_one=False)
+    assert list(hands.own) == []
+    done = hands.collect()
+    assert [item for item, _pid in done] == list(range(30))
+    assert os.getpid() not in {pid for _item, pid in done}
+    assert len({pid for _item, pid in done}) == 2
+
+
+def test_where_no_child_can_be_forked_the_caller_keeps_every_item(monkeypatch) -> None:
+    monkeypatch.setattr(wftop.core.index.fanout, "can_fork_workers", lambda: False)
+    hands = wftop.core.index.fanout.deal(list(range(30)), squares, workers=2, keep_one=False)
+    assert list(hands.own) == list(range(30)) and hands.collect() == []
