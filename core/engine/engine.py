@@ -33,10 +33,12 @@ from wftop.core.attention import RunState
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.usage import Spends
 from wftop.core.engine import protocol as wire
-from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, Held, first_rows
+from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, Held, first_rows, held
 from wftop.core.engine.holding import ProjectNames, held_of
+from wftop.core.engine.seeding import filled_rows
 from wftop.core.engine.views import Subscriber, Views
 from wftop.core.index.cachefile import settled
+from wftop.core.index.held import Seed
 from wftop.core.index.live import LiveIndex
 from wftop.core.index.rowcache import Kept, NamedScript, RowCache
 from wftop.core.model import DEFAULT_STALL_WINDOW, NEEDS_YOU, Run
@@ -251,6 +253,7 @@ class Engine:
         self._broadcast(wire.rows_line(self.seq, [entry.line for entry in renamed], final=True))
         if stop.is_set():
             return
+        filled, seeds = await self._fill(cache, firsts)
         index = LiveIndex(
             self.roots,
             processes=self.processes,
@@ -261,11 +264,16 @@ class Engine:
             spend_book=self.spend_book,
             **self.index_options,  # type: ignore[arg-type]
         )
-        # The first rows told the problems the runs had; the index only learns their counts.
-        read, _told_already = await asyncio.to_thread(self._read_all, index, cache, firsts)
+        read, known = await asyncio.to_thread(self._read_all, index, cache, firsts, seeds)
         self.index = index
-        await self._apply_paced(read, [ident for ident in self.held if ident not in read])
-        del read
+        # What the start needed goes before the engine follows (this frame lives as long):
+        # the rows cache holds every row it saved, the seeds and rows filled in each another.
+        del cache, firsts, seeds
+        rows = {ident: entry for ident, entry in filled.items() if ident in known}
+        rows.update(read)
+        del filled, read
+        await self._apply_paced(rows, [ident for ident in self.held if ident not in known])
+        del rows, known
         give_back_memory(self.trim)  # what reading every run left free, to the system
         self.following = True
         changes = index.changes(stop)
@@ -292,14 +300,46 @@ class Engine:
         if first or (batch and moved):
             self._broadcast(wire.progress_line(done, total))
 
+    async def _fill(
+        self, cache: RowCache, firsts: FirstRows
+    ) -> tuple[dict[str, Held], dict[str, Seed]]:
+        """The rows that went without what they spent, read again with it by forked workers
+        (`wftop.core.engine.seeding`): the settled ones, kept in the rows cache, and the
+        seeds of the live index made of them. Runs with problems, and runs that may change,
+        are left to the live index to read."""
+        if not firsts.unpriced:
+            return {}, {}
+        filled = await filled_rows(
+            self.roots,
+            firsts.unpriced,
+            processes=self.processes,
+            now=self._now,
+            stall_window=self.stall_window,
+            workers=self.workers,
+            spend_book=self.spend_book,
+        )
+        rows: dict[str, Held] = {}
+        seeds: dict[str, Seed] = {}
+        for one in filled:
+            if not one.settled or one.problems:
+                continue
+            kept = Kept(one.last_activity, one.item)
+            cache.put(one.journal, firsts.unpriced[one.journal], kept, one.named)
+            if one.key is not None:
+                entry = self._names.named(held(one.item))
+                rows[entry.row.ident] = entry
+                seeds[entry.row.ident] = Seed(one.key, entry.row)
+        cache.save()
+        return rows, seeds
+
     def _read_all(
-        self, index: LiveIndex, cache: RowCache, firsts: FirstRows
-    ) -> tuple[dict[str, Held], list[str]]:
-        """The live index's own cold start (in a worker thread), as held rows, each made as
-        its run is read (the index lets go of a settled run's fold at once); the runs
-        whose first rows went without what they spent are kept in the rows cache now."""
+        self, index: LiveIndex, cache: RowCache, firsts: FirstRows, seeds: dict[str, Seed]
+    ) -> tuple[dict[str, Held], set[str]]:
+        """The live index's own cold start (in a worker thread): the rows of the runs it
+        read, each made as its run is read (the index lets go of a settled run's fold at
+        once), and the idents of every run it holds (the seeded ones, not read, too); the
+        runs whose first rows went without what they spent are kept in the rows cache now."""
         made: dict[str, Held] = {}
-        problems: list[str] = []
 
         def take(run: Run) -> None:
             journal = run.folder.journal
@@ -308,14 +348,12 @@ class Engine:
                 named = run.snapshot.script_path if run.snapshot is not None else None
                 kept = Kept(run.last_activity, row)
                 cache.put(journal, firsts.unpriced[journal], kept, NamedScript.of(named))
-            rows, told = self._rows_of((run,))
-            made.update(rows)
-            problems.extend(told)
+            made.update(self._rows_of((run,))[0])  # their problems went with the first rows
 
-        index.cold_start(take=take)
+        added = index.cold_start(take=take, seeds=seeds).added
         if firsts.unpriced:
             cache.save()
-        return made, problems
+        return made, {run.ident for run in added}
 
     def _rows_of(self, runs: Iterable[Run]) -> tuple[dict[str, Held], list[str]]:
         """The runs as held rows, and their problems not told yet."""

@@ -10,18 +10,32 @@ changes, or something asks for the run, the reader wakes: it reads the folder in
 and the run is built as at the cold start. A run active in the last `HOT_SECONDS` (a run
 still written to whose owner is not known alive) and a run woken by a change stay awake, so
 a run that grows is never read whole again at each of its lines.
+
+Seeded: a settled run whose row was made elsewhere (in a forked worker of the engine's first
+rows, or kept in the rows cache) is not read again by the live index's cold start. Its
+`Seed` is that row and the key it was made under (`wftop.core.index.cachefile.run_key`,
+taken before its files were read); when the key still holds, its reader starts dozing with
+the stamps of its files taken now (`RunReader.seed`), and the index keeps the run its row
+describes (`seeded_run`).
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-from wftop.core.index.cachefile import settled
+from wftop.core.index.agentstats import NO_TRANSCRIPTS
+from wftop.core.index.cachefile import Key, run_key, session_stamp, settled, stamp
 from wftop.core.index.naming import sorted_listing
 from wftop.core.index.reader import RunReader
 from wftop.core.model import Run
+from wftop.core.read.discovery import RunFolder
 from wftop.core.read.journal import JournalFold
+from wftop.core.read.jsonl import FileStamp
+from wftop.core.read.sessions import Owner
+from wftop.core.row import RunRow
 
 HOT_SECONDS = 600.0
 """A settled run active this recently keeps what was read of it."""
@@ -33,6 +47,84 @@ NO_CALLS = JournalFold()
 def light(run: Run) -> Run:
     """The run without its calls or its parsed snapshot (what a dozing reader let go)."""
     return replace(run, fold=NO_CALLS, snapshot=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Seed:
+    """A settled run's row made before the live index started, and the key it was made
+    under (a list, as `wftop.core.index.rowcache.RowCache.key` makes it)."""
+
+    key: Key
+    row: RunRow
+
+
+class RunKeys:
+    """Runs' keys now, as the rows cache keys its rows (`wftop.core.index.cachefile.run_key`
+    and the run folder's stamp), each session's stamp made once: make one per moment."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[tuple[str, str, str], Key | None] = {}
+
+    def __call__(self, folder: RunFolder, owner: Owner, superseded_by: str | None) -> Key | None:
+        """The run's key now; None when its session transcript is gone (never seeded)."""
+        place = (folder.root, folder.project, folder.session_id)
+        if place not in self._sessions:
+            self._sessions[place] = session_stamp(folder)
+        session = self._sessions[place]
+        if session is None:
+            return None
+        return [*run_key(folder, owner, superseded_by, session), stamp(folder.path, size=False)]
+
+
+def seeded_run(row: RunRow, reader: RunReader, owner: Owner, superseded_by: str | None) -> Run:
+    """The `light` run a seed's row describes (its status, names and times, no calls), its
+    journal's size and time as its seeded reader stamped them."""
+    return Run(
+        folder=reader.folder,
+        fold=NO_CALLS,
+        snapshot=None,
+        snapshot_current=row.snapshot_current,
+        owner=owner,
+        status=row.status,
+        cwd=row.cwd,
+        name=row.name,
+        script_path=row.script_path,
+        journal_size=reader.journal_size,
+        journal_mtime=reader.journal_mtime,
+        transcripts=NO_TRANSCRIPTS,
+        last_activity=row.last_activity,
+        superseded_by=superseded_by,
+        journal_missing=row.journal is None,
+        unreadable_reason=row.unreadable_reason,
+        rerun_tokens=row.rerun_tokens,
+    )
+
+
+def seed_reader(reader: RunReader) -> bool:
+    """Start a reader dozing without reading its run, its journal's and snapshot's stamps
+    taken now (a sweep that sees them differ wakes it); the caller checks after this that
+    the run's seed still holds. False, nothing done, when the journal is not a file: such a
+    run is read."""
+    try:
+        info = os.stat(reader.folder.journal)
+    except OSError:
+        return False
+    if not stat.S_ISREG(info.st_mode):
+        return False
+    try:
+        snapshot: os.stat_result | None = os.stat(reader.folder.snapshot)
+    except OSError:
+        snapshot = None
+    reader.seed(FileStamp(info.st_size, info.st_mtime, info.st_ino), snapshot)
+    return True
+
+
+def may_doze(run: Run, now: float) -> bool:
+    """Whether a run built at ``now`` may be held by its row: settled, and not active in
+    the last `HOT_SECONDS`."""
+    if not settled(run):
+        return False
+    return run.last_activity is None or now - run.last_activity >= HOT_SECONDS
 
 
 class Holder:
@@ -63,9 +155,7 @@ class Holder:
         """What the index keeps of ``run`` just built at ``now``: the run, or, when it is
         settled (not active in the last `HOT_SECONDS`, and did not just wake), its `light`
         self, its reader dozing."""
-        if not self.enabled or run.ident in self.woken or not settled(run):
-            return run
-        if run.last_activity is not None and now - run.last_activity < HOT_SECONDS:
+        if not self.enabled or run.ident in self.woken or not may_doze(run, now):
             return run
         reader.doze()
         return light(run)

@@ -32,7 +32,7 @@ import asyncio
 import math
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.index import follow
@@ -45,7 +45,8 @@ from wftop.core.index.coldpass import (
     paused_gc,
 )
 from wftop.core.index.context import RunContext
-from wftop.core.index.held import Holder
+from wftop.core.index.held import Holder, RunKeys, Seed, may_doze, seed_reader, seeded_run
+from wftop.core.index.reader import RunReader
 from wftop.core.index.reread import reread
 from wftop.core.index.rescan import rescan
 from wftop.core.index.runtable import RunTable
@@ -148,6 +149,10 @@ class LiveIndex:
         reader.doze()
         return run
 
+    def held_by_row(self) -> set[str]:
+        """The runs held by their rows now (`wftop.core.index.held`): their readers doze."""
+        return {ident for ident, reader in self._table.readers.items() if reader.dozing}
+
     def read_ahead(self, folders: Sequence[RunFolder]) -> list[Run]:
         """These run folders read now, as the cold start reads them, leaving the index alone.
 
@@ -169,6 +174,7 @@ class LiveIndex:
         self,
         progress: Callable[[int, int], None] | None = None,
         take: Callable[[Run], None] | None = None,
+        seeds: Mapping[str, Seed] | None = None,
     ) -> ChangeSet:
         """Read every run once (newest sessions first); every run comes out as added.
 
@@ -179,6 +185,9 @@ class LiveIndex:
                 calls). With ``hold_settled`` each run is built as soon as it is read,
                 classified at the moment the pass began, as the first rows are, so that
                 no more than one settled run's fold is held at a time.
+            seeds: with ``hold_settled``, the rows of settled runs made before (by ident):
+                a run whose key still holds is not read, its reader dozes from the start
+                (`wftop.core.index.held`), and it is not handed to ``take``.
         """
         self._reset()
         with paused_gc(freeze=True):
@@ -193,11 +202,21 @@ class LiveIndex:
             if progress is not None:
                 progress(0, total)
             early = self._context(self._now()) if self.hold_settled else None
+            keys = RunKeys()
             built: list[Run] = []
             for done, folder in enumerate(folders, 1):
                 reader = self._table.readers[folder.ident]
-                reader.refresh(owner_alive=self._alive(folder))
-                if early is not None:
+                seed = seeds.get(folder.ident) if seeds else None
+                seeded = None
+                if seed is not None and early is not None:
+                    seeded = self._seeded(reader, seed, keys, early.now)
+                if seeded is not None:
+                    built.append(seeded)
+                elif reader.dozing:  # seeded, but its files changed since its row was made
+                    reader.wake(owner_alive=self._alive(folder))
+                else:
+                    reader.refresh(owner_alive=self._alive(folder))
+                if early is not None and seeded is None:
                     built.append(self._keep(self._build(folder.ident, early), take, early.now))
                 if progress is not None and (done % every == 0 or done == total):
                     progress(done, total)
@@ -228,6 +247,21 @@ class LiveIndex:
         """Runs classified at ``moment`` against the index's own (current) tables."""
         superseded = self._table.superseded
         return RunContext(self._owners, superseded, moment, self.stall_window, self._facts.cwd)
+
+    def _seeded(self, reader: RunReader, seed: Seed, keys: RunKeys, now: float) -> Run | None:
+        """The run of a seed, kept with its reader dozing, when the key its row was made
+        under still holds (the stamps a sweep compares are taken first, so a change after
+        the key is checked is seen); None otherwise (its reader may then be dozing)."""
+        folder = reader.folder
+        owner = self._owners.get(folder.session_id, NO_OWNER)
+        superseded = self._table.superseded.get(folder.ident)
+        if not seed_reader(reader):
+            return None
+        run = seeded_run(seed.row, reader, owner, superseded)
+        if not may_doze(run, now) or keys(folder, owner, superseded) != seed.key:
+            return None
+        self._runs[run.ident] = run
+        return run
 
     def _keep(self, run: Run, take: Callable[[Run], None] | None, now: float) -> Run:
         """Keep a run just built at ``now`` (`Holder.settle`); hand it to ``take``, if any:

@@ -25,7 +25,7 @@ from wftop.core.read.countfold import CountingFold
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.failures import LastReplies, notice_failures
 from wftop.core.read.journal import JournalFold, call_key, unknown_type
-from wftop.core.read.jsonl import JsonlTail, Problem
+from wftop.core.read.jsonl import FileStamp, JsonlTail, Problem
 from wftop.core.read.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
 from wftop.core.read.standin import name_calls, sidecar_fold, snapshot_fold
 from wftop.core.read.usage import RerunTokens
@@ -163,6 +163,15 @@ class RunReader:
         self.replies = _Dozing.replies
         self._notices = None
         self._stand_in = None
+
+    def seed(self, journal: FileStamp, snapshot: os.stat_result | None) -> None:
+        """Doze without reading, with the stamps of its journal and snapshot taken now (a
+        seeded run: `wftop.core.index.held.seed_reader`), as a read would have kept them."""
+        self.tail.stat = journal
+        self.journal_size, self.journal_mtime = journal.st_size, journal.st_mtime
+        self._snapshot_checked = True
+        self._take_snapshot(None, None, snapshot, _stamp(snapshot) if snapshot else None)
+        self.doze()
 
     def wake(
         self, *, owner_alive: bool = True, listing: Callable[[str], list[str]] = sorted_listing

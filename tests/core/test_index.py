@@ -4,8 +4,9 @@ Each test changes a private copy of a real corpus tree while the index watches i
 waits (bounded) for the index to catch up, and compares every run's ``ls --json``
 shape with ``wftop.core.index.coldpass.scan_roots`` over the same tree: the runs an index
 handed out (its cold start, then its change sets), as a view holds them. Every test that
-follows runs twice: with every run kept whole, and with settled runs held by their rows
-(``hold_settled``, as the engine's index holds them).
+follows runs three times: with every run kept whole, with settled runs held by their rows
+(``hold_settled``, as the engine's index holds them), and with those held from the start by
+rows made before it, never read by the index (``seeded``, as the engine's index starts).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 
 import pytest
 
+from tests.core import test_seeded_index as seeded
 from tests.corpus import copy_tree, only_journal
 from wftop.core.index.changeset import ChangeSet
 from wftop.core.index.coldpass import newest_first, scan_roots
@@ -49,9 +51,10 @@ def rows(runs: list[Any]) -> list[dict[str, Any]]:
     return [RunRow.of(run).to_json() for run in runs]
 
 
-@pytest.fixture(autouse=True, params=[False, True], ids=["whole", "held"])
+@pytest.fixture(autouse=True, params=[False, True, "seeded"], ids=["whole", "held", "seeded"])
 def hold_settled(request: Any, monkeypatch: Any) -> bool:
-    """Followers' indexes hold settled runs by their rows, or keep every run whole."""
+    """Followers' indexes hold settled runs by their rows (from the start: seeded), or keep
+    every run whole."""
     monkeypatch.setattr(Follower, "hold", request.param)
     return bool(request.param)
 
@@ -59,20 +62,24 @@ def hold_settled(request: Any, monkeypatch: Any) -> bool:
 class Follower:
     """Runs an index's ``changes()`` in a task and keeps every change set it yields."""
 
-    hold = False
-    """Settled runs are held by their rows (`LiveIndex`'s ``hold_settled``)."""
+    hold: bool | str = False
+    """Settled runs are held by their rows (`LiveIndex`'s ``hold_settled``); ``"seeded"``:
+    from the start, by rows made before the index started (`seeds_of`)."""
 
     def __init__(self, root: Path | list[Path], now: Callable[[], float], **options: Any) -> None:
         self.roots = [str(path) for path in (root if isinstance(root, list) else [root])]
         self.now = now
         self.processes = options.pop("processes", FakeProcessTable())
         options.setdefault("sweep_interval", 3600.0)
-        options.setdefault("hold_settled", self.hold)
+        options.setdefault("hold_settled", bool(self.hold))
         self.index = LiveIndex(
             self.roots, processes=self.processes, now=now, debounce_ms=20, step_ms=5, **options
         )
-        self.cold = self.index.cold_start()
-        self.held = {run.ident: run for run in self.cold.added}
+        seeds, made = {}, {}
+        if self.hold == "seeded" and self.index.hold_settled:
+            seeds, made = seeded.seeds_of(self.roots, self.processes, now)
+        self.cold = self.index.cold_start(seeds=seeds)
+        self.held = seeded.handed(made, self.cold.added)
         self.sets: list[ChangeSet] = []
         self.stop = asyncio.Event()
         self.task = asyncio.create_task(self._follow())
@@ -211,7 +218,7 @@ async def test_append_updates_the_run(tmp_path):
 async def test_a_run_handed_out_keeps_its_calls_while_the_index_reads_on(tmp_path):
     root = copy_tree("killed", tmp_path)
     async with follow(root) as live:
-        before = live.cold.added[0]
+        before = live.runs()[0]  # as a view holds it (a seeded run: its seed's)
         calls = {key: (call.state, call.attempts) for key, call in before.fold.calls.items()}
         counts = (before.fold.started_lines, before.fold.result_lines, len(before.fold.open_keys))
         (key,) = [key for key, call in before.fold.calls.items() if call.state == "in_flight"]

@@ -1,0 +1,116 @@
+"""The rows the first rows sent without what they spent, filled in where reading leaves no
+garbage in the engine: forked workers read those runs again, with what they spent, and send
+back their rows; the settled ones become the seeds of the live index
+(`wftop.core.index.held.Seed`), which then holds them without reading them a third time.
+
+Reading a run builds its fold and drops it; an engine that read 20,000 runs itself kept
+what its allocator was left with (hundreds of megabytes) while it held a fraction of it.
+Each row is sent back with the run's key taken before it was read
+(`wftop.core.index.held.RunKeys`): the live index seeds a run only while that key holds.
+Where workers cannot be forked (not Linux, or a thread already runs) the engine reads
+them itself, a share at a time between turns of its loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Collection, Sequence
+from typing import NamedTuple
+
+from wftop.core.cost.spendbook import SpendBook
+from wftop.core.cost.usage import Spends
+from wftop.core.index.cachefile import Key, settled
+from wftop.core.index.coldpass import ColdPass, paused_gc
+from wftop.core.index.fanout import deal
+from wftop.core.index.held import RunKeys
+from wftop.core.index.rowcache import NamedScript
+from wftop.core.model import DEFAULT_STALL_WINDOW
+from wftop.core.read.discovery import RunFolder, newest_sessions_first, run_folders_of
+from wftop.core.read.sessions import NO_OWNER
+from wftop.core.row import RunRow
+from wftop.core.system.procs import ProcessTable
+from wftop.core.text.redact import Redactor
+
+CHUNK = 256
+"""Runs read between two turns of the event loop where the engine reads them itself."""
+
+
+class Filled(NamedTuple):
+    """A run read again in a worker, with what it spent: its printed row, and what the
+    engine keeps of it."""
+
+    item: bytes
+    problems: int
+    last_activity: float | None
+    journal: str
+    named: NamedScript
+    settled: bool
+    key: Key | None
+    """The run's key taken before it was read (None: it is never seeded)."""
+
+
+async def filled_rows(
+    roots: list[str],
+    journals: Collection[str],
+    *,
+    processes: ProcessTable | None = None,
+    now: Callable[[], float] = time.time,
+    stall_window: float = DEFAULT_STALL_WINDOW,
+    workers: int | None = None,
+    spend_book: SpendBook | None = None,
+) -> list[Filled]:
+    """The runs of ``journals`` under the roots read again, with what they spent, by forked
+    workers (the engine itself where none can be forked)."""
+    found, _trouble = run_folders_of(roots)
+    folders = newest_sessions_first(found)
+    cold = ColdPass.of(
+        roots,
+        folders,
+        processes=processes,
+        now=now,
+        stall_window=stall_window,
+        spend_book=spend_book,
+    )
+    keys = RunKeys()
+    wanted: list[tuple[RunFolder, Key | None]] = [
+        (
+            folder,
+            keys(
+                folder,
+                cold.owners.get(folder.session_id, NO_OWNER),
+                cold.superseded.get(folder.ident),
+            ),
+        )
+        for folder in folders
+        if folder.journal in journals
+    ]
+    redactor = Redactor.for_json()
+    spends = Spends()
+
+    def work(part: Sequence[tuple[RunFolder, Key | None]]) -> list[Filled]:
+        key_of = {folder.journal: key for folder, key in part}
+        reads = [
+            Filled(
+                RunRow.of(run, spends).printed(redactor),
+                len(run.problems),
+                run.last_activity,
+                run.folder.journal,
+                NamedScript.of(run.snapshot.script_path if run.snapshot is not None else None),
+                settled(run),
+                key_of[run.folder.journal],
+            )
+            for run in cold.read([folder for folder, _key in part], for_rows=True)
+        ]
+        cold.save_spends()
+        return reads
+
+    results: list[Filled] = []
+    with paused_gc():
+        hands = deal(wanted, work, workers=workers, keep_one=False)
+        own = hands.own
+        for start in range(0, len(own), CHUNK):
+            results.extend(work(own[start : start + CHUNK]))
+            await asyncio.sleep(0)
+        results.extend(await asyncio.to_thread(hands.collect))
+    return results

@@ -1,0 +1,165 @@
+"""The engine's live index seeded with rows made before it started: a settled run whose key
+still holds is held by that row without being read again, with the stamps that tell it
+changed; a run that changed since its row was made is read. (Following a seeded index as
+its files change is `test_index.py`'s ``seeded`` variant of every follow test.)"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.core.test_engine import View, cold_rows, running, until
+from tests.corpus import copy_tree, only_journal
+from wftop.core.index.cachefile import settled
+from wftop.core.index.coldpass import ColdPass
+from wftop.core.index.held import NO_CALLS, RunKeys, Seed
+from wftop.core.index.live import LiveIndex
+from wftop.core.index.reader import RunReader
+from wftop.core.model import Run
+from wftop.core.read.discovery import run_folders_of
+from wftop.core.read.sessions import NO_OWNER
+from wftop.core.row import RunRow
+from wftop.core.system.procs import FakeProcessTable, ProcessTable
+
+
+def seeds_of(
+    roots: list[str], processes: ProcessTable, now: Callable[[], float]
+) -> tuple[dict[str, Seed], dict[str, Run]]:
+    """What the engine's workers hand its live index: the row of every settled run read
+    with no problem, under the key taken before it was read; and every run read."""
+    folders, _ = run_folders_of(roots)
+    cold = ColdPass.of(roots, folders, processes=processes, now=now)
+    keys = RunKeys()
+    seeds: dict[str, Seed] = {}
+    made: dict[str, Run] = {}
+    for folder in folders:
+        owner = cold.owners.get(folder.session_id, NO_OWNER)
+        key = keys(folder, owner, cold.superseded.get(folder.ident))
+        (run,) = cold.read([folder])
+        made[run.ident] = run
+        if key is not None and settled(run) and not run.problems:
+            seeds[run.ident] = Seed(key, RunRow.of(run))
+    return seeds, made
+
+
+def handed(made: dict[str, Run], added: tuple[Run, ...]) -> dict[str, Run]:
+    """The runs a cold start handed out, each seeded one as its seed's row tells it."""
+    return {run.ident: made[run.ident] if run.fold is NO_CALLS else run for run in added}
+
+
+class Reads:
+    """Every run folder read (`RunReader.refresh`): by ident, and those read in a thread
+    other than the test's (the engine's live index reads in one)."""
+
+    def __init__(self) -> None:
+        self.by_ident: dict[str, int] = {}
+        self.elsewhere: list[str] = []
+        self.here = threading.current_thread()
+
+    def clear(self) -> None:
+        self.by_ident.clear()
+        self.elsewhere.clear()
+
+
+@pytest.fixture
+def reads(monkeypatch: Any) -> Reads:
+    counted = Reads()
+    refresh = RunReader.refresh
+
+    def counting(self: RunReader, **options: Any) -> bool:
+        ident = self.folder.ident
+        counted.by_ident[ident] = counted.by_ident.get(ident, 0) + 1
+        if threading.current_thread() is not counted.here:
+            counted.elsewhere.append(ident)
+        return refresh(self, **options)
+
+    monkeypatch.setattr(RunReader, "refresh", counting)
+    return counted
+
+
+def two_settled(tmp_path: Path) -> list[str]:
+    return [str(copy_tree(name, tmp_path)) for name in ("killed", "clean")]
+
+
+def test_a_seeded_settled_run_is_held_without_being_read(tmp_path, reads):
+    roots = two_settled(tmp_path)
+    moment = time.time()
+    table = FakeProcessTable()
+    seeds, made = seeds_of(roots, table, lambda: moment)
+    assert len(seeds) == 2
+    reads.clear()
+    index = LiveIndex(roots, processes=table, now=lambda: moment, hold_settled=True, spends=True)
+    added = index.cold_start(seeds=seeds).added
+    assert reads.by_ident == {}  # neither run was read again
+    assert {run.ident for run in added} == set(made)
+    for run in index.runs():
+        assert run.fold is NO_CALLS and run.status == made[run.ident].status
+        assert run.last_activity == seeds[run.ident].row.last_activity
+    assert index.held_by_row() == set(made)
+    # the stamps it holds are its files': a sweep at once sees nothing to read again
+    seen = index.sweep_plan(full=True).observe()
+    assert index.sweep_touches(seen) == []
+    # asked for, a seeded run is read whole
+    for ident, run in made.items():
+        whole = index.get(ident)
+        assert whole is not None and whole.fold.calls.keys() == run.fold.calls.keys()
+        assert RunRow.of(whole) == RunRow.of(run)
+
+
+def test_a_run_changed_since_its_row_was_made_is_read(tmp_path, reads):
+    roots = two_settled(tmp_path)
+    moment = time.time()
+    table = FakeProcessTable()
+    seeds, made = seeds_of(roots, table, lambda: moment)
+    killed = only_journal(Path(roots[0]))
+    with killed.open("a") as journal:
+        journal.write(json.dumps({"type": "started", "key": "v2:late", "agentId": "alate"}) + "\n")
+    reads.clear()
+    index = LiveIndex(roots, processes=table, now=lambda: moment, hold_settled=True, spends=True)
+    added = {run.ident: run for run in index.cold_start(seeds=seeds).added}
+    (changed,) = [ident for ident in made if made[ident].folder.journal == str(killed)]
+    assert reads.by_ident == {changed: 1}  # read once; the other run held by its seed
+    assert "v2:late" in added[changed].fold.calls
+    seen = index.sweep_plan(full=True).observe()
+    assert index.sweep_touches(seen) == []
+
+
+def test_a_seed_of_a_run_active_a_moment_ago_is_read(tmp_path, reads):
+    """A run still written to (active in the last ten minutes) is kept whole, as the index
+    keeps such a run it read: its seed is not used."""
+    roots = two_settled(tmp_path)
+    table = FakeProcessTable()
+    seeds, made = seeds_of(roots, table, time.time)
+    (first, *_) = made.values()
+    moment = (first.last_activity or 0.0) + 60.0
+    reads.clear()
+    index = LiveIndex(roots, processes=table, now=lambda: moment, hold_settled=True)
+    added = handed(made, index.cold_start(seeds=seeds).added)
+    assert reads.by_ident.get(first.ident) == 1
+    assert added[first.ident].fold.calls
+
+
+async def test_the_engine_seeds_its_live_index_with_the_rows_filled_in_for_it(tmp_path, reads):
+    """A large first read sends rows without what they spent; the rows filled in after are
+    read by the engine's workers (here, below the size worth forking for, by the engine
+    between turns of its loop), and its live index, in its thread, reads no run again."""
+    roots = [tmp_path / "a" / "killed", tmp_path / "b" / "clean"]
+    copy_tree("killed", tmp_path / "a")
+    copy_tree("clean", tmp_path / "b")
+    view = View()
+    async with running(roots, lazy_spend=1, cache=tmp_path / "cache") as engine:
+        engine.subscribe(view)
+        await until(lambda: engine.following)
+        expected = cold_rows([str(root) for root in roots], engine._now())
+        assert view.feed.rows == expected
+        assert not any(row.cost_pending for row in view.feed.rows.values())
+        assert engine.index is not None
+        assert engine.index.held_by_row() == set(expected)
+    assert reads.by_ident  # the first rows and the rows filled in were read
+    assert reads.elsewhere == []
