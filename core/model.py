@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -11,7 +10,7 @@ from typing import Any
 import orjson
 
 from wftop.core.cost.tokens import Spend
-from wftop.core.read.discovery import RunFolder, run_ident
+from wftop.core.read.discovery import RunFolder, run_ident, short_project
 from wftop.core.read.failures import Failure
 from wftop.core.read.journal import Call, CallState, JournalFold
 from wftop.core.read.jsonl import Problem
@@ -249,13 +248,6 @@ def count_calls(run: Run) -> tuple[int, int, int, int, int]:
     if run.status in (Status.RUNNING, Status.STALLED):
         return (returned - cached, cached, failed, still, 0)
     return (returned - cached, cached, failed, 0, still)
-
-
-def short_project(cwd: str | None, slug: str) -> str:
-    """A project as a person names it: the cwd's last folder, else the slug's last part."""
-    if cwd:
-        return os.path.basename(cwd.rstrip("/")) or cwd
-    return slug.strip("-").rsplit("-", 1)[-1]
 
 
 def printable(text: str) -> str:

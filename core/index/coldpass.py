@@ -8,39 +8,37 @@ per-run work that needs nothing from the other runs.
 
 from __future__ import annotations
 
-import gc
 import glob
 import os
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Generic, NamedTuple, TypeVar, cast
 
 from wftop.core.cost.spendbook import SpendBook
-from wftop.core.index.cachefile import Key, ended, settled
+from wftop.core.index.cachefile import ended, settled
 from wftop.core.index.context import RunContext, no_cwd
 from wftop.core.index.fanout import fan_out
+from wftop.core.index.gcpause import paused_gc as paused_gc
+from wftop.core.index.keptrows import (
+    KeptRows,
+    Placed,
+    Recency,
+    RowScan,
+    kept_rows,
+    session_owners,
+)
 from wftop.core.index.naming import sorted_listing
 from wftop.core.index.reader import LIST_KEEP_BYTES, RunReader
-from wftop.core.index.rowcache import Kept, NamedScript, Naming, RowCache
+from wftop.core.index.rowcache import Kept, NamedScript, RowCache
 from wftop.core.index.supersede import find_superseded
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
 from wftop.core.read.discovery import RunFolder, run_folders_of
 from wftop.core.read.jsonl import Problem
-from wftop.core.read.sessions import (
-    NO_OWNER,
-    Owner,
-    local_pid_domain,
-    owners_by_session,
-    transcript_cwd,
-)
-from wftop.core.system.procs import ProcessTable, default_table
+from wftop.core.read.sessions import Owner, transcript_cwd
+from wftop.core.system.procs import ProcessTable
 
 Row = TypeVar("Row")
-
-Recency = tuple[float, str, str, str]
-"""Sort key of `newest_first`: newest activity first, then run id, session and root."""
 
 
 @dataclass
@@ -91,27 +89,6 @@ class SessionFacts:
         self._cwd.pop(folder.transcript, None)
 
 
-@contextmanager
-def paused_gc(*, freeze: bool = False) -> Iterator[None]:
-    """No cyclic garbage collection while a cold scan builds many acyclic objects.
-
-    The collector would otherwise walk the growing heap again and again for nothing.
-    ``freeze``: what was built is kept for long (a live index), so it is moved out of the
-    collector's sight before collection resumes (``gc.freeze``): otherwise the first
-    collections after the pause walk every object built during it, holding the interpreter
-    lock for a few hundred milliseconds (for 5,000 runs) while the app's loop waits.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if freeze:
-            gc.freeze()
-        if enabled:
-            gc.enable()
-
-
 @dataclass(frozen=True)
 class ColdPass:
     """What every run of one cold pass shares: roots' owners, supersession, the clock."""
@@ -137,7 +114,7 @@ class ColdPass:
         keep_bytes: int = LIST_KEEP_BYTES,
         spend_book: SpendBook | None = None,
     ) -> ColdPass:
-        owners = owners_by_session(roots, processes or default_table(), local_pid_domain())
+        owners = session_owners(roots, processes)
         superseded = find_superseded(folders)
         return cls(owners, superseded, now(), stall_window, keep_bytes, spend_book)
 
@@ -209,15 +186,6 @@ def scan_roots(
     return result
 
 
-@dataclass
-class RowScan(Generic[Row]):
-    rows: list[Row] = field(default_factory=list)
-    """One per run, newest activity first (the order of `newest_first`)."""
-    problems: list[Problem] = field(default_factory=list)
-    namings: list[Naming | None] = field(default_factory=list)
-    """Each row's `Naming` when it came from the cache (None: read it from the row)."""
-
-
 def scan_rows(
     roots: list[str],
     make_row: Callable[[Run], Row],
@@ -228,42 +196,19 @@ def scan_rows(
     workers: int | None = None,
     cache: RowCache | None = None,
     spend_book: SpendBook | None = None,
+    kept: KeptRows | None = None,
 ) -> RowScan[Row]:
     """`scan_roots`, but one ``make_row(run)`` per run, possibly made in forked workers.
 
     ``make_row`` runs in whichever process read the run, so its result must pickle
     (keep it to bytes, strings, tuples); ``workers`` None picks by CPUs and tree size.
-    With a ``cache`` (rows must then be bytes), runs it holds are not read at all.
+    With a ``cache`` (rows must then be bytes), runs it holds are not read at all;
+    ``kept``: what `kept_rows` answered of it already (the roots are not walked again).
     """
-    scan: RowScan[Row] = RowScan()
-    folders, problems = run_folders_of(roots)
-    scan.problems.extend(problems)
-    cold = ColdPass.of(
-        roots,
-        folders,
-        processes=processes,
-        now=now,
-        stall_window=stall_window,
-        spend_book=spend_book,
-    )
-    made: list[tuple[Recency, Row, tuple[Problem, ...], Naming | None]] = []
-    keys: dict[str, Key | None] = {}
-    unread: list[RunFolder] = []
-    for folder in folders:
-        if cache is not None:
-            owner = cold.owners.get(folder.session_id, NO_OWNER)
-            kept, key = cache.find(folder, owner, cold.superseded.get(folder.ident))
-            if kept is not None:
-                recency = (
-                    -(kept.last_activity or 0.0),
-                    folder.run_id,
-                    folder.session_id,
-                    folder.root,
-                )
-                made.append((recency, cast(Row, kept.row), (), kept.naming))
-                continue
-            keys[folder.journal] = key
-        unread.append(folder)
+    if kept is None:
+        kept = kept_rows(roots, cache or RowCache(None, roots), processes=processes)
+    cold = ColdPass(kept.owners, kept.superseded, now(), stall_window, LIST_KEEP_BYTES, spend_book)
+    placed: list[Placed[Row]] = [cast(Placed[Row], entry) for entry in kept.kept]
 
     def hand(part: Sequence[RunFolder]) -> list[Made[Row]]:
         made = [
@@ -283,18 +228,15 @@ def scan_rows(
         return made
 
     with paused_gc():
-        for fresh in fan_out(unread, hand, workers=workers):
-            made.append((fresh.recency, fresh.row, fresh.problems, None))
+        for fresh in fan_out(kept.unread, hand, workers=workers):
+            placed.append((fresh.recency, fresh.row, fresh.problems, None))
             if cache is None or not fresh.settled or fresh.problems:
                 continue  # only rows of settled runs read without trouble are kept
             if isinstance(fresh.row, bytes):
-                kept = Kept(fresh.last_activity, fresh.row, fresh.ended)
-                cache.put(fresh.journal, keys.get(fresh.journal), kept, fresh.named)
-    made.sort(key=lambda entry: entry[0])
-    for _, row, trouble, naming in made:
-        scan.rows.append(row)
-        scan.problems.extend(trouble)
-        scan.namings.append(naming)
+                row = Kept(fresh.last_activity, fresh.row, fresh.ended)
+                cache.put(fresh.journal, kept.keys.get(fresh.journal), row, fresh.named)
+    scan = RowScan.of(placed)
+    scan.problems[:0] = kept.problems
     if cache is not None:
         cache.save()
     return scan

@@ -13,10 +13,11 @@ and three a session.
 Runs that are not settled, runs whose session transcript is gone, runs with unreadable
 lines and runs whose paths are not valid UTF-8 are never kept: they are read in full each
 time. Rows are stored as printed (secrets already masked, controls escaped), so the cache
-holds nothing the output does not, and a kept row is printed as it was read: each root's
-file is one JSON line of the entries, then the rows' bytes one after the other, each
-entry naming its row's length. With each row, what naming its project needs (`Naming`),
-so a listing names its projects without decoding a kept row.
+holds nothing the output does not, and a kept row is printed as it was read (the file:
+`wftop.core.index.rowfile`). With each row, what naming its project needs (`Naming`), so
+a listing names its projects without decoding a kept row; with each session, the names
+of its snapshots, kept under its snapshots folder's stamp (`RowCache.snapshot_names`), so
+the walk lists no such folder that did not change.
 
 Each root has a file of its own (named by a digest of the root's path), so a listing of one
 root loads, and writes, only the rows of that root.
@@ -24,15 +25,12 @@ root loads, and writes, only the rows of that root.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
-
-import orjson
 
 from wftop.core.index.cachefile import (
     Key,
@@ -42,19 +40,16 @@ from wftop.core.index.cachefile import (
     stamp,
     unstamped_key,
 )
-from wftop.core.read.discovery import RunFolder
+from wftop.core.index.rowfile import (
+    ENDED,
+    Naming,
+    key_text,
+    load_rows,
+    row_naming,
+    save_rows,
+)
+from wftop.core.read.discovery import RunFolder, snapshot_names
 from wftop.core.read.sessions import Owner
-from wftop.core.system.atomic import atomic_write
-
-CACHE_VERSION = 13
-"""Bump whenever the shape or the meaning of an ``ls --json`` row changes (4: ``host``;
-5: ``call_states``; 6: what the run spent, ``cost_usd``, ``tokens``, ``unpriced_models``;
-7: the paths kept real, other strings masked with more shapes; 8: ``failures``,
-``failed_lines``, and ``failed`` counts failed calls; 9: C1 and bidirectional controls
-escaped; 10: the key, one stamp a run and the session's, `wftop.core.index.cachefile`;
-11: ``missing_transcripts``, ``cost_is_lower_bound``, and the run folder's stamp; 12:
-``status: unreadable`` and ``unreadable_reason``; 13: rows kept as bytes after the
-entries, with their `Naming`, and an ended run kept without its journal's stamp)."""
 
 
 def rows_cache_path() -> Path:
@@ -77,11 +72,6 @@ class NamedScript(NamedTuple):
     @classmethod
     def of(cls, path: str | None) -> NamedScript:
         return cls(path, bool(path and os.path.isfile(path)))
-
-
-Naming = tuple[str | None, str, str]
-"""What `wftop.core.index.projects.name_rows` reads of a row: its ``cwd``, ``project`` and
-``project_name`` (as printed, masked)."""
 
 
 @dataclass
@@ -108,7 +98,13 @@ class RowCache:
     _old: dict[str, Any] = field(default_factory=dict)
     _loaded: dict[str, dict[str, Any]] = field(default_factory=dict)
     _new: dict[str, Any] = field(default_factory=dict)
-    _sessions: dict[tuple[str, str, str], Key | None] = field(default_factory=dict)
+    _sessions: dict[tuple[str, str, str], tuple[Key | None, str]] = field(default_factory=dict)
+    _listed: dict[str, Any] = field(default_factory=dict)
+    """Sessions' ``workflows`` folders → [stamp, wf_… names] kept (`snapshot_names`)."""
+    _listings: dict[str, Any] = field(default_factory=dict)
+    _dir_stats: dict[str, os.stat_result | None] = field(default_factory=dict)
+    _folders: dict[str, bool] = field(default_factory=dict)
+    """Folders above named scripts: whether each is there, as found in this listing."""
     hits: int = 0
 
     @classmethod
@@ -117,10 +113,11 @@ class RowCache:
         if path is not None:
             for root in roots:
                 prefix = _prefix(root)
-                entries = load_rows(root_file(path, root))
+                entries, listed = load_rows(root_file(path, root))
                 mine = {j: e for j, e in entries.items() if j.startswith(prefix)}
                 cache._loaded[root] = mine
                 cache._old.update(mine)
+                cache._listed.update(listed)
         return cache
 
     @property
@@ -128,12 +125,51 @@ class RowCache:
         """Rows loaded from the files of the roots asked for."""
         return len(self._old)
 
-    def _session_stamp(self, folder: RunFolder) -> Key | None:
-        """The session's part of a key (`session_stamp`), made once per session."""
+    def entries(self) -> list[tuple[str, list[Any]]]:
+        """(journal, entry) of every row loaded."""
+        return list(self._old.items())
+
+    def snapshot_names(self, folder: str) -> list[str] | None:
+        """`wftop.core.read.discovery.snapshot_names` of a session's ``workflows`` folder,
+        kept with its stamp (inode, time: a snapshot made, removed or renamed moves it) and
+        answered from there while it holds: a ``stat`` instead of a listing, and the very
+        ``stat`` the session's key takes (`session_stamp`)."""
+        if self.path is None:
+            return snapshot_names(folder)
+        try:
+            info: os.stat_result | None = self.stat(folder)
+        except (OSError, ValueError):
+            info = None
+        self._dir_stats[folder] = info
+        if info is None:
+            return None
+        here = [info.st_ino, info.st_mtime_ns]
+        kept = self._listed.get(folder)
+        names = kept[1] if kept is not None and kept[0] == here else snapshot_names(folder)
+        if names is not None:
+            self._listings[folder] = [here, names]
+        return names
+
+    def _stat_once(self, path: str) -> os.stat_result:
+        """`stat`, answered by the one `snapshot_names` took of the same folder."""
+        if path in self._dir_stats:
+            info = self._dir_stats.pop(path)
+            if info is None:
+                raise FileNotFoundError(path)
+            return info
+        return self.stat(path)
+
+    def _session(self, folder: RunFolder) -> tuple[Key | None, str]:
+        """The session's part of a key (`session_stamp`) and its scripts folder's path with
+        a separator after it, made once per session."""
         place = (folder.root, folder.project, folder.session_id)
-        if place not in self._sessions:
-            self._sessions[place] = session_stamp(folder, self.stat)
-        return self._sessions[place]
+        made = self._sessions.get(place)
+        if made is None:
+            made = self._sessions[place] = (
+                session_stamp(folder, self._stat_once),
+                folder.scripts_dir + os.sep,
+            )
+        return made
 
     def key(self, folder: RunFolder, owner: Owner, superseded_by: str | None) -> Key | None:
         """The run's key now, or None when its row must not be kept whatever it says."""
@@ -145,25 +181,28 @@ class RowCache:
         """The row kept for the run of ``folder`` if it holds (`get`), else None and the
         run's key now (None: its row must not be kept). An `ended` run's row is checked by
         one ``stat``, its folder's: its journal is stamped only when the row is not used."""
-        if self.path is None or not _utf8(folder.journal):
+        if self.path is None:
             return None, None
-        session = self._session_stamp(folder)
+        session, scripts = self._session(folder)
         if session is None:
             return None, None
+        journal = folder.journal
         # The run folder's inode and time besides: a transcript deleted or made in it changes
         # what the run spent, and whether that is a lower bound.
         rest = [
             *unstamped_key(owner, superseded_by, session),
             stamp(folder.path, size=False, stat=self.stat),
         ]
-        entry = self._old.get(folder.journal) if look else None
+        entry = self._old.get(journal) if look else None
         if entry is not None and entry[0].startswith(ENDED):
-            kept = self._use(folder, entry, [None, *rest])
+            kept = self._use(journal, scripts, entry, [None, *rest])
             if kept is not None:
                 return kept, None
-        key = [stamp(folder.journal, stat=self.stat), *rest]
-        kept = self._use(folder, entry, key) if entry is not None else None
-        return kept, (None if kept is not None else key)
+        key = [stamp(journal, stat=self.stat), *rest]
+        kept = self._use(journal, scripts, entry, key) if entry is not None else None
+        if kept is not None:
+            return kept, None
+        return None, (key if _utf8(journal) else None)
 
     def get(self, folder: RunFolder, key: Key | None) -> Kept | None:
         """The row kept for the run of ``folder`` under ``key`` (None: read the run)."""
@@ -174,24 +213,60 @@ class RowCache:
             return None
         if entry[0].startswith(ENDED):  # kept whatever its journal's stamp
             key = [None, *key[1:]]
-        return self._use(folder, entry, key)
+        return self._use(folder.journal, self._session(folder)[1], entry, key)
 
-    def _use(self, folder: RunFolder, entry: list[Any], key: Key) -> Kept | None:
+    def _use(self, journal: str, scripts: str, entry: list[Any], key: Key) -> Kept | None:
+        """The kept row of ``entry`` if it was kept under ``key`` and the script its
+        snapshot names (outside the session's ``scripts`` folder) is as it was."""
         if entry[0] != key_text(key):
             return None
-        named, named_exists = entry[3], entry[4]
-        stamped = named is not None and named.startswith(folder.scripts_dir + os.sep)
-        if named is not None and not stamped and self._is_file(named) != named_exists:
+        named = entry[3]
+        outside = named is not None and not named.startswith(scripts)
+        if outside and self._is_file(named) != entry[4]:
             return None
-        self._new[folder.journal] = entry
+        self._new[journal] = entry
         self.hits += 1
         return Kept(entry[1], entry[2], entry[0].startswith(ENDED), (entry[5], entry[6], entry[7]))
 
     def _is_file(self, path: str) -> bool:
+        """Whether ``path`` is a file; one under a folder found missing in this listing is
+        not, and costs no ``stat`` (a tree copied from another machine names scripts where
+        that machine kept them: thousands, under one folder missing here)."""
+        if self._under_missing(path):
+            return False
         try:
             return stat.S_ISREG(self.stat(path).st_mode)
+        except FileNotFoundError:
+            self._note_missing(path)
+            return False
         except (OSError, ValueError):
             return False
+
+    def _under_missing(self, path: str) -> bool:
+        """Whether the nearest folder above ``path`` known in this listing is missing."""
+        at = path.rfind(os.sep)
+        while at > 0:
+            known = self._folders.get(path[:at])
+            if known is not None:
+                return not known
+            at = path.rfind(os.sep, 0, at)
+        return False
+
+    def _note_missing(self, path: str) -> None:
+        """Note the folders above a missing ``path`` that are missing too, up to one that is
+        there (or known)."""
+        at = path.rfind(os.sep)
+        while at > 0 and path[:at] not in self._folders:
+            try:
+                self.stat(path[:at])
+            except FileNotFoundError:
+                self._folders[path[:at]] = False
+                at = path.rfind(os.sep, 0, at)
+                continue
+            except (OSError, ValueError):
+                pass
+            self._folders[path[:at]] = True
+            return
 
     def put(self, journal: str, key: Key | None, kept: Kept, named: NamedScript) -> None:
         """Keep the row of a `settled` run read under ``key``."""
@@ -210,76 +285,24 @@ class RowCache:
         nested in another keeps its own rows); other roots' files are not touched."""
         if self.path is None:
             return
-        longest_first = sorted(self.roots, key=len, reverse=True)
-        by_root: dict[str, dict[str, Any]] = {root: {} for root in self.roots}
-        for journal, entry in self._new.items():
-            for root in longest_first:
-                if journal.startswith(_prefix(root)):
-                    by_root[root][journal] = entry
-                    break
+        by_root, listings = _by_root(self.roots, self._new), _by_root(self.roots, self._listings)
         for root, entries in by_root.items():
-            if entries != self._loaded.get(root, {}):
-                save_rows(root_file(self.path, root), entries)
+            listed = {name: self._listed.get(name) for name in listings[root]}
+            if entries != self._loaded.get(root, {}) or listings[root] != listed:
+                save_rows(root_file(self.path, root), entries, listings[root])
 
 
-ENDED = "[null,"
-"""How the key of an `ended` run's row begins: no journal stamp."""
-
-
-def key_text(key: Key) -> str:
-    """A key as an entry holds it: its JSON text, one string to compare (a file of
-    thousands of entries is read in a few milliseconds: no list of lists for each)."""
-    return orjson.dumps(key).decode()
-
-
-def row_naming(row: bytes) -> Naming | None:
-    """The `Naming` of a printed row (None: not a row that can be kept)."""
-    try:
-        data = orjson.loads(row)
-    except orjson.JSONDecodeError:
-        return None
-    if not isinstance(data, dict):
-        return None
-    cwd, project, name = data.get("cwd"), data.get("project"), data.get("project_name")
-    if not isinstance(project, str) or not isinstance(name, str):
-        return None
-    return (cwd, project, name) if cwd is None or isinstance(cwd, str) else None
-
-
-def load_rows(path: Path) -> dict[str, Any]:
-    """The entries of a rows file written by `save_rows` (each with its row's bytes in
-    place of its length); a file of another version or shape is an empty cache."""
-    try:
-        data = path.read_bytes()
-        end = data.index(b"\n")
-        head = orjson.loads(data[:end])
-    except (OSError, ValueError):  # orjson.JSONDecodeError is a ValueError
-        return {}
-    if not isinstance(head, dict) or head.get("version") != CACHE_VERSION:
-        return {}
-    entries = head.get("runs")
-    if not isinstance(entries, dict):
-        return {}
-    kept: dict[str, Any] = {}
-    at = end + 1
-    for journal, entry in entries.items():
-        if not _valid(entry):
-            return {}
-        length = entry[2]
-        entry[2] = data[at : at + length]
-        at += length
-        kept[journal] = entry
-    return kept if at == len(data) else {}
-
-
-def save_rows(path: Path, entries: dict[str, Any]) -> None:
-    """Replace a rows file; one that cannot be written is left as it was."""
-    heads = {journal: [*entry[:2], len(entry[2]), *entry[3:]] for journal, entry in entries.items()}
-    with contextlib.suppress(OSError, TypeError):  # TypeError: an entry JSON cannot hold
-        head = orjson.dumps({"version": CACHE_VERSION, "runs": heads})
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        body = [head, b"\n", *(entry[2] for entry in entries.values())]
-        atomic_write(path, b"".join(body), sync=False)  # a cache: one a crash loses is made again
+def _by_root(roots: list[str], items: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``items`` keyed by path, by the longest of ``roots`` each lies under (a root nested
+    in another keeps its own)."""
+    longest_first = sorted(roots, key=len, reverse=True)
+    by_root: dict[str, dict[str, Any]] = {root: {} for root in roots}
+    for path, item in items.items():
+        for root in longest_first:
+            if path.startswith(_prefix(root)):
+                by_root[root][path] = item
+                break
+    return by_root
 
 
 def _prefix(root: str) -> str:
@@ -301,19 +324,3 @@ def _utf8(path: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-def _valid(entry: Any) -> bool:
-    return (
-        isinstance(entry, list)
-        and len(entry) == 8
-        and isinstance(entry[0], str)
-        and (entry[1] is None or isinstance(entry[1], float | int))
-        and type(entry[2]) is int
-        and entry[2] >= 0
-        and (entry[3] is None or isinstance(entry[3], str))
-        and isinstance(entry[4], bool)
-        and (entry[5] is None or isinstance(entry[5], str))
-        and isinstance(entry[6], str)
-        and isinstance(entry[7], str)
-    )

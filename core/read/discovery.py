@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from wftop.core.read.jsonl import Problem
@@ -142,6 +142,13 @@ def run_ident(root: str, session_id: str, run_id: str) -> str:
     return f"{session_id}/{run_id}@{root}"
 
 
+def short_project(cwd: str | None, slug: str) -> str:
+    """A project as a person names it: the cwd's last folder, else the slug's last part."""
+    if cwd:
+        return os.path.basename(cwd.rstrip("/")) or cwd
+    return slug.strip("-").rsplit("-", 1)[-1]
+
+
 def _under(base: str, *parts: str) -> str:
     """``os.path.join`` for a base path and plain names (no separators in them)."""
     head = base if base.endswith(os.sep) else base + os.sep
@@ -191,6 +198,21 @@ def _real_workflows(session_real: str, session_path: str) -> str:
     return _under(session_real, "subagents", "workflows")
 
 
+Snapshots = Callable[[str], list[str] | None]
+"""How the ``wf_…`` names of a session's ``workflows`` folder are listed (`snapshot_names`;
+the rows cache answers from the names it kept while the folder's stamp holds)."""
+
+
+def snapshot_names(folder: str) -> list[str] | None:
+    """The names starting with ``wf_`` in a session's ``workflows`` folder, sorted; None
+    when it cannot be listed (a session with no snapshot has none)."""
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(entry.name for entry in entries if entry.name.startswith("wf_"))
+    except OSError:
+        return None
+
+
 def session_run_folders(
     root: str,
     project: str,
@@ -198,6 +220,7 @@ def session_run_folders(
     problems: list[Problem],
     *,
     session_real: str | None = None,
+    snapshots: Snapshots | None = None,
 ) -> list[RunFolder]:
     """The runs of one session folder (not de-duplicated): every run folder, and every
     snapshot ``workflows/<runId>.json`` that has none (a run whose script threw before its
@@ -208,26 +231,29 @@ def session_run_folders(
     workflows = _under(session_path, "subagents", "workflows")
     entries = _subdirs(workflows, problems)
     workflows_real = _real_workflows(session_real, session_path) if entries else workflows
+    moved = workflows_real != workflows  # a link on the way: each run's real path differs
     folders = []
     for run in entries:
-        if not RUN_FOLDER.match(run.name):
+        name = run.name
+        if not name.startswith("wf_"):  # RUN_FOLDER
             continue
-        if RUN_ID.fullmatch(run.name) is None:
+        if RUN_ID.fullmatch(name) is None:
             problems.append(not_a_run_id(run.path))
             continue
-        path, real = run.path, _real_child(workflows_real, run)
+        path = run.path
+        try:
+            linked = run.is_symlink()
+        except OSError:
+            linked = True  # `_real_child` resolves it
+        real = _real_child(workflows_real, run) if moved or linked else path
+        # one string held, not two, when the real path is the path
         folders.append(
-            RunFolder(
-                root=root,
-                project=project,
-                session_id=session,
-                run_id=run.name,
-                path=path,
-                real_path=path if real == path else real,  # one string held, not two
-            )
+            RunFolder(root, project, session, name, path, path if real == path else real)
         )
     named = {folder.run_id for folder in folders}
-    for run_id in _snapshot_ids(os.path.join(session_path, "workflows"), problems):
+    snapshot_dir = os.path.join(session_path, "workflows")
+    listed = (snapshots or snapshot_names)(snapshot_dir) or []
+    for run_id in _snapshot_ids(listed, snapshot_dir, problems):
         if run_id not in named:
             path = os.path.join(workflows, run_id)
             real = os.path.join(workflows_real, run_id)
@@ -235,15 +261,11 @@ def session_run_folders(
     return folders
 
 
-def _snapshot_ids(folder: str, problems: list[Problem]) -> list[str]:
-    """The run ids of the snapshots ``<runId>.json`` in a session's ``workflows`` folder."""
-    try:
-        with os.scandir(folder) as entries:
-            names = [entry.name for entry in entries if entry.name.startswith("wf_")]
-    except OSError:
-        return []
+def _snapshot_ids(names: list[str], folder: str, problems: list[Problem]) -> list[str]:
+    """The run ids of the snapshots ``<runId>.json`` among the ``names`` of a session's
+    ``workflows`` folder."""
     found = []
-    for name in sorted(names):
+    for name in names:
         if not name.endswith(".json"):
             continue
         run_id = name[: -len(".json")]
@@ -261,7 +283,9 @@ def keep_once(by_real: dict[str, RunFolder], folder: RunFolder) -> None:
         by_real[folder.real_path] = folder
 
 
-def find_run_folders(root: str) -> tuple[list[RunFolder], list[Problem]]:
+def find_run_folders(
+    root: str, snapshots: Snapshots | None = None
+) -> tuple[list[RunFolder], list[Problem]]:
     """Every run folder of a root, each reported once (de-duplicated by real path).
 
     A run folder that is a symbolic link (an adopted run) is followed once; when the
@@ -280,19 +304,23 @@ def find_run_folders(root: str) -> tuple[list[RunFolder], list[Problem]]:
                 session.name,
                 problems,
                 session_real=_real_child(project_real, session),
+                snapshots=snapshots,
             )
             for folder in found:
                 keep_once(by_real, folder)
     return list(by_real.values()), problems
 
 
-def run_folders_of(roots: list[str]) -> tuple[list[RunFolder], list[Problem]]:
-    """Every run folder of every root, each real folder once (the first root wins)."""
+def run_folders_of(
+    roots: list[str], snapshots: Snapshots | None = None
+) -> tuple[list[RunFolder], list[Problem]]:
+    """Every run folder of every root, each real folder once (the first root wins;
+    ``snapshots``: how the sessions' snapshots are listed)."""
     folders: list[RunFolder] = []
     problems: list[Problem] = []
     seen: set[str] = set()
     for root in roots:
-        found, trouble = find_run_folders(root)
+        found, trouble = find_run_folders(root, snapshots)
         problems.extend(trouble)
         for folder in found:
             if folder.real_path not in seen:

@@ -15,7 +15,6 @@ from typing import Any
 
 import orjson
 
-from wftop.core.model import json_safe
 from wftop.core.read.deepjson import dumps as deep_dumps
 from wftop.core.text.gate import escape_json
 from wftop.core.text.redact import Redactor, dumps_redacted
@@ -27,6 +26,8 @@ def dumps(value: Any, *, indent: bool = False) -> bytes:
     try:
         data = deep_dumps(value, option)
     except TypeError:  # a lone surrogate (a name that was not UTF-8) or a key not a string
+        from wftop.core.model import json_safe  # the slow way alone: the model is slow to load
+
         data = deep_dumps(json_safe(value), option)
     return escape_json(data)
 

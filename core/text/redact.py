@@ -15,10 +15,11 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
-from wftop.core.model import json_safe
 from wftop.core.read.deepjson import DeepJson, dumps
+from wftop.core.text.compiled import Compiled
 
 _B = r"(?<![A-Za-z0-9])"
 """A token starts here, not inside a word: ``_`` and ``-`` are edges, as a slug makes them."""
@@ -32,67 +33,68 @@ _SCHEMES = (
 )  # fmt: skip
 """Schemes of URLs that hold passwords (not ``git`` or ``ssh``: ``~/git/.x`` is ``-git--x``)."""
 
-PATTERNS: dict[str, re.Pattern[str]] = {
-    "anthropic_admin_key": re.compile(r"sk-ant-admin01-[A-Za-z0-9_-]{16,}"),
-    "anthropic_key": re.compile(r"sk-ant-[A-Za-z0-9_-]{8,}"),
-    "openai_key": re.compile(
-        rf"{_B}sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{{16,}}"
-        rf"|{_B}sk-[A-Za-z0-9]{{32,}}(?![A-Za-z0-9_])"
-    ),
-    "stripe_key": re.compile(rf"{_B}[sr]k[_-](?:live|test|prod)[_-][A-Za-z0-9]{{10,}}"),
-    "github_pat": re.compile(r"github(?:_pat_|-pat-)[A-Za-z0-9_-]{20,}"),
-    "github_token": re.compile(rf"{_B}gh[pousr][_-][A-Za-z0-9]{{20,}}"),
-    "gitlab_token": re.compile(
-        rf"{_B}(?:gl(?:pat|dt|ffct|ft|imt|agent|oas|rt|soat)-[A-Za-z0-9_-]{{20,}}(?:\.[0-9a-z]{{9}})?"
-        r"|glcbt-[A-Za-z0-9]{1,5}[_-][A-Za-z0-9_-]{20,}|glptt-[0-9a-f]{40}"
-        r"|(?:GR|gr)1348941[A-Za-z0-9_-]{20,}|gitlab(?:_session=|-session-)[0-9a-z]{32})"
-    ),
-    "aws_bedrock_key": re.compile(
-        rf"{_B}(?:ABSK|absk)[A-Za-z0-9+/=-]{{100,}}"
-        r"|bedrock-api-key-(?:YmVkcm9jay5hbWF6b25hd3MuY29t|ymvkcm9jay5hbwf6b25hd3muy29t)"
-        r"[A-Za-z0-9+/=%&._-]*"
-    ),
-    "gcp_service_account": re.compile(
-        rf"private(?:_key_id|-key-id){_SEP}(?P<secret>[0-9a-f]{{40}})(?![A-Za-z0-9])"
-    ),
-    "gcp_api_key": re.compile(rf"{_B}(?:AIza|aiza)[A-Za-z0-9_-]{{35}}"),
-    "slack_token": re.compile(
-        rf"{_B}(?:xox[abposre]-[A-Za-z0-9-]{{10,}}|(?:xapp|XAPP)-\d-[A-Za-z0-9-]{{10,}})"
-    ),
-    "slack_webhook": re.compile(
-        r"hooks(?:\.slack\.com/+(?:services|workflows|triggers)/[A-Za-z0-9_+-]+(?:/[A-Za-z0-9_+-]+){0,2}"
-        r"|-slack-com-+(?:services|workflows|triggers)-[A-Za-z0-9-]{20,})"
-    ),
-    "npm_token": re.compile(rf"{_B}npm[_-][A-Za-z0-9]{{36,}}"),
-    "pypi_token": re.compile(r"pypi[_-](?:AgEIcHlwaS5vcmc|ageichlwas5vcmc)[A-Za-z0-9_-]+"),
-    "huggingface_token": re.compile(rf"{_B}(?:hf[_-]|api_org_|api-org-)[A-Za-z]{{34,}}"),
-    "aws_secret_key": re.compile(
-        r"(?:(?ai:aws[_\-\s.]?secret(?:[_\-\s.]?access)?[_\-\s.]?key|secret[_\-\s.]?access[_\-\s.]?key)"
-        rf"|{_B}(?:(?:AKIA|ASIA)[A-Z0-9]{{16}}|(?:akia|asia)[a-z0-9]{{16}}))"
-        rf"{_SEP}(?P<secret>[A-Za-z0-9/+]{{40}}|[A-Za-z0-9-]{{40}})(?![A-Za-z0-9+=])"
-    ),
-    "aws_access_key": re.compile(
-        rf"{_B}(?:(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}}"
-        r"|(?:a3t[a-z0-9]|akia|asia|abia|acca)[a-z0-9]{16})(?![A-Za-z0-9])"
-    ),
-    "url_password": re.compile(
-        r"\b[A-Za-z][A-Za-z0-9+.\-]*:/{1,2}[^\s/?#@:]*:(?P<secret>[^\s/?#@]+)@"
-        rf"|{_B}(?:{'|'.join(_SCHEMES)})-{{2,3}}(?P<secret2>[A-Za-z0-9][A-Za-z0-9-]*)"
-    ),
-    "bearer_token": re.compile(
-        rf"(?:(?ai:authorization){_SEP}(?=(?ai:bearer))|{_B}(?=Bearer|BEARER))"
-        r"(?P<secret>(?ai:bearer)[\s-]+[A-Za-z0-9._~+/=-]{12,})"
-    ),
-    "jwt": re.compile(
-        rf"{_B}ey[A-Za-z0-9_-]{{17,}}[.-]ey[A-Za-z0-9_-]{{17,}}(?:\.[A-Za-z0-9_-]*)?"
-    ),
-    "private_key": re.compile(
-        rf"-----BEGIN{_PEM_LINE}"
-        rf"(?:[\s\S]*?-----END{_PEM_LINE}"
-        r"|(?:[A-Za-z0-9+/=\s:.,()_-]|\\[nrt\\])*)"
-        r"|(?<![a-z0-9])begin-(?:[a-z0-9]+-)*?private-key-(?:block-)?[a-z0-9-]*"
-    ),
-}
+
+PATTERNS = Compiled(
+    {
+        "anthropic_admin_key": r"sk-ant-admin01-[A-Za-z0-9_-]{16,}",
+        "anthropic_key": r"sk-ant-[A-Za-z0-9_-]{8,}",
+        "openai_key": (
+            rf"{_B}sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{{16,}}"
+            rf"|{_B}sk-[A-Za-z0-9]{{32,}}(?![A-Za-z0-9_])"
+        ),
+        "stripe_key": (rf"{_B}[sr]k[_-](?:live|test|prod)[_-][A-Za-z0-9]{{10,}}"),
+        "github_pat": (r"github(?:_pat_|-pat-)[A-Za-z0-9_-]{20,}"),
+        "github_token": (rf"{_B}gh[pousr][_-][A-Za-z0-9]{{20,}}"),
+        "gitlab_token": (
+            rf"{_B}(?:gl(?:pat|dt|ffct|ft|imt|agent|oas|rt|soat)-[A-Za-z0-9_-]{{20,}}(?:\.[0-9a-z]{{9}})?"
+            r"|glcbt-[A-Za-z0-9]{1,5}[_-][A-Za-z0-9_-]{20,}|glptt-[0-9a-f]{40}"
+            r"|(?:GR|gr)1348941[A-Za-z0-9_-]{20,}|gitlab(?:_session=|-session-)[0-9a-z]{32})"
+        ),
+        "aws_bedrock_key": (
+            rf"{_B}(?:ABSK|absk)[A-Za-z0-9+/=-]{{100,}}"
+            r"|bedrock-api-key-(?:YmVkcm9jay5hbWF6b25hd3MuY29t|ymvkcm9jay5hbwf6b25hd3muy29t)"
+            r"[A-Za-z0-9+/=%&._-]*"
+        ),
+        "gcp_service_account": (
+            rf"private(?:_key_id|-key-id){_SEP}(?P<secret>[0-9a-f]{{40}})(?![A-Za-z0-9])"
+        ),
+        "gcp_api_key": (rf"{_B}(?:AIza|aiza)[A-Za-z0-9_-]{{35}}"),
+        "slack_token": (
+            rf"{_B}(?:xox[abposre]-[A-Za-z0-9-]{{10,}}|(?:xapp|XAPP)-\d-[A-Za-z0-9-]{{10,}})"
+        ),
+        "slack_webhook": (
+            r"hooks(?:\.slack\.com/+(?:services|workflows|triggers)/[A-Za-z0-9_+-]+(?:/[A-Za-z0-9_+-]+){0,2}"
+            r"|-slack-com-+(?:services|workflows|triggers)-[A-Za-z0-9-]{20,})"
+        ),
+        "npm_token": (rf"{_B}npm[_-][A-Za-z0-9]{{36,}}"),
+        "pypi_token": (r"pypi[_-](?:AgEIcHlwaS5vcmc|ageichlwas5vcmc)[A-Za-z0-9_-]+"),
+        "huggingface_token": (rf"{_B}(?:hf[_-]|api_org_|api-org-)[A-Za-z]{{34,}}"),
+        "aws_secret_key": (
+            r"(?:(?ai:aws[_\-\s.]?secret(?:[_\-\s.]?access)?[_\-\s.]?key|secret[_\-\s.]?access[_\-\s.]?key)"
+            rf"|{_B}(?:(?:AKIA|ASIA)[A-Z0-9]{{16}}|(?:akia|asia)[a-z0-9]{{16}}))"
+            rf"{_SEP}(?P<secret>[A-Za-z0-9/+]{{40}}|[A-Za-z0-9-]{{40}})(?![A-Za-z0-9+=])"
+        ),
+        "aws_access_key": (
+            rf"{_B}(?:(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}}"
+            r"|(?:a3t[a-z0-9]|akia|asia|abia|acca)[a-z0-9]{16})(?![A-Za-z0-9])"
+        ),
+        "url_password": (
+            r"\b[A-Za-z][A-Za-z0-9+.\-]*:/{1,2}[^\s/?#@:]*:(?P<secret>[^\s/?#@]+)@"
+            rf"|{_B}(?:{'|'.join(_SCHEMES)})-{{2,3}}(?P<secret2>[A-Za-z0-9][A-Za-z0-9-]*)"
+        ),
+        "bearer_token": (
+            rf"(?:(?ai:authorization){_SEP}(?=(?ai:bearer))|{_B}(?=Bearer|BEARER))"
+            r"(?P<secret>(?ai:bearer)[\s-]+[A-Za-z0-9._~+/=-]{12,})"
+        ),
+        "jwt": (rf"{_B}ey[A-Za-z0-9_-]{{17,}}[.-]ey[A-Za-z0-9_-]{{17,}}(?:\.[A-Za-z0-9_-]*)?"),
+        "private_key": (
+            rf"-----BEGIN{_PEM_LINE}"
+            rf"(?:[\s\S]*?-----END{_PEM_LINE}"
+            r"|(?:[A-Za-z0-9+/=\s:.,()_-]|\\[nrt\\])*)"
+            r"|(?<![a-z0-9])begin-(?:[a-z0-9]+-)*?private-key-(?:block-)?[a-z0-9-]*"
+        ),
+    }
+)
 """Kinds of secret and their shapes, checked in this order (gitleaks' fixed prefixes for
 the providers, at gitleaks' lengths or shorter: a secret cut short is still masked). A
 shape with a ``secret`` group masks that group only (the name of an AWS secret key, the
@@ -122,12 +124,23 @@ _STARTS: tuple[tuple[str, str], ...] = (
 """What every shape holds: the literal it starts with (or, for an AWS secret key, a
 service account's key id and a bearer token, holds), and what must follow it."""
 
-PREFILTER = re.compile("|".join(re.escape(start) + rest for start, rest in _STARTS))
-"""`_STARTS` as one regex. Text it finds nothing in is returned as it is, so every field of
-every listed run can be masked. This is the definition; `may_hold_secret` (and
-`may_hold_secret_bytes` for `PREFILTER_BYTES`) is the quick test the masking runs, held to
-it by a property test, as `PREFILTER` is held to `PATTERNS`."""
-PREFILTER_BYTES = re.compile(PREFILTER.pattern.encode())
+
+@cache
+def _prefilter() -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(start) + rest for start, rest in _STARTS))
+
+
+def __getattr__(name: str) -> re.Pattern[Any]:
+    """``PREFILTER``: `_STARTS` as one regex. Text it finds nothing in is returned as it
+    is, so every field of every listed run can be masked. This is the definition;
+    `may_hold_secret` (and `may_hold_secret_bytes` for ``PREFILTER_BYTES``) is the quick
+    test the masking runs, held to it by a property test, as ``PREFILTER`` is held to
+    `PATTERNS`. Compiled when asked for (the masking never asks)."""
+    if name == "PREFILTER":
+        return _prefilter()
+    if name == "PREFILTER_BYTES":
+        return re.compile(_prefilter().pattern.encode())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _trie(starts: tuple[tuple[str, str], ...]) -> str:
@@ -155,18 +168,31 @@ def _trie(starts: tuple[tuple[str, str], ...]) -> str:
     return "|".join(branches(root))
 
 
-_QUICK = re.compile(_trie(_STARTS))
-_QUICK_BYTES = re.compile(_QUICK.pattern.encode())
+def _first_quick(text: str) -> re.Match[str] | None:
+    """`_quick`'s first call: compiles the regex, which answers every later call."""
+    global _quick
+    _quick = re.compile(_trie(_STARTS)).search
+    return _quick(text)
+
+
+def _first_quick_bytes(data: bytes) -> re.Match[bytes] | None:
+    global _quick_bytes
+    _quick_bytes = re.compile(_trie(_STARTS).encode()).search
+    return _quick_bytes(data)
+
+
+_quick: Callable[[str], re.Match[str] | None] = _first_quick
+_quick_bytes: Callable[[bytes], re.Match[bytes] | None] = _first_quick_bytes
 
 
 def may_hold_secret(text: str) -> bool:
-    """Whether `PREFILTER` finds anything in ``text``, in one pass (`_trie`)."""
-    return _QUICK.search(text) is not None
+    """Whether ``PREFILTER`` finds anything in ``text``, in one pass (`_trie`)."""
+    return _quick(text) is not None
 
 
 def may_hold_secret_bytes(data: bytes) -> bool:
-    """`may_hold_secret` of UTF-8 text (`PREFILTER_BYTES`)."""
-    return _QUICK_BYTES.search(data) is not None
+    """`may_hold_secret` of UTF-8 text (``PREFILTER_BYTES``)."""
+    return _quick_bytes(data) is not None
 
 
 _NAMED = re.compile(r"(?ai)secret|private_key_id|authorization")
@@ -182,37 +208,43 @@ them, and masked wherever a path is shown to a person."""
 
 _CUT_SLUG = re.compile(r"(?<![A-Za-z0-9-])-[A-Za-z0-9-]{199}(?=-[0-9a-z]{1,7}(?![A-Za-z0-9-]))")
 """A project folder's name cut by Claude Code: 200 characters of the slug, ``-`` and a hash."""
-_CUT_TAILS = tuple(
-    (kind, re.compile(rf"(?<![A-Za-z0-9]){start}[A-Za-z0-9][A-Za-z0-9-]*\Z"))
-    for kind, start in (
-        ("anthropic_admin_key", r"sk-ant-admin01-"),
-        ("anthropic_key", r"sk-ant-"),
-        ("stripe_key", r"[sr]k-(?:live|test|prod)-"),
-        ("openai_key", r"sk-(?:proj-|svcacct-|admin-)?"),
-        ("github_pat", r"github-pat-"),
-        ("github_token", r"gh[pousr]-"),
-        ("gitlab_token", r"(?:gl(?:pat|dt|ffct|ft|imt|agent|oas|rt|soat|cbt|ptt)-|GR1348941)"),
-        ("gitlab_token", r"gitlab-session-+(?P<secret>)"),
-        ("aws_access_key", r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)"),
-        (
-            "aws_secret_key",
-            r"(?ai:aws-?secret(?:-?access)?-?key|secret-?access-?key)-+(?P<secret>)",
-        ),
-        ("aws_bedrock_key", r"ABSK"),
-        ("gcp_service_account", r"private-key-id-+(?P<secret>)"),
-        ("gcp_api_key", r"AIza"),
-        ("slack_token", r"(?:xox[abposre]-|xapp-)"),
-        ("npm_token", r"npm-"),
-        ("pypi_token", r"pypi-AgEI"),
-        ("huggingface_token", r"(?:hf-|api-org-)"),
-        ("jwt", r"eyJ"),
-        ("bearer_token", r"(?:(?ai:authorization)-+(?P<secret>(?ai:bearer)-)|Bearer-)"),
-        ("url_password", rf"(?:{'|'.join(_SCHEMES)})-{{2,3}}(?P<secret>)"),
-        ("private_key", r"-----BEGIN-"),
-    )
+_TAIL_STARTS = (
+    ("anthropic_admin_key", r"sk-ant-admin01-"),
+    ("anthropic_key", r"sk-ant-"),
+    ("stripe_key", r"[sr]k-(?:live|test|prod)-"),
+    ("openai_key", r"sk-(?:proj-|svcacct-|admin-)?"),
+    ("github_pat", r"github-pat-"),
+    ("github_token", r"gh[pousr]-"),
+    ("gitlab_token", r"(?:gl(?:pat|dt|ffct|ft|imt|agent|oas|rt|soat|cbt|ptt)-|GR1348941)"),
+    ("gitlab_token", r"gitlab-session-+(?P<secret>)"),
+    ("aws_access_key", r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)"),
+    (
+        "aws_secret_key",
+        r"(?ai:aws-?secret(?:-?access)?-?key|secret-?access-?key)-+(?P<secret>)",
+    ),
+    ("aws_bedrock_key", r"ABSK"),
+    ("gcp_service_account", r"private-key-id-+(?P<secret>)"),
+    ("gcp_api_key", r"AIza"),
+    ("slack_token", r"(?:xox[abposre]-|xapp-)"),
+    ("npm_token", r"npm-"),
+    ("pypi_token", r"pypi-AgEI"),
+    ("huggingface_token", r"(?:hf-|api-org-)"),
+    ("jwt", r"eyJ"),
+    ("bearer_token", r"(?:(?ai:authorization)-+(?P<secret>(?ai:bearer)-)|Bearer-)"),
+    ("url_password", rf"(?:{'|'.join(_SCHEMES)})-{{2,3}}(?P<secret>)"),
+    ("private_key", r"-----BEGIN-"),
 )
 """What is left of a secret where the cut fell inside it: its slug form's start, and what
 follows to the cut, shorter than its shape wants."""
+
+
+@cache
+def _cut_tails() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """`_TAIL_STARTS` compiled (the first time a cut project folder's name is masked)."""
+    return tuple(
+        (kind, re.compile(rf"(?<![A-Za-z0-9]){start}[A-Za-z0-9][A-Za-z0-9-]*\Z"))
+        for kind, start in _TAIL_STARTS
+    )
 
 
 def mask_one(kind: str) -> str:
@@ -239,7 +271,7 @@ class Redactor:
         if "-" in text:
             text = _CUT_SLUG.sub(self._cut_tail, text)
         for kind, pattern in PATTERNS.items():
-            text, count = pattern.subn(_MASKERS[kind], text)
+            text, count = pattern.subn(_masker(kind), text)
             if count:
                 self.masked[kind] += count
         return text
@@ -247,7 +279,7 @@ class Redactor:
     def _cut_tail(self, slug: re.Match[str]) -> str:
         """A cut project folder's name with the secret the cut fell in masked."""
         body = slug.group(0)
-        for kind, tail in _CUT_TAILS:
+        for kind, tail in _cut_tails():
             found = tail.search(body)
             if found is not None:
                 self.masked[kind] += 1
@@ -292,11 +324,12 @@ or in a path (``<slug>/<session id>/…``), where a shape whose body takes ``-``
 would run on over it: the mask ends before it."""
 
 
-def _masker(kind: str, pattern: re.Pattern[str]) -> Callable[[re.Match[str]], str]:
+@cache
+def _masker(kind: str) -> Callable[[re.Match[str]], str]:
     """The replacement of a match: its ``secret`` group (or the ``secret2`` of a shape's
     other form) or else the whole of it, up to a run or session id that follows it."""
     mask = mask_one(kind)
-    groups = [name for name in ("secret", "secret2") if name in pattern.groupindex]
+    groups = [name for name in ("secret", "secret2") if name in PATTERNS[kind].groupindex]
 
     def replace(match: re.Match[str]) -> str:
         name = next((name for name in groups if match.start(name) >= 0), 0)
@@ -308,9 +341,6 @@ def _masker(kind: str, pattern: re.Pattern[str]) -> Callable[[re.Match[str]], st
         return match.string[start:begin] + mask + match.string[end:stop]
 
     return replace
-
-
-_MASKERS = {kind: _masker(kind, pattern) for kind, pattern in PATTERNS.items()}
 
 
 def redact(text: str) -> str:
@@ -341,6 +371,8 @@ def dumps_redacted(value: Any, redactor: Redactor | None = None, option: int = 0
         text = None
     if text is not None and not may_hold_secret_bytes(text):
         return text
+    from wftop.core.model import json_safe  # the slow way alone: the model is slow to load
+
     return dumps(redact_value(json_safe(value), redactor), option=option)
 
 

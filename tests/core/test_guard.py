@@ -85,9 +85,9 @@ def test_recycled_pid_is_not_an_owner(killed):
 
 
 def test_owner_in_another_pid_namespace_cannot_be_checked(killed, monkeypatch):
-    import wftop.core.index.coldpass
+    import wftop.core.index.keptrows
 
-    monkeypatch.setattr(wftop.core.index.coldpass, "local_pid_domain", lambda: "linux:here:pid:[1]")
+    monkeypatch.setattr(wftop.core.index.keptrows, "local_pid_domain", lambda: "linux:here:pid:[1]")
     root = killed[0]
     register(root, 4242, "777", domain="linux:elsewhere:pid:[2]")
     result = verdict(the_run(root), killed)

@@ -316,3 +316,65 @@ def written_over_in_place(tmp_path: Path) -> None:
     assert snapshots.stat().st_mtime_ns == before
     (done,), hits, _ = listing([root], cache)
     assert (dead["status"], done["status"], hits) == ("dead", "completed", 0)
+
+
+def test_a_session_s_snapshots_are_listed_again_only_when_their_folder_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The walk listed every session's snapshots folder (2,001 listings at 5,000 runs, a
+    fifth of a cached listing's walk): its names are kept with the folder's stamp, which
+    the session's key stamps anyway, and listed again when a snapshot is made or removed."""
+    root = three_runs_in_one_session(tmp_path)
+    (session,) = {path.parent for path in root.glob("projects/*/*/subagents")}
+    snapshots = str(session / "workflows")
+    cache = tmp_path / "rows"
+    first, _, _ = listing([root], cache)
+    listed: list[str] = []
+    scandir = os.scandir
+
+    def seen(path: str) -> Any:
+        listed.append(str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", seen)
+    again, hits, _ = listing([root], cache)
+    assert (again, hits) == (first, 3) and snapshots not in listed
+    (session / "workflows" / "wf_0000aaaa-001.json").unlink()
+    changed, hits, _ = listing([root], cache)
+    assert snapshots in listed and hits == 0  # the session's key moved: its runs read again
+    assert sorted(row["status"] for row in changed) == ["completed", "completed", "dead"]
+
+
+def test_scripts_named_under_a_missing_folder_cost_one_look_for_all(tmp_path: Path) -> None:
+    """A tree copied from another machine names its scripts where that machine kept them
+    (3,851 of 5,000 in the bench's corpus, one ``stat`` each on every listing): once a
+    folder above one is found missing, the others under it are not looked for."""
+    root = three_runs_in_one_session(tmp_path)
+    (session,) = {path.parent for path in root.glob("projects/*/*/subagents")}
+    elsewhere = tmp_path / "gone" / "home" / "scripts"
+    for snapshot in session.glob("workflows/wf_*.json"):
+        data = json.loads(snapshot.read_text())
+        data["scriptPath"] = str(elsewhere / f"{snapshot.stem}.js")  # one script a run
+        snapshot.write_text(json.dumps(data))
+    cache = tmp_path / "rows"
+    first, _, _ = listing([root], cache)
+    counted = Counted()
+    again, hits, _ = listing([root], cache, stat=counted)
+    assert (again, hits) == (first, 3)
+    looked = [path for path in counted.paths if not path.startswith(str(root))]
+    named = {
+        json.loads(snapshot.read_text())["scriptPath"]
+        for snapshot in session.glob("workflows/wf_*.json")
+    }
+    assert looked == [
+        *sorted(named)[:1],
+        str(elsewhere),
+        str(elsewhere.parent),
+        str(elsewhere.parent.parent),
+        str(tmp_path),
+    ]
+    elsewhere.mkdir(parents=True)
+    for path in named:
+        Path(path).write_text("// here now\n")
+    shown, hits, _ = listing([root], cache)
+    assert hits == 0 and {row["script_path"] for row in shown} == named
