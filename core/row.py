@@ -9,187 +9,50 @@ reads such a row back from a pipe, a socket or another host, checking every fiel
 and naming the first one that is wrong (`RowError`): a row that came from a process is
 never trusted.
 
-Adding a field: declare it below with its `Wire` kind (where it sits is where it prints),
-and take it from the run in `RunRow.of`; `to_json` and `from_json` follow from the
-declaration. A field with a default may be missing from a row (an older wftop, another
-host), which then reads as the default.
+Adding a field: declare it below with its `Wire` kind (`wftop.core.rowwire`; where it sits
+is where it prints), and take it from the run in `RunRow.of`; `to_json` and `from_json`
+follow from the declaration. A field with a default may be missing from a row (an older
+wftop, another host), which then reads as the default.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from enum import StrEnum
 from sys import intern
-from typing import Any, NamedTuple
+from typing import Any
 
 from wftop.core.cost.runs import run_spend
-from wftop.core.cost.tokens import NO_TOKENS, NOTHING, TOKEN_FIELDS, Tokens
+from wftop.core.cost.tokens import NO_TOKENS, NOTHING, Tokens
 from wftop.core.cost.usage import Spends
 from wftop.core.model import ENDED, Run, Status, iso_utc, json_safe_dict, status_word
 from wftop.core.read.discovery import run_ident
 from wftop.core.read.errors import Cause
 from wftop.core.read.sessions import Liveness
-from wftop.core.read.snapshot import parse_iso_time
+from wftop.core.rowwire import (
+    COUNT,
+    DOLLARS,
+    FAILURES,
+    FLAG,
+    LABELS,
+    LIVENESS,
+    MAYBE_COUNT,
+    MAYBE_TEXT,
+    MOMENT,
+    NAME,
+    STATUS,
+    TALLY,
+    TEXT,
+    TOKENS,
+    Wire,
+    moment,
+    wire,
+    wrong,
+)
+from wftop.core.rowwire import RowError as RowError
+from wftop.core.rowwire import Tally as Tally
 from wftop.core.text.jsonout import dumps_masked
 from wftop.core.text.redact import Redactor
-
-
-class RowError(ValueError):
-    """A row that is not a run: the message names the field and what it expected."""
-
-
-class Tally(NamedTuple):
-    """How many of a run's calls stand in each state of `wftop.core.calls.State`
-    (`wftop.core.model.count_calls`)."""
-
-    done: int = 0
-    cached: int = 0
-    """Returned because the resume that wrote the current snapshot served them from cache."""
-    failed: int = 0
-    running: int = 0
-    dead: int = 0
-    """Open, and nothing will finish them: their process died, or their run ended."""
-
-    @property
-    def total(self) -> int:
-        return self.done + self.cached + self.failed + self.running + self.dead
-
-
-class Wire(NamedTuple):
-    """How one field of a row crosses a pipe: ``dump`` makes its JSON value, ``load`` reads
-    one back (`RowError` naming ``key`` when it is not such a value)."""
-
-    dump: Callable[[Any], Any]
-    load: Callable[[Any, str], Any]
-
-
-def _wrong(key: str, expected: str, value: Any) -> RowError:
-    shown = repr(value)
-    if len(shown) > 60:
-        shown = shown[:57] + "..."
-    return RowError(f"{key}: expected {expected}, got {shown}")
-
-
-def _same(value: Any) -> Any:
-    return value
-
-
-def _text(value: Any, key: str) -> str:
-    if not isinstance(value, str):
-        raise _wrong(key, "a string", value)
-    return value
-
-
-def _name(value: Any, key: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise _wrong(key, "a non-empty string", value)
-    return value
-
-
-def _maybe_text(value: Any, key: str) -> str | None:
-    return None if value is None else _text(value, key)
-
-
-def _count(value: Any, key: str) -> int:
-    if type(value) is not int or value < 0:
-        raise _wrong(key, "a whole number ≥ 0", value)
-    return value
-
-
-def _maybe_count(value: Any, key: str) -> int | None:
-    return None if value is None else _count(value, key)
-
-
-def _flag(value: Any, key: str) -> bool:
-    if not isinstance(value, bool):
-        raise _wrong(key, "true or false", value)
-    return value
-
-
-def _labels(value: Any, key: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise _wrong(key, "a list of strings", value)
-    return tuple(value)
-
-
-def _failures(value: Any, key: str) -> tuple[tuple[str, str], ...]:
-    expected = "a list of {label, kind} objects"
-    if not isinstance(value, list):
-        raise _wrong(key, expected, value)
-    found = []
-    for item in value:
-        if not isinstance(item, dict):
-            raise _wrong(key, expected, item)
-        label, kind = item.get("label"), item.get("kind")
-        if not isinstance(label, str) or kind not in KINDS:
-            raise _wrong(key, f"{expected} (kind one of the kinds of docs/forensics.md)", item)
-        found.append((label, kind))
-    return tuple(found)
-
-
-def _word(words: type[StrEnum]) -> Callable[[Any, str], Any]:
-    """A reader of one of the words of ``words`` (a `StrEnum`)."""
-
-    def load(value: Any, key: str) -> Any:
-        try:
-            return words(value)
-        except ValueError:
-            names = ", ".join(word.value for word in words)
-            raise _wrong(key, f"one of {names}", value) from None
-
-    return load
-
-
-def _moment(value: Any, key: str) -> float | None:
-    if value is None:
-        return None
-    moment = parse_iso_time(value)
-    if moment is None:
-        raise _wrong(key, "an ISO 8601 time or null", value)
-    return moment
-
-
-def _tally(value: Any, key: str) -> Tally:
-    if not isinstance(value, dict):
-        raise _wrong(key, f"an object of counts ({', '.join(Tally._fields)})", value)
-    return Tally(*(_count(value.get(name, 0), f"{key}.{name}") for name in Tally._fields))
-
-
-def _dollars(value: Any, key: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
-        raise _wrong(key, "a number of dollars ≥ 0 or null", value)
-    return float(value)
-
-
-def _tokens(value: Any, key: str) -> Tokens:
-    if not isinstance(value, dict):
-        raise _wrong(key, f"an object of counts ({', '.join(TOKEN_FIELDS)})", value)
-    return Tokens(*(_count(value.get(name, 0), f"{key}.{name}") for name in TOKEN_FIELDS))
-
-
-TEXT = Wire(_same, _text)
-NAME = Wire(_same, _name)
-MAYBE_TEXT = Wire(_same, _maybe_text)
-COUNT = Wire(_same, _count)
-MAYBE_COUNT = Wire(_same, _maybe_count)
-FLAG = Wire(_same, _flag)
-LABELS = Wire(list, _labels)
-STATUS = Wire(lambda status: status.value, _word(Status))
-LIVENESS = Wire(lambda liveness: liveness.value, _word(Liveness))
-MOMENT = Wire(iso_utc, _moment)
-TALLY = Wire(lambda tally: tally._asdict(), _tally)
-DOLLARS = Wire(lambda cost: None if cost is None else round(cost, 6), _dollars)
-TOKENS = Wire(lambda tokens: tokens.to_json(), _tokens)
-FAILURES = Wire(lambda pairs: [{"label": label, "kind": kind} for label, kind in pairs], _failures)
-KINDS = frozenset(kind.value for kind in Cause)
-
-
-def wire(kind: Wire, **options: Any) -> Any:
-    """A row field that crosses the wire as ``kind`` (``options``: `dataclasses.field`'s)."""
-    return field(metadata={"wire": kind}, **options)
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,7 +183,7 @@ class RunRow:
             owner=run.owner.liveness,
             owner_pid=run.owner.entry.pid if run.owner.entry else None,
             superseded_by=run.superseded_by,
-            last_activity=_moment(iso_utc(run.last_activity), "last_activity"),
+            last_activity=moment(iso_utc(run.last_activity), "last_activity"),
             unreadable_lines=len(run.problems),
             unreadable_reason=run.unreadable_reason,
             host=run.host,
@@ -360,7 +223,7 @@ class RunRow:
         first that is wrong); fields it does not know are left out. ``host``: the host the
         row came from, which replaces the one it names."""
         if not isinstance(data, Mapping):
-            raise _wrong("row", "an object", data)
+            raise wrong("row", "an object", data)
         values: dict[str, Any] = {}
         for name, kind in WIRE:
             if name in data:
