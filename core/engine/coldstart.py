@@ -10,7 +10,9 @@ connecting meanwhile are answered and sent what there is. The workers' shares co
 The rows read are kept in the cache for the next start (and ``wftop ls``).
 
 A row is printed once, as ``ls --json`` prints it (names masked), and travels as those
-bytes: on one line in the stream, indented in the cache.
+bytes: on one line in the stream, indented in the cache. A cached row goes out without
+being decoded into a `RunRow` (`Held`: what naming its project needs is read from it, the
+row itself when first asked for): decoding 20,000 of them was most of a warm start's time.
 
 Lazy spend: when `LAZY_SPEND` runs or more are to be read, their rows go out before their
 agents' transcripts are read (``cost_pending``: reading them was a third of a first read at
@@ -24,6 +26,7 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from sys import intern
 from typing import NamedTuple
 
 import orjson
@@ -49,13 +52,41 @@ LAZY_SPEND = 500
 reading the transcripts costs less than a second batch of rows to every view."""
 
 
-@dataclass(frozen=True)
 class Held:
-    """A run as the engine holds it: its row (for its identity and counts) and the row
-    printed on one line, ready to send."""
+    """A run as the engine holds it: the row printed on one line, ready to send, with what
+    naming its project needs (its ``cwd``, ``project`` and ``project_name``), and the row
+    itself (for its counts and what a change set compares), read from the line when first
+    asked for where it was not given: a cached row goes out before it is decoded."""
 
-    row: RunRow
-    line: bytes
+    __slots__ = ("_row", "cwd", "ident", "line", "project", "project_name")
+
+    def __init__(
+        self,
+        row: RunRow | None,
+        line: bytes,
+        *,
+        ident: str = "",
+        naming: tuple[str | None, str, str] = (None, "", ""),
+    ) -> None:
+        self._row = row
+        self.line = line
+        if row is not None:
+            self.ident = row.ident
+            self.cwd, self.project, self.project_name = row.cwd, row.project, row.project_name
+        else:
+            self.ident = ident
+            self.cwd, self.project, self.project_name = naming
+
+    @property
+    def row(self) -> RunRow:
+        """The row (`RowError` when the line held is not one)."""
+        if self._row is None:
+            try:
+                data = orjson.loads(self.line)
+            except orjson.JSONDecodeError as error:
+                raise RowError(f"row: not JSON ({error})") from None
+            self._row = RunRow.from_json(data)
+        return self._row
 
 
 class Read(NamedTuple):
@@ -127,7 +158,7 @@ async def first_rows(
         owner = cold.owners.get(folder.session_id, NO_OWNER)
         key = cache.key(folder, owner, cold.superseded.get(folder.ident))
         kept = cache.get(folder, key)
-        found = _from_cache(kept.row) if kept is not None else None
+        found = _from_cache(kept.row, folder) if kept is not None else None
         if found is None:
             keys[folder.journal] = key
             unread.append(folder)
@@ -183,9 +214,29 @@ async def first_rows(
     return FirstRows(done, keys if lazy else {})
 
 
-def _from_cache(item: bytes) -> Held | None:
-    """A cached row, checked as any row from a file is (None: read the run instead)."""
+def _from_cache(item: bytes, folder: RunFolder) -> Held | None:
+    """A cached row of the run of ``folder``, on one line, not decoded into a `RunRow` yet:
+    it must be a JSON object naming that run and what names its project (None: read the
+    run instead). Its other fields are checked when the row is first asked for
+    (`Held.row`), as the view checks every row it is sent."""
     try:
-        return held(item)
-    except RowError:
+        data = orjson.loads(item)
+    except orjson.JSONDecodeError:
         return None
+    if not isinstance(data, dict):
+        return None
+    names = (data.get("root"), data.get("session_id"), data.get("run_id"))
+    cwd, project, name = data.get("cwd"), data.get("project"), data.get("project_name", "")
+    if (
+        names != (folder.root, folder.session_id, folder.run_id)
+        or data.get("host") is not None
+        or not (cwd is None or type(cwd) is str)
+        or type(project) is not str
+        or type(name) is not str
+    ):
+        try:  # masked names, or not a row: read as any row from a file is
+            return held(item)
+        except RowError:
+            return None
+    naming = (intern(cwd) if cwd is not None else None, intern(project), intern(name))
+    return Held(None, orjson.dumps(data), ident=folder.ident, naming=naming)

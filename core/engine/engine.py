@@ -43,7 +43,7 @@ from wftop.core.index.live import LiveIndex
 from wftop.core.index.rowcache import Kept, NamedScript, RowCache
 from wftop.core.model import DEFAULT_STALL_WINDOW, NEEDS_YOU, Run
 from wftop.core.resume.lock import ensure_private_dir
-from wftop.core.row import RunRow
+from wftop.core.row import RowError, RunRow
 from wftop.core.system.memory import Trim, give_back_memory
 from wftop.core.system.procs import ProcessTable, default_table
 from wftop.core.text.redact import Redactor
@@ -69,7 +69,18 @@ def home_shortened(path: str) -> str:
 
 
 def _row(entry: Held | None) -> RunRow | None:
-    return entry.row if entry is not None else None
+    """The row held (None: none, or a cached line that is not a row after all)."""
+    if entry is None:
+        return None
+    try:
+        return entry.row
+    except RowError:
+        return None
+
+
+def _same(old: Held | None, new: Held) -> bool:
+    """``new`` says what ``old`` said: the same line, or (printed otherwise) the same row."""
+    return old is not None and (old.line == new.line or _row(old) == new.row)
 
 
 class Engine:
@@ -175,14 +186,15 @@ class Engine:
 
     def counts(self) -> dict[str, int]:
         """Runs per shown status (``wftop status``)."""
-        return dict(sorted(Counter(entry.row.shown_status for entry in self.held.values()).items()))
+        rows = (_row(entry) for entry in self.held.values())
+        return dict(sorted(Counter(row.shown_status for row in rows if row is not None).items()))
 
     def needy(self) -> list[RunState]:
         """The runs that may need a person (``wftop status`` holds them to its window)."""
         return [
             RunState(row.ident, row.run_id, row.shown_status, row.last_activity)
-            for row in (entry.row for entry in self.held.values())
-            if row.shown_status in NEEDS_YOU
+            for row in (_row(entry) for entry in self.held.values())
+            if row is not None and row.shown_status in NEEDS_YOU
         ]
 
     def _broadcast(self, line: bytes) -> None:
@@ -246,7 +258,7 @@ class Engine:
             spend_book=self.spend_book,
         )
         for ident, entry in self.held.items():
-            self._names.track(ident, entry.row)
+            self._names.track(ident, entry)
         # names depend on every run: the rows sent before, again
         renamed = self._names.rename(self.held)
         self.complete = True
@@ -289,7 +301,7 @@ class Engine:
     def _first(self, batch: list[Held], problems: list[str], done: int, total: int) -> None:
         """A batch of the first rows: held, and sent to every view as part of its snapshot."""
         for entry in batch:
-            self.held[entry.row.ident] = entry
+            self.held[entry.ident] = entry
         if batch:
             self._broadcast(wire.rows_line(self.seq, [entry.line for entry in batch], final=False))
         self._tell(problems)
@@ -361,7 +373,7 @@ class Engine:
         problems: list[str] = []
         for run in runs:
             entry = self._names.named(held_of(RunRow.of(run, self._spends), self._redactor))
-            made[entry.row.ident] = entry
+            made[entry.ident] = entry
             told = self._told.get(run.ident, 0)
             self._told[run.ident] = len(run.problems)
             problems += [str(problem) for problem in run.problems[told:]]
@@ -377,20 +389,18 @@ class Engine:
 
     def _apply(self, rows: dict[str, Held], removed: Iterable[str]) -> None:
         """One change set: the rows that differ from what was sent, and the runs gone."""
-        changed = [
-            entry for ident, entry in rows.items() if _row(self.held.get(ident)) != entry.row
-        ]
+        changed = [entry for ident, entry in rows.items() if not _same(self.held.get(ident), entry)]
         gone = [ident for ident in removed if self.held.pop(ident, None) is not None]
         projects = False
         for entry in changed:
-            self.held[entry.row.ident] = entry
-            projects = self._names.track(entry.row.ident, entry.row) or projects
+            self.held[entry.ident] = entry
+            projects = self._names.track(entry.ident, entry) or projects
         for ident in gone:
             self._told.pop(ident, None)
             projects = self._names.track(ident, None) or projects
         if projects:
-            again = {entry.row.ident: entry for entry in changed}
-            again.update((entry.row.ident, entry) for entry in self._names.rename(self.held))
+            again = {entry.ident: entry for entry in changed}
+            again.update((entry.ident, entry) for entry in self._names.rename(self.held))
             changed = list(again.values())
         if not (changed or gone):
             return

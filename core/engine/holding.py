@@ -16,7 +16,7 @@ import orjson
 
 from wftop.core.engine.coldstart import Held
 from wftop.core.index.projects import project_key, project_names
-from wftop.core.row import RunRow
+from wftop.core.row import RowError, RunRow
 from wftop.core.text.redact import Redactor, dumps_redacted, may_hold_secret_bytes
 
 
@@ -48,15 +48,18 @@ class ProjectNames:
 
     def named(self, entry: Held) -> Held:
         """``entry`` with the name the projects held give its project."""
-        row = entry.row
-        name = self._names.get(project_key(row.cwd, row.project))
-        if name is None or self._redactor(name) == row.project_name:
+        name = self._names.get(project_key(entry.cwd, entry.project))
+        if name is None or self._redactor(name) == entry.project_name:
+            return entry
+        try:
+            row = entry.row
+        except RowError:  # a cached line that is no row: the live index's read replaces it
             return entry
         return held_of(replace(row, project_name=name), self._redactor)
 
-    def track(self, ident: str, row: RunRow | None) -> bool:
+    def track(self, ident: str, entry: Held | None) -> bool:
         """Count the run's project (None: the run is gone); True when a project came or went."""
-        key = None if row is None else project_key(row.cwd, row.project)
+        key = None if entry is None else project_key(entry.cwd, entry.project)
         old = self._key_of.pop(ident, None)
         if key is not None:
             self._key_of[ident] = key
@@ -76,7 +79,7 @@ class ProjectNames:
     def rename(self, held: dict[str, Held]) -> list[Held]:
         """Name every project as the projects in ``held`` tell them apart now; the rows whose
         name changed (replaced in ``held``)."""
-        names = project_names((entry.row.cwd, entry.row.project) for entry in held.values())
+        names = project_names((entry.cwd, entry.project) for entry in held.values())
         if names == self._names:
             return []
         self._names = names
