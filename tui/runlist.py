@@ -1,4 +1,5 @@
-"""Which runs the home screen shows, and in what order: filter, sort, group.
+"""Which runs the home screen shows, and in what order: filter, sort, group (the orders
+themselves: `wftop.tui.runorder`).
 
 Pure: takes runs (their rows) and the screen's choices, returns the ordered rows (runs and
 group headers). The screen diffs the keys it gets against what it shows to decide between
@@ -7,16 +8,16 @@ updating cells in place and rebuilding the table.
 
 from __future__ import annotations
 
-import bisect
 import operator
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from wftop.core.model import NEEDS_YOU
 from wftop.core.row import RunRow
-from wftop.tui.format import ATTENTION_ORDER, rows_cost_total
+from wftop.tui.format import ATTENTION_ORDER
 from wftop.tui.query import Hay, Term, hay, id_shaped, matches, parse
+from wftop.tui.runorder import FIRST_KEYS, Order
 
 SORTS = ("activity", "status", "name", "project")
 GROUPS = ("none", "status", "project")
@@ -57,10 +58,11 @@ class GroupRow:
 class RunListView:
     """The choices a person made on the runs screen, and the runs in their order.
 
-    The runs are held newest activity first (`activity_key`), with the ones the filters let
-    through beside them. `load` orders every run once; `shift` moves the runs of one change
-    of the store into place (a bisection each), so that a run appending lines costs a list
-    of 20,000 runs what its own row costs, not a sort of them all.
+    The runs are held newest activity first (`wftop.tui.runorder.activity_key`), with the
+    ones the filters let through beside them. `load` orders every run once; `shift` moves
+    the runs of one change of the store into place (a bisection each), so that a run
+    appending lines costs a list of 20,000 runs what its own row costs, not a sort of them
+    all.
     """
 
     text: str = ""
@@ -304,119 +306,6 @@ def implies(term: Term, by: Term) -> bool:
     if not field and id_shaped(by[1]) and not id_shaped(value):
         return False  # ``p0`` may match an id where ``p`` must match the words
     return value in by[1]
-
-
-def activity_key(run: RunRow) -> tuple[object, ...]:
-    """Newest activity first, then by the run's identity (no two runs have the same key)."""
-    return (-(run.last_activity or 0.0), run.run_id, run.session_id, run.root, run.host or "")
-
-
-class Order:
-    """Runs in the order of `activity_key`, with their keys, moved in place by bisection;
-    and the tokens their re-runs spent and what they cost, summed when first asked."""
-
-    def __init__(self) -> None:
-        self.runs: list[RunRow] = []
-        self._keys: list[tuple[object, ...]] = []
-        self._key_of: dict[str, tuple[object, ...]] = {}
-        self._source: dict[str, tuple[object, ...]] | None = None
-        """Where the keys are taken from when first needed (`ordered`)."""
-        self._spent: int | None = None
-        self._cost: str | None = None
-
-    @classmethod
-    def of(cls, runs: list[RunRow]) -> Order:
-        keyed = sorted(((activity_key(run), run) for run in runs), key=operator.itemgetter(0))
-        order = cls()
-        order._keys = [key for key, _run in keyed]
-        order.runs = [run for _key, run in keyed]
-        order._key_of = {run.ident: key for key, run in keyed}
-        return order
-
-    @classmethod
-    def ordered(cls, runs: list[RunRow], keys_from: Order) -> Order:
-        """``runs``, already in order, keyed as ``keys_from`` keys them now (the keys are
-        taken when first needed: `keyed` before ``keys_from`` moves)."""
-        order = cls()
-        order.runs = runs
-        order._source = keys_from.key_of
-        return order
-
-    def keyed(self) -> None:
-        """Take the keys of the runs (`ordered`) if not taken yet."""
-        source = self._source
-        if source is not None:
-            self._keys = [source[run.ident] for run in self.runs]
-            self._key_of = {run.ident: source[run.ident] for run in self.runs}
-            self._source = None
-
-    @property
-    def keys(self) -> list[tuple[object, ...]]:
-        self.keyed()
-        return self._keys
-
-    @property
-    def key_of(self) -> dict[str, tuple[object, ...]]:
-        self.keyed()
-        return self._key_of
-
-    @property
-    def spent(self) -> int:
-        """Tokens spent on re-runs of calls that had returned, over the runs."""
-        if self._spent is None:
-            self._spent = sum(run.rerun_tokens or 0 for run in self.runs)
-        return self._spent
-
-    def cost(self) -> str:
-        """`rows_cost_total` of the runs (in this order)."""
-        if self._cost is None:
-            self._cost = rows_cost_total(self.runs)
-        return self._cost
-
-    def drop(self, idents: Iterable[str]) -> None:
-        keys, key_of, runs = self.keys, self.key_of, self.runs
-        for ident in idents:
-            key = key_of.pop(ident, None)
-            if key is None:
-                continue
-            at = bisect.bisect_left(keys, key)
-            if self._spent is not None:
-                self._spent -= runs[at].rerun_tokens or 0
-            self._cost = None
-            del keys[at], runs[at]
-
-    def put(
-        self,
-        runs: Iterable[RunRow],
-        key_by_ident: Callable[[str], tuple[object, ...]] | None = None,
-    ) -> None:
-        """Put ``runs`` in place (``key_by_ident``: their keys, made already)."""
-        keys, key_of = self.keys, self.key_of
-        for run in runs:
-            key = activity_key(run) if key_by_ident is None else key_by_ident(run.ident)
-            at = bisect.bisect_left(keys, key)
-            keys.insert(at, key)
-            self.runs.insert(at, run)
-            key_of[run.ident] = key
-            if self._spent is not None:
-                self._spent += run.rerun_tokens or 0
-            self._cost = None
-
-
-FIRST_KEYS: dict[str, Callable[[RunRow], int | str]] = {
-    "status": lambda run: ATTENTION_ORDER.get(run.shown_status, 9),
-    "name": lambda run: (run.name or "~").lower(),
-    "project": lambda run: run.project_name.lower(),
-}
-"""What each order other than activity sorts by first (status: attention first)."""
-
-
-def order_key(run: RunRow, sort: str) -> tuple[object, ...]:
-    """A run's sort key under one of `SORTS`: newest activity first, then by the run's
-    identity; status (attention first), name or project before that. `RunListView` sorts
-    the activity order again by the first key alone, which gives the same order."""
-    first = FIRST_KEYS.get(sort)
-    return activity_key(run) if first is None else (first(run), *activity_key(run))
 
 
 def row_key(row: RunRow | GroupRow) -> str:

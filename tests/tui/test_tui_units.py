@@ -354,6 +354,7 @@ def some_runs() -> list:  # type: ignore[type-arg]
 
 def test_every_order_and_filter_is_the_order_key_order():
     import wftop.tui.runlist as runlist
+    import wftop.tui.runorder as runorder
 
     runs = some_runs()
     view = RunListView()
@@ -361,20 +362,21 @@ def test_every_order_and_filter_is_the_order_key_order():
         for sort in runlist.SORTS:
             view.sort, view.status = sort, status
             passing = [run for run in runs if view.matches(run)]
-            expected = sorted(passing, key=lambda run: runlist.order_key(run, sort))
+            expected = sorted(passing, key=lambda run: runorder.order_key(run, sort))
             assert [run.ident for run in view.rows(runs)] == [run.ident for run in expected]
             assert view.rerun_tokens(runs) == sum(run.rerun_tokens or 0 for run in passing)
 
 
 def test_a_new_order_of_the_same_runs_makes_no_key_again(monkeypatch):
     import wftop.tui.runlist as runlist
+    import wftop.tui.runorder as runorder
 
     runs = some_runs()
     assert len({run.ident for run in runs}) == len(runs)
 
     made: list[str] = []
-    real = runlist.activity_key
-    monkeypatch.setattr(runlist, "activity_key", lambda run: made.append(run.ident) or real(run))
+    real = runorder.activity_key
+    monkeypatch.setattr(runorder, "activity_key", lambda run: made.append(run.ident) or real(run))
     view = RunListView()
     orders = {}
     for sort in (*runlist.SORTS, *runlist.SORTS):  # every order, then each again
@@ -536,12 +538,12 @@ def test_the_run_screen_says_what_a_script_threw_and_that_the_journal_is_not_on_
 def test_what_the_runs_listed_spent_is_summed_once_while_they_stay(monkeypatch):
     """The header's dollars: summed when the runs chosen change (a filter, a change set),
     not on every key that draws the same runs again."""
-    import wftop.tui.runlist as runlist
+    import wftop.tui.runorder as runorder
     from wftop.tui.format import rows_cost_total
 
     sums: list[int] = []
     monkeypatch.setattr(
-        runlist, "rows_cost_total", lambda rows: sums.append(len(rows)) or rows_cost_total(rows)
+        runorder, "rows_cost_total", lambda rows: sums.append(len(rows)) or rows_cost_total(rows)
     )
     runs = some_runs()
     view = RunListView()

@@ -8,12 +8,11 @@ shown it only notes that it is behind, and catches up when it shows again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from typing import ClassVar
 
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import Input, Static
@@ -32,13 +31,13 @@ from wftop.tui.messages import (
 )
 from wftop.tui.runlist import (
     GROUPS,
-    LOCAL,
     SORTS,
     STATUS_FILTERS,
     GroupRow,
     RunListView,
     cycle,
 )
+from wftop.tui.screens.runs_palette import RunsPalette
 from wftop.tui.services import Services
 from wftop.tui.store import Change, Store
 from wftop.tui.widgets.key_bar import KeyBar
@@ -67,7 +66,7 @@ def no_runs_yet(roots: tuple[str, ...], missing: tuple[str, ...] = ()) -> str:
     )
 
 
-class RunsScreen(Working, Screen[None]):
+class RunsScreen(RunsPalette, Working, Screen[None]):
     """Every run, newest activity first."""
 
     SCREEN_NAME = "runs"
@@ -377,50 +376,3 @@ class RunsScreen(Working, Screen[None]):
 
     def action_ack_all(self) -> None:
         self.post_message(MarkSeen(every=True))
-
-    def palette_commands(self) -> Iterable[SystemCommand]:
-        for status in STATUS_FILTERS[1:]:
-            yield SystemCommand(
-                f"Show {status} runs", "filter the list by status", self._status_setter(status)
-            )
-        for sort in SORTS:
-            yield SystemCommand(f"Sort by {sort}", "order of the run list", self._sort_setter(sort))
-        for group in GROUPS:
-            yield SystemCommand(
-                f"Group by {group}", "group the run list", self._group_setter(group)
-            )
-        if self.store.hosts:
-            for host in (None, LOCAL, *self.store.hosts):
-                title = {None: "every host", LOCAL: "this machine"}.get(host, f"host {host}")
-                yield SystemCommand(
-                    f"Show runs of {title}", "filter the list by host", self._host_setter(host)
-                )
-
-    def _host_setter(self, host: str | None) -> Callable[[], None]:
-        def apply() -> None:
-            self.view.host = host
-            self.refresh_rows()
-
-        return apply
-
-    def _status_setter(self, status: str | None) -> Callable[[], None]:
-        def apply() -> None:
-            self.view.status = status
-            self.refresh_rows()
-
-        return apply
-
-    def _sort_setter(self, sort: str) -> Callable[[], None]:
-        def apply() -> None:
-            self.view.sort = sort
-            self.refresh_rows()
-
-        return apply
-
-    def _group_setter(self, group: str) -> Callable[[], None]:
-        def apply() -> None:
-            self.view.group = group
-            self.view.collapsed.clear()
-            self.refresh_rows()
-
-        return apply
