@@ -51,7 +51,9 @@ def make_app(
         connector = InProcessConnector(
             roots, processes=processes, now=now, stall_window=config.stall_window, follow=live
         )
-    from wftop.tui.app import WftopApp
+    elif connector is None:
+        connector = engine_started(roots, config)
+    from wftop.tui.app import WftopApp  # Textual: the engine starts meanwhile
 
     return WftopApp(
         roots,
@@ -68,3 +70,17 @@ def make_app(
         policy=policy,
         notifier=notifier,
     )
+
+
+def engine_started(roots: list[str], config: Config) -> Connector:
+    """The connector to the engine for ``roots``, its engine started now where a shared one
+    is to be started (`SocketConnector.start_early`): before the app imports Textual, so
+    that the engine's start (its imports, rows cache and walk) overlaps the app's own on a
+    second CPU. A view of its own engine over pipes starts it when it connects."""
+    from wftop.core.engine.link import connector_for
+    from wftop.core.engine.shared import SocketConnector
+
+    connector = connector_for(roots, config.stall_window)
+    if isinstance(connector, SocketConnector):
+        connector.start_early()
+    return connector

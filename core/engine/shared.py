@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import fcntl
 import os
+import socket
 import subprocess
 from pathlib import Path
 
@@ -93,6 +94,42 @@ class SocketConnector:
         self.argv = argv + ([] if linger is None else ["--linger", repr(linger)])
         self.fallback = fallback
         self.started: subprocess.Popen[bytes] | None = None
+        self._early: int | None = None
+        """The lock held while the engine `start_early` started comes up (its fd)."""
+
+    def start_early(self) -> bool:
+        """Start the engine now, where none answers and no view is starting one, without
+        waiting for it to listen (a view that has more to do before it connects: the
+        engine's start overlaps it); `connect` waits for it. Synchronous, no event loop.
+        True when one was started."""
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(self.place.socket)
+        except OSError:
+            pass
+        else:
+            return False  # one answers (whichever version: `connect` sorts that out)
+        finally:
+            probe.close()
+        try:
+            self.place.prepare()
+            lock = os.open(self.place.lock, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # another view is starting it: `connect` waits for that one
+            os.close(lock)
+            return False
+        try:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.place.socket)  # left by an engine that was killed
+            self._spawn()
+        except EngineError:
+            os.close(lock)
+            return False
+        self._early = lock
+        return True
 
     async def _open(self) -> Channel:
         reader, writer = await asyncio.open_unix_connection(self.place.socket, limit=wire.MAX_LINE)
@@ -106,6 +143,13 @@ class SocketConnector:
         return SocketChannel(reader, writer, self.started, first)
 
     async def connect(self) -> Channel:
+        early, self._early = self._early, None
+        if early is not None:
+            try:
+                await self._listening()
+            finally:
+                os.close(early)  # closing it lets go of the lock
+            return await self._reach()
         try:
             return await self._open()
         except (FileNotFoundError, ConnectionRefusedError):
@@ -123,14 +167,22 @@ class SocketConnector:
             await self._start()
         finally:
             os.close(lock)  # closing it lets go of the lock
+        return await self._reach()
+
+    async def _reach(self) -> Channel:
+        """The channel to the engine started here."""
         try:
             return await self._open()
         except OSError as error:
             raise EngineError(f"the engine started but cannot be reached: {error}") from None
 
     async def _start(self) -> None:
-        """Start the shared engine, in a session of its own (it outlives this view), and
-        wait until it listens."""
+        """Start the shared engine and wait until it listens."""
+        self._spawn()
+        await self._listening()
+
+    def _spawn(self) -> None:
+        """Start the shared engine, in a session of its own (it outlives this view)."""
         log = os.open(self.place.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             process = subprocess.Popen(  # noqa: S603 - an argv list of this interpreter
@@ -145,7 +197,11 @@ class SocketConnector:
         finally:
             os.close(log)
         self.started = process
-        assert process.stdout is not None
+
+    async def _listening(self) -> None:
+        """Wait until the engine started here says it listens."""
+        process = self.started
+        assert process is not None and process.stdout is not None
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader()
         transport, _ = await loop.connect_read_pipe(

@@ -283,3 +283,27 @@ async def test_status_holds_the_engines_runs_to_the_attention_window_and_the_run
         assert (shown["attention"], shown["line"]) == (0, "")
     finally:
         server.close()
+
+
+async def test_an_engine_started_early_is_the_one_the_view_reads(tmp_path):
+    roots = [copy_tree("killed", tmp_path), copy_tree("clean", tmp_path)]
+    names = [str(root) for root in roots]
+    connector = connector_for(names, linger=1.0)
+    assert isinstance(connector, SocketConnector)
+    assert connector.start_early()  # none answers: started, not waited for
+    started = connector.started
+    assert started is not None
+    again = connector_for(names)
+    assert isinstance(again, SocketConnector)
+    assert not again.start_early()  # one is being started (the lock is held): not twice
+    watch = Watch(EngineLink(connector))
+    try:
+        await watch.until(watch.complete, "the snapshot")
+        (up,) = watch.of(EngineUp)
+        assert up.hello.pid == started.pid and up.shared and not up.restarted
+        assert watch.link.rows == cold(roots)
+        assert not again.start_early()  # one answers now
+        assert again.started is None
+    finally:
+        await watch.close()
+    await gone(started.pid)

@@ -1,0 +1,64 @@
+"""The TUI starts its engine before it imports Textual: the engine's start overlaps the
+TUI's own, and the view connects to the engine it started."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.corpus import copy_tree
+
+TOP = Path(__file__).parents[2]
+
+MAKE = r"""
+import json, subprocess, sys
+
+started = []
+Popen = subprocess.Popen
+
+
+class Seen(Popen):
+    def __init__(self, argv, *args, **kwargs):
+        started.append({"argv": list(argv), "textual": "textual" in sys.modules})
+        super().__init__(argv, *args, **kwargs)
+
+
+subprocess.Popen = Seen
+
+from wftop.core.config import Config
+from wftop.tui.start import make_app
+
+app = make_app([sys.argv[1]], config=Config(bell=False, notify=False, default_root=False))
+connector = app.link.connector
+started[-1]["pid"] = connector.started.pid if connector.started is not None else None
+print(json.dumps(started))
+"""
+
+
+def test_the_tui_starts_its_engine_before_it_imports_textual(tmp_path):
+    root = copy_tree("killed", tmp_path)
+    env = {**os.environ, "WFTOP_STATE_DIR": str(tmp_path / "state"), "PYTHONPATH": str(TOP)}
+    env["WFTOP_ENGINE_LINGER"] = "1"
+    done = subprocess.run(
+        [sys.executable, "-c", MAKE, str(root)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=TOP,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    (engine,) = [seen for seen in json.loads(done.stdout) if "wftop.core.engine" in seen["argv"]]
+    try:
+        assert engine["textual"] is False
+        assert "--socket" in engine["argv"]
+    finally:
+        if engine.get("pid"):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(engine["pid"], signal.SIGTERM)
