@@ -90,6 +90,8 @@ class RunsScreen(RunsPalette, Working, Screen[None]):
         """What the runs listed spent (`rows_cost_total`), for the header."""
         self._said: str | None = None
         """What the line under an empty list says now."""
+        self._held_back = False
+        """Runs came during the first read and are not in the list yet (`_take`)."""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="runs-header")
@@ -117,26 +119,35 @@ class RunsScreen(RunsPalette, Working, Screen[None]):
     # -- data --------------------------------------------------------------------------------
 
     def on_store_changed(self, change: Change) -> None:
+        caught_up = self._held_back and self.store.progress.loaded
+        moved = (change.rows or caught_up) and self._take(change)
         if change.rows:
             self._counts = None
-            self._take(change)
         if not self.is_current:
             self._behind = True
             return
         if change.clock:
             self.table.invalidate()  # ages and colours move
-        if change.rows:
+        if moved:
             self.refresh_rows()
-        elif change.progress or change.links or change.clock:
+        elif change.rows or change.progress or change.links or change.clock:
             self._header(len(self.table.item_keys))
 
-    def _take(self, change: Change) -> None:
-        """Move the change's runs into place; a change of most runs is sorted anew."""
+    def _take(self, change: Change) -> bool:
+        """Move the change's runs into place (a change of most runs is sorted anew); False
+        while the first read goes on and some runs are drawn already: those that come then
+        are taken in one go, with the change that says every run is known."""
+        store = self.store
+        if not store.progress.loaded and self.view.held:
+            self._held_back = True
+            return False
         moved = len(change.added) + len(change.changed) + len(change.removed)
-        if moved * RELOAD_SHARE > max(self.view.held, 1):
-            self.view.load(self.store.rows.values())
+        if self._held_back or moved * RELOAD_SHARE > max(self.view.held, 1):
+            self._held_back = False
+            self.view.load(store.rows.values())
         else:
             self.view.shift(change.added, change.changed, change.removed)
+        return True
 
     def on_screen_resume(self) -> None:
         if self._behind:

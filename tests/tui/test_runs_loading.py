@@ -1,0 +1,54 @@
+"""The runs screen while the first read goes on: the first rows are drawn at once, the rest
+are said in the header and drawn in one go once every run is known."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tests.tui.test_tui_units import only_row
+from tests.tui_kit import ScreenHost, services_for
+from wftop.core.row import RunRow
+from wftop.tui.screens.runs import RunsScreen
+from wftop.tui.store import Progress
+from wftop.tui.widgets.run_table import RunTable
+
+
+def many(count: int) -> list[RunRow]:
+    row = only_row("killed")
+    base = row.last_activity or 0.0
+    return [
+        replace(row, run_id=f"wf_{number:08x}-000", last_activity=base - number)
+        for number in range(count)
+    ]
+
+
+async def test_the_first_read_is_drawn_first_rows_then_every_run_in_one_go():
+    host = ScreenHost(lambda services: RunsScreen(host.store, services), services_for([]))
+    runs = many(30)
+    async with host.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = host.screen
+        assert isinstance(screen, RunsScreen)
+        shows: list[int] = []
+        table = screen.query_one(RunTable)
+        show = table.show
+        table.show = lambda items: shows.append(len(items)) or show(items)  # type: ignore[method-assign]
+        store = host.store
+        store.take(runs[:10])
+        store.progressed(Progress(10, 30))
+        store.apply()
+        await pilot.pause()
+        assert shows == [10] and len(table.item_keys) == 10  # something to look at, at once
+        for start in (10, 20):
+            store.take(runs[start : start + 10])
+            store.progressed(Progress(start + 10, 30))
+            store.apply()
+            await pilot.pause()
+            header = str(screen.query_one("#runs-header").render())
+            assert f"{start + 10:,} of 30 runs read" in header  # the header says it
+        assert shows == [10] and len(table.item_keys) == 10  # the table is not drawn again
+        store.progressed(Progress(30, 30, loaded=True))
+        store.apply()
+        await pilot.pause()
+        assert shows == [10, 30]  # every run, drawn once, newest first
+        assert table.item_keys == [run.ident for run in runs]
