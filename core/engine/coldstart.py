@@ -39,7 +39,12 @@ from wftop.core.index.coldpass import ColdPass, paused_gc
 from wftop.core.index.fanout import deal
 from wftop.core.index.rowcache import Kept, NamedScript, RowCache
 from wftop.core.model import DEFAULT_STALL_WINDOW
-from wftop.core.read.discovery import RunFolder, newest_sessions_first, run_folders_of
+from wftop.core.read.discovery import (
+    RunFolder,
+    newest_sessions_first,
+    run_folders_of,
+    run_ident,
+)
 from wftop.core.read.sessions import NO_OWNER
 from wftop.core.row import RowError, RunRow
 from wftop.core.system.procs import ProcessTable
@@ -50,6 +55,10 @@ CHUNK = 256
 LAZY_SPEND = 500
 """Runs to read at or above which the first rows go out without what they spent: below,
 reading the transcripts costs less than a second batch of rows to every view."""
+
+
+Naming = tuple[str | None, str, str]
+"""What naming a row's project needs of it: its ``cwd``, ``project`` and ``project_name``."""
 
 
 class Held:
@@ -66,7 +75,7 @@ class Held:
         line: bytes,
         *,
         ident: str = "",
-        naming: tuple[str | None, str, str] = (None, "", ""),
+        naming: Naming = (None, "", ""),
     ) -> None:
         self._row = row
         self.line = line
@@ -93,6 +102,9 @@ class Read(NamedTuple):
     """A run read in a worker: its printed row and what the parent keeps of it."""
 
     item: bytes
+    """The row as ``ls --json`` prints it (empty where it is not kept in the cache)."""
+    held: tuple[bytes, str, Naming]
+    """The row on one line, its ident and naming (`Held`): the parent decodes nothing."""
     problems: tuple[str, ...]
     last_activity: float | None
     journal: str
@@ -178,7 +190,7 @@ async def first_rows(
     def work(part: Sequence[RunFolder]) -> list[Read]:
         reads = [
             Read(
-                RunRow.of(run, spends, pending=lazy).printed(redactor),
+                *_printed(RunRow.of(run, spends, pending=lazy), redactor, keep=not lazy),
                 tuple(str(problem) for problem in run.problems),
                 run.last_activity,
                 run.folder.journal,
@@ -195,7 +207,9 @@ async def first_rows(
         made: list[Held] = []
         problems: list[str] = []
         for read in reads:
-            made.append(held(read.item))
+            line, ident, (cwd, project, name) = read.held
+            naming = (None if cwd is None else intern(cwd), intern(project), intern(name))
+            made.append(Held(None, line, ident=ident, naming=naming))
             problems.extend(read.problems)
             if read.settled and not read.problems and not lazy:
                 kept = Kept(read.last_activity, read.item)
@@ -212,6 +226,19 @@ async def first_rows(
         take(hands.collect())
     cache.save()
     return FirstRows(done, keys if lazy else {})
+
+
+def _printed(
+    row: RunRow, redactor: Redactor, *, keep: bool
+) -> tuple[bytes, tuple[bytes, str, Naming]]:
+    """A row read in a worker as ``ls --json`` prints it (``keep``: for the cache, else
+    empty), and on one line with what `Held` needs, read from what was printed (names
+    masked), so that the process that takes it decodes nothing."""
+    item = row.printed(redactor)
+    data = orjson.loads(item)
+    ident = run_ident(data["root"], data["session_id"], data["run_id"])
+    naming = (data.get("cwd"), data["project"], data.get("project_name", ""))
+    return item if keep else b"", (orjson.dumps(data), ident, naming)
 
 
 def _from_cache(item: bytes, folder: RunFolder) -> Held | None:

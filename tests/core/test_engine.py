@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import shutil
 import subprocess
 import sys
 import time
 import tracemalloc
-from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -347,53 +345,3 @@ async def test_a_new_engine_waits_for_its_first_view_longer_than_its_linger(tmp_
     assert not serving.done()
     server.stop.set()
     assert await asyncio.wait_for(serving, WAIT) == 0
-
-
-async def test_a_start_with_its_rows_cache_sends_the_kept_rows_without_decoding_them(
-    tmp_path, monkeypatch
-):
-    # runs of one project: the name it is listed by is the one each row was kept with
-    roots = [copy_tree("mid-failure-resumed", tmp_path)]
-    cache = tmp_path / "rows-cache"
-    async with running(roots, cache=cache) as engine:
-        await until(lambda: engine.following)
-    decoded: list[object] = []
-
-    class Counted(RunRow):
-        @classmethod
-        def from_json(cls, data: Any, *, host: str | None = None) -> RunRow:
-            decoded.append(data)
-            return RunRow.from_json(data, host=host)
-
-    monkeypatch.setattr(coldstart, "RunRow", Counted)
-    view = View()
-    async with running(roots, cache=cache) as engine:
-        engine.subscribe(view)
-        await until(lambda: engine.complete)
-        assert decoded == []  # every row went out as the cache kept it
-        expected = cold_rows([str(root) for root in roots], engine._now())
-        assert view.feed.rows == expected
-        await until(lambda: engine.following)
-        assert not view.of(wire.Changed)
-        assert engine.counts() == dict(
-            sorted(Counter(row.shown_status for row in expected.values()).items())
-        )
-
-
-async def test_a_kept_row_that_is_no_row_is_replaced_by_its_run_as_read(tmp_path, monkeypatch):
-    roots = [copy_tree(name, tmp_path) for name in ("killed", "clean")]
-    cache = tmp_path / "rows-cache"
-    async with running(roots, cache=cache) as engine:
-        await until(lambda: engine.following)
-    kept = coldstart._from_cache
-
-    def spoilt(item: bytes, folder: Any) -> Any:  # JSON naming its run, a count that is not
-        return kept(re.sub(rb'"calls": *', b'"calls": "many", "was": ', item, count=1), folder)
-
-    monkeypatch.setattr(coldstart, "_from_cache", spoilt)
-    view = View()
-    async with running(roots, cache=cache) as engine:
-        engine.subscribe(view)
-        await until(lambda: engine.following)
-        assert engine.failure is None
-        assert view.feed.rows == cold_rows([str(root) for root in roots], engine._now())

@@ -1,0 +1,96 @@
+"""The engine's first rows: rows kept in the rows cache and rows read at the start go out as
+they were printed, without being decoded again on the way (a view decodes each once), and a
+kept row that is no row after all is replaced by its run as read."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from tests.core.test_engine import View, cold_rows, running, until
+from tests.corpus import copy_tree
+from wftop.core.engine import coldstart
+from wftop.core.engine import protocol as wire
+from wftop.core.row import RunRow
+
+
+def count_decoding(monkeypatch: Any) -> list[object]:
+    """Every row the engine decodes from now on (`RunRow.from_json` in its first rows)."""
+    decoded: list[object] = []
+
+    class Counted(RunRow):
+        @classmethod
+        def from_json(cls, data: Any, *, host: str | None = None) -> RunRow:
+            decoded.append(data)
+            return RunRow.from_json(data, host=host)
+
+    monkeypatch.setattr(coldstart, "RunRow", Counted)
+    return decoded
+
+
+class Counting(View):
+    """A view that notes how many rows the engine had decoded when its snapshot ended."""
+
+    def __init__(self, decoded: list[object]) -> None:
+        super().__init__()
+        self.decoded = decoded
+        self.decoded_by_then = -1
+
+    def send(self, data: bytes) -> bool:
+        if b'"final":true' in data:
+            self.decoded_by_then = len(self.decoded)
+        return super().send(data)
+
+
+async def test_a_start_with_its_rows_cache_sends_the_kept_rows_without_decoding_them(
+    tmp_path, monkeypatch
+):
+    # runs of one project: the name it is listed by is the one each row was kept with
+    roots = [copy_tree("mid-failure-resumed", tmp_path)]
+    cache = tmp_path / "rows-cache"
+    async with running(roots, cache=cache) as engine:
+        await until(lambda: engine.following)
+    view = Counting(count_decoding(monkeypatch))
+    async with running(roots, cache=cache) as engine:
+        engine.subscribe(view)
+        await until(lambda: engine.following)
+        assert view.decoded_by_then == 0  # every row went out as the cache kept it
+        expected = cold_rows([str(root) for root in roots], engine._now())
+        assert view.feed.rows == expected
+        assert not view.of(wire.Changed)
+        assert engine.counts() == dict(
+            sorted(Counter(row.shown_status for row in expected.values()).items())
+        )
+
+
+async def test_a_kept_row_that_is_no_row_is_replaced_by_its_run_as_read(tmp_path, monkeypatch):
+    roots = [copy_tree(name, tmp_path) for name in ("killed", "clean")]
+    cache = tmp_path / "rows-cache"
+    async with running(roots, cache=cache) as engine:
+        await until(lambda: engine.following)
+    kept = coldstart._from_cache
+
+    def spoilt(item: bytes, folder: Any) -> Any:  # JSON naming its run, a count that is not
+        return kept(re.sub(rb'"calls": *', b'"calls": "many", "was": ', item, count=1), folder)
+
+    monkeypatch.setattr(coldstart, "_from_cache", spoilt)
+    view = View()
+    async with running(roots, cache=cache) as engine:
+        engine.subscribe(view)
+        await until(lambda: engine.following)
+        assert engine.failure is None
+        assert view.feed.rows == cold_rows([str(root) for root in roots], engine._now())
+
+
+async def test_rows_read_at_the_start_go_out_without_being_decoded_again(tmp_path, monkeypatch):
+    roots = [copy_tree("mid-failure-resumed", tmp_path)]
+    decoded = count_decoding(monkeypatch)
+    for lazy in (1, 500):  # without what they spent (read after), and with it
+        decoded.clear()
+        view = Counting(decoded)
+        async with running(roots, cache=None, lazy_spend=lazy) as engine:
+            engine.subscribe(view)
+            await until(lambda: engine.following)
+            assert view.decoded_by_then == 0  # printed once where it was read, sent as printed
+            assert view.feed.rows == cold_rows([str(root) for root in roots], engine._now())
