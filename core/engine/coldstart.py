@@ -1,11 +1,14 @@
 """The engine's first look at the roots: every run's row, as early as it can be had.
 
-`first_rows` walks the roots (newest sessions first), takes the rows the rows cache still
-holds (`wftop.core.index.rowcache`: settled runs whose files did not change, no journal
-read), and reads the others as ``wftop ls`` does, dealt out to forked workers
+`first_rows` hands out first the rows the rows cache holds that still hold
+(`wftop.core.index.rowcache`: settled runs whose files did not change, no journal read), each
+run's folder read from its journal's path, before the roots are walked: a view is sent them
+while the engine walks. Then it walks the roots (newest sessions first): a run whose kept
+row went out is passed over (unless a session superseded it, which only the walk can tell),
+a run the walk does not find is said gone once the first rows are out (`FirstRows.gone`),
+and the others are read as ``wftop ls`` reads them, dealt out to forked workers
 (`wftop.core.index.fanout.deal`: the engine has started no thread yet). Rows come out in
-batches as they are had: the cached ones and those of this process's own share after
-every few hundred runs, with a turn of the event loop between batches so that views
+batches as they are had, with a turn of the event loop between batches so that views
 connecting meanwhile are answered and sent what there is. The workers' shares come last.
 The rows read are kept in the cache for the next start (and ``wftop ls``).
 
@@ -23,6 +26,7 @@ in, as its first change set; only then are they kept in the cache (`FirstRows.un
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,10 +38,11 @@ import orjson
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.usage import Spends
 from wftop.core.engine.protocol import one_line
-from wftop.core.index.cachefile import Key, settled
+from wftop.core.index.cachefile import Key, ended, settled
 from wftop.core.index.coldpass import ColdPass, paused_gc
 from wftop.core.index.fanout import deal
 from wftop.core.index.rowcache import Kept, NamedScript, RowCache
+from wftop.core.index.supersede import find_superseded
 from wftop.core.model import DEFAULT_STALL_WINDOW
 from wftop.core.read.discovery import (
     RunFolder,
@@ -45,13 +50,16 @@ from wftop.core.read.discovery import (
     run_folders_of,
     run_ident,
 )
-from wftop.core.read.sessions import NO_OWNER
+from wftop.core.read.sessions import NO_OWNER, Owner, local_pid_domain, owners_by_session
 from wftop.core.row import RowError, RunRow
-from wftop.core.system.procs import ProcessTable
+from wftop.core.system.procs import ProcessTable, default_table
 from wftop.core.text.redact import Redactor
 
 CHUNK = 256
 """Runs read between two turns of the event loop (about 50 ms of reading)."""
+TURN = 1024
+"""Runs checked against the cache between two turns of the event loop when none is kept (a
+first start: a view's hello waited for every run to be checked)."""
 LAZY_SPEND = 500
 """Runs to read at or above which the first rows go out without what they spent: below,
 reading the transcripts costs less than a second batch of rows to every view."""
@@ -110,6 +118,8 @@ class Read(NamedTuple):
     journal: str
     named: NamedScript
     settled: bool
+    ended: bool
+    """The run has ended, its snapshot says so (kept without its journal's stamp)."""
 
 
 def held(item: bytes) -> Held:
@@ -134,6 +144,9 @@ class FirstRows:
 
     count: int
     unpriced: dict[str, Key | None]
+    gone: tuple[str, ...] = ()
+    """Runs whose kept rows went out before the walk, and the walk did not find (removed
+    or moved meanwhile): the views are told they went once the first rows are out."""
 
 
 async def first_rows(
@@ -150,26 +163,23 @@ async def first_rows(
 ) -> FirstRows:
     """Every run under the roots, handed to ``emit`` in batches (with ``lazy_spend`` runs
     or more to read, without what they spent: see the module)."""
+    owners = owners_by_session(roots, processes or default_table(), local_pid_domain())
+    early = await _kept_first(cache, owners, emit)
+    done = len(early)
     folders, trouble = run_folders_of(roots)
     folders = newest_sessions_first(folders)
     total = len(folders)
-    emit([], [str(problem) for problem in trouble], 0, total)
-    cold = ColdPass.of(
-        roots,
-        folders,
-        processes=processes,
-        now=now,
-        stall_window=stall_window,
-        spend_book=spend_book,
-    )
+    emit([], [str(problem) for problem in trouble], done, total)
+    cold = ColdPass(owners, find_superseded(folders), now(), stall_window, spend_book=spend_book)
     keys: dict[str, Key | None] = {}
     unread: list[RunFolder] = []
-    done = 0
     batch: list[Held] = []
     for number, folder in enumerate(folders, 1):
+        superseded = cold.superseded.get(folder.ident)
+        if early.pop(folder.ident, None) == folder.path and superseded is None:
+            continue  # its kept row went out before the walk, and holds
         owner = cold.owners.get(folder.session_id, NO_OWNER)
-        key = cache.key(folder, owner, cold.superseded.get(folder.ident))
-        kept = cache.get(folder, key)
+        kept, key = cache.find(folder, owner, superseded)
         found = _from_cache(kept.row, folder) if kept is not None else None
         if found is None:
             keys[folder.journal] = key
@@ -181,6 +191,8 @@ async def first_rows(
             emit(batch, [], done, total)
             batch = []
             await asyncio.sleep(0)
+        elif number % TURN == 0:
+            await asyncio.sleep(0)  # none kept: a view connecting meanwhile is answered
     done += len(batch)
     emit(batch, [], done, total)
     redactor = Redactor.for_json()
@@ -196,6 +208,7 @@ async def first_rows(
                 run.folder.journal,
                 NamedScript.of(run.snapshot.script_path if run.snapshot is not None else None),
                 settled(run),
+                ended(run),
             )
             for run in cold.read(part, for_rows=True, spend=not lazy)
         ]
@@ -212,7 +225,7 @@ async def first_rows(
             made.append(Held(None, line, ident=ident, naming=naming))
             problems.extend(read.problems)
             if read.settled and not read.problems and not lazy:
-                kept = Kept(read.last_activity, read.item)
+                kept = Kept(read.last_activity, read.item, read.ended)
                 cache.put(read.journal, keys.get(read.journal), kept, read.named)
         done += len(made)
         emit(made, problems, done, total)
@@ -225,7 +238,43 @@ async def first_rows(
             await asyncio.sleep(0)
         take(hands.collect())
     cache.save()
-    return FirstRows(done, keys if lazy else {})
+    return FirstRows(done, keys if lazy else {}, tuple(early))
+
+
+async def _kept_first(cache: RowCache, owners: dict[str, Owner], emit: Emit) -> dict[str, str]:
+    """Hand out the rows the cache holds that still hold, before the roots are walked: each
+    run's folder is read from its journal's path, and its row is checked as the walk would
+    check it, were the run superseded by no session (one that is, or is no more, is checked
+    again after the walk). Ident → the run folder's path, for each row handed out."""
+    folders = [folder for folder in map(kept_folder, cache.journals()) if folder is not None]
+    sent: dict[str, str] = {}
+    batch: list[Held] = []
+    for number, folder in enumerate(folders, 1):
+        kept, _key = cache.find(folder, owners.get(folder.session_id, NO_OWNER), None)
+        found = _from_cache(kept.row, folder) if kept is not None else None
+        if found is not None:
+            sent[found.ident] = folder.path
+            batch.append(found)
+        if (number % CHUNK == 0 and batch) or number == len(folders):
+            emit(batch, [], len(sent), len(folders))
+            batch = []
+            await asyncio.sleep(0)  # a view connecting meanwhile is answered
+    return sent
+
+
+def kept_folder(kept: tuple[str, str]) -> RunFolder | None:
+    """The run folder of a journal the rows cache keeps a row of, under its root (root,
+    journal), read from its path: ``<root>/projects/<project>/<session>/subagents/
+    workflows/<runId>/journal.jsonl`` (None: not such a path)."""
+    root, journal = kept
+    head = root.rstrip(os.sep) + os.sep
+    parts = journal[len(head) :].split(os.sep) if journal.startswith(head) else []
+    if len(parts) != 7 or parts[0] != "projects" or parts[3:5] != ["subagents", "workflows"]:
+        return None
+    if parts[6] != "journal.jsonl" or not all(parts):
+        return None
+    path = journal[: -len(os.sep + "journal.jsonl")]
+    return RunFolder(root, parts[1], parts[2], parts[5], path, path)
 
 
 def _printed(

@@ -37,7 +37,7 @@ from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, Held, first_rows,
 from wftop.core.engine.holding import ProjectNames, held_of
 from wftop.core.engine.seeding import filled_rows
 from wftop.core.engine.views import Subscriber, Views
-from wftop.core.index.cachefile import settled
+from wftop.core.index.cachefile import ended, settled
 from wftop.core.index.held import Seed
 from wftop.core.index.live import LiveIndex
 from wftop.core.index.rowcache import Kept, NamedScript, RowCache
@@ -263,6 +263,7 @@ class Engine:
         renamed = self._names.rename(self.held)
         self.complete = True
         self._broadcast(wire.rows_line(self.seq, [entry.line for entry in renamed], final=True))
+        self._apply({}, firsts.gone)  # kept rows sent before the walk, of runs it did not find
         if stop.is_set():
             return
         filled, seeds = await self._fill(cache, firsts)
@@ -358,7 +359,7 @@ class Engine:
             if journal in firsts.unpriced and settled(run) and not run.problems:
                 row = RunRow.of(run, self._spends).printed(self._redactor)
                 named = run.snapshot.script_path if run.snapshot is not None else None
-                kept = Kept(run.last_activity, row)
+                kept = Kept(run.last_activity, row, ended(run))
                 cache.put(journal, firsts.unpriced[journal], kept, NamedScript.of(named))
             made.update(self._rows_of((run,))[0])  # their problems went with the first rows
 

@@ -125,6 +125,10 @@ class RowCache:
         """Rows loaded from the files of the roots asked for."""
         return len(self._old)
 
+    def journals(self) -> list[tuple[str, str]]:
+        """(root, journal) of every row loaded, in the order they were kept."""
+        return [(root, journal) for root, rows in self._loaded.items() for journal in rows]
+
     def entries(self) -> list[tuple[str, list[Any]]]:
         """(journal, entry) of every row loaded."""
         return list(self._old.items())

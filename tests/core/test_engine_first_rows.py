@@ -1,15 +1,19 @@
-"""The engine's first rows: rows kept in the rows cache and rows read at the start go out as
-they were printed, without being decoded again on the way (a view decodes each once), and a
-kept row that is no row after all is replaced by its run as read."""
+"""The engine's first rows: the rows kept in the rows cache go out before the roots are
+walked, and a run whose files changed since is shown as they say; rows kept and rows read at
+the start go out as they were printed, without being decoded again on the way (a view
+decodes each once), and a kept row that is no row after all is replaced by its run as read."""
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from tests.core.test_engine import View, cold_rows, running, until
-from tests.corpus import copy_tree
+from tests.corpus import copy_tree, only_journal
 from wftop.core.engine import coldstart
 from wftop.core.engine import protocol as wire
 from wftop.core.row import RunRow
@@ -94,3 +98,62 @@ async def test_rows_read_at_the_start_go_out_without_being_decoded_again(tmp_pat
             await until(lambda: engine.following)
             assert view.decoded_by_then == 0  # printed once where it was read, sent as printed
             assert view.feed.rows == cold_rows([str(root) for root in roots], engine._now())
+
+
+async def warm_cache(roots: list[Path], cache: Path) -> None:
+    """A start before: the rows cache holds every run's row."""
+    async with running(roots, cache=cache) as engine:
+        await until(lambda: engine.following)
+
+
+async def test_a_warm_start_sends_its_kept_rows_before_it_walks_the_roots(tmp_path, monkeypatch):
+    roots = [copy_tree(name, tmp_path) for name in ("killed", "clean", "mid-failure-resumed")]
+    cache = tmp_path / "rows-cache"
+    await warm_cache(roots, cache)
+    view = View()
+    walk = coldstart.run_folders_of
+    before_walk: list[int] = []
+
+    def walked(where: list[str]) -> Any:
+        before_walk.append(len(view.feed.rows))
+        return walk(where)
+
+    monkeypatch.setattr(coldstart, "run_folders_of", walked)
+    async with running(roots, cache=cache) as engine:
+        engine.subscribe(view)
+        await until(lambda: engine.following)
+        expected = cold_rows([str(root) for root in roots], engine._now())
+        assert before_walk == [len(expected)]  # every run listed before the roots were walked
+        assert view.feed.rows == expected
+        assert not view.of(wire.Changed)
+
+
+async def test_runs_changed_since_the_cache_are_shown_as_their_files_say(tmp_path, monkeypatch):
+    roots = [copy_tree(name, tmp_path) for name in ("killed", "clean", "mid-failure-resumed")]
+    cache = tmp_path / "rows-cache"
+    await warm_cache(roots, cache)
+    with only_journal(roots[0]).open("a") as journal:  # a line appended after the cache
+        journal.write(json.dumps({"type": "started", "key": "v2:late", "agentId": "alate"}))
+        journal.write("\n")
+    shutil.rmtree(only_journal(roots[1]).parent)  # a run removed after the cache
+    (snapshot,) = roots[1].glob("projects/*/*/workflows/wf_*.json")
+    snapshot.unlink()
+    walk = coldstart.run_folders_of
+
+    def walked(where: list[str]) -> Any:  # and one removed after its kept row went out
+        shutil.rmtree(only_journal(roots[2]).parent)
+        for made in roots[2].glob("projects/*/*/workflows/wf_*.json"):
+            made.unlink()
+        return walk(where)
+
+    monkeypatch.setattr(coldstart, "run_folders_of", walked)
+    view = View()
+    async with running(roots, cache=cache) as engine:
+        engine.subscribe(view)
+        await until(lambda: engine.following)
+        expected = cold_rows([str(root) for root in roots], engine._now())
+        assert len(expected) == 1 and view.feed.rows == expected
+        (row,) = expected.values()
+        assert "alate" in row.in_flight
+        gone = [ident for change in view.of(wire.Changed) for ident in change.removed]
+        assert len(gone) == 1  # the run the walk did not find, said gone once
