@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import time
 import uuid
 from pathlib import Path
 
@@ -26,6 +28,16 @@ def copy_tree(name: str, target: Path) -> Path:
     destination = target / name
     shutil.copytree(tree(name), destination, symlinks=True)
     return destination
+
+
+def aged(root: Path, seconds: float = 3600.0) -> Path:
+    """Every file and folder of a copied tree last modified ``seconds`` ago: a copy keeps
+    its checkout's times, which a fresh clone makes now (a run active a moment ago)."""
+    past = time.time() - seconds
+    for path in [root, *root.rglob("*")]:
+        if not path.is_symlink():
+            os.utime(path, (past, past))
+    return root
 
 
 SESSION_NAME = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.core.test_engine import View, cold_rows, running, until
-from tests.corpus import copy_tree, only_journal
+from tests.corpus import aged, copy_tree, only_journal
 from wftop.core.index.cachefile import settled
 from wftop.core.index.coldpass import ColdPass
 from wftop.core.index.held import NO_CALLS, RunKeys, Seed
@@ -84,7 +84,7 @@ def reads(monkeypatch: Any) -> Reads:
 
 
 def two_settled(tmp_path: Path) -> list[str]:
-    return [str(copy_tree(name, tmp_path)) for name in ("killed", "clean")]
+    return [str(aged(copy_tree(name, tmp_path))) for name in ("killed", "clean")]
 
 
 def test_a_seeded_settled_run_is_held_without_being_read(tmp_path, reads):
@@ -150,8 +150,8 @@ async def test_the_engine_seeds_its_live_index_with_the_rows_filled_in_for_it(tm
     read by the engine's workers (here, below the size worth forking for, by the engine
     between turns of its loop), and its live index, in its thread, reads no run again."""
     roots = [tmp_path / "a" / "killed", tmp_path / "b" / "clean"]
-    copy_tree("killed", tmp_path / "a")
-    copy_tree("clean", tmp_path / "b")
+    aged(copy_tree("killed", tmp_path / "a"))
+    aged(copy_tree("clean", tmp_path / "b"))
     view = View()
     async with running(roots, lazy_spend=1, cache=tmp_path / "cache") as engine:
         engine.subscribe(view)
