@@ -4,14 +4,13 @@ read, and none that the spend book keeps unchanged (reads and stats counted, not
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
-from tests.corpus import copy_tree, only_journal
+from tests.corpus import aged, copy_tree, only_journal
 from wftop.cli.commands.ls import json_item
 from wftop.core.cost import tally as tally_module
 from wftop.core.cost import usage as usage_module
@@ -23,15 +22,6 @@ from wftop.core.system.procs import FakeProcessTable
 from wftop.core.text.redact import Redactor
 
 NOW = 1_800_000_000.0
-
-
-def aged(root: Path) -> Path:
-    """Every file of the tree last modified ten minutes ago (a book keeps no transcript
-    modified in the last seconds)."""
-    past = time.time() - 600
-    for path in root.rglob("*"):
-        os.utime(path, (past, past))
-    return root
 
 
 def counted(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[str]:
