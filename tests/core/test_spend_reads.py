@@ -72,7 +72,7 @@ def listing(root: Path, book: SpendBook | None) -> list[dict[str, Any]]:
 def test_a_list_takes_what_the_book_keeps_and_reads_what_changed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = aged(copy_tree("killed-in-parallel", tmp_path / "tree"))
+    root = aged(copy_tree("killed-in-parallel", tmp_path / "tree"), 600)
     book = SpendBook(tmp_path / "state" / "spends")
     plain = listing(root, None)
     reads = counted(monkeypatch, usage_module, "_read")
@@ -94,7 +94,7 @@ def test_an_engine_started_again_takes_what_the_book_keeps(
 ) -> None:
     """The live index an engine follows with reads no transcript a book keeps unchanged,
     and says the same of what each run spent."""
-    root = aged(copy_tree("killed-in-parallel", tmp_path / "tree"))
+    root = aged(copy_tree("killed-in-parallel", tmp_path / "tree"), 600)
     folder = tmp_path / "state" / "spends"
 
     def spent(book: SpendBook | None) -> dict[str, Any]:
@@ -122,7 +122,7 @@ def test_a_followed_run_reads_its_book_file_once_not_at_every_change(
 ) -> None:
     """A run that keeps changing keeps its book's entries between change sets: its file (one
     entry per transcript, 50,000 in a large run) is not read again for every line."""
-    root = aged(copy_tree("killed-in-parallel", tmp_path / "tree"))
+    root = aged(copy_tree("killed-in-parallel", tmp_path / "tree"), 600)
     journal = only_journal(root)
     book = SpendBook(tmp_path / "state" / "spends")
     index = LiveIndex(
