@@ -62,7 +62,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from wftop.mockapi.flow import Plan, decide, session_id_of
+from wftop.mockapi.flow import Plan, decide
+from wftop.mockapi.request import session_id_of
 from wftop.mockapi.wire import error_reply, message_json, sse_events
 
 Record = dict[str, Any]

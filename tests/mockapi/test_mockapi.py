@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from tests.realcli import resume_prompt
-from wftop.mockapi.flow import parse_resume_request
+from wftop.mockapi.request import parse_resume_request
 from wftop.mockapi.server import MockAPI
 
 TOP = Path(__file__).resolve().parent.parent.parent
