@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import time
 import traceback
 from collections import Counter, deque
@@ -34,6 +33,7 @@ from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.usage import Spends
 from wftop.core.engine import protocol as wire
 from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, Held, first_rows, held
+from wftop.core.engine.failing import failure_said, log_trace
 from wftop.core.engine.holding import ProjectNames, held_of
 from wftop.core.engine.seeding import filled_rows
 from wftop.core.engine.views import Subscriber, Views
@@ -42,7 +42,6 @@ from wftop.core.index.held import Seed
 from wftop.core.index.live import LiveIndex
 from wftop.core.index.rowcache import Kept, NamedScript, RowCache
 from wftop.core.model import DEFAULT_STALL_WINDOW, NEEDS_YOU, Run
-from wftop.core.resume.lock import ensure_private_dir
 from wftop.core.row import RowError, RunRow
 from wftop.core.system.memory import Trim, give_back_memory
 from wftop.core.system.procs import ProcessTable, default_table
@@ -58,14 +57,6 @@ FILL_BATCH = 1000
 first read it holds every row again, filled in with what it spent (20,000 rows, 26 MB, sent
 at once on top of a snapshot a view was still reading passed what a view may leave unread,
 and the view was dropped); each waits for the views to read (`Views.drained`)."""
-
-
-def home_shortened(path: str) -> str:
-    """``path`` with the user's home said as ``~`` (a header has little room)."""
-    home = os.path.expanduser("~")
-    if home not in ("", "/", "~") and path.startswith(home + os.sep):
-        return "~" + path[len(home) :]
-    return path
 
 
 def _row(entry: Held | None) -> RunRow | None:
@@ -222,27 +213,8 @@ class Engine:
 
     def failed(self, error: Exception) -> None:
         """Say ``error`` (being handled) in the log and, in one line, to every view."""
-        where = self._log_trace(traceback.format_exc())
-        why = " ".join(str(error).split())
-        self.failure = (
-            f"engine failed: {type(error).__name__}{': ' + why if why else ''} (log: {where})"
-        )
+        self.failure = failure_said(error, log_trace(self.log, traceback.format_exc()))
         self._broadcast(wire.problem_line(self.failure, fatal=True))
-
-    def _log_trace(self, trace: str) -> str:
-        """Append ``trace`` to the log; where it went, for a person."""
-        if self.log is not None:
-            try:
-                ensure_private_dir(Path(self.log).parent)
-                with open(self.log, "a", encoding="utf-8") as out:
-                    out.write(trace)
-            except OSError:
-                pass
-            else:
-                return home_shortened(self.log)
-        sys.stderr.write(trace)
-        sys.stderr.flush()
-        return "the engine's stderr"
 
     async def _work(self, stop: asyncio.Event) -> None:
         cache = RowCache.open(self.roots, self.cache)

@@ -28,8 +28,9 @@ from wftop.core.index.keptrows import (
     kept_rows,
     session_owners,
 )
+from wftop.core.index.listkeep import LIST_KEEP_BYTES
 from wftop.core.index.naming import sorted_listing
-from wftop.core.index.reader import LIST_KEEP_BYTES, RunReader
+from wftop.core.index.reader import RunReader
 from wftop.core.index.rowcache import Kept, NamedScript, RowCache
 from wftop.core.index.supersede import find_superseded
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run

@@ -119,6 +119,26 @@ def seed_reader(reader: RunReader) -> bool:
     return True
 
 
+def held_seed(
+    reader: RunReader,
+    seed: Seed,
+    keys: RunKeys,
+    owner: Owner,
+    superseded_by: str | None,
+    now: float,
+) -> Run | None:
+    """The `light` run of a seed, its reader dozing, when the key its row was made under
+    still holds and the run may doze at ``now``; None otherwise (its reader may then be
+    dozing: read it). The stamps a sweep compares are taken before the key is checked, so
+    a change after that is seen."""
+    if not seed_reader(reader):
+        return None
+    run = seeded_run(seed.row, reader, owner, superseded_by)
+    if not may_doze(run, now) or keys(reader.folder, owner, superseded_by) != seed.key:
+        return None
+    return run
+
+
 def may_doze(run: Run, now: float) -> bool:
     """Whether a run built at ``now`` may be held by its row: settled, and not active in
     the last `HOT_SECONDS`."""

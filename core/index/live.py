@@ -32,20 +32,19 @@ import asyncio
 import math
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.index import follow
 from wftop.core.index import touch as sense
 from wftop.core.index.changeset import Batch, ChangeSet
 from wftop.core.index.coldpass import (
-    ColdPass,
     SessionFacts,
     newest_first,
     paused_gc,
 )
 from wftop.core.index.context import RunContext
-from wftop.core.index.held import Holder, RunKeys, Seed, may_doze, seed_reader, seeded_run
+from wftop.core.index.held import Holder, RunKeys, Seed, held_seed
 from wftop.core.index.reader import RunReader
 from wftop.core.index.reread import reread
 from wftop.core.index.rescan import rescan
@@ -153,21 +152,6 @@ class LiveIndex:
         """The runs held by their rows now (`wftop.core.index.held`): their readers doze."""
         return {ident for ident, reader in self._table.readers.items() if reader.dozing}
 
-    def read_ahead(self, folders: Sequence[RunFolder]) -> list[Run]:
-        """These run folders read now, as the cold start reads them, leaving the index alone.
-
-        Same process table, clock and stall window as the index: a screen can paint them
-        while the cold start (which hands out nothing until it has read every run) works.
-        """
-        cold = ColdPass.of(
-            self.roots,
-            list(folders),
-            processes=self._processes,
-            now=self._now,
-            stall_window=self.stall_window,
-        )
-        return list(cold.read(folders))
-
     # -- cold start ------------------------------------------------------------------------
 
     def cold_start(
@@ -249,18 +233,14 @@ class LiveIndex:
         return RunContext(self._owners, superseded, moment, self.stall_window, self._facts.cwd)
 
     def _seeded(self, reader: RunReader, seed: Seed, keys: RunKeys, now: float) -> Run | None:
-        """The run of a seed, kept with its reader dozing, when the key its row was made
-        under still holds (the stamps a sweep compares are taken first, so a change after
-        the key is checked is seen); None otherwise (its reader may then be dozing)."""
+        """The run of a seed, kept with its reader dozing, when its key still holds
+        (`wftop.core.index.held.held_seed`); None otherwise (its reader may then be dozing)."""
         folder = reader.folder
         owner = self._owners.get(folder.session_id, NO_OWNER)
         superseded = self._table.superseded.get(folder.ident)
-        if not seed_reader(reader):
-            return None
-        run = seeded_run(seed.row, reader, owner, superseded)
-        if not may_doze(run, now) or keys(folder, owner, superseded) != seed.key:
-            return None
-        self._runs[run.ident] = run
+        run = held_seed(reader, seed, keys, owner, superseded, now)
+        if run is not None:
+            self._runs[run.ident] = run
         return run
 
     def _keep(self, run: Run, take: Callable[[Run], None] | None, now: float) -> Run:

@@ -18,6 +18,7 @@ from wftop.core.cost.tally import SpendTally
 from wftop.core.cost.tokens import Spend
 from wftop.core.index.agentstats import NO_TRANSCRIPTS, AgentStamps, agent_stamps, restat, stats_of
 from wftop.core.index.context import RunContext
+from wftop.core.index.listkeep import LIST_KEEP_BYTES, LIST_KEEP_TOTAL, Dozing
 from wftop.core.index.naming import RunNames, sorted_listing
 from wftop.core.index.runmade import made_run
 from wftop.core.model import Run
@@ -29,32 +30,6 @@ from wftop.core.read.jsonl import FileStamp, JsonlTail, Problem
 from wftop.core.read.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
 from wftop.core.read.standin import name_calls, sidecar_fold, snapshot_fold
 from wftop.core.read.usage import RerunTokens
-
-LIST_KEEP_BYTES = 256 * 1024
-"""Journal lines longer than this keep no ``result`` in the run list.
-
-Such a line is still read (up to the reader's one line limit, `wftop.core.read.jsonl`), so the
-run list folds exactly the records every other view folds; only its ``result`` reads
-``<elided>``, so the memory of an index does not grow with the size of the results. A
-view that needs a whole result reads the journal itself (``wftop.core.read.jsonl.read_all``).
-"""
-
-
-LIST_KEEP_TOTAL = 16 * 1024 * 1024
-"""What one run's journal may keep of results in the run list: once its lines over 4 KB
-kept whole add up to more, later ones keep no ``result`` either (a 1 GB journal of 100 KB
-results would hold a gigabyte otherwise). Their calls fold the same; previews say the
-result was not kept."""
-
-
-class _Dozing:
-    """What every dozing reader holds in place of what it let go: one fold, one re-run
-    tally and one reply memo for all (a dozing reader reads nothing until `RunReader.wake`
-    makes its own again), where each made new ones of its own, 2 KB a run."""
-
-    fold = JournalFold()
-    reruns = RerunTokens()
-    replies = LastReplies()
 
 
 class RunReader:
@@ -156,11 +131,11 @@ class RunReader:
         keeping the stamps a sweep compares (the journal's, the snapshot's, the agents'):
         a settled run held by its row alone. `wake` reads it in full again."""
         self.dozing = True
-        self.fold = _Dozing.fold
+        self.fold = Dozing.fold
         self.snapshot = None
         self._spent = None
-        self._reruns = _Dozing.reruns
-        self.replies = _Dozing.replies
+        self._reruns = Dozing.reruns
+        self.replies = Dozing.replies
         self._notices = None
         self._stand_in = None
 

@@ -19,7 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from wftop.core.index.reader import LIST_KEEP_BYTES
+from wftop.core.index.listkeep import LIST_KEEP_BYTES
 from wftop.core.model import Run
 from wftop.core.read.agent_transcript import agent_id_problem
 from wftop.core.read.journal import JournalFold

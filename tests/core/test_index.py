@@ -492,7 +492,7 @@ def test_a_run_list_keeps_a_bounded_share_of_a_journals_results(tmp_path):
     call still reads as returned; appending later does not start keeping them again."""
     import orjson
 
-    from wftop.core.index.reader import LIST_KEEP_TOTAL
+    from wftop.core.index.listkeep import LIST_KEEP_TOTAL
     from wftop.core.read.lineverdict import ELIDED
 
     root = copy_tree("killed", tmp_path)

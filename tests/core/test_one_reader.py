@@ -18,7 +18,7 @@ import pytest
 from tests.corpus import copy_tree, only_journal
 from wftop.core.forensics.stats import run_stats
 from wftop.core.index.coldpass import scan_roots
-from wftop.core.index.reader import LIST_KEEP_BYTES
+from wftop.core.index.listkeep import LIST_KEEP_BYTES
 from wftop.core.read.journal import JournalFold
 from wftop.core.read.jsonl import read_all
 from wftop.core.read.lineindex import LineIndex
