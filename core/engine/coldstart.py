@@ -166,18 +166,21 @@ async def first_rows(
     owners = owners_by_session(roots, processes or default_table(), local_pid_domain())
     early = await _kept_first(cache, owners, emit)
     done = len(early)
-    folders, trouble = run_folders_of(roots)
-    folders = newest_sessions_first(folders)
+    folders, trouble = run_folders_of(roots, cache.snapshot_names)
     total = len(folders)
     emit([], [str(problem) for problem in trouble], done, total)
     cold = ColdPass(owners, find_superseded(folders), now(), stall_window, spend_book=spend_book)
+    # The runs whose kept rows went out before the walk, and hold, are passed over; the
+    # others are read newest sessions first (a session's transcript stamped for them alone).
+    left = []
+    for folder in folders:
+        if early.pop(folder.ident, None) != folder.path or folder.ident in cold.superseded:
+            left.append(folder)
     keys: dict[str, Key | None] = {}
     unread: list[RunFolder] = []
     batch: list[Held] = []
-    for number, folder in enumerate(folders, 1):
+    for number, folder in enumerate(newest_sessions_first(left), 1):
         superseded = cold.superseded.get(folder.ident)
-        if early.pop(folder.ident, None) == folder.path and superseded is None:
-            continue  # its kept row went out before the walk, and holds
         owner = cold.owners.get(folder.session_id, NO_OWNER)
         kept, key = cache.find(folder, owner, superseded)
         found = _from_cache(kept.row, folder) if kept is not None else None

@@ -16,6 +16,8 @@ from tests.core.test_engine import View, cold_rows, running, until
 from tests.corpus import copy_tree, only_journal
 from wftop.core.engine import coldstart
 from wftop.core.engine import protocol as wire
+from wftop.core.index import rowcache
+from wftop.core.read import discovery
 from wftop.core.row import RunRow
 
 
@@ -114,9 +116,9 @@ async def test_a_warm_start_sends_its_kept_rows_before_it_walks_the_roots(tmp_pa
     walk = coldstart.run_folders_of
     before_walk: list[int] = []
 
-    def walked(where: list[str]) -> Any:
+    def walked(where: list[str], *how: Any) -> Any:
         before_walk.append(len(view.feed.rows))
-        return walk(where)
+        return walk(where, *how)
 
     monkeypatch.setattr(coldstart, "run_folders_of", walked)
     async with running(roots, cache=cache) as engine:
@@ -140,11 +142,11 @@ async def test_runs_changed_since_the_cache_are_shown_as_their_files_say(tmp_pat
     snapshot.unlink()
     walk = coldstart.run_folders_of
 
-    def walked(where: list[str]) -> Any:  # and one removed after its kept row went out
+    def walked(where: list[str], *how: Any) -> Any:  # and one removed after its row went out
         shutil.rmtree(only_journal(roots[2]).parent)
         for made in roots[2].glob("projects/*/*/workflows/wf_*.json"):
             made.unlink()
-        return walk(where)
+        return walk(where, *how)
 
     monkeypatch.setattr(coldstart, "run_folders_of", walked)
     view = View()
@@ -157,3 +159,49 @@ async def test_runs_changed_since_the_cache_are_shown_as_their_files_say(tmp_pat
         assert "alate" in row.in_flight
         gone = [ident for change in view.of(wire.Changed) for ident in change.removed]
         assert len(gone) == 1  # the run the walk did not find, said gone once
+
+
+async def test_a_warm_start_lists_no_snapshots_folder_that_did_not_change(tmp_path, monkeypatch):
+    # the walk after the kept rows asks the rows cache for each session's snapshot names, as
+    # a cached ls does: a stat of the folder, the names kept with it while it holds
+    roots = [copy_tree(name, tmp_path) for name in ("killed", "clean", "mid-failure-resumed")]
+    cache = tmp_path / "rows-cache"
+    await warm_cache(roots, cache)
+    listed: list[str] = []
+    names = discovery.snapshot_names
+
+    def listing(folder: str) -> Any:
+        listed.append(folder)
+        return names(folder)
+
+    monkeypatch.setattr(discovery, "snapshot_names", listing)
+    monkeypatch.setattr(rowcache, "snapshot_names", listing)
+    view = Listing(listed)
+    async with running(roots, cache=cache) as engine:
+        engine.subscribe(view)
+        await until(lambda: engine.following)
+        assert view.listed_by_then == []
+        assert view.feed.rows == cold_rows([str(root) for root in roots], engine._now())
+    (made,) = roots[1].glob("projects/*/*/workflows/wf_*.json")
+    shutil.copy(made, made.with_name("wf_aaaaaaaa-aaa.json"))  # a snapshot made since
+    view = Listing(listed)
+    async with running(roots, cache=cache) as engine:
+        engine.subscribe(view)
+        await until(lambda: engine.following)
+        assert view.listed_by_then == [str(made.parent)]  # the folder that changed, alone
+        assert view.feed.rows == cold_rows([str(root) for root in roots], engine._now())
+
+
+class Listing(View):
+    """A view that notes the snapshots folders listed when its snapshot ended."""
+
+    def __init__(self, listed: list[str]) -> None:
+        super().__init__()
+        listed.clear()
+        self.listed = listed
+        self.listed_by_then: list[str] | None = None
+
+    def send(self, data: bytes) -> bool:
+        if b'"final":true' in data:
+            self.listed_by_then = list(self.listed)
+        return super().send(data)
