@@ -61,6 +61,9 @@ CSS_FILE = Path(__file__).with_name("app.tcss")
 
 TICK_SECONDS = 15.0
 """Ages move even when no file does: every row shown is drawn again this often."""
+READY_AFTER = 1.0
+"""Seconds after every run is first drawn that what opening a run needs is imported
+(`wftop.tui.navigator.Navigator.ready_run_screen`): a run opened sooner imports it then."""
 
 
 class WftopApp(TellApp):
@@ -230,7 +233,10 @@ class WftopApp(TellApp):
             self._ticking = True
             if self.services.live:
                 self.set_interval(TICK_SECONDS, self.store.tick, name="age-tick")
-                self.navigator.ready_run_screen()
+                # once the list is drawn, and a while after: what it imports (in a thread,
+                # under the lock every thread shares) is not the list's first frame's
+                ready = partial(self.set_timer, READY_AFTER, self.navigator.ready_run_screen)
+                self.call_after_refresh(ready)
 
     _ticking = False
 

@@ -7,14 +7,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from wftop.core.config import Config
-from wftop.core.resume.rehearse import Rehearse
-from wftop.core.system.procs import ProcessTable
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported for types alone: the engine starts before them
     from wftop.core.engine.channel import Connector
     from wftop.core.notify.notifier import Notifier
     from wftop.core.remote.link import RemoteHub
     from wftop.core.resume.policy import ResumePolicy
+    from wftop.core.resume.rehearse import Rehearse
+    from wftop.core.system.procs import ProcessTable
     from wftop.tui.app import WftopApp
 
 

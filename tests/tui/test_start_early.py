@@ -1,5 +1,5 @@
-"""The TUI starts its engine before it imports Textual: the engine's start overlaps the
-TUI's own, and the view connects to the engine it started."""
+"""The TUI starts its engine before it imports Textual, or anything it needs only later: the
+engine's start overlaps the TUI's own, and the view connects to the engine it started."""
 
 from __future__ import annotations
 
@@ -24,7 +24,11 @@ Popen = subprocess.Popen
 
 class Seen(Popen):
     def __init__(self, argv, *args, **kwargs):
-        started.append({"argv": list(argv), "textual": "textual" in sys.modules})
+        started.append({
+            "argv": list(argv),
+            "textual": "textual" in sys.modules,
+            "rehearsal": "wftop.core.resume.rehearse" in sys.modules,
+        })
         super().__init__(argv, *args, **kwargs)
 
 
@@ -40,7 +44,7 @@ print(json.dumps(started))
 """
 
 
-def test_the_tui_starts_its_engine_before_it_imports_textual(tmp_path):
+def test_the_tui_starts_its_engine_before_it_imports_textual_or_the_rehearsal(tmp_path):
     root = copy_tree("killed", tmp_path)
     env = {**os.environ, "WFTOP_STATE_DIR": str(tmp_path / "state"), "PYTHONPATH": str(TOP)}
     env["WFTOP_ENGINE_LINGER"] = "1"
@@ -57,6 +61,7 @@ def test_the_tui_starts_its_engine_before_it_imports_textual(tmp_path):
     (engine,) = [seen for seen in json.loads(done.stdout) if "wftop.core.engine" in seen["argv"]]
     try:
         assert engine["textual"] is False
+        assert engine["rehearsal"] is False  # a type of make_app's, not needed to start it
         assert "--socket" in engine["argv"]
     finally:
         if engine.get("pid"):

@@ -17,8 +17,9 @@ from wftop.core.config import Config
 from wftop.core.model import Status
 from wftop.core.read.journal import JournalFold
 from wftop.core.system.procs import FakeProcessTable
+from wftop.tui import app as app_module
 from wftop.tui.app import WftopApp
-from wftop.tui.navigator import run_folder
+from wftop.tui.navigator import Navigator, run_folder
 from wftop.tui.screens.agent import AgentScreen
 from wftop.tui.start import make_app
 
@@ -250,3 +251,26 @@ async def test_what_the_first_run_opened_needs_is_readied_in_a_worker_once_liste
         await pilot.press("enter")
         await pilot.pause()
         assert readied == [(False, True)]
+
+
+@pytest.mark.parametrize("after", [3600.0, 0.01])
+async def test_what_opening_a_run_needs_is_readied_after_the_list_is_drawn(
+    tui_root, tui_processes, monkeypatch, after
+):
+    # its imports run in a thread, under the lock every thread shares: not in the list's
+    # first frame, and not for a while after it
+    monkeypatch.setattr(app_module, "READY_AFTER", after)
+    readied: list[int] = []
+    monkeypatch.setattr(
+        Navigator, "ready_run_screen", lambda self: readied.append(len(table(self.app).item_keys))
+    )
+    app = live_app(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        listed = len(app.store.rows)
+        assert listed and table(app).item_keys
+        if after > 1:
+            assert readied == []  # the list is drawn; the run screen waits its turn
+        else:
+            await until(pilot, lambda: readied, "the run screen readied")
+            assert readied == [listed]
