@@ -11,6 +11,7 @@ from wftop.core.resume.attempt import Attempt
 from wftop.core.resume.guard import NOTHING_TO_RESUME
 from wftop.core.resume.machine import ResumeState
 from wftop.core.resume.plan import Plan
+from wftop.core.resume.table import labels_text
 
 FOLLOWED = frozenset({ResumeState.LAUNCHING, ResumeState.RUNNING})
 """States in which the relaunched process is followed."""
@@ -73,7 +74,7 @@ def what_is_left(plan: Plan) -> str:
     if not failed:
         return ""
     reruns = [
-        f"{name} runs {', '.join(forecast.live)}"
+        f"{name} runs {labels_text(forecast.live)}"
         for name, forecast in plan.forecasts.items()
         if set(failed) & set(forecast.live)
     ]

@@ -7,6 +7,8 @@ Cells are plain strings: the command line prints them, the TUI draws them (each 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from wftop.core.cost.tokens import dollars
@@ -97,18 +99,56 @@ def _reached(forecast: Forecast) -> str:
     return f"then {count} call{'' if count == 1 else 's'} not reached yet"
 
 
+LISTED = 12
+"""Up to this many labels, a line names each; more are counted and named by their ranges."""
+
+RANGES = 4
+"""Of more labels, a line names this many ranges at most: the first ones and the last."""
+
+_NUMBERED = re.compile(r"(.*?)(0|[1-9][0-9]*)")
+
+
+def labels_text(labels: Sequence[str]) -> str:
+    """``a1, a2, a5``; more than `LISTED` labels counted, with the ranges of numbered labels
+    that follow each other (``100,004 calls (w-0–w-99999, a1–a4)``) and, past `RANGES`
+    ranges, the first ones, how many calls are between and the last one (``5,000 calls
+    (x-7, y-2, q-4, … 4,996 more, z-9)``)."""
+    if len(labels) <= LISTED:
+        return ", ".join(labels)
+    spans: list[tuple[str, str, int]] = []  # (first, last, count)
+    before: tuple[str, int] | None = None
+    for label in labels:
+        numbered = _NUMBERED.fullmatch(label)
+        here = (numbered.group(1), int(numbered.group(2))) if numbered else None
+        if spans and here and before and here == (before[0], before[1] + 1):
+            first, _last, count = spans[-1]
+            spans[-1] = (first, label, count + 1)
+        else:
+            spans.append((label, label, 1))
+        before = here
+    named = [
+        first if count == 1 else f"{first}, {last}" if count == 2 else f"{first}–{last}"
+        for first, last, count in spans
+    ]
+    if len(spans) > RANGES:
+        between = sum(count for _first, _last, count in spans[RANGES - 1 : -1])
+        named = [*named[: RANGES - 1], f"… {between:,} more", named[-1]]
+    return f"{len(labels):,} calls ({', '.join(named)})"
+
+
 def fates_line(forecast: Forecast) -> str:
     """What the strategy does and its calls by fate: ``resume-owner resumes the owner
     session's conversation: a1, a2 from cache; a5 live (a5 re-runs finished work); then the
-    calls not reached yet``; an exact forecast says what rehearsed it."""
+    calls not reached yet``; an exact forecast says what rehearsed it. A long list of
+    labels is counted, its ranges named (`labels_text`)."""
     rerun = forecast.rerun
     fates = [
-        f"{', '.join(forecast.cached)} from cache" if forecast.cached else "",
-        f"{', '.join(forecast.live)} live" if forecast.live else "",
-        f"{', '.join(rerun)} {'re-runs' if len(rerun) == 1 else 're-run'} finished work"
+        f"{labels_text(forecast.cached)} from cache" if forecast.cached else "",
+        f"{labels_text(forecast.live)} live" if forecast.live else "",
+        f"{labels_text(rerun)} {'re-runs' if len(rerun) == 1 else 're-run'} finished work"
         if rerun
         else "",
-        f"{', '.join(forecast.at_risk)} at risk" if forecast.at_risk else "",
+        f"{labels_text(forecast.at_risk)} at risk" if forecast.at_risk else "",
         _reached(forecast) if forecast.more_live else "",
     ]
     what = DOES.get(forecast.strategy, forecast.strategy)

@@ -4,11 +4,15 @@ strategy."""
 
 from __future__ import annotations
 
+import json
+import os
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.cli.test_resume_exact import argv, root, served_a1_only, with_rehearsal
+from tests.core.test_plan_cost import grow
 from wftop.cli.main import main
 
 __all__ = ["root"]  # the killed tree, aged and with its cwd present (a fixture)
@@ -77,3 +81,25 @@ def test_an_exact_forecast_turns_its_row_exact_and_says_what_rehearsed_it(
         "a2, a3, a4, a5 live; a2, a3, a4 re-run finished work; then 1 call not reached yet "
         "(exact, rehearsed with claude 2.1.332)"
     )
+
+
+def test_a_long_list_of_calls_is_counted_and_named_by_its_ranges(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The plan of a run of many calls says how many come from cache and their ranges, not
+    every label (100,000 labels made a line of 870 KB); ``--json`` keeps every call."""
+    grow(root, 30)
+    past = time.time() - 600  # aged again, as the fixture's tree
+    for path in root.rglob("*"):
+        os.utime(path, (past, past))
+    assert main(argv(root)) == 0
+    rows, under = table(capsys.readouterr().out)
+    assert rows[0][2:4] == ["34", "1+"]
+    assert under[0].strip() == (
+        "resume-owner resumes the owner session's conversation: 34 calls (g0–g29, a1–a4) "
+        "from cache; a5 live; then the calls not reached yet"
+    )
+    assert main(argv(root, "--json")) == 0
+    forecast = json.loads(capsys.readouterr().out)["forecast"]
+    assert forecast["cached"] == [*(f"g{n}" for n in range(30)), "a1", "a2", "a3", "a4"]
+    assert [call["label"] for call in forecast["calls"]] == [*forecast["cached"], "a5"]

@@ -37,6 +37,13 @@ def grown(tmp_path: Path, name: str, calls: int) -> Path:
     """A tree whose run holds ``calls`` more returned calls, each with its transcript,
     after its first line."""
     root = copy_tree(name, tmp_path)
+    grow(root, calls)
+    return root
+
+
+def grow(root: Path, calls: int) -> None:
+    """``calls`` more returned calls (``g0`` on) in the run of tree ``root``, each with its
+    transcript, after the journal's first line."""
     journal = only_journal(root)
     lines = []
     for n in range(calls):
@@ -49,7 +56,6 @@ def grown(tmp_path: Path, name: str, calls: int) -> Path:
         (journal.parent / f"agent-{agent}.jsonl").write_text(json.dumps(prompt) + "\n")
     first, rest = journal.read_bytes().split(b"\n", 1)
     journal.write_bytes(first + b"\n" + "\n".join(lines).encode() + b"\n" + rest)
-    return root
 
 
 def the_run(root: Path) -> Any:
