@@ -114,6 +114,19 @@ class _Shelf:
         at = entry[3]
         return self.spends[at] if type(at) is int and 0 <= at < len(self.spends) else None
 
+    def table(self) -> dict[str, Spend]:
+        """The spend kept for each file, by name, whatever its stamp now (`kept` of each)."""
+        spends, count = self.spends, len(self.spends)
+        found = {}
+        for name, entry in self.files.items():
+            if type(entry) is list and len(entry) == 4:
+                at = entry[3]
+                if type(at) is int and 0 <= at < count:
+                    spend = spends[at]
+                    if spend is not None:
+                        found[name] = spend
+        return found
+
     def get(self, name: str, stamp: Stamp) -> Spend | None:
         entry = self.files.get(name)
         if (
@@ -231,10 +244,10 @@ class SpendBook:
         if self._shelf(directory).files.pop(name, None) is not None:
             self._dirty.add(directory)
 
-    def kept(self, directory: str) -> Callable[[str], Spend | None]:
+    def kept(self, directory: str) -> dict[str, Spend]:
         """What each file of ``directory`` spent as kept, by file name, its stamp not
         compared (for a directory `vouched` for)."""
-        return self._shelf(directory).kept
+        return self._shelf(directory).table()
 
     def save(self, keep: Collection[str] = ()) -> None:
         """Write the files of the directories that gained entries, let go of every entry

@@ -15,7 +15,7 @@ messages (an API error: ``isApiErrorMessage``, model ``<synthetic>``) cost nothi
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import orjson
@@ -141,7 +141,7 @@ class Spends:
     _seen: dict[str, tuple[Stamp, Spend | None]] = field(default_factory=dict)
     _vouch: dict[str, FolderStamp] = field(default_factory=dict)
 
-    def settle(self, directory: str) -> Callable[[str], Spend | None] | None:
+    def settle(self, directory: str) -> Mapping[str, Spend] | None:
         """What the transcripts of a settled run's folder ``directory`` spent, by file name,
         from the book without a ``stat`` of each, when the folder's own stamp is the one
         vouched for; else None, and `keep` vouches for the stamp it has now (every

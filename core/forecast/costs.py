@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import glob
 import os
-from collections.abc import Callable
+from collections import Counter
 from dataclasses import dataclass
 
 from wftop.core.cost.prices import price
@@ -116,26 +116,22 @@ def call_costs(run: Run, spends: Spends | None = None) -> CallCosts:
     folder = run.folder.path
     kept = spends.settle(folder) if settled(run) else None
     last: dict[str, Spend] = {}
+    returned: list[str] = []  # a result whose transcript is gone says nothing of its cost
+    book = kept or {}
     for call in calls:
         agents = call.agent_ids[-1:]
-        spent = _kept_spend(kept, agents)
-        last[call.key] = (
-            agents_spend(folder, agents, spends, call.returned_agent_ids)
-            if spent is None
-            else spent
-        )
-    returned = frozenset(  # a result whose transcript is gone says nothing of its cost
-        call.key
-        for call in calls
-        if call.has_result
-        and call.agent_ids
-        and call.result_agent_id == call.agent_ids[-1]
-        and not last[call.key].lower_bound
-    )
-    done = [last[key] for key in returned]
-    priced = [spend for spend in done if spend.cost_usd is not None]
-    ranked = sorted(priced or done, key=_weight)  # an unpriced call has no place among dollars
-    median = ranked[(len(ranked) - 1) // 2] if ranked else None
+        agent = agents[0] if agents else None
+        # As `agents_spend` adds it up: an id that is not one the CLI writes names no kept
+        # transcript (no valid id's file name is that of another id).
+        spent = book.get("agent-" + agent + ".jsonl") if type(agent) is str else None
+        if spent is None:
+            spent = agents_spend(folder, agents, spends, call.returned_agent_ids)
+        elif spent.unpriced_models:
+            spent = NOTHING + spent
+        last[call.key] = spent
+        returned_whole = call.has_result and agent is not None and call.result_agent_id == agent
+        if returned_whole and not spent.missing:  # not `lower_bound`
+            returned.append(call.key)
     found = previous_completed(run)
     unreached = unreached_from = None
     if found is not None:
@@ -146,26 +142,29 @@ def call_costs(run: Run, spends: Spends | None = None) -> CallCosts:
         unreached_from = os.path.basename(folder)
     return CallCosts(
         last,
-        returned,
-        median,
+        frozenset(returned),
+        median_of([last[key] for key in returned]),
         calls[-1].label if calls else None,
         unreached,
         unreached_from,
     )
 
 
-def _kept_spend(
-    kept: Callable[[str], Spend | None] | None, agents: tuple[str, ...]
-) -> Spend | None:
-    """What the one agent of ``agents`` spent as its folder's book keeps it (`Spends.settle`),
-    as `agents_spend` adds it up; None: not kept, or no such book. An id that is not one the
-    CLI writes names no kept transcript: no valid id's file name is that of another id."""
-    if kept is None or not agents or type(agents[0]) is not str:
-        return None
-    spent = kept(f"agent-{agents[0]}.jsonl")
-    if spent is None or not spent.unpriced_models:
-        return spent
-    return NOTHING + spent
+def median_of(done: list[Spend]) -> Spend | None:
+    """The median of ``done`` by dollars, then tokens (`_weight`), among the priced ones
+    when any is (an unpriced call has no place among dollars); None when empty. The calls
+    of a run share few distinct spends (a book keeps each once): they are counted, and
+    the distinct ones sorted."""
+    counts = Counter(map(id, done))
+    distinct = dict(zip(map(id, done), done, strict=True))
+    priced = [(at, spend) for at, spend in distinct.items() if spend.cost_usd is not None]
+    pool = priced or list(distinct.items())
+    middle = (sum(counts[at] for at, _spend in pool) - 1) // 2
+    for at, spend in sorted(pool, key=lambda item: _weight(item[1])):
+        middle -= counts[at]
+        if middle < 0:
+            return spend
+    return None
 
 
 def previous_completed(run: Run) -> tuple[str, JournalFold] | None:

@@ -176,8 +176,9 @@ def gather(
     """
     fold = fold or run.fold
     order, source = keying_order(run)
-    by_key = {call.key: call for call in fold.ordered_calls()}
-    order = [by_key[call.key] for call in order if call.key in by_key]
+    if fold is not run.fold:  # the calls of the fold read, in that order
+        by_key = {call.key: call for call in fold.ordered_calls()}
+        order = [by_key[call.key] for call in order if call.key in by_key]
     snapshot = run.snapshot if run.snapshot_current else None
     errored = snapshot.errored_agent_ids() if snapshot else set()
     facts = ForecastInput(
@@ -188,7 +189,9 @@ def gather(
         agent_count=snapshot.agent_count if snapshot else None,
         damaged=None if fold is run.fold else run.fold,
         spans=snapshot_spans(run.fold, snapshot.raw_rows) if snapshot else {},
-        errored={call.key for call in order if set(call.agent_ids[-1:]) & errored},
+        errored={call.key for call in order if set(call.agent_ids[-1:]) & errored}
+        if errored
+        else set(),
     )
     if cli_version is not None and chain_differs(writer_version(run), cli_version):
         first = first_parallel_call(run)

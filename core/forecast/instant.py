@@ -53,7 +53,8 @@ def predict(facts: ForecastInput, strategy: str) -> Forecast:
     fates, misses, late, first_miss = _walk(facts, spans)
     quiet = _quiet_failures(facts)
     fates = _doubt(fates, misses, late, quiet, facts, spans)
-    failed = any(call.state is CallState.FAILED for call in facts.order)
+    failed_state = CallState.FAILED
+    failed = any(call.state is failed_state for call in facts.order)
     more_live = (
         not facts.script_returned
         or (facts.agent_count is not None and facts.agent_count > len(facts.order))
@@ -61,7 +62,8 @@ def predict(facts: ForecastInput, strategy: str) -> Forecast:
         or bool(quiet)
     )
     notes = []
-    risky = sum(1 for fate in fates if fate.fate is Fate.AT_RISK)
+    at_risk = Fate.AT_RISK
+    risky = sum(1 for fate in fates if fate.fate is at_risk)
     if risky:
         notes.append(
             f"{risky} calls at risk: the journal cannot tell whether the resume serves them "
@@ -96,8 +98,9 @@ def _walk(
     late: set[str] = set()
     rerunning = Rerunning(spans)
     cached, plain = Fate.CACHED, facts.chain_differs_from is None
+    busy = False  # whether `rerunning` holds a call yet
     for call in facts.order:
-        if plain and not rerunning and not call.keyless:
+        if plain and not busy and not call.keyless:
             reason = None  # what `_miss_reason` says of such a call, without asking it
         else:
             reason = _miss_reason(call, rerunning, facts, spans)
@@ -106,6 +109,7 @@ def _walk(
             fates.append(CallFate(call.label, call.key, cached, "result in the journal", had))
             continue
         rerunning.add(call)
+        busy = True
         in_flight = reason is None and not had and not call.failed and not call.demoted
         in_flight = in_flight and bool(call.agent_ids)
         if not in_flight and not (had and reason is None):
@@ -130,10 +134,12 @@ def _quiet_failures(facts: ForecastInput) -> list[str]:
     ``failed`` line, or none written): they re-run without ending reuse."""
     damaged = facts.damaged or facts.fold
     found = []
+    in_flight, failed, errored = CallState.IN_FLIGHT, CallState.FAILED, facts.errored
     for call in facts.order:
+        if call.state is not in_flight:
+            continue
         before = damaged.calls.get(call.key)
-        failed = before is not None and before.state is CallState.FAILED
-        if call.state is CallState.IN_FLIGHT and (failed or call.key in facts.errored):
+        if (before is not None and before.state is failed) or call.key in errored:
             found.append(call.key)
     return found
 
@@ -147,6 +153,8 @@ def _doubt(
     spans: Mapping[str, Span],
 ) -> list[CallFate]:
     """Put at risk each walked fate of a call with a result that the timeline cannot back."""
+    if not misses and not quiet:
+        return fates  # nothing ends reuse, so nothing re-runs after it either (`doubts`)
     sure = [fate for fate in fates if fate.had_result and fate.key not in misses]
     reasons = doubts(
         spans,

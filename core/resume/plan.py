@@ -188,6 +188,28 @@ def priced(forecast: Forecast, costs: CallCosts) -> Forecast:
     return replace(forecast, cost=estimate(forecast, costs))
 
 
+def priced_each(forecasts: Mapping[str, Forecast], costs: CallCosts) -> dict[str, Forecast]:
+    """Each forecast `priced`; forecasts of the very same calls (resume-owner and relocate,
+    surgical when the heal drops nothing) are priced once."""
+    done: list[Forecast] = []
+    out = {}
+    for name, forecast in forecasts.items():
+        same = next(
+            (
+                other
+                for other in done
+                if other.calls is forecast.calls
+                and other.more_live == forecast.more_live
+                and other.unreached_calls == forecast.unreached_calls
+            ),
+            None,
+        )
+        out[name] = replace(forecast, cost=same.cost) if same else priced(forecast, costs)
+        if same is None:
+            done.append(out[name])
+    return out
+
+
 def make_plan(
     run: Run,
     *,
@@ -276,7 +298,7 @@ def _make_plan(
     elif run.journal_missing:  # its calls are the snapshot's: no cache keys to forecast from
         forecasts = {name: fresh_forecast(run, name) for name in forecasts}
     costs = call_costs(run, spends)
-    forecasts = {name: priced(forecast, costs) for name, forecast in forecasts.items()}
+    forecasts = priced_each(forecasts, costs)
     hazards = find_hazards(run, launch.has_args, launch.source, script_path, version)
     transcript_gone = any(h.code == "transcript_missing" for h in hazards)
     owner_clear = run.owner.liveness not in (Liveness.ALIVE, Liveness.UNKNOWN)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from wftop.core.cost.tokens import dollars
 from wftop.core.forecast.fates import Forecast
@@ -115,17 +116,23 @@ def labels_text(labels: Sequence[str]) -> str:
     (x-7, y-2, q-4, … 4,996 more, z-9)``)."""
     if len(labels) <= LISTED:
         return ", ".join(labels)
-    spans: list[tuple[str, str, int]] = []  # (first, last, count)
-    before: tuple[str, int] | None = None
+    spans: list[list[Any]] = []  # [first, last, count]
+    follows: str | None = None  # the label that would continue the last span
+    prefix, number = "", 0
     for label in labels:
-        numbered = _NUMBERED.fullmatch(label)
-        here = (numbered.group(1), int(numbered.group(2))) if numbered else None
-        if spans and here and before and here == (before[0], before[1] + 1):
-            first, _last, count = spans[-1]
-            spans[-1] = (first, label, count + 1)
+        if label == follows:
+            number += 1
+            span = spans[-1]
+            span[1] = label
+            span[2] += 1
         else:
-            spans.append((label, label, 1))
-        before = here
+            spans.append([label, label, 1])
+            numbered = _NUMBERED.fullmatch(label)
+            if numbered is None:
+                follows = None
+                continue
+            prefix, number = numbered.group(1), int(numbered.group(2))
+        follows = f"{prefix}{number + 1}"
     named = [
         first if count == 1 else f"{first}, {last}" if count == 2 else f"{first}–{last}"
         for first, last, count in spans
