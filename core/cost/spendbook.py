@@ -153,6 +153,9 @@ class _Shelf:
 
     def payload(self) -> dict[str, Any]:
         """What its file holds: every entry whose spend is valid, their spends once each."""
+        whole = self._as_it_is()
+        if whole is not None:
+            return whole
         used: dict[int, int] = {}
         spends: list[list[Any]] = []
         files: dict[str, Entry] = {}
@@ -166,6 +169,31 @@ class _Shelf:
                 spends.append(_payload(spend))
             files[name] = [*entry[:3], used[at]]
         kept: dict[str, Any] = {"spends": spends, "files": files}
+        if self.folder is not None:
+            kept["folder"] = self.folder
+        return kept
+
+    def _as_it_is(self) -> dict[str, Any] | None:
+        """`payload` when every entry is valid and every spend used by one (as a book read
+        and then added to holds them): the entries as they are, not made again one by one
+        (a folder of 100,000 transcripts); None otherwise."""
+        spends, count = self.spends, len(self.spends)
+        entries = self.files.values()
+        if not all(
+            type(entry) is list
+            and len(entry) == 4
+            and type(entry[3]) is int
+            and 0 <= entry[3] < count
+            and spends[entry[3]] is not None
+            for entry in entries
+        ):
+            return None
+        if len({entry[3] for entry in entries}) != count:
+            return None
+        kept: dict[str, Any] = {
+            "spends": [_payload(spend) for spend in spends if spend is not None],
+            "files": self.files,
+        }
         if self.folder is not None:
             kept["folder"] = self.folder
         return kept
@@ -243,6 +271,27 @@ class SpendBook:
         directory, _, name = path.rpartition(os.sep)
         if self._shelf(directory).files.pop(name, None) is not None:
             self._dirty.add(directory)
+
+    def checked(self, directory: str) -> dict[str, Spend]:
+        """What each file of ``directory`` spent as kept, by file name, for the files whose
+        stamp now (a ``stat`` each) is the one kept."""
+        shelf = self._shelf(directory)
+        spends, count = shelf.spends, len(shelf.spends)
+        found = {}
+        for name, entry in shelf.files.items():
+            if type(entry) is not list or len(entry) != 4:
+                continue
+            at = entry[3]
+            spend = spends[at] if type(at) is int and 0 <= at < count else None
+            if spend is None:
+                continue
+            try:
+                info = os.stat(os.path.join(directory, name))
+            except (OSError, ValueError):
+                continue
+            if (info.st_size, info.st_mtime_ns, info.st_ino) == (entry[0], entry[1], entry[2]):
+                found[name] = spend
+        return found
 
     def kept(self, directory: str) -> dict[str, Spend]:
         """What each file of ``directory`` spent as kept, by file name, its stamp not
