@@ -9,13 +9,17 @@ It is made once under the workdir. Three commands run as fresh processes, in tur
 ``--repeat`` times after a warm-up: the floor (read the journal and ``orjson``-parse every
 line), ``wftop resume RUN --dry-run`` and the same with ``--json``. ``claude`` is a script
 that prints the pinned version (the plan asks it), so the CLI's own start is not counted.
-Wall time, CPU and peak RSS come from ``wait4``. Prints one JSON object.
+Each plan is the run's first: it starts from a state dir holding what one ``wftop ls`` of
+the tree left there (what its transcripts spent, in the spend book), copied afresh before
+each plan, never what a plan before it kept. Wall time, CPU and peak RSS come from
+``wait4``. Prints one JSON object.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -65,10 +69,34 @@ def make_tree(where: Path, calls: int) -> tuple[Path, Path]:
 
 
 def fake_claude(where: Path) -> Path:
+    """The script (made once: a tree made elsewhere may be linked here, never written)."""
     path = where / "claude"
-    path.write_text("#!/bin/sh\necho '2.1.332 (Claude Code)'\n")
-    path.chmod(0o755)
+    text = "#!/bin/sh\necho '2.1.332 (Claude Code)'\n"
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+        path.chmod(0o755)
     return path
+
+
+def listed_state(where: Path, root: Path) -> Path:
+    """A state dir as one ``wftop ls`` of the tree leaves it (its rows cache apart)."""
+    state = where / "listed-state"
+    shutil.rmtree(state, ignore_errors=True)
+    cache = where / "listed-cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    env = dict(os.environ, WFTOP_STATE_DIR=str(state), WFTOP_CACHE_DIR=str(cache))
+    listing = [*WFTOP, "ls", "--json", "--no-default-root", "--root", str(root)]
+    if measure(listing, env=env).returncode != 0:
+        sys.exit("bench: wftop ls failed on the grown tree")
+    return state
+
+
+def first_plan(argv: list[str], where: Path, listed: Path) -> Measured:
+    """``argv`` measured from a fresh copy of the listed state dir."""
+    state = where / "state"
+    shutil.rmtree(state, ignore_errors=True)
+    shutil.copytree(listed, state)
+    return measure(argv, env=dict(os.environ, WFTOP_STATE_DIR=str(state)))
 
 
 def summary(runs: list[Measured]) -> dict[str, Any]:
@@ -89,13 +117,18 @@ def run(calls: int, repeat: int, workdir: Path) -> dict[str, Any]:
     floor = [sys.executable, "-c", PARSE, str(journal)]
     plan = [*WFTOP, "resume", run_id, "--dry-run", "--no-default-root", "--root", str(root)]
     plan += ["--claude", str(claude)]
+    listed = listed_state(where, root)
     measured: dict[str, list[Measured]] = {"floor": [], "plan": [], "plan_json": []}
     argvs = {"floor": floor, "plan": plan, "plan_json": [*plan, "--json"]}
-    for argv in argvs.values():
-        measure(argv)
+
+    def one(name: str, argv: list[str]) -> Measured:
+        return measure(argv) if name == "floor" else first_plan(argv, where, listed)
+
+    for name, argv in argvs.items():
+        one(name, argv)
     for _ in range(repeat):
         for name, argv in argvs.items():
-            measured[name].append(measure(argv))
+            measured[name].append(one(name, argv))
     result: dict[str, Any] = {name: summary(runs) for name, runs in measured.items()}
     shown = json.loads(measured["plan_json"][-1].stdout)
     result["calls"] = calls
