@@ -245,11 +245,15 @@ def run(args: argparse.Namespace) -> int:
     roots = roots_or_exit(args)
     if roots is None:
         return EXIT_USAGE
-    found = find_run(args, roots)
+    gc.disable()  # the run read: objects for each call, none in a cycle
+    try:
+        found = find_run(args, roots)
+    finally:
+        gc.freeze()  # the run lives as long as the command: no collection ever walks it
+        gc.enable()
     if isinstance(found, str):
         fail(found)
         return EXIT_USAGE
-    gc.freeze()  # the run lives as long as the command: the plan's objects never scan it
     config = config_or_exit()
     if config is None:
         return EXIT_USAGE

@@ -315,13 +315,19 @@ class JsonlTail:
 
 
 SPLIT_BYTES = 64 * 1024
-"""Up to this size a buffer is cut into lines by ``bytes.split``; a larger one (a long line)
-by searching for each newline, which skips over a long line much faster."""
+"""Up to this size a buffer is cut into lines by ``bytes.split``; a larger one too when its
+first so many bytes hold `SHORT_LINES`, else (a long line) by searching for each newline,
+which skips over a long line much faster."""
+
+
+SHORT_LINES = 16
+"""At least this many newlines in a buffer's first `SPLIT_BYTES`: its lines are short, and
+``bytes.split`` cuts it (in half the time of a search for each newline)."""
 
 
 def _split_lines(buffer: bytes) -> list[bytes]:
     """``buffer.split(b"\\n")``, fast for a buffer holding a long line too."""
-    if len(buffer) <= SPLIT_BYTES:
+    if len(buffer) <= SPLIT_BYTES or buffer.count(b"\n", 0, SPLIT_BYTES) >= SHORT_LINES:
         return buffer.split(b"\n")
     lines: list[bytes] = []
     find, start = buffer.find, 0
