@@ -29,16 +29,13 @@ import os
 import time
 from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
-from typing import Any
 
 import orjson
 
 from wftop.core.cost.prices import price_data
-from wftop.core.cost.tokens import Spend, Tokens
+from wftop.core.cost.shelf import Shelf, Stamp, payload_spend
+from wftop.core.cost.tokens import Spend
 from wftop.core.system.atomic import atomic_write
-
-Stamp = tuple[int, int, int]
-"""A transcript's size, modification time (ns) and inode."""
 
 VERSION = 1
 """Bump whenever what an entry holds, or what a transcript's spend means, changes."""
@@ -57,146 +54,6 @@ LOG = "spends.log"
 FolderStamp = tuple[int, int]
 """A directory's inode and modification time (ns): any file made, removed or renamed in it
 changes the time."""
-
-Entry = list[int]
-"""A transcript's ``[size, mtime_ns, inode, spend]``: ``spend`` indexes its directory's
-list of spends (``[input, output, cache_read, cache_write_5m, cache_write_1h, cost_usd |
-null, [unpriced models], messages]``), each spend written once however many transcripts
-spent it."""
-
-
-def _payload(spend: Spend) -> list[Any]:
-    tokens = spend.tokens
-    return [
-        tokens.input,
-        tokens.output,
-        tokens.cache_read,
-        tokens.cache_write_5m,
-        tokens.cache_write_1h,
-        spend.cost_usd,
-        list(spend.unpriced_models),
-        spend.messages,
-    ]
-
-
-def _spend(payload: object) -> Spend | None:
-    """The spend a payload says; None when it is not one."""
-    if not isinstance(payload, list) or len(payload) != 8:
-        return None
-    counts = payload[:5] + payload[7:]
-    if not all(type(value) is int and value >= 0 for value in counts):
-        return None
-    cost, unpriced = payload[5], payload[6]
-    if cost is not None and type(cost) is not float:
-        return None
-    if not isinstance(unpriced, list) or not all(isinstance(name, str) for name in unpriced):
-        return None
-    return Spend(Tokens(*counts[:5]), cost, tuple(unpriced), counts[5])
-
-
-class _Shelf:
-    """One directory's entries: by file name, and the spends they index; and the directory's
-    own stamp when its entries were last vouched for (`SpendBook.vouch`)."""
-
-    def __init__(
-        self, files: dict[str, Entry], spends: list[Spend | None], folder: object = None
-    ) -> None:
-        self.files = files
-        self.spends = spends
-        self.folder = folder
-        self.index = {spend: at for at, spend in enumerate(spends) if spend is not None}
-
-    def kept(self, name: str) -> Spend | None:
-        """The spend kept for file ``name``, whatever its stamp now."""
-        entry = self.files.get(name)
-        if type(entry) is not list or len(entry) != 4:
-            return None
-        at = entry[3]
-        return self.spends[at] if type(at) is int and 0 <= at < len(self.spends) else None
-
-    def table(self) -> dict[str, Spend]:
-        """The spend kept for each file, by name, whatever its stamp now (`kept` of each)."""
-        spends, count = self.spends, len(self.spends)
-        found = {}
-        for name, entry in self.files.items():
-            if type(entry) is list and len(entry) == 4:
-                at = entry[3]
-                if type(at) is int and 0 <= at < count:
-                    spend = spends[at]
-                    if spend is not None:
-                        found[name] = spend
-        return found
-
-    def get(self, name: str, stamp: Stamp) -> Spend | None:
-        entry = self.files.get(name)
-        if (
-            type(entry) is not list
-            or len(entry) != 4
-            or entry[0] != stamp[0]
-            or entry[1] != stamp[1]
-            or entry[2] != stamp[2]
-        ):
-            return None
-        return self.kept(name)
-
-    def put(self, name: str, stamp: Stamp, spend: Spend) -> bool:
-        """Keep the entry; False when it was kept already."""
-        at = self.index.get(spend)
-        if at is None:
-            at = self.index[spend] = len(self.spends)
-            self.spends.append(spend)
-        entry = [*stamp, at]
-        if self.files.get(name) == entry:
-            return False
-        self.files[name] = entry
-        return True
-
-    def payload(self) -> dict[str, Any]:
-        """What its file holds: every entry whose spend is valid, their spends once each."""
-        whole = self._as_it_is()
-        if whole is not None:
-            return whole
-        used: dict[int, int] = {}
-        spends: list[list[Any]] = []
-        files: dict[str, Entry] = {}
-        for name, entry in self.files.items():
-            at = entry[3] if type(entry) is list and len(entry) == 4 else None
-            spend = self.spends[at] if type(at) is int and 0 <= at < len(self.spends) else None
-            if spend is None or type(at) is not int:
-                continue
-            if at not in used:
-                used[at] = len(spends)
-                spends.append(_payload(spend))
-            files[name] = [*entry[:3], used[at]]
-        kept: dict[str, Any] = {"spends": spends, "files": files}
-        if self.folder is not None:
-            kept["folder"] = self.folder
-        return kept
-
-    def _as_it_is(self) -> dict[str, Any] | None:
-        """`payload` when every entry is valid and every spend used by one (as a book read
-        and then added to holds them): the entries as they are, not made again one by one
-        (a folder of 100,000 transcripts); None otherwise."""
-        spends, count = self.spends, len(self.spends)
-        entries = self.files.values()
-        if not all(
-            type(entry) is list
-            and len(entry) == 4
-            and type(entry[3]) is int
-            and 0 <= entry[3] < count
-            and spends[entry[3]] is not None
-            for entry in entries
-        ):
-            return None
-        if len({entry[3] for entry in entries}) != count:
-            return None
-        kept: dict[str, Any] = {
-            "spends": [_payload(spend) for spend in spends if spend is not None],
-            "files": self.files,
-        }
-        if self.folder is not None:
-            kept["folder"] = self.folder
-        return kept
 
 
 class SpendBook:
@@ -222,7 +79,7 @@ class SpendBook:
         self.clock = clock
         self.max_bytes = max_bytes
         self._prices = price_data()["version"]
-        self._dirs: dict[str, _Shelf] = {}
+        self._dirs: dict[str, Shelf] = {}
         """Directory → its entries, for every directory looked in."""
         self._dirty: set[str] = set()
         self._pruned: float | None = None
@@ -324,32 +181,32 @@ class SpendBook:
                 self._pruned = self.clock()  # a folder of 20,000 files is not listed per save
                 self._prune(written)
 
-    def _shelf(self, directory: str) -> _Shelf:
+    def _shelf(self, directory: str) -> Shelf:
         found = self._dirs.get(directory)
         if found is None:
             found = self._dirs[directory] = self._load(directory)
         return found
 
-    def _load(self, directory: str) -> _Shelf:
+    def _load(self, directory: str) -> Shelf:
         path = self.file_of(directory)
         try:
             data = path.read_bytes()
         except OSError:
-            return _Shelf({}, [])  # none kept yet (or unreadable: written again)
+            return Shelf({}, [])  # none kept yet (or unreadable: written again)
         try:
             kept = orjson.loads(data)
         except orjson.JSONDecodeError as error:
             self._log(f"{path}: not JSON ({error}); ignored")
-            return _Shelf({}, [])
+            return Shelf({}, [])
         why = self._foreign(kept, directory)
         if why:
             self._log(f"{path}: {why}; ignored")
-            return _Shelf({}, [])
+            return Shelf({}, [])
         if self.writable:
             with contextlib.suppress(OSError):
                 os.utime(path)  # used: the last to go when the folder is pruned
-        spends = [_spend(payload) for payload in kept["spends"]]
-        return _Shelf(kept["files"], spends, kept.get("folder"))
+        spends = [payload_spend(payload) for payload in kept["spends"]]
+        return Shelf(kept["files"], spends, kept.get("folder"))
 
     def _foreign(self, kept: object, directory: str) -> str:
         """Why ``kept`` (a file's contents) is not this book's entries of ``directory``; ""

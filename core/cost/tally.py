@@ -17,7 +17,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from wftop.core.cost.gone import elsewhere
-from wftop.core.cost.spendbook import SpendBook, Stamp
+from wftop.core.cost.shelf import Stamp
+from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.tokens import NOTHING, TOKEN_FIELDS, Spend, Tokens
 from wftop.core.cost.usage import stamped_spend
 from wftop.core.read.agent_transcript import transcript_path

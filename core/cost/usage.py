@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 import orjson
 
 from wftop.core.cost.prices import SYNTHETIC, Bill
-from wftop.core.cost.spendbook import FolderStamp, SpendBook, Stamp
+from wftop.core.cost.shelf import Stamp
+from wftop.core.cost.spendbook import FolderStamp, SpendBook
 from wftop.core.cost.tokens import NOTHING, Spend, Tokens
 from wftop.core.read.snapshot import parse_iso_time
 
