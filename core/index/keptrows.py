@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from operator import itemgetter
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from wftop.core.index.cachefile import Key
 from wftop.core.index.rowcache import Kept, RowCache
@@ -27,7 +28,9 @@ from wftop.core.read.sessions import (
     owners_from_entries,
     read_registry,
 )
-from wftop.core.system.procs import ProcessTable, default_table
+
+if TYPE_CHECKING:
+    from wftop.core.system.procs import ProcessTable
 
 Row = TypeVar("Row")
 
@@ -49,12 +52,12 @@ class RowScan(Generic[Row]):
     @classmethod
     def of(cls, placed: Iterable[Placed[Row]]) -> RowScan[Row]:
         """The rows in their listing's order."""
-        scan: RowScan[Row] = cls()
-        for _, row, trouble, naming in sorted(placed, key=lambda entry: entry[0]):
-            scan.rows.append(row)
-            scan.problems.extend(trouble)
-            scan.namings.append(naming)
-        return scan
+        ordered = sorted(placed, key=itemgetter(0))
+        return cls(
+            [entry[1] for entry in ordered],
+            [problem for entry in ordered for problem in entry[2]],
+            [entry[3] for entry in ordered],
+        )
 
 
 def session_owners(roots: list[str], processes: ProcessTable | None = None) -> dict[str, Owner]:
@@ -63,6 +66,8 @@ def session_owners(roots: list[str], processes: ProcessTable | None = None) -> d
     entries = [entry for root in roots for entry in read_registry(root)]
     if not entries:
         return {}
+    from wftop.core.system.procs import default_table
+
     return owners_from_entries(entries, processes or default_table(), local_pid_domain())
 
 
@@ -94,7 +99,7 @@ def kept_rows(
     roots: list[str], cache: RowCache, *, processes: ProcessTable | None = None
 ) -> KeptRows:
     """Walk the roots and answer every run the cache holds a row of that still holds."""
-    folders, problems = run_folders_of(roots, cache.snapshot_names)
+    folders, problems = run_folders_of(roots, cache.snapshot_names, cache.run_names)
     owners = session_owners(roots, processes)
     superseded = find_superseded(folders)
     kept: list[Placed[bytes]] = []

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -48,8 +49,12 @@ from wftop.core.index.rowfile import (
     row_naming,
     save_rows,
 )
-from wftop.core.read.discovery import RunFolder, snapshot_names
+from wftop.core.read.discovery import RunFolder, run_names, snapshot_names
+from wftop.core.read.jsonl import Problem
 from wftop.core.read.sessions import Owner
+
+SETTLE_NS = 2_000_000_000
+"""How long ago a folder must have been modified for its listing to be kept (`run_names`)."""
 
 
 def rows_cache_path() -> Path:
@@ -95,21 +100,31 @@ class RowCache:
     roots: list[str]
     stat: Stat = os.stat
     """How every path is stamped or looked for (a test counts the calls)."""
+    lstat: Stat = os.lstat
+    """How a session's ``subagents`` and ``subagents/workflows`` folders are stamped
+    (`run_names`: the walk takes both to look for links)."""
+    settled_before: int = 0
+    """A folder last modified after this (ns since the epoch) is listed, its names not kept:
+    two changes within one tick of the file system's clock can leave its stamp as it was."""
     _old: dict[str, Any] = field(default_factory=dict)
     _loaded: dict[str, dict[str, Any]] = field(default_factory=dict)
     _new: dict[str, Any] = field(default_factory=dict)
     _sessions: dict[tuple[str, str, str], tuple[Key | None, str]] = field(default_factory=dict)
-    _listed: dict[str, Any] = field(default_factory=dict)
-    """Sessions' ``workflows`` folders → [stamp, wf_… names] kept (`snapshot_names`)."""
-    _listings: dict[str, Any] = field(default_factory=dict)
+    _listed: dict[str, str] = field(default_factory=dict)
+    """Sessions' ``workflows`` folders → their stamp and ``wf_…`` names kept (`snapshot_names`),
+    and their ``subagents/workflows`` folders → their stamp and run folders' names
+    (`run_names`), each as one string (`_kept_names`)."""
+    _listings: dict[str, str] = field(default_factory=dict)
     _dir_stats: dict[str, os.stat_result | None] = field(default_factory=dict)
     _folders: dict[str, bool] = field(default_factory=dict)
     """Folders above named scripts: whether each is there, as found in this listing."""
     hits: int = 0
 
     @classmethod
-    def open(cls, roots: list[str], path: Path | None, stat: Stat = os.stat) -> RowCache:
-        cache = cls(path, roots, stat)
+    def open(
+        cls, roots: list[str], path: Path | None, stat: Stat = os.stat, lstat: Stat = os.lstat
+    ) -> RowCache:
+        cache = cls(path, roots, stat, lstat, time.time_ns() - SETTLE_NS)
         if path is not None:
             for root in roots:
                 prefix = _prefix(root)
@@ -147,12 +162,47 @@ class RowCache:
         self._dir_stats[folder] = info
         if info is None:
             return None
-        here = [info.st_ino, info.st_mtime_ns]
-        kept = self._listed.get(folder)
-        names = kept[1] if kept is not None and kept[0] == here else snapshot_names(folder)
+        here = f"{info.st_ino}/{info.st_mtime_ns}/"
+        names = _kept_names(self._listed.get(folder), here)
+        if names is None:
+            names = snapshot_names(folder)
         if names is not None:
-            self._listings[folder] = [here, names]
+            self._listings[folder] = here + "/".join(names)
         return names
+
+    def run_names(
+        self, session_path: str, session_real: str, problems: list[Problem]
+    ) -> tuple[list[tuple[str, bool]], str]:
+        """`wftop.core.read.discovery.run_names` of a session, kept with the stamp of its
+        ``subagents/workflows`` folder (inode, modification and change times: a folder
+        made, removed or renamed in it moves them) and answered from there while it holds:
+        the two ``lstat`` the walk takes anyway to look for links, instead of a listing.
+        Kept only when neither folder is a link, every run folder is a folder of its own
+        (a link's target may go without its folder's stamp moving), it was listed without
+        trouble and it was last modified before `settled_before`."""
+        if self.path is None:
+            return run_names(session_path, session_real, problems)
+        subagents = session_path + os.sep + "subagents"
+        workflows = subagents + os.sep + "workflows"
+        try:
+            info = self.lstat(workflows)
+            linked = stat.S_ISLNK(self.lstat(subagents).st_mode) or stat.S_ISLNK(info.st_mode)
+        except (OSError, ValueError):
+            return run_names(session_path, session_real, problems)
+        if linked or not stat.S_ISDIR(info.st_mode):
+            return run_names(session_path, session_real, problems)
+        here = f"{info.st_ino}/{info.st_mtime_ns}/{info.st_ctime_ns}/"
+        real = session_real + os.sep + "subagents" + os.sep + "workflows"
+        kept = _kept_names(self._listed.get(workflows), here)
+        if kept:
+            self._listings[workflows] = here + "/".join(kept)
+            return [(name, False) for name in kept], real
+        trouble = len(problems)
+        found, real = run_names(session_path, session_real, problems)
+        plain = found and not any(link for _, link in found) and len(problems) == trouble
+        if plain and info.st_mtime_ns < self.settled_before:
+            self._listings[workflows] = here + "/".join(name for name, _ in found)
+        return found, real
 
     def _stat_once(self, path: str) -> os.stat_result:
         """`stat`, answered by the one `snapshot_names` took of the same folder."""
@@ -247,11 +297,15 @@ class RowCache:
             return False
 
     def _under_missing(self, path: str) -> bool:
-        """Whether the nearest folder above ``path`` known in this listing is missing."""
-        at = path.rfind(os.sep)
+        """Whether the nearest folder above ``path`` known in this listing is missing (a
+        folder under a missing one is noted missing too: the next script named in it is
+        answered at once)."""
+        parent = at = path.rfind(os.sep)
         while at > 0:
             known = self._folders.get(path[:at])
             if known is not None:
+                if not known and at != parent:
+                    self._folders[path[:parent]] = False
                 return not known
             at = path.rfind(os.sep, 0, at)
         return False
@@ -296,9 +350,20 @@ class RowCache:
                 save_rows(root_file(self.path, root), entries, listings[root])
 
 
+def _kept_names(kept: str | None, stamp: str) -> list[str] | None:
+    """The names a kept listing holds when it was kept under ``stamp`` (``inode/time/``:
+    a listing is its folder's stamp and names, each ended by ``/``, which no name holds)."""
+    if kept is None or not kept.startswith(stamp):
+        return None
+    names = kept[len(stamp) :]
+    return names.split("/") if names else []
+
+
 def _by_root(roots: list[str], items: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """``items`` keyed by path, by the longest of ``roots`` each lies under (a root nested
     in another keeps its own)."""
+    if len(roots) == 1:  # every path a listing of one root kept was found under it
+        return {roots[0]: items}
     longest_first = sorted(roots, key=len, reverse=True)
     by_root: dict[str, dict[str, Any]] = {root: {} for root in roots}
     for path, item in items.items():

@@ -198,6 +198,33 @@ def _real_workflows(session_real: str, session_path: str) -> str:
     return _under(session_real, "subagents", "workflows")
 
 
+RunNames = Callable[[str, str, list[Problem]], tuple[list[tuple[str, bool]], str]]
+"""How the run folders of a session are listed (`run_names`, given the session folder's path
+and real path; the rows cache answers from the names it kept while the folder's stamp
+holds): each ``wf_…`` folder's name with whether it is a symbolic link, and the real path
+of the ``subagents/workflows`` folder they are in."""
+
+
+def run_names(
+    session_path: str, session_real: str, problems: list[Problem]
+) -> tuple[list[tuple[str, bool]], str]:
+    """The folders whose names start with ``wf_`` (`RUN_FOLDER`) in a session's
+    ``subagents/workflows`` folder, sorted, each with whether it is a symbolic link, and
+    that folder's real path (resolved only when it holds a folder)."""
+    workflows = _under(session_path, "subagents", "workflows")
+    entries = _subdirs(workflows, problems)
+    found = []
+    for entry in entries:
+        if entry.name.startswith("wf_"):
+            try:
+                linked = entry.is_symlink()
+            except OSError:
+                linked = True  # resolved whole, as a link is
+            found.append((entry.name, linked))
+    real = _real_workflows(session_real, session_path) if entries else workflows
+    return found, real
+
+
 Snapshots = Callable[[str], list[str] | None]
 """How the ``wf_…`` names of a session's ``workflows`` folder are listed (`snapshot_names`;
 the rows cache answers from the names it kept while the folder's stamp holds)."""
@@ -221,6 +248,7 @@ def session_run_folders(
     *,
     session_real: str | None = None,
     snapshots: Snapshots | None = None,
+    runs: RunNames | None = None,
 ) -> list[RunFolder]:
     """The runs of one session folder (not de-duplicated): every run folder, and every
     snapshot ``workflows/<runId>.json`` that has none (a run whose script threw before its
@@ -229,23 +257,19 @@ def session_run_folders(
     if session_real is None:
         session_real = os.path.realpath(session_path)
     workflows = _under(session_path, "subagents", "workflows")
-    entries = _subdirs(workflows, problems)
-    workflows_real = _real_workflows(session_real, session_path) if entries else workflows
+    names, workflows_real = (runs or run_names)(session_path, session_real, problems)
     moved = workflows_real != workflows  # a link on the way: each run's real path differs
     folders = []
-    for run in entries:
-        name = run.name
-        if not name.startswith("wf_"):  # RUN_FOLDER
-            continue
+    for name, linked in names:
+        path = _under(workflows, name)
         if RUN_ID.fullmatch(name) is None:
-            problems.append(not_a_run_id(run.path))
+            problems.append(not_a_run_id(path))
             continue
-        path = run.path
-        try:
-            linked = run.is_symlink()
-        except OSError:
-            linked = True  # `_real_child` resolves it
-        real = _real_child(workflows_real, run) if moved or linked else path
+        real = path
+        if linked:  # its target, wherever that is
+            real = os.path.realpath(path)
+        elif moved:
+            real = _under(workflows_real, name)
         # one string held, not two, when the real path is the path
         folders.append(
             RunFolder(root, project, session, name, path, path if real == path else real)
@@ -284,7 +308,7 @@ def keep_once(by_real: dict[str, RunFolder], folder: RunFolder) -> None:
 
 
 def find_run_folders(
-    root: str, snapshots: Snapshots | None = None
+    root: str, snapshots: Snapshots | None = None, runs: RunNames | None = None
 ) -> tuple[list[RunFolder], list[Problem]]:
     """Every run folder of a root, each reported once (de-duplicated by real path).
 
@@ -305,6 +329,7 @@ def find_run_folders(
                 problems,
                 session_real=_real_child(project_real, session),
                 snapshots=snapshots,
+                runs=runs,
             )
             for folder in found:
                 keep_once(by_real, folder)
@@ -312,15 +337,15 @@ def find_run_folders(
 
 
 def run_folders_of(
-    roots: list[str], snapshots: Snapshots | None = None
+    roots: list[str], snapshots: Snapshots | None = None, runs: RunNames | None = None
 ) -> tuple[list[RunFolder], list[Problem]]:
     """Every run folder of every root, each real folder once (the first root wins;
-    ``snapshots``: how the sessions' snapshots are listed)."""
+    ``snapshots``, ``runs``: how the sessions' snapshots and run folders are listed)."""
     folders: list[RunFolder] = []
     problems: list[Problem] = []
     seen: set[str] = set()
     for root in roots:
-        found, trouble = find_run_folders(root, snapshots)
+        found, trouble = find_run_folders(root, snapshots, runs)
         problems.extend(trouble)
         for folder in found:
             if folder.real_path not in seen:

@@ -203,6 +203,19 @@ def test_ls_keeps_rows_in_the_cache_dir_and_no_cache_reads_everything(
     assert ls() == table and len(table.splitlines()) == len(json.loads(uncached)) + 1
 
 
+def scandirs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every folder listed from now on."""
+    listed: list[str] = []
+    scandir = os.scandir
+
+    def seen(path: str) -> Any:
+        listed.append(str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", seen)
+    return listed
+
+
 def three_runs_in_one_session(tmp_path: Path) -> Path:
     """The ``clean`` tree with its run copied twice more into its session (new run ids)."""
     root = copy_tree("clean", tmp_path)
@@ -329,14 +342,7 @@ def test_a_session_s_snapshots_are_listed_again_only_when_their_folder_changed(
     snapshots = str(session / "workflows")
     cache = tmp_path / "rows"
     first, _, _ = listing([root], cache)
-    listed: list[str] = []
-    scandir = os.scandir
-
-    def seen(path: str) -> Any:
-        listed.append(str(path))
-        return scandir(path)
-
-    monkeypatch.setattr(os, "scandir", seen)
+    listed = scandirs(monkeypatch)
     again, hits, _ = listing([root], cache)
     assert (again, hits) == (first, 3) and snapshots not in listed
     (session / "workflows" / "wf_0000aaaa-001.json").unlink()

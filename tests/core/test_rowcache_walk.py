@@ -1,0 +1,89 @@
+"""The walk of a cached listing: a session's run folders are listed only when their folder
+changed (`RowCache.run_names`), and the listing says what a fresh walk would."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.core.test_rowcache import listing, scandirs, three_runs_in_one_session
+from tests.corpus import aged, copy_tree
+
+
+def runs_folder(root: Path) -> Path:
+    """The ``subagents/workflows`` folder of the tree's one session."""
+    (folder,) = root.glob("projects/*/*/subagents/workflows")
+    return folder
+
+
+def test_a_session_s_run_folders_are_listed_again_only_when_their_folder_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The walk listed every session's ``subagents/workflows`` folder (8,004 listings at
+    20,000 runs): its run folders' names are kept with the folder's stamp, taken by the
+    ``lstat`` the walk makes anyway to look for links, and listed again when a run folder
+    is made or removed."""
+    root = aged(three_runs_in_one_session(tmp_path))
+    runs = str(runs_folder(root))
+    cache = tmp_path / "rows"
+    first, _, _ = listing([root], cache)
+    listed = scandirs(monkeypatch)
+    again, hits, _ = listing([root], cache)
+    assert (again, hits) == (first, 3) and runs not in listed
+    shutil.copytree(Path(runs) / "wf_0000aaaa-001", Path(runs) / "wf_0000aaaa-003")
+    os.utime(runs, ns=(1, 1))  # made long ago: only its inode and times tell
+    more, _, _ = listing([root], cache)
+    assert runs in listed and len(more) == 4
+    assert more == listing([root], None)[0]
+    shutil.rmtree(Path(runs) / "wf_0000aaaa-003")
+    os.utime(runs, ns=(1, 1))
+    listed.clear()
+    fewer, _, _ = listing([root], cache)
+    assert runs in listed and fewer == first
+
+
+def test_a_folder_changed_a_moment_ago_is_listed_every_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two changes within one tick of the file system's clock can leave a folder's stamp
+    as it was: a folder modified in the last seconds is listed, its names not kept."""
+    old = aged(copy_tree("killed", tmp_path))
+    new = three_runs_in_one_session(tmp_path)  # copied now
+    cache = tmp_path / "rows"
+    first, _, _ = listing([old, new], cache)
+    listed = scandirs(monkeypatch)
+    again, _, _ = listing([old, new], cache)
+    assert again == first and str(runs_folder(new)) in listed
+    assert str(runs_folder(old)) not in listed
+
+
+@pytest.mark.parametrize("link", ["subagents", "run"])
+def test_a_session_reached_through_a_link_is_listed_every_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, link: str
+) -> None:
+    """A link's target may change without its folder's stamp moving: a ``subagents`` folder
+    that is a link, or a run folder that is one, is listed every time, and each run is
+    found where a fresh walk finds it."""
+    plain = aged(copy_tree("killed", tmp_path))
+    root = three_runs_in_one_session(tmp_path)
+    runs = runs_folder(root)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    if link == "subagents":
+        shutil.move(runs.parent, elsewhere / "subagents")
+        runs.parent.symlink_to(elsewhere / "subagents")
+    else:
+        shutil.move(runs / "wf_0000aaaa-002", elsewhere / "wf_0000aaaa-002")
+        (runs / "wf_0000aaaa-002").symlink_to(elsewhere / "wf_0000aaaa-002")
+    aged(root)
+    aged(elsewhere)
+    cache = tmp_path / "rows"
+    first, _, _ = listing([plain, root], cache)
+    fresh, _, _ = listing([plain, root], None)
+    listed = scandirs(monkeypatch)
+    again, _, _ = listing([plain, root], cache)
+    assert again == first == fresh and len(first) == 4
+    assert str(runs) in listed and str(runs_folder(plain)) not in listed
