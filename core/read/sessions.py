@@ -16,10 +16,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wftop.core.read.jsonline import UnreadableLine, parse_line
 from wftop.core.system.platforms import pid_domain_kind
-from wftop.core.system.procs import ProcessTable, Seen
+
+if TYPE_CHECKING:
+    from wftop.core.system.procs import ProcessTable
 
 HEAD_BYTES = 1024 * 1024
 """How much of a session transcript is read to find its working directory."""
@@ -154,6 +157,8 @@ def local_pid_domain() -> str | None:
 
 def judge_owner(entry: RegistryEntry, processes: ProcessTable, pid_domain: str | None) -> Owner:
     """Whether the process that wrote ``entry`` still runs, and why wftop says so."""
+    from wftop.core.system.procs import Seen  # a listing no registry names a session of: none
+
     if entry.pid_domain and entry.pid_domain != pid_domain:
         where = "another machine or pid namespace" if pid_domain else "an unnamed pid domain"
         return _unknown(entry, f"it was registered on {where} ({entry.pid_domain})")

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from wftop.core.system.platforms import can_probe_pids, reproduces_proc_start
+
+if TYPE_CHECKING:
+    import subprocess
 
 
 class Seen(StrEnum):
@@ -218,6 +220,8 @@ class FakeProcessTable:
 
 def end_child(process: subprocess.Popen[bytes], grace: float = 2.0) -> None:
     """Stop a child this process started: SIGTERM, then SIGKILL after ``grace`` seconds."""
+    import subprocess  # not at the top: a listing asks the table, and starts no process
+
     if process.poll() is None:
         with contextlib.suppress(OSError):
             process.terminate()

@@ -85,3 +85,16 @@ def test_a_listing_whose_every_row_is_kept_imports_nothing_that_reads_a_run(
     assert not READING & kept
     assert "psutil" not in kept  # no registry names a session: no process to ask about
     assert imported(root, cache, "--no-cache") >= READING
+
+
+def test_a_listing_whose_every_row_is_kept_starts_no_process_and_imports_none_of_that(
+    tmp_path: Path,
+) -> None:
+    """The process table's module was imported for the owners of sessions no registry
+    names, and imported ``subprocess`` (with ``threading``, ``signal`` and ``selectors``)
+    for the one function that stops a child: 4-5 ms of every cached ``ls``."""
+    root = copy_tree("clean", tmp_path)
+    cache = tmp_path / "cache"
+    imported(root, cache)
+    kept = imported(root, cache)
+    assert not {"wftop.core.system.procs", "subprocess", "threading", "selectors"} & kept
