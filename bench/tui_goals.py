@@ -1,6 +1,7 @@
 """The TUI's speed goals of issue 29, each beside the floor measured in the same run.
 
     python3 bench/tui_goals.py [--sizes 5000 20000] [--repeat 3] [--json]
+    python3 bench/tui_goals.py --only-growing [--grow-seconds 10]
 
 Each start is a fresh process running the real app (`wftop.tui.start.make_app`, headless at
 100×30, live) with a state dir of its own, so no engine runs when it starts and the one it
@@ -454,7 +455,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--idle-seconds", type=float, default=20.0)
     parser.add_argument("--grow-seconds", type=float, default=10.0)
     parser.add_argument("--workdir", type=Path, default=default_workdir())
+    parser.add_argument(
+        "--only-growing",
+        action="store_true",
+        help="only the keys while a journal grows (no corpus needed)",
+    )
     args = parser.parse_args(argv)
+    if args.only_growing:
+        compile_sources()
+        grown = {"growing": growing(100_000, 500.0, args.grow_seconds)}
+        print(json.dumps(grown, indent=2))
+        return grown
     result = run(args.sizes, args.repeat, args.workdir, args.idle_seconds, args.grow_seconds)
     print(json.dumps(result, indent=2))
     return result
