@@ -89,13 +89,20 @@ class SpendTally:
         self._absent: dict[str, bool | None] = {}
         """Agents whose transcript could not be read at the last read → whether it is in
         another session's folder (`wftop.core.cost.gone.elsewhere`; None: not asked yet)."""
+        self._unasked: set[str] = set()
+        """Agents absent and returned, not asked `elsewhere` yet."""
+        self._gone = 0
+        """Agents absent and returned (a transcript is missing or elsewhere)."""
+        self._missing = 0
+        """Agents absent and returned and not elsewhere: what `total` says is missing (kept
+        as agents come and go, so a total costs what changed, not every absent agent)."""
 
     def started(self, attempts: Iterable[tuple[str, str]]) -> None:
         """Attempts the journal gained, by their call's key and agent."""
         for attempt in attempts:
             self._starts.add(attempt)
             if attempt in self._results:
-                self._returned.add(attempt[1])
+                self._return(attempt[1])
             agent = attempt[1]
             self._times[agent] = self._times.get(agent, 0) + 1
             known = self._known.get(agent)
@@ -111,7 +118,33 @@ class SpendTally:
         for attempt in attempts:
             self._results.add(attempt)
             if attempt in self._starts:
-                self._returned.add(attempt[1])
+                self._return(attempt[1])
+
+    def _return(self, agent: str) -> None:
+        if agent in self._returned:
+            return
+        self._returned.add(agent)
+        if agent in self._absent:
+            self._absent_returned(agent)
+
+    def _absent_returned(self, agent: str) -> None:
+        """``agent`` is absent and returned now (it was not both)."""
+        self._gone += 1
+        asked = self._absent[agent]
+        if asked is None:
+            self._unasked.add(agent)
+        elif not asked:
+            self._missing += 1
+
+    def _not_absent(self, agent: str) -> None:
+        if agent not in self._absent:
+            return
+        asked = self._absent.pop(agent)
+        if agent in self._returned:
+            self._gone -= 1
+            self._unasked.discard(agent)
+            if asked is False:
+                self._missing -= 1
 
     def changed(self, agent_ids: Iterable[str] | None = None) -> None:
         """Transcripts that may have changed (None: every one): read again at the next
@@ -141,18 +174,22 @@ class SpendTally:
             self._known[agent] = (stamp, spent)
             self._sum.add(spent, self._times[agent])
             if spent is None and path is not None:
-                self._absent.setdefault(agent, None)
+                if agent not in self._absent:
+                    self._absent[agent] = None
+                    if agent in self._returned:
+                        self._absent_returned(agent)
             else:
-                self._absent.pop(agent, None)
+                self._not_absent(agent)
         self._pending.clear()
         spent = self._sum.spend()
-        gone = [agent for agent in self._absent if agent in self._returned]
-        if not gone:
+        if not self._gone:
             return spent
-        for agent in gone:  # asked once each: the project's other sessions are listed
-            if self._absent[agent] is None:
-                self._absent[agent] = elsewhere(folder, agent)
-        return replace(spent, missing=sum(not self._absent[agent] for agent in gone))
+        for agent in self._unasked:  # asked once each: the project's other sessions are listed
+            there = self._absent[agent] = elsewhere(folder, agent)
+            if not there:
+                self._missing += 1
+        self._unasked.clear()
+        return replace(spent, missing=self._missing)
 
     def _read(self, path: str, stamp: Stamp | None) -> tuple[Stamp | None, Spend | None]:
         """Transcript ``path``'s stamp and spend: the book's while the stamp it keeps holds,
