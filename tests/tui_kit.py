@@ -25,6 +25,7 @@ from wftop.core.row import RunRow
 from wftop.tui.app import WftopApp, machine_policy
 from wftop.tui.messages import Navigate
 from wftop.tui.navigator import Navigator
+from wftop.tui.screens.runs import RunsScreen
 from wftop.tui.services import Services
 from wftop.tui.start import make_app
 from wftop.tui.store import FRAME, Store
@@ -152,3 +153,9 @@ class ScreenHost(Working, App[None]):
         self.asked.append(message)
         if not isinstance(message, self.kept):
             self.navigator.go(message)
+
+
+def runs_host(services: Services | None = None) -> ScreenHost:
+    """A bare app showing the runs screen over its store."""
+    host = ScreenHost(lambda made: RunsScreen(host.store, made), services or services_for([]))
+    return host

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tests.tui.test_tui_units import only_row
-from tests.tui_kit import ScreenHost, services_for
+from tests.tui_kit import runs_host
 from wftop.core.row import RunRow
 from wftop.tui.screens.runs import RunsScreen
 from wftop.tui.store import Progress
@@ -23,7 +23,7 @@ def many(count: int) -> list[RunRow]:
 
 
 async def test_the_first_read_is_drawn_first_rows_then_every_run_in_one_go():
-    host = ScreenHost(lambda services: RunsScreen(host.store, services), services_for([]))
+    host = runs_host()
     runs = many(30)
     async with host.run_test(size=(100, 30)) as pilot:
         await pilot.pause()

@@ -146,10 +146,14 @@ class FittedTable(ScrollView, can_focus=True):
         """Show ``items`` in this order; the cursor stays on its row key."""
         keys = self.keys_of(items)
         if keys == self._keys:
+            before, layout = self._items, self._layout
             self._items = list(items)
             if self._layout:
                 self._relayout()
-            self.refresh()
+            if self._layout is layout:
+                self._redraw_changed(before)
+            else:
+                self.refresh()
             return
         old_key, old_row = self.cursor_key(), self.cursor_row
         offset = old_row - round(self.scroll_y)
@@ -168,6 +172,16 @@ class FittedTable(ScrollView, can_focus=True):
             self.set_reactive(FittedTable.cursor_row, target)
             self.scroll_to(y=max(0, target - max(0, offset)), animate=False, immediate=True)
         self.refresh()
+
+    def _redraw_changed(self, before: list[object]) -> None:
+        """Redraw the lines shown whose item is not the one drawn (the same rows in the same
+        order: a run that appended lines costs its own line, not the whole pane)."""
+        top = round(self.scroll_y)
+        body = max(1, self.scrollable_content_region.height - HEADER_LINES)
+        items = self._items
+        for at in range(top, min(top + body, len(items), len(before))):
+            if items[at] is not before[at]:
+                self.refresh_line(at + HEADER_LINES)
 
     def invalidate(self) -> None:
         """Draw every row anew (time moved, or the theme changed)."""

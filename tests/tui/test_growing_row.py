@@ -1,0 +1,34 @@
+"""A run appending lines, as the runs screen sees it: each change of its row redraws that
+row's line, not every line of the table (counted: the lines the table draws)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tests.tui.test_runs_loading import many
+from tests.tui_kit import runs_host
+from wftop.tui.store import Progress
+from wftop.tui.widgets.run_table import RunTable
+
+
+async def test_a_row_that_changed_in_place_redraws_its_line_alone():
+    host, runs = runs_host(), many(30)
+    async with host.run_test(size=(100, 30)) as pilot:
+        store = host.store
+        store.take(runs)
+        store.progressed(Progress(30, 30, loaded=True))
+        await pilot.pause()  # applied a frame later
+        table = host.screen.query_one(RunTable)
+        assert len(table.item_keys) == 30
+        drawn: list[int] = []
+        render_line = table.render_line
+        table.render_line = lambda y: drawn.append(y) or render_line(y)  # type: ignore[method-assign]
+        for started in (40, 41, 42):
+            grown = replace(runs[3], started=started, calls=started)
+            store.take([grown])
+            store.apply()
+            await pilot.pause()
+            assert table.item_keys == [run.ident for run in runs]  # it kept its place
+            assert drawn == [4]  # the header's line, then runs[0..2]: its own line alone
+            assert f"{started}" in table.cell_text(grown.ident, "parity")
+            drawn.clear()
