@@ -225,9 +225,9 @@ class RunRow:
         if not isinstance(data, Mapping):
             raise wrong("row", "an object", data)
         values: dict[str, Any] = {}
-        for name, kind in WIRE:
+        for name, load in LOADS:
             if name in data:
-                values[name] = kind.load(data[name], name)
+                values[name] = load(data[name], name)
             elif name in REQUIRED:
                 raise RowError(f"{name}: missing (a row names its {', '.join(sorted(REQUIRED))})")
         if host is not None:
@@ -248,6 +248,8 @@ WIRE: tuple[tuple[str, Wire], ...] = tuple(
     (item.name, item.metadata["wire"]) for item in fields(RunRow) if "wire" in item.metadata
 )
 """Every field that crosses the wire, in print order, with its kind."""
+LOADS = tuple((name, kind.load) for name, kind in WIRE)
+"""How each is read back (`from_json`), in the same order."""
 SHARED = ("project", "project_name", "root", "cwd", "name", "host")
 """Fields whose text many rows share (every run of a root, a project, a script): a row
 read from JSON holds the one copy (`sys.intern`), not its own (20,000 rows in a view)."""

@@ -132,10 +132,21 @@ def moment(value: Any, key: str) -> float | None:
     return moment
 
 
-def _tally(value: Any, key: str) -> Tally:
+def _counts(value: Any, key: str, names: tuple[str, ...]) -> list[int]:
+    """The counts ``names`` of an object (0 where one is missing), each a whole number ≥ 0
+    (`RowError` naming the first that is not)."""
     if not isinstance(value, dict):
-        raise wrong(key, f"an object of counts ({', '.join(Tally._fields)})", value)
-    return Tally(*(_count(value.get(name, 0), f"{key}.{name}") for name in Tally._fields))
+        raise wrong(key, f"an object of counts ({', '.join(names)})", value)
+    counts = [value.get(name, 0) for name in names]
+    for count in counts:
+        if type(count) is not int or count < 0:
+            for name, each in zip(names, counts, strict=True):
+                _count(each, f"{key}.{name}")
+    return counts
+
+
+def _tally(value: Any, key: str) -> Tally:
+    return Tally._make(_counts(value, key, Tally._fields))
 
 
 def _dollars(value: Any, key: str) -> float | None:
@@ -147,9 +158,7 @@ def _dollars(value: Any, key: str) -> float | None:
 
 
 def _tokens(value: Any, key: str) -> Tokens:
-    if not isinstance(value, dict):
-        raise wrong(key, f"an object of counts ({', '.join(TOKEN_FIELDS)})", value)
-    return Tokens(*(_count(value.get(name, 0), f"{key}.{name}") for name in TOKEN_FIELDS))
+    return Tokens(*_counts(value, key, TOKEN_FIELDS))
 
 
 TEXT = Wire(_same, _text)
