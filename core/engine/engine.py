@@ -35,7 +35,7 @@ from wftop.core.engine import protocol as wire
 from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, Held, first_rows, held
 from wftop.core.engine.failing import failure_said, log_trace
 from wftop.core.engine.holding import ProjectNames, held_of
-from wftop.core.engine.seeding import filled_rows
+from wftop.core.engine.seeding import cached_seeds, filled_rows
 from wftop.core.engine.views import Subscriber, Views
 from wftop.core.index.cachefile import ended, settled
 from wftop.core.index.held import Seed
@@ -238,7 +238,8 @@ class Engine:
         self._apply({}, firsts.gone)  # kept rows sent before the walk, of runs it did not find
         if stop.is_set():
             return
-        filled, seeds = await self._fill(cache, firsts)
+        filled = await self._fill(cache, firsts)
+        seeds = cached_seeds(self.roots, cache.used(), self.held)  # the settled runs kept
         index = LiveIndex(
             self.roots,
             processes=self.processes,
@@ -285,15 +286,13 @@ class Engine:
         if first or (batch and moved):
             self._broadcast(wire.progress_line(done, total))
 
-    async def _fill(
-        self, cache: RowCache, firsts: FirstRows
-    ) -> tuple[dict[str, Held], dict[str, Seed]]:
+    async def _fill(self, cache: RowCache, firsts: FirstRows) -> dict[str, Held]:
         """The rows that went without what they spent, read again with it by forked workers
-        (`wftop.core.engine.seeding`): the settled ones, kept in the rows cache, and the
-        seeds of the live index made of them. Runs with problems, and runs that may change,
-        are left to the live index to read."""
+        (`wftop.core.engine.seeding`): the settled ones, kept in the rows cache (where the
+        live index's seeds come from). Runs with problems, and runs that may change, are
+        left to the live index to read."""
         if not firsts.unpriced:
-            return {}, {}
+            return {}
         filled = await filled_rows(
             self.roots,
             firsts.unpriced,
@@ -304,7 +303,6 @@ class Engine:
             spend_book=self.spend_book,
         )
         rows: dict[str, Held] = {}
-        seeds: dict[str, Seed] = {}
         for one in filled:
             if not one.settled or one.problems:
                 continue
@@ -313,9 +311,8 @@ class Engine:
             if one.key is not None:
                 entry = self._names.named(held(one.item))
                 rows[entry.row.ident] = entry
-                seeds[entry.row.ident] = Seed(one.key, entry.row)
         cache.save()
-        return rows, seeds
+        return rows
 
     def _read_all(
         self, index: LiveIndex, cache: RowCache, firsts: FirstRows, seeds: dict[str, Seed]

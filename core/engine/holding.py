@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import orjson
 
-from wftop.core.engine.coldstart import Held
+from wftop.core.engine.coldstart import Held, exact
 from wftop.core.index.projects import project_key, project_names
 from wftop.core.row import RowError, RunRow
 from wftop.core.text.redact import Redactor, dumps_redacted, may_hold_secret_bytes
@@ -25,8 +25,7 @@ def held_of(row: RunRow, redactor: Redactor) -> Held:
     back from that line when masking changed it, so both say the same)."""
     fields = row.json_fields()
     try:
-        # a copy of the exact size: orjson's bytes keep room at the end, 16 KB a row here
-        plain = bytes(memoryview(orjson.dumps(fields)))
+        plain = exact(orjson.dumps(fields))
     except TypeError:  # a name that is not UTF-8: the safe way
         plain = b""
     if plain and not may_hold_secret_bytes(plain):

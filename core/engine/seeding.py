@@ -9,21 +9,28 @@ Each row is sent back with the run's key taken before it was read
 (`wftop.core.index.held.RunKeys`): the live index seeds a run only while that key holds.
 Where workers cannot be forked (not Linux, or a thread already runs) the engine reads
 them itself, a share at a time between turns of its loop.
+
+The seeds are the rows the views were sent of the runs the rows cache used or kept in
+this start (`cached_seeds`), filled in or read by the first rows or kept by an earlier
+start, under the key the cache kept each with. A start with a warm cache seeds its live
+index with every settled run, and reads none of them again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.usage import Spends
+from wftop.core.engine.coldstart import Held, kept_folder
 from wftop.core.index.cachefile import Key, settled
 from wftop.core.index.coldpass import ColdPass, paused_gc
 from wftop.core.index.fanout import deal
-from wftop.core.index.held import RunKeys
+from wftop.core.index.held import RunKeys, Seed
 from wftop.core.index.rowcache import NamedScript
 from wftop.core.model import DEFAULT_STALL_WINDOW
 from wftop.core.read.discovery import RunFolder, newest_sessions_first, run_folders_of
@@ -114,3 +121,21 @@ async def filled_rows(
             await asyncio.sleep(0)
         results.extend(await asyncio.to_thread(hands.collect))
     return results
+
+
+def cached_seeds(
+    roots: list[str], used: Iterable[tuple[str, str]], held: Mapping[str, Held]
+) -> dict[str, Seed]:
+    """The live index's seeds by ident: the rows ``held`` (the rows the views were sent) of
+    the runs whose rows the rows cache used or kept in this start, under the key it kept
+    each with (`wftop.core.index.rowcache.RowCache.used`: journal, key text); each run's
+    folder read from its journal's path under the longest root it lies under."""
+    longest_first = [root.rstrip(os.sep) + os.sep for root in sorted(roots, key=len, reverse=True)]
+    seeds: dict[str, Seed] = {}
+    for journal, key in used:
+        root = next((root for root in longest_first if journal.startswith(root)), None)
+        folder = kept_folder((root[:-1], journal)) if root is not None else None
+        entry = held.get(folder.ident) if folder is not None else None
+        if entry is not None:
+            seeds[entry.ident] = Seed(key, entry.line)
+    return seeds

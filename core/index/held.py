@@ -13,10 +13,11 @@ a run that grows is never read whole again at each of its lines.
 
 Seeded: a settled run whose row was made elsewhere (in a forked worker of the engine's first
 rows, or kept in the rows cache) is not read again by the live index's cold start. Its
-`Seed` is that row and the key it was made under (`wftop.core.index.cachefile.run_key`,
-taken before its files were read); when the key still holds, its reader starts dozing with
-the stamps of its files taken now (`RunReader.seed`), and the index keeps the run its row
-describes (`seeded_run`).
+`Seed` is the rows cache's entry of it: that row and the key it was made under
+(`wftop.core.index.cachefile.run_key`, taken before its files were read), whether the row
+was kept by an earlier start or read in this one; when the key still holds, its reader
+starts dozing with the stamps of its files taken now (`RunReader.seed`), and the index
+keeps the run its row describes (`seeded_run`).
 """
 
 from __future__ import annotations
@@ -24,18 +25,22 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
+
+import orjson
 
 from wftop.core.index.agentstats import NO_TRANSCRIPTS
 from wftop.core.index.cachefile import Key, run_key, session_stamp, settled, stamp
 from wftop.core.index.naming import sorted_listing
 from wftop.core.index.reader import RunReader
+from wftop.core.index.rowfile import ENDED, key_text
 from wftop.core.model import Run
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.journal import JournalFold
 from wftop.core.read.jsonl import FileStamp
 from wftop.core.read.sessions import Owner
-from wftop.core.row import RunRow
+from wftop.core.row import RowError, RunRow
 
 HOT_SECONDS = 600.0
 """A settled run active this recently keeps what was read of it."""
@@ -49,13 +54,30 @@ def light(run: Run) -> Run:
     return replace(run, fold=NO_CALLS, snapshot=None)
 
 
-@dataclass(frozen=True, slots=True)
-class Seed:
-    """A settled run's row made before the live index started, and the key it was made
-    under (a list, as `wftop.core.index.rowcache.RowCache.key` makes it)."""
+class Seed(NamedTuple):
+    """A settled run's row made before the live index started, printed (as the rows cache
+    keeps it), and the key it was made under as the rows cache keeps it
+    (`wftop.core.index.rowfile.key_text`; an `ended` run's without its journal's stamp):
+    a rows cache's entry is a seed as it is, no row decoded until the index uses it."""
 
-    key: Key
-    row: RunRow
+    key: str
+    line: bytes
+
+    def holds(self, key: Key | None) -> bool:
+        """Whether ``key``, a run's key now (`RunKeys`), is the one the row was made under."""
+        if key is None:
+            return False
+        if self.key.startswith(ENDED):
+            key = [None, *key[1:]]
+        return key_text(key) == self.key
+
+    def row(self) -> RunRow:
+        """The row (`RowError` when the line is not one)."""
+        try:
+            data = orjson.loads(self.line)
+        except orjson.JSONDecodeError as error:
+            raise RowError(f"row: not JSON ({error})") from None
+        return RunRow.from_json(data)
 
 
 class RunKeys:
@@ -133,8 +155,12 @@ def held_seed(
     a change after that is seen."""
     if not seed_reader(reader):
         return None
-    run = seeded_run(seed.row, reader, owner, superseded_by)
-    if not may_doze(run, now) or keys(reader.folder, owner, superseded_by) != seed.key:
+    try:
+        row = seed.row()
+    except RowError:
+        return None
+    run = seeded_run(row, reader, owner, superseded_by)
+    if not may_doze(run, now) or not seed.holds(keys(reader.folder, owner, superseded_by)):
         return None
     return run
 

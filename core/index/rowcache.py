@@ -148,6 +148,11 @@ class RowCache:
         """(journal, entry) of every row loaded."""
         return list(self._old.items())
 
+    def used(self) -> list[tuple[str, str]]:
+        """(journal, key text) of every row used or kept in this listing (what `save`
+        writes): the engine's live index is seeded with them (`wftop.core.index.held.Seed`)."""
+        return [(journal, entry[0]) for journal, entry in self._new.items()]
+
     def snapshot_names(self, folder: str) -> list[str] | None:
         """`wftop.core.read.discovery.snapshot_names` of a session's ``workflows`` folder,
         kept with its stamp (inode, time: a snapshot made, removed or renamed moves it) and

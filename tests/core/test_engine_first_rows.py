@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import tracemalloc
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from wftop.core.engine import protocol as wire
 from wftop.core.index import rowcache
 from wftop.core.read import discovery
 from wftop.core.row import RunRow
+from wftop.core.text.redact import Redactor
 
 
 def count_decoding(monkeypatch: Any) -> list[object]:
@@ -205,3 +207,19 @@ class Listing(View):
         if b'"final":true' in data:
             self.listed_by_then = list(self.listed)
         return super().send(data)
+
+
+def test_a_kept_row_held_costs_about_its_line_in_memory():
+    folder = discovery.RunFolder("/r", "p", "s", "wf_abcdef", "/r/x", "/r/x")
+    row = RunRow("wf_abcdef", "s", "p", root="/r", name="n" * 1000, calls=7)
+    item = row.printed(Redactor.for_json())
+    coldstart._from_cache(item, folder)  # what is made once is not counted
+    tracemalloc.start()
+    try:
+        kept = [coldstart._from_cache(item, folder) for _ in range(100)]
+        grown, _peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    lines = {entry.line for entry in kept if entry is not None}
+    assert len(lines) == 1 and len(kept) == 100
+    assert grown / len(kept) < 2 * len(item) + 512  # its line, no slack behind it

@@ -21,11 +21,15 @@ from wftop.core.index.coldpass import ColdPass
 from wftop.core.index.held import NO_CALLS, RunKeys, Seed
 from wftop.core.index.live import LiveIndex
 from wftop.core.index.reader import RunReader
+from wftop.core.index.rowfile import key_text
 from wftop.core.model import Run
 from wftop.core.read.discovery import run_folders_of
 from wftop.core.read.sessions import NO_OWNER
 from wftop.core.row import RunRow
 from wftop.core.system.procs import FakeProcessTable, ProcessTable
+from wftop.core.text.redact import Redactor
+
+REDACTOR = Redactor.for_json()
 
 
 def seeds_of(
@@ -44,7 +48,7 @@ def seeds_of(
         (run,) = cold.read([folder])
         made[run.ident] = run
         if key is not None and settled(run) and not run.problems:
-            seeds[run.ident] = Seed(key, RunRow.of(run))
+            seeds[run.ident] = Seed(key_text(key), RunRow.of(run).printed(REDACTOR))
     return seeds, made
 
 
@@ -100,7 +104,7 @@ def test_a_seeded_settled_run_is_held_without_being_read(tmp_path, reads):
     assert {run.ident for run in added} == set(made)
     for run in index.runs():
         assert run.fold is NO_CALLS and run.status == made[run.ident].status
-        assert run.last_activity == seeds[run.ident].row.last_activity
+        assert run.last_activity == seeds[run.ident].row().last_activity
     assert index.held_by_row() == set(made)
     # the stamps it holds are its files': a sweep at once sees nothing to read again
     seen = index.sweep_plan(full=True).observe()
@@ -163,3 +167,59 @@ async def test_the_engine_seeds_its_live_index_with_the_rows_filled_in_for_it(tm
         assert engine.index.held_by_row() == set(expected)
     assert reads.by_ident  # the first rows and the rows filled in were read
     assert reads.elsewhere == []
+
+
+async def warmed(tmp_path: Path) -> tuple[list[Path], Path]:
+    """Two settled runs, and a rows cache a start before left holding both their rows."""
+    roots = [aged(copy_tree(name, tmp_path / name)) for name in ("killed", "clean")]
+    cache = tmp_path / "rows-cache"
+    async with running(roots, cache=cache) as engine:
+        await until(lambda: engine.following)
+    return roots, cache
+
+
+async def started_again(
+    roots: list[Path], cache: Path, reads: Reads
+) -> tuple[Reads, dict[str, RunRow], set[str]]:
+    """A start on a warm cache, followed: the runs it read (in its thread, and elsewhere:
+    its live index's), the rows its view holds (each as a cold scan makes it), and the runs
+    its index holds by their rows."""
+    reads.clear()
+    view = View()
+    async with running(roots, cache=cache) as engine:
+        engine.subscribe(view)
+        await until(lambda: engine.following)
+        read = Reads()
+        read.by_ident, read.elsewhere = dict(reads.by_ident), list(reads.elsewhere)
+        assert engine.index is not None
+        held = engine.index.held_by_row()
+        assert view.feed.rows == cold_rows([str(root) for root in roots], engine._now())
+    return read, view.feed.rows, held
+
+
+async def test_a_warm_start_reads_no_run_its_rows_cache_holds(tmp_path, reads):
+    """The first rows are the kept ones, and the live index is seeded with the cache's
+    entries: no run is read, and every one is held by its row."""
+    read, rows, held = await started_again(*await warmed(tmp_path), reads)
+    assert read.by_ident == {}
+    assert held == set(rows) and len(rows) == 2
+
+
+async def test_a_run_changed_after_its_kept_row_went_out_is_read_by_the_live_index(
+    tmp_path, reads, monkeypatch
+):
+    roots, cache = await warmed(tmp_path)
+    killed = only_journal(roots[0])
+    cold_start = LiveIndex.cold_start
+
+    def late(index: LiveIndex, *args: Any, **options: Any) -> Any:
+        with killed.open("a") as journal:  # after the first rows, before the index's seeds
+            journal.write(json.dumps({"type": "started", "key": "v2:late", "agentId": "alate"}))
+            journal.write("\n")
+        return cold_start(index, *args, **options)
+
+    monkeypatch.setattr(LiveIndex, "cold_start", late)
+    read, rows, _held = await started_again(roots, cache, reads)
+    (changed,) = [row for row in rows.values() if row.journal == str(killed)]
+    assert "alate" in changed.in_flight
+    assert read.elsewhere == [changed.ident]  # by the live index alone; the other: its seed
