@@ -178,8 +178,8 @@ class LiveIndex:
             folders = newest_sessions_first(run_folders_of(self.roots)[0])
             self._read_registries(self.roots)
             self._owners = self._compute_owners()
-            for folder in folders:
-                self._table.track(folder)
+            for folder in folders:  # a seeded run's reader starts dozing: it may not be read
+                self._table.track(folder, dozing=seeds is not None and folder.ident in seeds)
             self._table.superseded = find_superseded(folders)
             total = len(folders)
             every = max(1, total // 100)

@@ -80,6 +80,7 @@ class RunReader:
         keep_total: int | None = LIST_KEEP_TOTAL,
         for_rows: bool = False,
         spend_book: SpendBook | None = None,
+        dozing: bool = False,
     ):
         """``for_rows``: the run is read for its row alone (`wftop.core.row.RunRow.of`), with
         a `CountingFold` and what it spent kept as it is read: a list's first read. Its run
@@ -92,13 +93,14 @@ class RunReader:
         self.count_spend = for_rows
         """Keep what the run spent as its lines and transcripts change (`spend`), for a
         reader whose runs become rows (`wftop.core.row.RunRow.of` reads it, not every
-        transcript)."""
-        self._begin()
+        transcript). ``dozing``: it starts dozing, making nothing a read needs (a run the
+        live index seeds: `seed`; `wake` reads it)."""
+        self._begin(dozing)
 
-    def _begin(self) -> None:
+    def _begin(self, dozing: bool = False) -> None:
         """Nothing read yet."""
         self.tail = self._tail()
-        self.fold = self._new_fold()
+        self.fold = Dozing.fold if dozing else self._new_fold()
         self.problems: list[Problem] = []
         self.journal_size = 0
         self.journal_mtime: float | None = None
@@ -115,15 +117,15 @@ class RunReader:
         """The run folder holds no ``journal.jsonl`` (or there is no run folder): its calls
         are read from its snapshot, else from its agents' sidecars (`wftop.core.read.standin`)."""
         self._stand_in: tuple[object, ...] | None = None
-        self._reruns = RerunTokens()
-        self.replies = LastReplies()
+        self._reruns = Dozing.reruns if dozing else RerunTokens()
+        self.replies = Dozing.replies if dozing else LastReplies()
         self._notices: tuple[tuple[int, float, int] | None, list[tuple[str, str]]] | None = None
         self._spent: SpendTally | None = None
         """What its attempts spent, for a reader that counts it (`count_spend`); made at the
         first line read."""
         self.rerun_tokens: int | None = 0
         """Tokens spent on re-runs of calls that had returned (`wftop.core.read.usage`)."""
-        self.dozing = False
+        self.dozing = dozing
         """What was read is let go (`doze`): `wake` reads the folder again before use."""
 
     def doze(self) -> None:

@@ -36,16 +36,19 @@ class RunTable:
         self.rewatch = False
         """A linked run folder came or went: the set of watched folders may change."""
         self._by_real: dict[str, str] = {}
-        self._by_run_id: dict[str, set[str]] = {}
+        self._by_run_id: dict[str, tuple[str, ...]] = {}
+        """Run id → the idents of its runs: nearly always one (a tuple of one is a quarter
+        of a set of one, and there is one per run)."""
         self._chains: dict[str, Chain] = {}
         """The line digests of the journals of runs whose run id is in several sessions."""
 
-    def track(self, folder: RunFolder) -> RunReader:
-        """A new (unread) reader for the folder, filed under every lookup."""
+    def track(self, folder: RunFolder, *, dozing: bool = False) -> RunReader:
+        """A new (unread) reader for the folder, filed under every lookup (``dozing``: it
+        starts dozing, `wftop.core.index.reader.RunReader`)."""
         ident = folder.ident
         if folder.real_path != folder.path:
             self.rewatch = True
-        reader = RunReader(folder, spend_book=self.spend_book)
+        reader = RunReader(folder, spend_book=self.spend_book, dozing=dozing)
         reader.count_spend = self.spends
         self.readers[ident] = reader
         self._by_real[folder.real_path] = ident
@@ -53,7 +56,9 @@ class RunTable:
         self.run_dirs[folder.real_path] = ident
         key = (folder.root, folder.project, folder.session_id)
         self.by_session.setdefault(key, set()).add(ident)
-        self._by_run_id.setdefault(folder.run_id, set()).add(ident)
+        group = self._by_run_id.get(folder.run_id, ())
+        if ident not in group:
+            self._by_run_id[folder.run_id] = (*group, ident)
         return reader
 
     def untrack(self, ident: str, batch: Batch) -> None:
@@ -68,7 +73,9 @@ class RunTable:
         self.run_dirs.pop(folder.path, None)
         self.run_dirs.pop(folder.real_path, None)
         self.by_session.get((folder.root, folder.project, folder.session_id), set()).discard(ident)
-        self._by_run_id.get(folder.run_id, set()).discard(ident)
+        group = tuple(other for other in self._by_run_id.pop(folder.run_id, ()) if other != ident)
+        if group:
+            self._by_run_id[folder.run_id] = group
         self.superseded.pop(ident, None)
         self._chains.pop(ident, None)
         batch.run_ids.add(folder.run_id)
@@ -114,7 +121,7 @@ class RunTable:
         """Decide again which runs of the batch's run ids were continued elsewhere (each
         journal of a group of two or more read for what was appended: `Chain`)."""
         for run_id in batch.run_ids:
-            group = self._by_run_id.get(run_id, set())
+            group = self._by_run_id.get(run_id, ())
             before = {ident: self.superseded.get(ident) for ident in group}
             if len(group) < 2:
                 for ident in group:

@@ -7,6 +7,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from sys import intern
 
 from wftop.core.read.jsonl import Problem
 
@@ -138,8 +139,9 @@ def run_ident(root: str, session_id: str, run_id: str) -> str:
     """The one identity of a run: the live index, change sets, the TUI's rows and selection
     and the resume plan all key runs by it. ``<session>/<runId>@<root>``: the same run copied
     under two roots (a backup, a second ``CLAUDE_CONFIG_DIR``) is two runs. A remote run will
-    add its host in front of the root (``@host:root``), and nothing else changes."""
-    return f"{session_id}/{run_id}@{root}"
+    add its host in front of the root (``@host:root``), and nothing else changes. Interned:
+    every table of an engine keys a run by it (20,000 runs held one copy a table)."""
+    return intern(f"{session_id}/{run_id}@{root}")
 
 
 def short_project(cwd: str | None, slug: str) -> str:

@@ -223,3 +223,27 @@ async def test_a_run_changed_after_its_kept_row_went_out_is_read_by_the_live_ind
     (changed,) = [row for row in rows.values() if row.journal == str(killed)]
     assert "alate" in changed.in_flight
     assert read.elsewhere == [changed.ident]  # by the live index alone; the other: its seed
+
+
+def test_the_reader_of_a_seeded_run_makes_nothing_a_read_needs(tmp_path, monkeypatch):
+    """A seeded run's reader starts dozing: no fold, re-run tally or reply memo made only
+    to be let go of (20,000 runs left the engine's heap full of holes so); one whose seed
+    no longer holds makes its own as it reads."""
+    roots = two_settled(tmp_path)
+    moment = time.time()
+    table = FakeProcessTable()
+    seeds, made = seeds_of(roots, table, lambda: moment)
+    folds: list[str] = []
+    new_fold = RunReader._new_fold
+
+    def counted(reader: RunReader) -> Any:
+        folds.append(reader.folder.ident)
+        return new_fold(reader)
+
+    monkeypatch.setattr(RunReader, "_new_fold", counted)
+    index = LiveIndex(roots, processes=table, now=lambda: moment, hold_settled=True)
+    index.cold_start(seeds=seeds)
+    assert folds == [] and index.held_by_row() == set(made)
+    (ident, *_) = seeds
+    index.cold_start(seeds={key: seed for key, seed in seeds.items() if key != ident})
+    assert folds == [ident]
