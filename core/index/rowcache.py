@@ -168,9 +168,12 @@ class RowCache:
         if info is None:
             return None
         here = f"{info.st_ino}/{info.st_mtime_ns}/"
-        names = _kept_names(self._listed.get(folder), here)
-        if names is None:
-            names = snapshot_names(folder)
+        listed = self._listed.get(folder)
+        names = _kept_names(listed, here)
+        if names is not None and listed is not None:
+            self._listings[folder] = listed  # kept as it was
+            return names
+        names = snapshot_names(folder)
         if names is not None:
             self._listings[folder] = here + "/".join(names)
         return names
@@ -198,9 +201,10 @@ class RowCache:
             return run_names(session_path, session_real, problems)
         here = f"{info.st_ino}/{info.st_mtime_ns}/{info.st_ctime_ns}/"
         real = session_real + os.sep + "subagents" + os.sep + "workflows"
-        kept = _kept_names(self._listed.get(workflows), here)
-        if kept:
-            self._listings[workflows] = here + "/".join(kept)
+        listed = self._listed.get(workflows)
+        kept = _kept_names(listed, here)
+        if kept and listed is not None:
+            self._listings[workflows] = listed  # kept as it was
             return [(name, False) for name in kept], real
         trouble = len(problems)
         found, real = run_names(session_path, session_real, problems)
