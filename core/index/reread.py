@@ -61,6 +61,10 @@ def reread(
         # Only the transcripts named; none for a journal or snapshot alone, unless the
         # run now needs them (or no longer does): a run may have made thousands.
         agents = transcripts.get(ident, ())
+        if ident in transcripts:  # a reply a failure was looked for in is read again
+            run_path = reader.folder.path
+            paths = None if agents is None else [os.path.join(run_path, n) for n in agents]
+            changed = reader.replies.changed(paths) or changed
         owner_alive = alive(reader.folder)
         changed = reader.refresh_transcripts(owner_alive, agents) or changed
         if ident in transcripts and reader.refresh_spend(transcripts[ident]):

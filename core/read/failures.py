@@ -101,14 +101,35 @@ class RunEnd:
 
 
 class LastReplies:
-    """The last reply of agent transcripts, read once per file version (size, time, inode)."""
+    """The last reply of agent transcripts, read once per file version (size, time, inode),
+    and not looked at again until said to have changed (`changed`): a run of thousands of
+    open calls whose owner is gone stat'ed each of their transcripts at every line it got."""
 
     def __init__(self) -> None:
         self._memo: FileMemo[ErrorEvent | None] = FileMemo(last_api_error)
+        self._told: dict[str, ErrorEvent | None] = {}
+        """What each transcript looked at ended on, while no change of it was said."""
 
     def error(self, path: str | None) -> ErrorEvent | None:
         """The API error an agent's transcript ends on; None when it ends otherwise."""
-        return self._memo.get(path)
+        if path is None:
+            return None
+        told = self._told
+        if path in told:
+            return told[path]
+        found = told[path] = self._memo.get(path)
+        return found
+
+    def changed(self, paths: Iterable[str] | None) -> bool:
+        """These transcripts may have changed (None: any may have): looked at again when
+        next asked. True when one of them was looked at (what it said may be stale)."""
+        told = self._told
+        if paths is None:
+            stale = bool(told)
+            told.clear()
+            return stale
+        gone = [told.pop(path, told) for path in paths]
+        return any(was is not told for was in gone)
 
 
 def last_api_error(path: str) -> ErrorEvent | None:

@@ -8,16 +8,21 @@ whose owner is gone.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
+import pytest
+
 from tests.core.test_index import rows
 from tests.corpus import aged, copy_tree, only_journal
+from tests.forensics_kit import real_line
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.index.live import LiveIndex
+from wftop.core.read import memo
 from wftop.core.system.procs import FakeProcessTable
 
 SMALL, LARGE = 200, 4_000
@@ -84,3 +89,38 @@ def test_a_line_costs_the_same_whatever_its_runs_missing_transcripts(tmp_path: P
     small = work_of_a_line(*grown(tmp_path, "small", SMALL, returned=True), spends=True)
     large = work_of_a_line(*grown(tmp_path, "large", LARGE, returned=True), spends=True)
     assert large <= small * 1.1 + 50, (small, large)
+
+
+def test_a_line_of_a_run_whose_owner_is_gone_reads_no_reply_of_its_open_calls_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run whose owner is gone has its open calls looked for a failure in their agents'
+    last replies: each line it got stat'ed every one of their transcripts again (a journal
+    grown by 500 started lines a second: 80% of the engine's CPU by the tenth second). A
+    transcript the watch says changed is read again."""
+    root, journal = grown(tmp_path, "open", 300, returned=False)
+    index = LiveIndex([str(root)], processes=FakeProcessTable(), spends=True)
+    index.cold_start()
+    looked: list[str] = []
+    real = os.stat
+
+    def counted(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        looked.append(os.path.basename(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(memo.os, "stat", counted)
+    for n in range(3):
+        with journal.open("ab") as handle:
+            handle.write(line({"type": "started", "key": f"live-{n}", "agentId": f"l{n}"}))
+        index.apply(index.classify([str(journal)]))
+    assert looked == ["agent-l0.jsonl", "agent-l1.jsonl", "agent-l2.jsonl"]  # each new one once
+    error = real_line("api-529", '"isApiErrorMessage":true')
+    transcript = journal.parent / "agent-ag7.jsonl"
+    transcript.write_text(json.dumps(error) + "\n")
+    looked.clear()
+    change = index.apply(index.classify([str(transcript)]))
+    assert change is not None and looked == ["agent-ag7.jsonl"]
+    (run,) = change.changed
+    assert [failure.key for failure in run.failures] == ["v2:g7"]
+    fresh = scan_roots([str(root)], processes=FakeProcessTable()).runs
+    assert rows(index.runs()) == rows(fresh)
