@@ -1,12 +1,16 @@
 """A run appending lines, as the runs screen sees it: each change of its row redraws that
-row's line, not every line of the table (counted: the lines the table draws)."""
+row's line, not every line of the table, nor the header when it says the same (counted: the
+lines the table draws, the header's updates)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from textual.widgets import Static
+
 from tests.tui.test_runs_loading import many
 from tests.tui_kit import runs_host
+from wftop.core.model import Status
 from wftop.tui.store import Progress
 from wftop.tui.widgets.run_table import RunTable
 
@@ -23,6 +27,10 @@ async def test_a_row_that_changed_in_place_redraws_its_line_alone():
         drawn: list[int] = []
         render_line = table.render_line
         table.render_line = lambda y: drawn.append(y) or render_line(y)  # type: ignore[method-assign]
+        header = host.screen.query_one("#runs-header", Static)
+        said: list[object] = []
+        update = header.update
+        header.update = lambda *args, **kwargs: said.append(args) or update(*args, **kwargs)  # type: ignore[method-assign]
         for started in (40, 41, 42):
             grown = replace(runs[3], started=started, calls=started)
             store.take([grown])
@@ -31,4 +39,9 @@ async def test_a_row_that_changed_in_place_redraws_its_line_alone():
             assert table.item_keys == [run.ident for run in runs]  # it kept its place
             assert drawn == [4]  # the header's line, then runs[0..2]: its own line alone
             assert f"{started}" in table.cell_text(grown.ident, "parity")
+            assert said == []  # the same counts, the same cost
             drawn.clear()
+        store.take([replace(runs[5], status=Status.COMPLETED)])
+        store.apply()
+        await pilot.pause()
+        assert len(said) == 1 and "1 completed" in str(header.render())

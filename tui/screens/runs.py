@@ -89,6 +89,8 @@ class RunsScreen(RunsPalette, Working, Screen[None]):
         self._cost = ""
         """What the runs listed spent (`rows_cost_total`), for the header."""
         self._said: str | None = None
+        self._headline: str | None = None
+        """What the header says now (drawn again only when it says something else)."""
         """What the line under an empty list says now."""
         self._held_back = False
         """Runs came during the first read and are not in the list yet (`_take`)."""
@@ -201,8 +203,11 @@ class RunsScreen(RunsPalette, Working, Screen[None]):
         if down:
             text += f" · unreachable: {', '.join(down)}"
         text += suffix
-        # One line whatever it says: redrawn in place, the screen not laid out again.
-        self.query_one("#runs-header", Static).update(Text(shown(text)), layout=False)
+        # One line whatever it says: redrawn in place, the screen not laid out again; and
+        # not at all when a change of the rows left it saying the same.
+        if text != self._headline:
+            self._headline = text
+            self.query_one("#runs-header", Static).update(Text(shown(text)), layout=False)
         if loaded and not total:
             said = shown(no_runs_yet(self.services.roots, store.missing))
         elif loaded and listed == 0:
