@@ -30,6 +30,11 @@ LINE_LIMIT = 1 << 28
 """Longest line of changed paths read from the helper (a burst over a whole tree)."""
 SHALLOW = "--shallow"
 """On the helper's command line: the folders after it are watched without what is below."""
+SHALLOW_STEP_MS = 250
+"""How often the watch of the ``shallow`` folders looks for news, in milliseconds: a root or
+its ``projects/`` made again is followed within a second all the same, and an idle watch
+wakes four times a second for them where it woke every step (with the deep watch: 0.4% of
+a core at 20,000 runs)."""
 END_GRACE = 2.0
 """Seconds a helper has to end once its stdin closed, before it is killed."""
 
@@ -178,7 +183,8 @@ async def _serve(debounce: int, step: int, paths: list[str], shallow: list[str])
     if paths:
         watches.append(awatch(*paths, **options))
     if shallow:
-        watches.append(awatch(*shallow, recursive=False, **options))
+        quiet = {**options, "step": max(step, SHALLOW_STEP_MS)}
+        watches.append(awatch(*shallow, recursive=False, **quiet))
     pending = {asyncio.ensure_future(anext(watch)): watch for watch in watches}
     # awatch registers every folder before its first await: one turn of the loop later
     # the watch is up, and anything written from now on is seen.
