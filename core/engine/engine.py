@@ -32,7 +32,7 @@ from wftop.core.attention import RunState
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.usage import Spends
 from wftop.core.engine import protocol as wire
-from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, Held, first_rows, held
+from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, Held, first_rows, held_read
 from wftop.core.engine.failing import failure_said, log_trace
 from wftop.core.engine.holding import ProjectNames, held_of
 from wftop.core.engine.seeding import cached_seeds, filled_rows
@@ -69,9 +69,17 @@ def _row(entry: Held | None) -> RunRow | None:
         return None
 
 
+def _peek(entry: Held) -> RunRow | None:
+    """The row held, not kept where it was not decoded (None: a line that is no row)."""
+    try:
+        return entry.peek()
+    except RowError:
+        return None
+
+
 def _same(old: Held | None, new: Held) -> bool:
     """``new`` says what ``old`` said: the same line, or (printed otherwise) the same row."""
-    return old is not None and (old.line == new.line or _row(old) == new.row)
+    return old is not None and (old.line == new.line or _peek(old) == _peek(new))
 
 
 class Engine:
@@ -309,8 +317,8 @@ class Engine:
             kept = Kept(one.last_activity, one.item)
             cache.put(one.journal, firsts.unpriced[one.journal], kept, one.named)
             if one.key is not None:
-                entry = self._names.named(held(one.item))
-                rows[entry.row.ident] = entry
+                entry = self._names.named(held_read(one.held))
+                rows[entry.ident] = entry
         cache.save()
         return rows
 

@@ -21,17 +21,20 @@ from wftop.core.text.redact import Redactor, dumps_redacted, may_hold_secret_byt
 
 
 def held_of(row: RunRow, redactor: Redactor) -> Held:
-    """A row as the engine holds it: printed on one line, names masked (the row is read
-    back from that line when masking changed it, so both say the same)."""
+    """A row as the engine holds it: printed on one line, names masked (what names its
+    project read back from that line when masking changed it, so both say the same), at
+    its own size. The row is not kept: it is decoded from the line when asked for
+    (`Held.row`; a comparison's, `Held.peek`, is not kept either)."""
     fields = row.json_fields()
     try:
         plain = exact(orjson.dumps(fields))
     except TypeError:  # a name that is not UTF-8: the safe way
         plain = b""
-    if plain and not may_hold_secret_bytes(plain):
-        return Held(row, plain)
-    line = dumps_redacted(fields, redactor)
-    return Held(RunRow.from_json(orjson.loads(line)), line)
+    line = plain if plain and not may_hold_secret_bytes(plain) else b""
+    if not line:
+        line = exact(dumps_redacted(fields, redactor))
+        row = RunRow.from_json(orjson.loads(line))
+    return Held(None, line, ident=row.ident, naming=(row.cwd, row.project, row.project_name))
 
 
 class ProjectNames:
@@ -51,7 +54,7 @@ class ProjectNames:
         if name is None or self._redactor(name) == entry.project_name:
             return entry
         try:
-            row = entry.row
+            row = entry.peek()
         except RowError:  # a cached line that is no row: the live index's read replaces it
             return entry
         return held_of(replace(row, project_name=name), self._redactor)

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.usage import Spends
-from wftop.core.engine.coldstart import Held, kept_folder
+from wftop.core.engine.coldstart import Held, Naming, kept_folder, printed
 from wftop.core.index.cachefile import Key, settled
 from wftop.core.index.coldpass import ColdPass, paused_gc
 from wftop.core.index.fanout import deal
@@ -48,6 +48,9 @@ class Filled(NamedTuple):
     engine keeps of it."""
 
     item: bytes
+    held: tuple[bytes, str, Naming]
+    """The row on one line, its ident and naming (`wftop.core.engine.coldstart.Held`):
+    the engine decodes nothing."""
     problems: int
     last_activity: float | None
     journal: str
@@ -99,7 +102,7 @@ async def filled_rows(
         key_of = {folder.journal: key for folder, key in part}
         reads = [
             Filled(
-                RunRow.of(run, spends).printed(redactor),
+                *printed(RunRow.of(run, spends), redactor, keep=True),
                 len(run.problems),
                 run.last_activity,
                 run.folder.journal,
