@@ -176,7 +176,7 @@ async def first_rows(
     owners = owners_by_session(roots, processes or default_table(), local_pid_domain())
     early = await _kept_first(cache, owners, emit)
     done = len(early)
-    folders, trouble = run_folders_of(roots, cache.snapshot_names)
+    folders, trouble = run_folders_of(roots, cache.snapshot_names, cache.run_names)
     total = len(folders)
     emit([], [str(problem) for problem in trouble], done, total)
     cold = ColdPass(owners, find_superseded(folders), now(), stall_window, spend_book=spend_book)
