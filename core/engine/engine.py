@@ -38,6 +38,7 @@ from wftop.core.engine.holding import ProjectNames, held_of
 from wftop.core.engine.seeding import cached_seeds, filled_rows
 from wftop.core.engine.views import Subscriber, Views
 from wftop.core.index.cachefile import ended, settled
+from wftop.core.index.gcpause import paused_gc
 from wftop.core.index.held import Seed
 from wftop.core.index.live import LiveIndex
 from wftop.core.index.rowcache import Kept, NamedScript, RowCache
@@ -225,7 +226,8 @@ class Engine:
         self._broadcast(wire.problem_line(self.failure, fatal=True))
 
     async def _work(self, stop: asyncio.Event) -> None:
-        cache = RowCache.open(self.roots, self.cache)
+        with paused_gc():  # the rows file: many objects, no cycle
+            cache = RowCache.open(self.roots, self.cache)
         firsts = await first_rows(
             self.roots,
             self._first,

@@ -5,6 +5,7 @@ decodes each once), and a kept row that is no row after all is replaced by its r
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import shutil
@@ -192,6 +193,34 @@ async def test_a_warm_start_lists_no_snapshots_folder_that_did_not_change(tmp_pa
         await until(lambda: engine.following)
         assert view.listed_by_then == [str(made.parent)]  # the folder that changed, alone
         assert view.feed.rows == cold_rows([str(root) for root in roots], engine._now())
+
+
+async def test_the_first_rows_are_had_with_the_cyclic_collector_paused(tmp_path, monkeypatch):
+    # the rows file, the rows and the run folders: many objects, no cycle among them, that
+    # its full passes would walk again and again while a view waits for every run
+    roots = [copy_tree(name, tmp_path) for name in ("killed", "clean", "mid-failure-resumed")]
+    cache = tmp_path / "rows-cache"
+    await warm_cache(roots, cache)
+    collecting: dict[str, list[bool]] = {"open": [], "kept": [], "read": []}
+    opened, kept, walk = rowcache.RowCache.open.__func__, coldstart._from_cache, coldstart.deal
+
+    def noted(what: str, result: Any) -> Any:
+        collecting[what].append(gc.isenabled())
+        return result
+
+    monkeypatch.setattr(
+        rowcache.RowCache, "open", classmethod(lambda cls, *a: noted("open", opened(cls, *a)))
+    )
+    monkeypatch.setattr(coldstart, "_from_cache", lambda *a: noted("kept", kept(*a)))
+    monkeypatch.setattr(coldstart, "deal", lambda *a, **k: noted("read", walk(*a, **k)))
+    only_journal(roots[0]).touch()  # one run read again, the others kept
+    view = View()
+    async with running(roots, cache=cache) as engine:
+        engine.subscribe(view)
+        await until(lambda: engine.following)
+        assert view.feed.rows == cold_rows([str(root) for root in roots], engine._now())
+    assert gc.isenabled()
+    assert collecting == {"open": [False], "kept": [False] * 2, "read": [False]}
 
 
 class Listing(View):
