@@ -106,6 +106,18 @@ def test_the_plan_table_at_60_columns_gives_up_the_tokens_and_keeps_the_dollars(
     assert "1+" in lines[1]
 
 
+def test_the_plan_table_shows_a_count_of_six_digits_whole(monkeypatch: Any) -> None:
+    from wftop.tui.widgets import plan_table
+
+    plan = plan_of("killed")
+    rows = [replace(row, cached="100004") for row in plan_table.strategy_rows(plan)]
+    monkeypatch.setattr(plan_table, "strategy_rows", lambda _plan: rows)
+    for width in (60, 100, 200):
+        lines = plain(table_lines(plan, width))
+        assert lines[1].startswith("▶ resume-owner* 100004 ")
+        assert all(len(line) <= width for line in lines[:4])
+
+
 def test_the_plan_table_marks_the_selected_row_bold() -> None:
     lines = table_lines(plan_of("killed"), 200)
     bold = [line.plain for line in lines if any("bold" in str(s.style) for s in line.spans)]

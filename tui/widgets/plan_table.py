@@ -18,14 +18,15 @@ from wftop.tui.widgets.columns import GAP, ColumnSpec, clip, fit
 
 PLAN_COLUMNS = [
     ColumnSpec("strategy", "STRATEGY", 13, 0),
-    ColumnSpec("cached", "CACHE", 5, 2, right=True),
-    ColumnSpec("live", "LIVE", 5, 1, right=True),
-    ColumnSpec("at_risk", "RISK", 4, 4, right=True),
+    ColumnSpec("cached", "CACHE", 5, 2, right=True, grows=True),
+    ColumnSpec("live", "LIVE", 5, 1, right=True, grows=True),
+    ColumnSpec("at_risk", "RISK", 4, 4, right=True, grows=True),
     ColumnSpec("tokens", "TOKENS", 13, 5, right=True),
     ColumnSpec("kind", "FORECAST", 8, 3),
     ColumnSpec("dollars", "DOLLARS", 10, 0, flex=True),
 ]
-"""Display order; at 60 columns the tokens give way, the dollars stay."""
+"""Display order; at 60 columns the tokens give way, the dollars stay. The counts grow to
+their widest cell where there is room (a run of 100,004 calls reads ``100004``, not ``1000…``)."""
 
 MARK = 2
 """Cells before the first column: ``▶ `` on the selected row."""
@@ -50,13 +51,19 @@ def _line(cells: list[tuple[str, ColumnSpec, int]]) -> str:
 def table_lines(plan: Plan, width: int) -> list[Content]:
     """The table (headings, one row per strategy) and the plain line under it, in ``width``
     cells."""
-    layout = fit(PLAN_COLUMNS, max(1, width - MARK))
+    rows = strategy_rows(plan)
+    wants = {  # never narrower than its width: a short count keeps the table as it was
+        spec.key: max([spec.width, *(len(getattr(row, spec.key)) for row in rows)])
+        for spec in PLAN_COLUMNS
+        if spec.grows
+    }
+    layout = fit(PLAN_COLUMNS, max(1, width - MARK), wants)
     lines = [
         Content.styled(
             " " * MARK + _line([(spec.label, spec, size) for spec, size in layout]), "bold"
         )
     ]
-    for row in strategy_rows(plan):
+    for row in rows:
         text = _line([(_value(row, spec.key, size), spec, size) for spec, size in layout])
         if row.selected:
             lines.append(Content.styled(f"▶ {text}", "bold"))
