@@ -44,8 +44,11 @@ from wftop.core.index.cachefile import (
 from wftop.core.index.rowfile import (
     ENDED,
     Naming,
+    by_root,
+    kept_names,
     key_text,
     load_rows,
+    root_prefix,
     row_naming,
     save_rows,
 )
@@ -113,7 +116,7 @@ class RowCache:
     _listed: dict[str, str] = field(default_factory=dict)
     """Sessions' ``workflows`` folders → their stamp and ``wf_…`` names kept (`snapshot_names`),
     and their ``subagents/workflows`` folders → their stamp and run folders' names
-    (`run_names`), each as one string (`_kept_names`)."""
+    (`run_names`), each as one string (`kept_names`)."""
     _listings: dict[str, str] = field(default_factory=dict)
     _dir_stats: dict[str, os.stat_result | None] = field(default_factory=dict)
     _folders: dict[str, bool] = field(default_factory=dict)
@@ -127,7 +130,7 @@ class RowCache:
         cache = cls(path, roots, stat, lstat, time.time_ns() - SETTLE_NS)
         if path is not None:
             for root in roots:
-                prefix = _prefix(root)
+                prefix = root_prefix(root)
                 entries, listed = load_rows(root_file(path, root))
                 mine = {j: e for j, e in entries.items() if j.startswith(prefix)}
                 cache._loaded[root] = mine
@@ -169,7 +172,7 @@ class RowCache:
             return None
         here = f"{info.st_ino}/{info.st_mtime_ns}/"
         listed = self._listed.get(folder)
-        names = _kept_names(listed, here)
+        names = kept_names(listed, here)
         if names is not None and listed is not None:
             self._listings[folder] = listed  # kept as it was
             return names
@@ -202,7 +205,7 @@ class RowCache:
         here = f"{info.st_ino}/{info.st_mtime_ns}/{info.st_ctime_ns}/"
         real = session_real + os.sep + "subagents" + os.sep + "workflows"
         listed = self._listed.get(workflows)
-        kept = _kept_names(listed, here)
+        kept = kept_names(listed, here)
         if kept and listed is not None:
             self._listings[workflows] = listed  # kept as it was
             return [(name, False) for name in kept], real
@@ -352,39 +355,11 @@ class RowCache:
         nested in another keeps its own rows); other roots' files are not touched."""
         if self.path is None:
             return
-        by_root, listings = _by_root(self.roots, self._new), _by_root(self.roots, self._listings)
-        for root, entries in by_root.items():
+        rows, listings = by_root(self.roots, self._new), by_root(self.roots, self._listings)
+        for root, entries in rows.items():
             listed = {name: self._listed.get(name) for name in listings[root]}
             if entries != self._loaded.get(root, {}) or listings[root] != listed:
                 save_rows(root_file(self.path, root), entries, listings[root])
-
-
-def _kept_names(kept: str | None, stamp: str) -> list[str] | None:
-    """The names a kept listing holds when it was kept under ``stamp`` (``inode/time/``:
-    a listing is its folder's stamp and names, each ended by ``/``, which no name holds)."""
-    if kept is None or not kept.startswith(stamp):
-        return None
-    names = kept[len(stamp) :]
-    return names.split("/") if names else []
-
-
-def _by_root(roots: list[str], items: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """``items`` keyed by path, by the longest of ``roots`` each lies under (a root nested
-    in another keeps its own)."""
-    if len(roots) == 1:  # every path a listing of one root kept was found under it
-        return {roots[0]: items}
-    longest_first = sorted(roots, key=len, reverse=True)
-    by_root: dict[str, dict[str, Any]] = {root: {} for root in roots}
-    for path, item in items.items():
-        for root in longest_first:
-            if path.startswith(_prefix(root)):
-                by_root[root][path] = item
-                break
-    return by_root
-
-
-def _prefix(root: str) -> str:
-    return root.rstrip(os.sep) + os.sep
 
 
 def cached_journals(roots: list[str], path: Path | None = None) -> list[tuple[str, float | None]]:

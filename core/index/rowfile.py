@@ -4,13 +4,15 @@ rows' bytes one after the other, each entry naming its row's length (a kept row 
 as it was read: no string of JSON to decode); an entry is ``[key text, last activity,
 length, named script, whether it existed, cwd, project, project name]``; ``listed`` keeps
 each folder the walk need not list again as one string, its stamp then its names
-(``inode/time/name/…``, `wftop.core.index.rowcache.RowCache.snapshot_names`).
+(``inode/time/name/…``, `wftop.core.index.rowcache.RowCache.snapshot_names`, read back by
+`kept_names`), and which root's file holds a path is `by_root`'s to say.
 """
 
 from __future__ import annotations
 
 import contextlib
 import mmap
+import os
 from itertools import product
 from mmap import ACCESS_READ
 from pathlib import Path
@@ -125,3 +127,31 @@ _ENTRY_TYPES = frozenset(
 
 def _valid(entry: Any) -> bool:
     return type(entry) is list and tuple(map(type, entry)) in _ENTRY_TYPES and entry[2] >= 0
+
+
+def kept_names(kept: str | None, stamp: str) -> list[str] | None:
+    """The names a kept listing holds when it was kept under ``stamp`` (``inode/time/``:
+    a listing is its folder's stamp and names, each ended by ``/``, which no name holds)."""
+    if kept is None or not kept.startswith(stamp):
+        return None
+    names = kept[len(stamp) :]
+    return names.split("/") if names else []
+
+
+def by_root(roots: list[str], items: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """``items`` keyed by path, by the longest of ``roots`` each lies under (a root nested
+    in another keeps its own)."""
+    if len(roots) == 1:  # every path a listing of one root kept was found under it
+        return {roots[0]: items}
+    longest_first = sorted(roots, key=len, reverse=True)
+    by_root: dict[str, dict[str, Any]] = {root: {} for root in roots}
+    for path, item in items.items():
+        for root in longest_first:
+            if path.startswith(root_prefix(root)):
+                by_root[root][path] = item
+                break
+    return by_root
+
+
+def root_prefix(root: str) -> str:
+    return root.rstrip(os.sep) + os.sep
