@@ -51,6 +51,9 @@ SETTLE_S = 2.0
 
 LOG = "spends.log"
 
+STAT_IN_FOLDER = os.stat in os.supports_dir_fd
+"""The platform stats a name in an open directory (Linux and macOS do; `stat_by_fd`)."""
+
 FolderStamp = tuple[int, int]
 """A directory's inode and modification time (ns): any file made, removed or renamed in it
 changes the time."""
@@ -134,20 +137,32 @@ class SpendBook:
         stamp now (a ``stat`` each) is the one kept."""
         shelf = self._shelf(directory)
         spends, count = shelf.spends, len(shelf.spends)
-        found = {}
-        for name, entry in shelf.files.items():
-            if type(entry) is not list or len(entry) != 4:
-                continue
-            at = entry[3]
-            spend = spends[at] if type(at) is int and 0 <= at < count else None
-            if spend is None:
-                continue
-            try:
-                info = os.stat(os.path.join(directory, name))
-            except (OSError, ValueError):
-                continue
-            if (info.st_size, info.st_mtime_ns, info.st_ino) == (entry[0], entry[1], entry[2]):
-                found[name] = spend
+        found: dict[str, Spend] = {}
+        by_fd = bool(shelf.files) and stat_by_fd(shelf.files)
+        try:  # each file stat'ed by its name in the open folder: no walk of the whole path
+            folder = os.open(directory, os.O_RDONLY) if by_fd else -1
+        except (OSError, ValueError):
+            return found
+        try:
+            for name, entry in shelf.files.items():
+                if type(entry) is not list or len(entry) != 4:
+                    continue
+                at = entry[3]
+                spend = spends[at] if type(at) is int and 0 <= at < count else None
+                if spend is None:
+                    continue
+                try:
+                    if by_fd:
+                        info = os.stat(name, dir_fd=folder)
+                    else:
+                        info = os.stat(os.path.join(directory, name))
+                except (OSError, ValueError):
+                    continue
+                if (info.st_size, info.st_mtime_ns, info.st_ino) == (entry[0], entry[1], entry[2]):
+                    found[name] = spend
+        finally:
+            if by_fd:
+                os.close(folder)
         return found
 
     def kept(self, directory: str) -> dict[str, Spend]:
@@ -250,6 +265,13 @@ class SpendBook:
             when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.clock()))
             with os.fdopen(fd, "a", encoding="utf-8", errors="replace") as out:
                 out.write(f"{when} {line}\n")
+
+
+def stat_by_fd(names: Iterable[str]) -> bool:
+    """Whether files ``names`` of one directory can be stat'ed by name in the open directory
+    (a ``stat`` with ``dir_fd``, where the platform has it and no name holds a separator);
+    else each by its whole path."""
+    return STAT_IN_FOLDER and not any(os.sep in name for name in names)
 
 
 def book_for(state: Path, roots: Iterable[str], *, writable: bool = True) -> SpendBook | None:

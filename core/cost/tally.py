@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from wftop.core.cost.gone import elsewhere
 from wftop.core.cost.shelf import Stamp
-from wftop.core.cost.spendbook import SpendBook
+from wftop.core.cost.spendbook import FolderStamp, SpendBook
 from wftop.core.cost.tokens import NOTHING, TOKEN_FIELDS, Spend, Tokens
 from wftop.core.cost.usage import stamped_spend
 from wftop.core.read.agent_transcript import transcript_path
@@ -96,6 +96,11 @@ class SpendTally:
         self._missing = 0
         """Agents absent and returned and not elsewhere: what `total` says is missing (kept
         as agents come and go, so a total costs what changed, not every absent agent)."""
+        self._folder: FolderStamp | None = None
+        """The run folder's stamp, taken before the first transcript was looked up (with a
+        book), while no transcript was said to have changed since (`vouch`)."""
+        self._spoiled = False
+        """A transcript was said to have changed, or the first read took no stamp."""
 
     def started(self, attempts: Iterable[tuple[str, str]]) -> None:
         """Attempts the journal gained, by their call's key and agent."""
@@ -149,6 +154,7 @@ class SpendTally:
     def changed(self, agent_ids: Iterable[str] | None = None) -> None:
         """Transcripts that may have changed (None: every one): read again at the next
         `total`."""
+        self._spoiled, self._folder = True, None
         for agent in self._times if agent_ids is None else agent_ids:
             times = self._times.get(agent)
             if times is None or agent in self._pending:
@@ -158,6 +164,9 @@ class SpendTally:
 
     def total(self, folder: str) -> Spend:
         """What every attempt spent (their transcripts in run folder ``folder``)."""
+        if self.book is not None and not self._spoiled and self._folder is None:
+            self._folder = _folder_stamp(folder) if self._pending and not self._known else None
+            self._spoiled = self._folder is None
         for agent in self._pending:
             path = transcript_path(folder, agent)
             known = self._known.get(agent)
@@ -191,6 +200,17 @@ class SpendTally:
         self._unasked.clear()
         return replace(spent, missing=self._missing)
 
+    def vouch(self, folder: str) -> None:
+        """Vouch in the book for run folder ``folder`` (`SpendBook.vouch`) at its stamp taken
+        before its transcripts were first looked up, every one of them checked against its
+        own stamp since and none said to have changed. Only for a settled run
+        (`wftop.core.index.cachefile.settled`): its transcripts change only with a file
+        made, removed or replaced, which changes the folder's stamp (see
+        `wftop.core.cost.usage.Spends.settle`). A listing that read the run leaves it so
+        that the run's first plan need not ``stat`` each transcript again."""
+        if self.book is not None and self._folder is not None and not self._spoiled:
+            self.book.vouch(folder, self._folder)
+
     def _read(self, path: str, stamp: Stamp | None) -> tuple[Stamp | None, Spend | None]:
         """Transcript ``path``'s stamp and spend: the book's while the stamp it keeps holds,
         else read (its stamp the open file's: without a book, a transcript not read yet
@@ -208,6 +228,14 @@ class SpendTally:
         if self.book is not None:
             self.book.put(path, *read)
         return read
+
+
+def _folder_stamp(folder: str) -> FolderStamp | None:
+    try:
+        info = os.stat(folder)
+    except (OSError, ValueError):
+        return None
+    return (info.st_ino, info.st_mtime_ns)
 
 
 def _stamp(path: str) -> Stamp | None:

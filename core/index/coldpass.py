@@ -144,7 +144,10 @@ class ColdPass:
                 reader.count_spend = reader.count_spend and spend
                 alive = context.owner(folder).may_be_alive
                 reader.refresh(owner_alive=alive, listing=facts.scripts)
-                yield reader.run(context)
+                run = reader.run(context)
+                if self.spend_book is not None and settled(run):
+                    reader.vouch_spends()  # its first plan takes the transcripts' spends as read
+                yield run
 
     def save_spends(self) -> None:
         """What this process read of transcripts, written into the spend book (if any)."""

@@ -326,6 +326,12 @@ class RunReader:
             self._spent = SpendTally(self.spend_book)
         return self._spent
 
+    def vouch_spends(self) -> None:
+        """Vouch for the run folder in the spend book (`SpendTally.vouch`): only for a
+        settled run whose spend was read."""
+        if self._spent is not None:
+            self._spent.vouch(self.folder.path)
+
     def refresh_spend(self, names: Collection[str] | None) -> bool:
         """The agent transcripts ``names`` changed (None: any may have): read again those
         that are an attempt's; True when what the run spent changed."""
