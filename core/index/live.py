@@ -45,6 +45,7 @@ from wftop.core.index.coldpass import (
 )
 from wftop.core.index.context import RunContext
 from wftop.core.index.held import Holder, RunKeys, Seed, held_seed
+from wftop.core.index.listings import Listings
 from wftop.core.index.reader import RunReader
 from wftop.core.index.reread import reread
 from wftop.core.index.rescan import rescan
@@ -110,6 +111,8 @@ class LiveIndex:
         self._started = False
         self._swept = 0
         """Sweeps applied so far (the first one means the watch is up and caught up)."""
+        self._listings = Listings()
+        """The folders the sweeps listed, kept by their stamps between sweeps."""
         self._reset()
 
     def _reset(self) -> None:
@@ -301,14 +304,18 @@ class LiveIndex:
         live = {session for session, owner in self._owners.items() if owner.may_be_alive}
         part = -1 if full else self._swept % sense.SWEEP_PARTS
         since = self._now() - RECENT_SECONDS
-        runs = self._runs.values()
-        return sense.plan_sweep(self.roots, self._table.readers, runs, live, part, since)
+        table, runs = self._table, self._runs.values()
+        return sense.plan_sweep(
+            self.roots, table.by_session, table.readers, runs, live, part, since,
+            self._listings, self._now(),
+        )  # fmt: skip
 
     def sweep_touches(self, seen: Observation) -> list[Touch]:
         """Touches for whatever a finished sweep saw that differs from what the index holds
         (the sweep counts as applied once they are passed to `apply`)."""
         self._swept += 1
-        return sense.touches_from(seen, self._table.readers, self._registry_seen)
+        table = self._table
+        return sense.touches_from(seen, table.by_session, table.readers, self._registry_seen)
 
     def seconds_to_deadline(self) -> float:
         """Seconds until the next running run may turn stalled (inf when none runs)."""

@@ -10,6 +10,7 @@ the folders the watcher (``wftop.core.index.watcher``) follows. Nothing here imp
 
 from __future__ import annotations
 
+import math
 import os
 import zlib
 from collections.abc import Iterable, Mapping, Sequence, Set
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from wftop.core.index.agentstats import AgentStamps, agent_stamps
+from wftop.core.index.listings import Listings
 from wftop.core.index.reader import RunReader
 from wftop.core.model import Run
 from wftop.core.read.discovery import RUN_FOLDER
@@ -173,27 +175,31 @@ def observe(
     part: int = 0,
     parts: int = 1,
     hot_sessions: Set[str] = frozenset(),
+    listings: Listings | None = None,
+    moment: float = -math.inf,
 ) -> Observation:
     """List run folders and stat the files of known runs (never reads a file).
 
     Only the sessions in ``hot_sessions`` or in share ``part`` of ``parts`` have their
-    run folders listed. Safe to run in a worker thread: it touches nothing but the
-    file system.
+    run folders listed. A folder whose stamp is what it was when ``listings`` listed it
+    before ``moment`` is not listed again (`wftop.core.index.listings`). Safe to run in a
+    worker thread: it touches nothing but the file system and ``listings``.
     """
     seen = Observation()
+    kept = listings if listings is not None else Listings()
     for root in roots:
         seen.registries[root] = registry_stamps(os.path.join(root, "sessions"))
         projects = os.path.join(root, "projects")
         if not os.path.isdir(projects):
             continue
-        for project in _dir_names(projects):
-            for session in _dir_names(os.path.join(projects, project)):
+        for project in kept.dir_names(projects, moment):
+            for session in kept.dir_names(os.path.join(projects, project), moment):
                 seen.sessions_on_disk.add((root, project, session))
                 if session not in hot_sessions and not in_part(session, part, parts):
                     continue
                 seen.sessions_listed.add((root, project, session))
                 workflows = os.path.join(projects, project, session, "subagents", "workflows")
-                for run in _dir_names(workflows):
+                for run in kept.dir_names(workflows, moment):
                     if RUN_FOLDER.match(run):
                         seen.run_folders.add((root, project, session, run))
         seen.folders_seen.add(root)
@@ -203,21 +209,6 @@ def observe(
         if probe.transcripts:
             seen.transcripts[probe.ident] = agent_stamps(probe.folder)
     return seen
-
-
-def _dir_names(path: str) -> list[str]:
-    try:
-        with os.scandir(path) as entries:
-            return [entry.name for entry in entries if _is_dir(entry)]
-    except OSError:
-        return []
-
-
-def _is_dir(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False
 
 
 def registry_stamps(folder: str) -> tuple[tuple[str, Stamp], ...]:
@@ -244,6 +235,10 @@ class Sweep:
     """The share of sessions whose run folders are listed (-1: every session)."""
     hot_sessions: frozenset[str]
     """Sessions listed whatever the share: those that may be live or were active lately."""
+    listings: Listings = field(default_factory=Listings, compare=False)
+    """The folder listings kept between the index's sweeps."""
+    moment: float = -math.inf
+    """When the sweep was planned, by the index's clock (how old a kept listing must be)."""
 
     def observe(self) -> Observation:
         """Run the sweep: listings and stats only, so safe in a worker thread."""
@@ -253,29 +248,37 @@ class Sweep:
             part=self.part,
             parts=SWEEP_PARTS,
             hot_sessions=self.hot_sessions,
+            listings=self.listings,
+            moment=self.moment,
         )
 
 
 def plan_sweep(
     roots: Iterable[str],
+    by_session: Mapping[tuple[str, str, str], Set[str]],
     readers: Mapping[str, RunReader],
     runs: Iterable[Run],
     live: set[str],
     part: int,
     since: float,
+    listings: Listings | None = None,
+    moment: float = -math.inf,
 ) -> Sweep:
     """What one sweep stats: runs of sessions that may be live or were active ``since``
-    (the hot sessions) and the runs of sweep share ``part``."""
+    (the hot sessions) and the runs of sweep share ``part`` (``by_session``: the idents
+    of the runs of each (root, project, session))."""
     hot = set(live)
     for run in runs:
         if run.last_activity is not None and run.last_activity >= since:
             hot.add(run.session_id)
     chosen = {
-        ident: reader
-        for ident, reader in readers.items()
-        if reader.folder.session_id in hot or in_part(reader.folder.session_id, part)
+        ident: readers[ident]
+        for place, idents in by_session.items()
+        if place[2] in hot or in_part(place[2], part)
+        for ident in idents
     }
-    return Sweep(tuple(roots), tuple(probes(chosen, live)), part, frozenset(hot))
+    kept = listings if listings is not None else Listings()
+    return Sweep(tuple(roots), tuple(probes(chosen, live)), part, frozenset(hot), kept, moment)
 
 
 def probes(readers: Mapping[str, RunReader], live_sessions: set[str]) -> list[Probe]:
@@ -294,20 +297,23 @@ def probes(readers: Mapping[str, RunReader], live_sessions: set[str]) -> list[Pr
 
 def touches_from(
     seen: Observation,
+    by_session: Mapping[tuple[str, str, str], Set[str]],
     readers: Mapping[str, RunReader],
     registries: Mapping[str, tuple[tuple[str, Stamp], ...]],
 ) -> list[Touch]:
-    """Touches for everything a sweep saw that differs from what the readers hold."""
+    """Touches for everything a sweep saw that differs from what the readers hold
+    (``by_session``: the idents of the runs of each (root, project, session))."""
     touches: list[Touch] = []
-    known: set[tuple[str, str, str, str]] = set()
-    gone: set[tuple[str, str, str]] = set()
-    for owned in readers.values():
-        folder = owned.folder
-        place = (folder.root, folder.project, folder.session_id)
-        if place in seen.sessions_listed:
-            known.add((*place, folder.run_id))
-        elif folder.root in seen.folders_seen and place not in seen.sessions_on_disk:
-            gone.add(place)
+    known = {
+        (*place, readers[ident].folder.run_id)
+        for place in seen.sessions_listed
+        for ident in by_session.get(place, ())
+    }
+    gone = {
+        place
+        for place in by_session.keys() - seen.sessions_on_disk
+        if by_session[place] and place[0] in seen.folders_seen
+    }
     changed = {run[:3] for run in seen.run_folders ^ known} | gone
     for root, project, session in sorted(changed):
         touches.append(Touch(Kind.SESSION, root=root, project=project, session=session))

@@ -1,0 +1,114 @@
+"""The stat sweep lists a folder again only when its stamp changed (or was too fresh to
+trust), and still finds every run folder made or removed that the watch did not report.
+
+The index's clock is injected: "later" is a moment after the tree's own mtimes, read from
+the tree, never the wall clock. Each test counts the folders listed (``os.scandir``)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.corpus import copy_tree
+from wftop.core.index.listings import GRACE
+from wftop.core.index.live import LiveIndex
+from wftop.core.system.procs import FakeProcessTable
+
+OLD_NS = 1_600_000_000 * 10**9
+"""An mtime long before any moment of these tests (2020), set on the tree's folders."""
+
+
+@pytest.fixture
+def listed(monkeypatch: Any) -> list[str]:
+    """Every folder listed with ``os.scandir`` from now on."""
+    seen: list[str] = []
+    real = os.scandir
+
+    def counting(path: Any = ".") -> Any:
+        seen.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", counting)
+    return seen
+
+
+def aged(root: Path) -> None:
+    """Every folder of the tree last changed at `OLD_NS`."""
+    for folder, _names, _files in os.walk(root):
+        os.utime(folder, ns=(OLD_NS, OLD_NS))
+
+
+def index_of(root: Path, now: Callable[[], float]) -> LiveIndex:
+    index = LiveIndex([str(root)], processes=FakeProcessTable(), now=now)
+    index.cold_start()
+    return index
+
+
+def sweep(index: LiveIndex) -> list[str]:
+    """One full sweep, its touches applied; the run ids of the runs it added."""
+    seen = index.sweep_plan(full=True).observe()
+    result = index.apply(index.sweep_touches(seen))
+    return [run.run_id for run in result.added] if result is not None else []
+
+
+def only_workflows(root: Path) -> Path:
+    (workflows,) = root.glob("projects/*/*/subagents/workflows")
+    return workflows
+
+
+def test_a_second_sweep_over_unchanged_folders_lists_none_of_them(tmp_path, listed):
+    root = copy_tree("killed", tmp_path)
+    aged(root)
+    index = index_of(root, lambda: OLD_NS / 1e9 + 3600)
+    sweep(index)
+    assert any(path.endswith("workflows") for path in listed)
+    listed.clear()
+    sweep(index)
+    assert listed == []
+
+
+def test_a_run_folder_made_after_a_kept_listing_is_found_by_the_next_sweep(tmp_path, listed):
+    root = copy_tree("killed", tmp_path)
+    aged(root)
+    index = index_of(root, lambda: OLD_NS / 1e9 + 3600)
+    sweep(index)
+    workflows = only_workflows(root)
+    (run,) = [path for path in workflows.iterdir() if path.name.startswith("wf_")]
+    shutil.copytree(run, workflows / "wf_0000aaaa-aaa")
+    listed.clear()
+    added = sweep(index)
+    assert added == ["wf_0000aaaa-aaa"]
+    assert Path(listed[0]) == workflows  # the sweep's one listing; the rest read the run
+    assert not {root / "projects", workflows.parents[2]} & {Path(path) for path in listed}
+    shutil.rmtree(workflows / "wf_0000aaaa-aaa")
+    sweep(index)
+    assert len(index.runs()) == 1
+
+
+def test_a_listing_taken_too_soon_after_its_folder_changed_is_not_kept(tmp_path, listed):
+    """An mtime as coarse as a second: a run folder made in the same tick as the listing
+    leaves the folder's mtime as it was, and the next sweep lists it again all the same;
+    once the clock is past the grace, a listing is kept."""
+    root = copy_tree("killed", tmp_path)
+    aged(root)
+    clock = [OLD_NS / 1e9 + GRACE / 2]
+    index = index_of(root, lambda: clock[0])
+    sweep(index)
+    workflows = only_workflows(root)
+    (run,) = [path for path in workflows.iterdir() if path.name.startswith("wf_")]
+    shutil.copytree(run, workflows / "wf_0000bbbb-bbb")
+    os.utime(workflows, ns=(OLD_NS, OLD_NS))  # the same tick: the mtime did not move
+    listed.clear()
+    added = sweep(index)
+    assert added == ["wf_0000bbbb-bbb"]
+    assert Path(listed[0]) == root / "projects"
+    clock[0] = OLD_NS / 1e9 + 3600
+    sweep(index)
+    listed.clear()
+    sweep(index)
+    assert listed == []
