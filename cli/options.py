@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, Protocol
@@ -239,13 +240,47 @@ class DescribedCommands:
         line = kwargs.get("help")
         if line and "description" not in kwargs:
             kwargs["description"] = line[:1].upper() + line[1:].rstrip(".") + "."
+        kwargs.setdefault("formatter_class", Formatter)
         parser: argparse.ArgumentParser = self.subparsers.add_parser(name, **kwargs)
         return parser
+
+
+class Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, as wide as argparse makes it (`terminal_columns` less 2),
+    measured without `shutil`: argparse makes a formatter for every option added, and the
+    first imports `shutil` and with it bz2, lzma and zlib (2 ms of every command's start)."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        width = terminal_columns() - 2 if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def terminal_columns() -> int:
+    """`shutil.get_terminal_size`'s columns: ``$COLUMNS`` when it is a positive number, else
+    the width of the terminal on standard output, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    stream = sys.__stdout__
+    if columns <= 0 and stream is not None:
+        try:
+            columns = os.get_terminal_size(stream.fileno()).columns
+        except (AttributeError, ValueError, OSError):  # not a terminal, or no descriptor
+            columns = 0
+    return columns if columns > 0 else 80
 
 
 def top_parser() -> argparse.ArgumentParser:
     """The ``wftop`` parser with its top-level options and no command yet."""
     parser = argparse.ArgumentParser(
+        formatter_class=Formatter,
         prog="wftop",
         description="Watch Claude Code Workflow runs, find the dead ones, resume them. "
         "Without a command, opens the TUI. Global options go before or after the command.",

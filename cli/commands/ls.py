@@ -22,7 +22,7 @@ from wftop.core.index.keptrows import KeptRows, RowScan, kept_rows
 from wftop.core.index.projects import name_rows
 from wftop.core.index.rowcache import RowCache, rows_cache_path
 from wftop.core.index.rowfile import Naming
-from wftop.core.read.jsonl import Problem
+from wftop.core.read.problem import Problem
 from wftop.core.text.gate import escape_json, gate
 from wftop.core.text.jsonout import dumps
 from wftop.core.text.redact import Redactor, redact_value

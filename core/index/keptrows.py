@@ -20,7 +20,7 @@ from wftop.core.index.rowcache import Kept, RowCache
 from wftop.core.index.rowfile import Naming, kept_superseded
 from wftop.core.index.supersede import find_superseded
 from wftop.core.read.discovery import RunFolder, run_folders_of
-from wftop.core.read.jsonl import Problem
+from wftop.core.read.problem import Problem
 from wftop.core.read.sessions import (
     NO_OWNER,
     Owner,
@@ -106,9 +106,8 @@ def kept_rows(
     unread: list[RunFolder] = []
     keys: dict[str, Key | None] = {}
     for folder in folders:
-        row, key = cache.find(
-            folder, owners.get(folder.session_id, NO_OWNER), superseded.get(folder.ident)
-        )
+        said = superseded.get(folder.ident) if superseded else None  # nearly always none
+        row, key = cache.find(folder, owners.get(folder.session_id, NO_OWNER), said)
         if row is None:
             keys[folder.journal] = key
             unread.append(folder)

@@ -53,7 +53,7 @@ from wftop.core.index.rowfile import (
     save_rows,
 )
 from wftop.core.read.discovery import RunFolder, run_names, snapshot_names
-from wftop.core.read.jsonl import Problem
+from wftop.core.read.problem import Problem
 from wftop.core.read.sessions import Owner
 
 SETTLE_NS = 2_000_000_000
@@ -94,6 +94,32 @@ class Kept:
     """Read from ``row`` when it is kept, if not given."""
 
 
+class _Session:
+    """What the keys of a session's runs share, made once per session (a plain class: a
+    dataclass is made at import, 0.5 ms of every listing's start)."""
+
+    __slots__ = ("stamp", "scripts", "_owner", "_superseded_by", "_middle")
+
+    def __init__(self, stamp: Key | None, scripts: str) -> None:
+        self.stamp = stamp
+        """`session_stamp` (None: the transcript is gone, no row is kept)."""
+        self.scripts = scripts
+        """The session's scripts folder, with a separator after it."""
+        self._owner: Owner | None = None
+        self._superseded_by: str | None = None
+        self._middle = ""
+
+    def middle(self, owner: Owner, superseded_by: str | None, stamp: Key) -> str:
+        """The text of a run's key between its journal's stamp and its folder's
+        (`unstamped_key` with the session's ``stamp``, as `key_text` prints it), made
+        again only for another owner or superseding session than the last run's."""
+        if owner is not self._owner or superseded_by != self._superseded_by:
+            shared = unstamped_key(owner, superseded_by, stamp)
+            self._owner, self._superseded_by = owner, superseded_by
+            self._middle = key_text(shared)[1:-1]
+        return self._middle
+
+
 @dataclass
 class RowCache:
     """Cached rows by journal path, loaded from and saved to one private file per root."""
@@ -112,7 +138,7 @@ class RowCache:
     _old: dict[str, Any] = field(default_factory=dict)
     _loaded: dict[str, dict[str, Any]] = field(default_factory=dict)
     _new: dict[str, Any] = field(default_factory=dict)
-    _sessions: dict[tuple[str, str, str], tuple[Key | None, str]] = field(default_factory=dict)
+    _sessions: dict[tuple[str, str, str], _Session] = field(default_factory=dict)
     _listed: dict[str, str] = field(default_factory=dict)
     """Sessions' ``workflows`` folders → their stamp and ``wf_…`` names kept (`snapshot_names`),
     and their ``subagents/workflows`` folders → their stamp and run folders' names
@@ -132,10 +158,13 @@ class RowCache:
             for root in roots:
                 prefix = root_prefix(root)
                 entries, listed = load_rows(root_file(path, root))
-                mine = {j: e for j, e in entries.items() if j.startswith(prefix)}
+                mine = entries  # a file holds one root's rows, unless two roots' digests meet
+                if not all(journal.startswith(prefix) for journal in entries):
+                    mine = {j: e for j, e in entries.items() if j.startswith(prefix)}
                 cache._loaded[root] = mine
-                cache._old.update(mine)
-                cache._listed.update(listed)
+                # One root's rows and listings as loaded, not copied: nothing changes them.
+                cache._old = {**cache._old, **mine} if cache._old else mine
+                cache._listed = {**cache._listed, **listed} if cache._listed else listed
         return cache
 
     @property
@@ -225,15 +254,14 @@ class RowCache:
             return info
         return self.stat(path)
 
-    def _session(self, folder: RunFolder) -> tuple[Key | None, str]:
+    def _session(self, folder: RunFolder) -> _Session:
         """The session's part of a key (`session_stamp`) and its scripts folder's path with
         a separator after it, made once per session."""
         place = (folder.root, folder.project, folder.session_id)
         made = self._sessions.get(place)
         if made is None:
-            made = self._sessions[place] = (
-                session_stamp(folder, self._stat_once),
-                folder.scripts_dir + os.sep,
+            made = self._sessions[place] = _Session(
+                session_stamp(folder, self._stat_once), folder.scripts_dir + os.sep
             )
         return made
 
@@ -246,29 +274,35 @@ class RowCache:
     ) -> tuple[Kept | None, Key | None]:
         """The row kept for the run of ``folder`` if it holds (`get`), else None and the
         run's key now (None: its row must not be kept). An `ended` run's row is checked by
-        one ``stat``, its folder's: its journal is stamped only when the row is not used."""
+        one ``stat``, its folder's: its journal is stamped only when the row is not used.
+        A key is compared as the text an entry holds, made of the session's part made
+        once (`_Session.middle`) and the stamps: no list is made or printed for a row
+        that holds."""
         if self.path is None:
             return None, None
-        session, scripts = self._session(folder)
-        if session is None:
+        session = self._session(folder)
+        shared = session.stamp
+        if shared is None:
             return None, None
         journal = folder.journal
+        middle = session.middle(owner, superseded_by, shared)
         # The run folder's inode and time besides: a transcript deleted or made in it changes
         # what the run spent, and whether that is a lower bound.
-        rest = [
-            *unstamped_key(owner, superseded_by, session),
-            stamp(folder.path, size=False, stat=self.stat),
-        ]
+        here = stamp(folder.path, size=False, stat=self.stat)
         entry = self._old.get(journal) if look else None
-        if entry is not None and entry[0].startswith(ENDED):
-            kept = self._use(journal, scripts, entry, [None, *rest])
+        tail = f"{middle},{key_text(here)}]"
+        if entry is not None and entry[0] == ENDED + tail:
+            kept = self._use(journal, session.scripts, entry, ended=True)
             if kept is not None:
                 return kept, None
-        key = [stamp(journal, stat=self.stat), *rest]
-        kept = self._use(journal, scripts, entry, key) if entry is not None else None
-        if kept is not None:
-            return kept, None
-        return None, (key if _utf8(journal) else None)
+        mine = stamp(journal, stat=self.stat)
+        if entry is not None and entry[0] == f"[{key_text(mine)},{tail}":
+            kept = self._use(journal, session.scripts, entry, ended=False)
+            if kept is not None:
+                return kept, None
+        if not _utf8(journal):
+            return None, None
+        return None, [mine, *unstamped_key(owner, superseded_by, shared), here]
 
     def get(self, folder: RunFolder, key: Key | None) -> Kept | None:
         """The row kept for the run of ``folder`` under ``key`` (None: read the run)."""
@@ -277,22 +311,23 @@ class RowCache:
         entry = self._old.get(folder.journal)
         if entry is None:
             return None
-        if entry[0].startswith(ENDED):  # kept whatever its journal's stamp
+        ended = entry[0].startswith(ENDED)
+        if ended:  # kept whatever its journal's stamp
             key = [None, *key[1:]]
-        return self._use(folder.journal, self._session(folder)[1], entry, key)
-
-    def _use(self, journal: str, scripts: str, entry: list[Any], key: Key) -> Kept | None:
-        """The kept row of ``entry`` if it was kept under ``key`` and the script its
-        snapshot names (outside the session's ``scripts`` folder) is as it was."""
         if entry[0] != key_text(key):
             return None
+        return self._use(folder.journal, self._session(folder).scripts, entry, ended=ended)
+
+    def _use(self, journal: str, scripts: str, entry: list[Any], *, ended: bool) -> Kept | None:
+        """The kept row of ``entry``, whose key holds (`ended`: kept without its journal's
+        stamp), if the script its snapshot names (outside the session's ``scripts``
+        folder) is as it was."""
         named = entry[3]
-        outside = named is not None and not named.startswith(scripts)
-        if outside and self._is_file(named) != entry[4]:
+        if named is not None and not named.startswith(scripts) and self._is_file(named) != entry[4]:
             return None
         self._new[journal] = entry
         self.hits += 1
-        return Kept(entry[1], entry[2], entry[0].startswith(ENDED), (entry[5], entry[6], entry[7]))
+        return Kept(entry[1], entry[2], ended, (entry[5], entry[6], entry[7]))
 
     def _is_file(self, path: str) -> bool:
         """Whether ``path`` is a file; one under a folder found missing in this listing is

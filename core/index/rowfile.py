@@ -93,18 +93,16 @@ def _rows_of(data: mmap.mmap) -> tuple[dict[str, Any], dict[str, str]]:
     entries, listed = head.get("runs"), head.get("listed")
     if not isinstance(entries, dict) or not isinstance(listed, dict):
         return {}, {}
-    kept: dict[str, Any] = {}
     at = end + 1
-    for journal, entry in entries.items():
+    for entry in entries.values():  # each length replaced by its row, in place
         if not _valid(entry):
             return {}, {}
         length = entry[2]
         entry[2] = data[at : at + length]
         at += length
-        kept[journal] = entry
     if at != len(data):
         return {}, {}
-    return kept, {folder: item for folder, item in listed.items() if type(item) is str}
+    return entries, {folder: item for folder, item in listed.items() if type(item) is str}
 
 
 def save_rows(path: Path, entries: dict[str, Any], listed: dict[str, str]) -> None:

@@ -107,13 +107,15 @@ def decide(group: Iterable[RunFolder], chains: Mapping[str, Chain]) -> dict[str,
 
 def find_superseded(folders: Iterable[RunFolder]) -> dict[str, str]:
     """Runs continued in another session: ident → the session that continued it."""
-    by_run: dict[tuple[str, str], list[RunFolder]] = {}
+    first: dict[tuple[str, str], RunFolder] = {}
+    by_run: dict[tuple[str, str], list[RunFolder]] = {}  # run ids found twice or more
     for folder in folders:
-        by_run.setdefault((folder.root, folder.run_id), []).append(folder)
+        place = (folder.root, folder.run_id)
+        seen = first.setdefault(place, folder)
+        if seen is not folder:
+            by_run.setdefault(place, [seen]).append(folder)
     superseded: dict[str, str] = {}
     for group in by_run.values():
-        if len(group) < 2:
-            continue
         chains = {folder.ident: Chain(folder.journal) for folder in group}
         for chain in chains.values():
             chain.update()

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from sys import intern
 
-from wftop.core.read.jsonl import Problem
+from wftop.core.read.problem import Problem
 
 RUN_ID = re.compile(r"wf_[a-z0-9-]{6,}", re.ASCII)
 """The CLI's ``WORKFLOW_RUN_ID_PATTERN`` (``^wf_[a-z0-9-]{6,}$``, what ``resumeFromRunId``
@@ -112,7 +112,8 @@ class RunFolder:
 
     @property
     def journal(self) -> str:
-        return _under(self.path, "journal.jsonl")
+        path = self.path
+        return (path if path.endswith(os.sep) else path + os.sep) + "journal.jsonl"
 
     @property
     def snapshot(self) -> str:
@@ -258,13 +259,14 @@ def session_run_folders(
     session_path = _under(root, "projects", project, session)
     if session_real is None:
         session_real = os.path.realpath(session_path)
-    workflows = _under(session_path, "subagents", "workflows")
+    workflows = session_path + _WORKFLOWS
     names, workflows_real = (runs or run_names)(session_path, session_real, problems)
     moved = workflows_real != workflows  # a link on the way: each run's real path differs
     folders = []
+    head = workflows + os.sep
     for name, linked in names:
-        path = _under(workflows, name)
-        if RUN_ID.fullmatch(name) is None:
+        path = head + name
+        if _run_id(name) is None:
             problems.append(not_a_run_id(path))
             continue
         real = path
@@ -276,15 +278,21 @@ def session_run_folders(
         folders.append(
             RunFolder(root, project, session, name, path, path if real == path else real)
         )
+    snapshot_dir = session_path + os.sep + "workflows"
+    listed = (snapshots or snapshot_names)(snapshot_dir)
+    if not listed:
+        return folders
     named = {folder.run_id for folder in folders}
-    snapshot_dir = os.path.join(session_path, "workflows")
-    listed = (snapshots or snapshot_names)(snapshot_dir) or []
     for run_id in _snapshot_ids(listed, snapshot_dir, problems):
         if run_id not in named:
             path = os.path.join(workflows, run_id)
             real = os.path.join(workflows_real, run_id)
             folders.append(RunFolder(root, project, session, run_id, path, real))
     return folders
+
+
+_WORKFLOWS = os.sep + "subagents" + os.sep + "workflows"
+_run_id = RUN_ID.fullmatch
 
 
 def _snapshot_ids(names: list[str], folder: str, problems: list[Problem]) -> list[str]:
@@ -295,7 +303,7 @@ def _snapshot_ids(names: list[str], folder: str, problems: list[Problem]) -> lis
         if not name.endswith(".json"):
             continue
         run_id = name[: -len(".json")]
-        if RUN_ID.fullmatch(run_id) is None:
+        if _run_id(run_id) is None:
             problems.append(not_a_run_id(os.path.join(folder, name)))
         else:
             found.append(run_id)

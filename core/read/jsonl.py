@@ -48,24 +48,12 @@ from wftop.core.read.lineverdict import (
     elide_result,
     recover_leading_fields,
 )
+from wftop.core.read.problem import Problem as Problem
 
 CHUNK_BYTES = 1024 * 1024
 
 SMALL_LINE_BYTES: Final = 4096
 """A line this long or shorter is always kept whole (see ``JsonlTail.keep_total``)."""
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One line (or file) that could not be read, with where and why."""
-
-    path: str
-    line: int
-    """1-based line number; 0 when the problem is about the whole file."""
-    reason: str
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.reason}"
 
 
 @dataclass
