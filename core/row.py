@@ -44,6 +44,7 @@ from wftop.core.rowwire import (
     TALLY,
     TEXT,
     TOKENS,
+    PlainRows,
     Wire,
     moment,
     wire,
@@ -222,6 +223,15 @@ class RunRow:
         """The row a JSON object describes, every known field checked (`RowError` names the
         first that is wrong); fields it does not know are left out. ``host``: the host the
         row came from, which replaces the one it names."""
+        if type(data) is dict:
+            plain = PLAIN.read(data)
+            if plain is not None:  # as wftop prints a row: every field there, each as printed
+                if host is not None:
+                    plain[HOST_AT] = host
+                for at in SHARED_AT:
+                    if type(plain[at]) is str:
+                        plain[at] = intern(plain[at])
+                return cls(*plain)
         if not isinstance(data, Mapping):
             raise wrong("row", "an object", data)
         values: dict[str, Any] = {}
@@ -254,9 +264,14 @@ SHARED = ("project", "project_name", "root", "cwd", "name", "host")
 """Fields whose text many rows share (every run of a root, a project, a script): a row
 read from JSON holds the one copy (`sys.intern`), not its own (20,000 rows in a view)."""
 REQUIRED = frozenset({"run_id", "session_id", "project", "status"})
+"""What a row cannot go without: who the run is, and how it stands."""
 SPARSE = frozenset({"cost_pending"})
 """Fields printed only when they hold something (true)."""
-"""What a row cannot go without: who the run is, and how it stands."""
+PLAIN = PlainRows(WIRE, {item.name: item.default for item in fields(RunRow) if item.name in SPARSE})
+"""How a row as wftop prints it is read (`from_json`), where it can be: every field in
+`WIRE`'s order, which is the order `RunRow` takes them in (the fields after are not sent)."""
+SHARED_AT = tuple(PLAIN.names.index(name) for name in SHARED)
+HOST_AT = PLAIN.names.index("host")
 
 
 def guessed_tally(values: Mapping[str, Any]) -> Tally:
