@@ -6,10 +6,12 @@ run's folder read from its journal's path, before the roots are walked: a view i
 while the engine walks. Then it walks the roots (newest sessions first): a run whose kept
 row went out is passed over (unless a session superseded it, which only the walk can tell),
 a run the walk does not find is said gone once the first rows are out (`FirstRows.gone`),
-and the others are read as ``wftop ls`` reads them, dealt out to forked workers
-(`wftop.core.index.fanout.deal`: the engine has started no thread yet). Rows come out in
-batches as they are had, with a turn of the event loop between batches so that views
-connecting meanwhile are answered and sent what there is. The workers' shares come last.
+and the others are read as ``wftop ls`` reads them, every one by forked workers
+(`wftop.core.index.fanout.streamed`: the engine has started no thread yet), each sending
+back a chunk's rows as it has them: the engine's heap keeps none of the garbage of reading
+20,000 runs (it read half of them itself, and their folds' garbage stayed between the rows
+it holds). Rows come out in batches as they are had, with a turn of the event loop between
+batches so that views connecting meanwhile are answered and sent what there is.
 The rows read are kept in the cache for the next start (and ``wftop ls``).
 
 A row is printed once, as ``ls --json`` prints it (names masked), and travels as those
@@ -41,7 +43,7 @@ from wftop.core.cost.usage import Spends
 from wftop.core.engine.protocol import one_line
 from wftop.core.index.cachefile import Key, ended, settled
 from wftop.core.index.coldpass import ColdPass, paused_gc
-from wftop.core.index.fanout import deal
+from wftop.core.index.fanout import streamed
 from wftop.core.index.rowcache import Kept, NamedScript, RowCache
 from wftop.core.index.supersede import find_superseded
 from wftop.core.model import DEFAULT_STALL_WINDOW
@@ -262,12 +264,8 @@ async def first_rows(
         emit(made, problems, done, total)
 
     with paused_gc():
-        hands = deal(unread, work, workers=workers)
-        own = hands.own
-        for start in range(0, len(own), CHUNK):
-            take(work(own[start : start + CHUNK]))
-            await asyncio.sleep(0)
-        take(hands.collect())
+        async for reads in streamed(unread, work, workers=workers, chunk=CHUNK):
+            take(reads)
     cache.save()
     return FirstRows(done, keys if lazy else {}, tuple(early))
 

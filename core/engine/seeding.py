@@ -18,7 +18,6 @@ index with every settled run, and reads none of them again.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -29,7 +28,7 @@ from wftop.core.cost.usage import Spends
 from wftop.core.engine.coldstart import Held, Naming, kept_folder, printed
 from wftop.core.index.cachefile import Key, settled
 from wftop.core.index.coldpass import ColdPass, paused_gc
-from wftop.core.index.fanout import deal
+from wftop.core.index.fanout import streamed
 from wftop.core.index.held import RunKeys, Seed
 from wftop.core.index.rowcache import NamedScript
 from wftop.core.model import DEFAULT_STALL_WINDOW
@@ -40,7 +39,8 @@ from wftop.core.system.procs import ProcessTable
 from wftop.core.text.redact import Redactor
 
 CHUNK = 256
-"""Runs read between two turns of the event loop where the engine reads them itself."""
+"""Runs read in one go: a worker sends back each such chunk's rows as it has them (where
+the engine reads them itself, a turn of its loop between two)."""
 
 
 class Filled(NamedTuple):
@@ -98,7 +98,7 @@ async def filled_rows(
     redactor = Redactor.for_json()
     spends = Spends()
 
-    def work(part: Sequence[tuple[RunFolder, Key | None]]) -> list[Filled]:
+    def work(part: Sequence[tuple[RunFolder, Key | None]]) -> tuple[list[bytes], list[Filled]]:
         key_of = {folder.journal: key for folder, key in part}
         reads = [
             Filled(
@@ -113,16 +113,14 @@ async def filled_rows(
             for run in cold.read([folder for folder, _key in part], for_rows=True)
         ]
         cold.save_spends()
-        return reads
+        # the printed rows first: the rows cache lets go of them once saved, and made first
+        # on this side they lie together, apart from the lines the engine holds
+        return [read.item for read in reads], reads
 
     results: list[Filled] = []
     with paused_gc():
-        hands = deal(wanted, work, workers=workers, keep_one=False)
-        own = hands.own
-        for start in range(0, len(own), CHUNK):
-            results.extend(work(own[start : start + CHUNK]))
-            await asyncio.sleep(0)
-        results.extend(await asyncio.to_thread(hands.collect))
+        async for _items, reads in streamed(wanted, work, workers=workers, chunk=CHUNK):
+            results.extend(reads)
     return results
 
 

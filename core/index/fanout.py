@@ -7,7 +7,9 @@ parent takes the first slice itself); each child sends back its finished results
 pickled, through a pipe. Forking copies the parent's memory, so the work function and
 what it closes over (owners, the clock, redaction) need no pickling; only results
 travel, so they should be small (bytes, tuples), never `wftop.core.model.Run` objects, which
-cost more to pickle than to rebuild.
+cost more to pickle than to rebuild. `streamed` gives every hand to a child and hands back
+each chunk's results as it comes, so that the caller's heap keeps neither the work's garbage
+nor a whole hand's results pickled (the engine's first rows: `wftop.core.engine.coldstart`).
 
 Fork is used only where it is safe and cheap: where `can_fork_workers` says so (Linux), no
 other threads running, enough items to be worth it. Anything else, or a child that fails for
@@ -17,11 +19,14 @@ was computed.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import pickle
+import signal
 import threading
-from collections.abc import Callable, Sequence
-from typing import Generic, TypeVar
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any, Generic, TypeVar
 
 from wftop.core.system.platforms import can_fork_workers
 
@@ -125,21 +130,30 @@ def deal(
 
 
 def _spawn(work: Callable[[Sequence[Item]], list[Result]], hand: Sequence[Item]) -> tuple[int, int]:
+    return _fork(lambda fd: _send(fd, pickle.dumps(work(hand), protocol=pickle.HIGHEST_PROTOCOL)))
+
+
+def _fork(child: Callable[[int], None]) -> tuple[int, int]:
+    """Fork a child that runs ``child`` with the write end of a pipe, then leaves without
+    running the parent's exit code; (its pid, the read end)."""
     read_end, write_end = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: compute, send, and leave without running the parent's exit code
+    if pid == 0:
         code = 1
         try:
             os.close(read_end)
-            data = pickle.dumps(work(hand), protocol=pickle.HIGHEST_PROTOCOL)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(write_end, view) :]
+            child(write_end)
             code = 0
         finally:
             os._exit(code)
     os.close(write_end)
     return pid, read_end
+
+
+def _send(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _drain(fd: int) -> bytes:
@@ -150,3 +164,134 @@ def _drain(fd: int) -> bytes:
     finally:
         os.close(fd)
     return b"".join(parts)
+
+
+FRAME_HEAD = 8
+"""Bytes before each chunk's results on a streaming child's pipe: their length."""
+
+
+class _Stream:
+    """A forked child working through its chunks, and what it has sent back so far."""
+
+    def __init__(self, pid: int, fd: int, chunks: list[Sequence[Any]]) -> None:
+        self.pid, self.fd, self.chunks = pid, fd, chunks
+        self.got = 0
+        """Chunks whose results came back (the rest are redone here if it fails)."""
+        self.buffer = bytearray()
+        self.open = True
+
+
+async def streamed(
+    items: Sequence[Item],
+    work: Callable[[Sequence[Item]], Result],
+    *,
+    workers: int | None = None,
+    chunk: int = 256,
+) -> AsyncIterator[Result]:
+    """``work`` of each chunk of ``chunk`` items, as each is had, every one computed in a
+    forked child (up to ``workers``, None: by CPUs and size; `fan_out`'s rules), where
+    `deal` hands back whole hands: the caller's heap holds no garbage of the work and no
+    hand's results pickled whole, only each chunk's results as it is taken (in the order
+    they come: the chunks of one child in order, the children's interleaved).
+
+    Unpickling makes the objects of a chunk's results in the order they were pickled: a
+    ``work`` whose results the caller keeps only in part may put the part it lets go of
+    first, so that what is kept lies together and what is freed leaves whole pages free.
+
+    Where no child can be forked (or one would not pay), each chunk is computed here, a turn
+    of the event loop between two. A child that fails or dies has its chunks not yet sent
+    redone here, so the answer never depends on how it was computed."""
+    count = worker_count(len(items)) if workers is None else workers
+    chunk = max(1, min(chunk, -(-len(items) // max(count, 1))))  # a chunk for each at least
+    chunks = [items[start : start + chunk] for start in range(0, len(items), chunk)]
+    count = min(count, len(chunks))
+    if count <= 1 or not can_fork_workers():
+        for part in chunks:
+            yield work(part)
+            await asyncio.sleep(0)
+        return
+    cuts = [len(chunks) * k // count for k in range(count + 1)]
+    loop = asyncio.get_running_loop()
+    came: asyncio.Queue[tuple[_Stream, bytes | None]] = asyncio.Queue()
+    streams = [_stream(work, chunks[cuts[k] : cuts[k + 1]]) for k in range(count)]
+    try:
+        for stream in streams:
+            loop.add_reader(stream.fd, _readable, loop, stream, came)
+        left = len(streams)
+        while left:
+            stream, payload = await came.get()
+            if payload is None:
+                left -= 1
+                os.waitpid(stream.pid, 0)
+                stream.pid = 0
+                for part in stream.chunks[stream.got :]:  # a child that failed: here
+                    yield work(part)
+                    await asyncio.sleep(0)
+                continue
+            part = stream.chunks[stream.got]
+            stream.got += 1
+            try:
+                result = pickle.loads(payload)
+            except Exception:  # noqa: BLE001 - a broken chunk is redone here
+                result = work(part)
+            del payload
+            yield result
+    finally:
+        for stream in streams:
+            _end(loop, stream)
+
+
+def _stream(work: Callable[[Sequence[Any]], Any], chunks: list[Sequence[Any]]) -> _Stream:
+    """Fork a child that sends the results of each of ``chunks`` as it has them."""
+
+    def child(fd: int) -> None:
+        for part in chunks:
+            data = pickle.dumps(work(part), protocol=pickle.HIGHEST_PROTOCOL)
+            _send(fd, len(data).to_bytes(FRAME_HEAD, "big") + data)
+
+    pid, read_end = _fork(child)
+    os.set_blocking(read_end, False)
+    return _Stream(pid, read_end, chunks)
+
+
+def _readable(
+    loop: asyncio.AbstractEventLoop,
+    stream: _Stream,
+    came: asyncio.Queue[tuple[_Stream, bytes | None]],
+) -> None:
+    """What a child sent: each whole chunk's results queued; at its end, None."""
+    try:
+        block = os.read(stream.fd, 1 << 20)
+    except BlockingIOError:
+        return
+    except OSError:
+        block = b""
+    if not block:
+        loop.remove_reader(stream.fd)
+        os.close(stream.fd)
+        stream.open = False
+        came.put_nowait((stream, None))
+        return
+    buffer = stream.buffer
+    buffer += block
+    while len(buffer) >= FRAME_HEAD:
+        size = int.from_bytes(buffer[:FRAME_HEAD], "big")
+        if len(buffer) < FRAME_HEAD + size:
+            break
+        came.put_nowait((stream, bytes(buffer[FRAME_HEAD : FRAME_HEAD + size])))
+        del buffer[: FRAME_HEAD + size]
+
+
+def _end(loop: asyncio.AbstractEventLoop, stream: _Stream) -> None:
+    """A child no longer read from (its results all taken, or the caller gone): its pipe
+    closed, and the child ended and waited for if it is still there."""
+    if stream.open:
+        loop.remove_reader(stream.fd)
+        os.close(stream.fd)
+        stream.open = False
+    if stream.pid:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(stream.pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(stream.pid, 0)
+        stream.pid = 0

@@ -219,11 +219,11 @@ from wftop.core.system.procs import FakeProcessTable
 from wftop.core.text.redact import Redactor
 
 threads = []
-spawn = fanout._spawn
-def counted(work, hand):
+spawn = fanout._stream
+def counted(work, chunks):
     threads.append(threading.active_count())
-    return spawn(work, hand)
-fanout._spawn = counted
+    return spawn(work, chunks)
+fanout._stream = counted
 
 class Last:
     def __init__(self, stop): self.stop, self.rows = stop, 0
@@ -258,7 +258,7 @@ def test_the_first_rows_are_read_by_forked_workers_before_any_thread_starts(tmp_
         check=True,
         timeout=WAIT,
     )
-    assert done.stdout.split() == ["[1]", "4"], done.stderr
+    assert done.stdout.split() == ["[1,", "1]", "4"], done.stderr  # each worker forked alone
 
 
 async def test_a_large_first_read_sends_rows_first_and_what_they_spent_after(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import re
 import shutil
 import tracemalloc
@@ -19,6 +20,7 @@ from tests.corpus import copy_tree, only_journal
 from wftop.core.engine import coldstart
 from wftop.core.engine import protocol as wire
 from wftop.core.index import rowcache
+from wftop.core.index.coldpass import ColdPass
 from wftop.core.read import discovery
 from wftop.core.row import RunRow
 from wftop.core.text.redact import Redactor
@@ -202,7 +204,7 @@ async def test_the_first_rows_are_had_with_the_cyclic_collector_paused(tmp_path,
     cache = tmp_path / "rows-cache"
     await warm_cache(roots, cache)
     collecting: dict[str, list[bool]] = {"open": [], "kept": [], "read": []}
-    opened, kept, walk = rowcache.RowCache.open.__func__, coldstart._from_cache, coldstart.deal
+    opened, kept, walk = rowcache.RowCache.open.__func__, coldstart._from_cache, coldstart.streamed
 
     def noted(what: str, result: Any) -> Any:
         collecting[what].append(gc.isenabled())
@@ -212,7 +214,7 @@ async def test_the_first_rows_are_had_with_the_cyclic_collector_paused(tmp_path,
         rowcache.RowCache, "open", classmethod(lambda cls, *a: noted("open", opened(cls, *a)))
     )
     monkeypatch.setattr(coldstart, "_from_cache", lambda *a: noted("kept", kept(*a)))
-    monkeypatch.setattr(coldstart, "deal", lambda *a, **k: noted("read", walk(*a, **k)))
+    monkeypatch.setattr(coldstart, "streamed", lambda *a, **k: noted("read", walk(*a, **k)))
     only_journal(roots[0]).touch()  # one run read again, the others kept
     view = View()
     async with running(roots, cache=cache) as engine:
@@ -252,3 +254,26 @@ def test_a_kept_row_held_costs_about_its_line_in_memory():
     lines = {entry.line for entry in kept if entry is not None}
     assert len(lines) == 1 and len(kept) == 100
     assert grown / len(kept) < 2 * len(item) + 512  # its line, no slack behind it
+
+
+async def test_the_engine_reads_none_of_its_first_rows_itself(tmp_path, monkeypatch):
+    # forked workers read every run and send rows back: the garbage of reading a run stays
+    # out of the heap of the engine, which holds the rows for as long as it runs
+    roots = [copy_tree(name, tmp_path) for name in ("killed", "clean", "resumed", "mid-failure")]
+    engine_pid = os.getpid()
+    read_here: list[str] = []
+    read = ColdPass.read
+
+    def noted(self: ColdPass, folders: Any, **options: Any) -> Any:
+        if os.getpid() == engine_pid:
+            read_here.extend(folder.ident for folder in folders)
+        return read(self, folders, **options)
+
+    monkeypatch.setattr(ColdPass, "read", noted)
+    view = View()
+    async with running(roots, workers=2) as engine:
+        engine.subscribe(view)
+        await until(lambda: engine.complete)
+        assert read_here == []
+        await until(lambda: engine.following)
+        assert view.feed.rows == cold_rows([str(root) for root in roots], engine._now())

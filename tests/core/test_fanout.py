@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 
 import wftop.core.index.fanout
 from tests.corpus import CORPUS, VERSIONS
 from wftop.core.index.coldpass import scan_roots, scan_rows
-from wftop.core.index.fanout import fan_out, worker_count
+from wftop.core.index.fanout import fan_out, streamed, worker_count
 
 linux_only = pytest.mark.skipif(sys.platform != "linux", reason="fork fan-out runs on Linux only")
 
@@ -123,3 +126,87 @@ def test_where_no_child_can_be_forked_the_caller_keeps_every_item(monkeypatch) -
     monkeypatch.setattr(wftop.core.index.fanout, "can_fork_workers", lambda: False)
     hands = wftop.core.index.fanout.deal(list(range(30)), squares, workers=2, keep_one=False)
     assert list(hands.own) == list(range(30)) and hands.collect() == []
+
+
+def chunks_of(items: list[int], work: Callable[[Sequence[int]], Any], **options: Any) -> list[Any]:
+    async def gather() -> list[Any]:
+        return [result async for result in streamed(items, work, **options)]
+
+    return asyncio.run(gather())
+
+
+def pids_of(items: Sequence[int]) -> list[tuple[int, int]]:
+    return [(item, os.getpid()) for item in items]
+
+
+@linux_only
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_a_stream_hands_back_every_chunk_once_each_from_a_forked_child(workers: int) -> None:
+    chunks = chunks_of(list(range(100)), pids_of, workers=workers, chunk=10)
+    assert len(chunks) == 10
+    done = sorted(pair for chunk in chunks for pair in chunk)
+    assert [item for item, _pid in done] == list(range(100))
+    pids = {pid for _item, pid in done}
+    if workers > 1:  # the caller reads none itself
+        assert os.getpid() not in pids and len(pids) == workers
+    else:
+        assert pids == {os.getpid()}
+
+
+@linux_only
+def test_a_stream_hands_back_a_chunk_before_its_child_has_done_the_next(tmp_path) -> None:
+    # the first child's second chunk waits until the caller has its first: a child that
+    # sent its hand whole would wait for ever (and, given up, have it redone here)
+    taken = tmp_path / "taken"
+
+    def work(items: Sequence[int]) -> list[tuple[int, int]]:
+        if items[0] == 5:
+            for _ in range(2000):
+                if taken.exists():
+                    break
+                time.sleep(0.005)
+            else:
+                raise RuntimeError("the first chunk was not handed back on its own")
+        return pids_of(items)
+
+    async def gather() -> list[list[tuple[int, int]]]:
+        got = []
+        async for chunk in streamed(list(range(20)), work, workers=2, chunk=5):
+            got.append(chunk)
+            if chunk[0][0] == 0:
+                taken.touch()
+        return got
+
+    chunks = asyncio.run(gather())
+    assert sorted(item for chunk in chunks for item, _pid in chunk) == list(range(20))
+    assert os.getpid() not in {pid for chunk in chunks for _item, pid in chunk}
+
+
+@linux_only
+@pytest.mark.parametrize("how", ["raises", "dies"])
+def test_a_stream_redoes_here_only_the_chunks_a_failed_child_did_not_send(how: str) -> None:
+    parent = os.getpid()
+    here: list[int] = []
+
+    def fragile(items: Sequence[int]) -> list[tuple[int, int]]:
+        if os.getpid() == parent:
+            here.append(items[0])
+        elif items[0] == 20:  # the first child's third chunk
+            if how == "dies":
+                os._exit(9)
+            raise RuntimeError("worker broke")
+        return pids_of(items)
+
+    chunks = chunks_of(list(range(80)), fragile, workers=2, chunk=10)
+    assert sorted(item for chunk in chunks for item, _pid in chunk) == list(range(80))
+    assert sorted(here) == [20, 30]  # the chunks 0 and 10 came from the child
+
+
+def test_where_workers_cannot_be_forked_a_stream_is_computed_here(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    def no_fork() -> int:
+        raise AssertionError("forked")
+
+    monkeypatch.setattr(wftop.core.index.fanout, "can_fork_workers", lambda: False)
+    monkeypatch.setattr(os, "fork", no_fork, raising=False)
+    chunks = chunks_of(list(range(100)), pids_of, workers=4, chunk=10)
+    assert [pair for chunk in chunks for pair in chunk] == [(i, os.getpid()) for i in range(100)]
