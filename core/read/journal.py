@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 from typing import Any, Final, cast
 
-import orjson
-
+from wftop.core.read.foldcall import Call as Call
+from wftop.core.read.foldcall import CallState as CallState
+from wftop.core.read.foldcall import fold_records
 from wftop.core.read.shared import Chunks, FrozenTable, Prefix
 
 LINE_TYPES: Final = frozenset(
@@ -42,94 +42,6 @@ def unknown_type(record: dict[str, Any]) -> str | None:
         return None
     shown = repr(kind) if type(kind) is str else "none"
     return f"a line of type {shown}, which wftop does not know (the CLI skips it too)"
-
-
-class CallState(StrEnum):
-    """State of a call's latest attempt."""
-
-    DONE = "done"
-    FAILED = "failed"
-    IN_FLIGHT = "in_flight"
-
-    @property
-    def word(self) -> str:
-        """The state as text says it (``in flight``); JSON keeps the value."""
-        return self.value.replace("_", " ")
-
-
-_DONE, _FAILED, _IN_FLIGHT = CallState.DONE, CallState.FAILED, CallState.IN_FLIGHT
-"""The states as constants: the fold sets one per line, and an enum member looked up on
-its class costs a descriptor call each time."""
-
-
-@dataclass(slots=True)
-class Call:
-    """One ``agent()`` call of a run, identified by its cache key."""
-
-    key: str
-    """The journal ``key``; ``agent:<agentId>`` for old lines that have none."""
-    order: int
-    """Position of the call's first line among the calls (0-based)."""
-    label: str = ""
-    phase: str | None = None
-    agent_ids: tuple[str, ...] = ()
-    """Agent id of every ``started`` attempt, oldest first (tuples: most calls have one
-    attempt, and a run list holds every call of every run)."""
-    attempt_lines: tuple[int, ...] = ()
-    """Journal line of every ``started`` attempt, oldest first."""
-    returned_agent_ids: tuple[str, ...] = ()
-    """Agent id of every ``result`` line, oldest first."""
-    started_after_result: bool = False
-    """A ``started`` line came after a ``result`` of this call (a resume re-ran it)."""
-    state: CallState = CallState.IN_FLIGHT
-    packed_result: Any = field(default=None, repr=False)
-    """`result` as kept: an object or array as compact JSON bytes (see `pack`), else as is."""
-    result_agent_id: str | None = None
-    has_result: bool = False
-    """The CLI's reader holds a result for this key (it would be served from cache)."""
-    failed: bool = False
-    """The key is in the CLI reader's failed set."""
-    demoted: bool = False
-    replaced: bool = False
-    keyless: bool = False
-    first_line: int = 0
-    """Journal line of the call's first record."""
-    last_line: int = 0
-    """Journal line of the call's latest record."""
-    results_seen: int = 0
-    failures_seen: int = 0
-
-    @property
-    def attempts(self) -> int:
-        return len(self.agent_ids)
-
-    @property
-    def result(self) -> Any:
-        """The latest ``result`` line's value (parsed again on each read when it was packed)."""
-        kept = self.packed_result
-        return orjson.loads(kept) if type(kept) is bytes else kept
-
-    @result.setter
-    def result(self, value: Any) -> None:
-        self.packed_result = pack(value)
-
-
-def pack(value: Any) -> Any:
-    """An object or array as compact JSON bytes; anything else as it is.
-
-    A run list holds the result of every call of every run: a parsed ``{"agent": "a1", "ok":
-    true, "n": 7}`` (30 bytes of text) held 270 bytes, packed it holds 74. A value JSON
-    cannot write back the same (a lone surrogate or an infinity, read the way ``JSON.parse``
-    reads them) is kept as it is."""
-    if type(value) is not dict and type(value) is not list:
-        return value
-    try:
-        packed = orjson.dumps(value)
-    except TypeError:  # orjson.JSONEncodeError is one
-        return value
-    if b"null" in packed and orjson.loads(packed) != value:  # an infinity wrote as null
-        return value
-    return bytes(memoryview(packed))  # a copy: orjson leaves room at the end
 
 
 @dataclass
@@ -221,108 +133,48 @@ class JournalFold:
     def feed(self, line: int, record: dict[str, Any]) -> None:
         """Fold one record; kinds a fold has no use for (``launched``, ``resumed``, any
         other) pass by."""
-        if not self._own_dicts:
-            self._take_dicts()
-        kind = record.get("type")
-        if kind in ("started", "result", "failed"):
-            self._feed_call(line, kind, record)
-        elif kind == "restoring":
-            self.restore_state = "partial"
-        elif kind == "restored":
-            self.restore_state = "restored"
+        self.feed_all([(line, record)])
 
     def feed_all(self, records: list[tuple[int, dict[str, Any]]]) -> JournalFold:
         if records and not self._own_dicts:
             self._take_dicts()
-        feed_call, feed = self._feed_call, self.feed
-        for line, record in records:
-            kind = record.get("type")
-            if kind == "started" or kind == "result" or kind == "failed":
-                feed_call(line, kind, record)
-            else:
-                feed(line, record)
+        if not self._shared and self._chunks is None:
+            self._fold(records)  # a run read whole: one loop over its lines
+            return self
+        calls = cast(dict[str, Call], self.calls)
+        for numbered in records:
+            key = call_key(numbered[1])
+            call = calls.get(key)
+            if call is not None and self._shared:
+                self._unshared(call)  # a snapshot holds it: this fold's own copy changes
+            count = len(calls)
+            self._fold([numbered])
+            if len(calls) > count:  # a call of its own
+                if self._chunks is not None:
+                    self._chunks.put(calls[key])
+                if self._shared:
+                    self._own.add(key)
         return self
 
-    def _call_for(self, line: int, record: dict[str, Any]) -> Call:
-        key = record.get("key")
-        if type(key) is not str or not key:
-            self.keyless_lines += 1
-            key = f"agent:{record.get('agentId')}"
-            keyless = True
-        else:
-            keyless = False
-        calls = self.calls
-        call = calls.get(key)
-        if call is None:
-            call = Call(key, len(calls), keyless=keyless, first_line=line)
-            calls[key] = call  # type: ignore[index]  # a fold fed lines holds a dict
-            if self._chunks is not None:
-                self._chunks.put(call)
-            if self._shared:
-                self._own.add(key)
-        elif self._shared:
-            call = self._unshared(call)
-        call.last_line = line
-        return call
-
-    def _feed_call(self, line: int, kind: str, record: dict[str, Any]) -> None:
-        get = record.get
-        key = get("key")
-        call = self.calls.get(key) if type(key) is str and key else None
-        if call is None:
-            call = self._call_for(line, record)
-        else:
-            if self._shared:
-                call = self._unshared(call)
-            call.last_line = line
-        agent_id = get("agentId")
-        if type(agent_id) is not str:
-            agent_id = None
-        elif agent_id:
-            self.last_agent_id = agent_id
-        if kind == "started":
-            self.started_lines += 1
-            label, phase = get("label"), get("phase")
-            if type(label) is str and label:
-                call.label = label
-                self.unlabelled.pop(call.key, None)
-            if type(phase) is str and phase:
-                call.phase = phase
-            if call.has_result:
-                call.has_result = False
-                call.demoted = True
-            if call.results_seen:
-                call.started_after_result = True
-                self.rerun_agent_ids.append(agent_id or "")  # type: ignore[attr-defined]
-            call.agent_ids += (agent_id or "",)
-            call.attempt_lines += (line,)
-            call.state = _IN_FLIGHT
-            self.open_keys[call.key] = None
-            self.failed_keys.pop(call.key, None)
-        elif kind == "result":
-            self.result_lines += 1
-            if call.has_result or call.demoted or call.failed:
-                call.replaced = True
-            call.has_result = True
-            call.demoted = False
-            call.packed_result = pack(get("result"))
-            call.result_agent_id = agent_id
-            call.returned_agent_ids += (agent_id or "",)
-            call.results_seen += 1
-            call.state = _DONE
-            self.open_keys.pop(call.key, None)
-            self.failed_keys.pop(call.key, None)
-        else:
-            self.failed_lines += 1
-            call.has_result = False
-            call.failed = True
-            call.failures_seen += 1
-            call.state = _FAILED
-            self.open_keys.pop(call.key, None)
-            self.failed_keys[call.key] = None
-        if not call.label:
-            call.label = agent_id or call.key
-            self.unlabelled[call.key] = None
+    def _fold(self, records: list[tuple[int, dict[str, Any]]]) -> None:
+        """`fold_records` into this fold's own calls and key dicts, its counts added up."""
+        folded = fold_records(
+            records,
+            cast(dict[str, Call], self.calls),
+            self.open_keys,
+            self.failed_keys,
+            self.unlabelled,
+            cast(list[str], self.rerun_agent_ids),
+        )
+        started, results, failures, keyless = folded.counts
+        self.started_lines += started
+        self.result_lines += results
+        self.failed_lines += failures
+        self.keyless_lines += keyless
+        if folded.last_agent_id is not None:
+            self.last_agent_id = folded.last_agent_id
+        if folded.restore_state is not None:
+            self.restore_state = folded.restore_state
 
     def name(self, names: Mapping[str, tuple[str, str | None]]) -> bool:
         """Give the calls no line labelled the (label, phase) ``names`` holds for their latest

@@ -459,13 +459,13 @@ def test_a_large_result_is_masked_for_its_preview_only_as_far_as_it_shows(
 
 
 def test_the_call_rows_show_object_results_without_parsing_them(monkeypatch):
-    import wftop.core.read.journal as journal
+    import wftop.core.read.foldcall as foldcall  # where a call's packed result is parsed
 
     run = only_run("clean")
     expected = {row.key: row.preview for row in call_rows(run) if hasattr(row, "preview")}
     parsed: list[bytes] = []
-    real = journal.orjson.loads
-    monkeypatch.setattr(journal.orjson, "loads", lambda raw: parsed.append(raw) or real(raw))
+    real = foldcall.orjson.loads
+    monkeypatch.setattr(foldcall.orjson, "loads", lambda raw: parsed.append(raw) or real(raw))
     rows = call_rows(run)
     assert {row.key: row.preview for row in rows if hasattr(row, "preview")} == expected
     assert any('"' in preview for preview in expected.values())  # objects, shown as JSON
