@@ -16,6 +16,7 @@ alone.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -23,6 +24,7 @@ from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from wftop.core.cost.ratebook import RateBook, Rates
 from wftop.core.cost.tokens import NO_TOKENS, Spend, Tokens
 
 PACKAGE = "genai-prices"
@@ -63,6 +65,31 @@ def _model(model: str) -> Any | None:
     except LookupError:
         return None
     return info
+
+
+_rate_book: list[RateBook] = []
+"""The book of rates messages are priced from where it holds them (`keep_rates`)."""
+
+
+def keep_rates(book: RateBook | None) -> None:
+    """Price each message from ``book``'s rates where it holds its model's on its day, and
+    keep there the rates the package gives (`wftop.core.cost.ratebook`); None: ask the
+    package each time. A spend book does this for the process that makes it."""
+    _rate_book[:] = [] if book is None else [book]
+
+
+def _by_day(info: Any) -> bool:
+    """Whether the package's prices of a model are the same all day, any day (no constraint
+    but a start date, which `StartDateConstraint.active` compares by UTC day)."""
+    from genai_prices.types import ModelPrice, StartDateConstraint
+
+    prices = info.prices
+    if isinstance(prices, ModelPrice):
+        return True
+    return all(
+        price.constraint is None or type(price.constraint) is StartDateConstraint
+        for price in prices
+    )
 
 
 def known(model: str) -> bool:
@@ -141,7 +168,8 @@ def _priced(tokens: Tokens, per_million: tuple[Decimal, ...]) -> Decimal:
 class Bill:
     """Messages added one by one, priced at the end (`spend`)."""
 
-    _groups: dict[int, tuple[tuple[Decimal, ...], Tokens]] = field(default_factory=dict)
+    _groups: dict[Rates, Tokens] = field(default_factory=dict)
+    """Tokens by the rates they are priced at (a sum priced once: `_priced`)."""
     _priced: Decimal = Decimal(0)
     _tokens: Tokens = NO_TOKENS
     _unpriced: set[str] = field(default_factory=set)
@@ -154,29 +182,39 @@ class Bill:
         self._tokens += tokens
         if model == SYNTHETIC:
             return
-        info = _model(model) if model else None
-        if info is None:
-            self._unpriced.add(model or "(no model)")
-            return
-        moment = datetime.fromtimestamp(when, tz=UTC) if when is not None else datetime.now(UTC)
-        model_price = info.get_prices(moment)
-        per_million = rates(model_price)
+        book = _rate_book[0] if _rate_book and model else None
+        day, per_million = None, None
+        if book is not None and model:
+            with contextlib.suppress(OverflowError, ValueError, OSError):
+                day = _moment(when).date().isoformat()
+                per_million = book.get(model, day)
         if per_million is None:
-            self._priced += model_price.calc_price(_usage(tokens))["total_price"]
-            return
-        kept = self._groups.get(id(model_price))
-        self._groups[id(model_price)] = (
-            per_million,
-            tokens if kept is None else kept[1] + tokens,
-        )
+            info = _model(model) if model else None
+            if info is None:
+                self._unpriced.add(model or "(no model)")
+                return
+            moment = _moment(when)
+            model_price = info.get_prices(moment)
+            per_million = rates(model_price)
+            if per_million is None:
+                self._priced += model_price.calc_price(_usage(tokens))["total_price"]
+                return
+            if book is not None and model and day is not None and _by_day(info):
+                book.put(model, day, per_million)
+        kept = self._groups.get(per_million)
+        self._groups[per_million] = tokens if kept is None else kept + tokens
 
     def spend(self) -> Spend:
         if self._unpriced:
             return Spend(self._tokens, None, tuple(sorted(self._unpriced)), self._messages)
         priced = self._priced
-        for per_million, tokens in self._groups.values():
+        for per_million, tokens in self._groups.items():
             priced += _priced(tokens, per_million)
         return Spend(self._tokens, float(priced), (), self._messages)
+
+
+def _moment(when: float | None) -> datetime:
+    return datetime.fromtimestamp(when, tz=UTC) if when is not None else datetime.now(UTC)
 
 
 def price(model: str | None, tokens: Tokens, when: float | None = None) -> Spend:

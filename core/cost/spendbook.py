@@ -32,7 +32,8 @@ from pathlib import Path
 
 import orjson
 
-from wftop.core.cost.prices import price_data
+from wftop.core.cost.prices import keep_rates, price_data
+from wftop.core.cost.ratebook import RATES, RateBook
 from wftop.core.cost.shelf import Shelf, Stamp, payload_spend
 from wftop.core.cost.tokens import Spend
 from wftop.core.system.atomic import atomic_write
@@ -82,6 +83,10 @@ class SpendBook:
         self.clock = clock
         self.max_bytes = max_bytes
         self._prices = price_data()["version"]
+        self.rates = RateBook(folder / RATES, self._prices, writable=writable)
+        """The rates the package gave, kept beside the entries (`wftop.core.cost.ratebook`);
+        this process prices from them."""
+        keep_rates(self.rates)
         self._dirs: dict[str, Shelf] = {}
         """Directory → its entries, for every directory looked in."""
         self._dirty: set[str] = set()
@@ -175,6 +180,7 @@ class SpendBook:
         read but those of the directories ``keep`` (a run being followed: its file is not
         read again at its next change), and keep the folder within its bound. Nothing is
         raised: a book that cannot be written costs time, never an answer."""
+        self.rates.save()
         dirty, self._dirty = self._dirty, set()
         dirs = self._dirs
         self._dirs = {directory: dirs[directory] for directory in keep if directory in dirs}
@@ -245,7 +251,11 @@ class SpendBook:
         files = []
         with os.scandir(self.folder) as found:
             for item in found:
-                if item.name.endswith(".json") and item.is_file(follow_symlinks=False):
+                if (
+                    item.name.endswith(".json")
+                    and item.name != RATES
+                    and item.is_file(follow_symlinks=False)
+                ):
                     info = item.stat(follow_symlinks=False)
                     files.append((info.st_mtime_ns, info.st_size, Path(item.path)))
         size = sum(entry[1] for entry in files)
