@@ -112,7 +112,9 @@ class Forecast:
             "live": self.live,
             "at_risk": [
                 {"label": c.label, "reason": c.reason} for c in self.calls if c.fate is Fate.AT_RISK
-            ],
+            ]
+            if self.at_risk
+            else [],
             "rerun": self.rerun,
             "more_live": self.more_live,
             "first_miss": self.first_miss,
