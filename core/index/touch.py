@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from wftop.core.index.agentstats import AgentStamps, agent_stamps
-from wftop.core.index.listings import Listings
+from wftop.core.index.listings import Listings, dir_names
 from wftop.core.index.reader import RunReader
 from wftop.core.model import Run
 from wftop.core.read.discovery import RUN_FOLDER
@@ -181,9 +181,9 @@ def observe(
     """List run folders and stat the files of known runs (never reads a file).
 
     Only the sessions in ``hot_sessions`` or in share ``part`` of ``parts`` have their
-    run folders listed. A folder whose stamp is what it was when ``listings`` listed it
-    before ``moment`` is not listed again (`wftop.core.index.listings`). Safe to run in a
-    worker thread: it touches nothing but the file system and ``listings``.
+    run folders listed. A project folder whose stamp is what it was when ``listings``
+    listed it before ``moment`` is not listed again (`wftop.core.index.listings`). Safe
+    to run in a worker thread: it touches nothing but the file system and ``listings``.
     """
     seen = Observation()
     kept = listings if listings is not None else Listings()
@@ -199,7 +199,7 @@ def observe(
                     continue
                 seen.sessions_listed.add((root, project, session))
                 workflows = os.path.join(projects, project, session, "subagents", "workflows")
-                for run in kept.dir_names(workflows, moment):
+                for run in dir_names(workflows) or ():
                     if RUN_FOLDER.match(run):
                         seen.run_folders.add((root, project, session, run))
         seen.folders_seen.add(root)

@@ -1,5 +1,6 @@
-"""The stat sweep lists a folder again only when its stamp changed (or was too fresh to
-trust), and still finds every run folder made or removed that the watch did not report.
+"""The stat sweep lists a project folder again only when its stamp changed (or was too
+fresh to trust), and still finds every session and run folder made or removed that the
+watch did not report.
 
 The index's clock is injected: "later" is a moment after the tree's own mtimes, read from
 the tree, never the wall clock. Each test counts the folders listed (``os.scandir``)."""
@@ -61,15 +62,21 @@ def only_workflows(root: Path) -> Path:
     return workflows
 
 
-def test_a_second_sweep_over_unchanged_folders_lists_none_of_them(tmp_path, listed):
+def above_runs(root: Path, listed: list[str]) -> list[Path]:
+    """The folders listed above a session's run folders: ``projects/`` and its projects."""
+    return [Path(path) for path in listed if Path(path).parent in (root, root / "projects")]
+
+
+def test_a_second_sweep_over_unchanged_folders_lists_no_project_again(tmp_path, listed):
     root = copy_tree("killed", tmp_path)
     aged(root)
     index = index_of(root, lambda: OLD_NS / 1e9 + 3600)
     sweep(index)
-    assert any(path.endswith("workflows") for path in listed)
+    assert root / "projects" in above_runs(root, listed)
     listed.clear()
     sweep(index)
-    assert listed == []
+    assert above_runs(root, listed) == []
+    assert [Path(path) for path in listed] == [only_workflows(root)]
 
 
 def test_a_run_folder_made_after_a_kept_listing_is_found_by_the_next_sweep(tmp_path, listed):
@@ -84,7 +91,7 @@ def test_a_run_folder_made_after_a_kept_listing_is_found_by_the_next_sweep(tmp_p
     added = sweep(index)
     assert added == ["wf_0000aaaa-aaa"]
     assert Path(listed[0]) == workflows  # the sweep's one listing; the rest read the run
-    assert not {root / "projects", workflows.parents[2]} & {Path(path) for path in listed}
+    assert above_runs(root, listed) == []
     shutil.rmtree(workflows / "wf_0000aaaa-aaa")
     sweep(index)
     assert len(index.runs()) == 1
@@ -111,4 +118,25 @@ def test_a_listing_taken_too_soon_after_its_folder_changed_is_not_kept(tmp_path,
     sweep(index)
     listed.clear()
     sweep(index)
-    assert listed == []
+    assert above_runs(root, listed) == []
+
+
+def test_a_session_made_in_a_kept_project_is_found_and_one_removed_goes(tmp_path, listed):
+    root = copy_tree("killed", tmp_path)
+    aged(root)
+    clock = [OLD_NS / 1e9 + 3600]
+    index = index_of(root, lambda: clock[0])
+    sweep(index)
+    session = only_workflows(root).parents[1]
+    copy = session.parent / "0000aaaa-0000-4000-8000-000000000000"
+    shutil.copytree(session, copy)
+    listed.clear()
+    assert len(sweep(index)) == 1
+    assert session.parent in above_runs(root, listed)
+    shutil.rmtree(copy)
+    clock[0] = session.parent.stat().st_mtime + 3600  # the removal an hour ago
+    sweep(index)
+    assert [run.session_id for run in index.runs()] == [session.name]
+    listed.clear()
+    sweep(index)
+    assert above_runs(root, listed) == []
