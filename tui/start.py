@@ -73,14 +73,14 @@ def make_app(
 
 
 def engine_started(roots: list[str], config: Config) -> Connector:
-    """The connector to the engine for ``roots``, its engine started now where a shared one
-    is to be started (`SocketConnector.start_early`): before the app imports Textual, so
-    that the engine's start (its imports, rows cache and walk) overlaps the app's own on a
-    second CPU. A view of its own engine over pipes starts it when it connects."""
-    from wftop.core.engine.link import connector_for
-    from wftop.core.engine.shared import SocketConnector
+    """The connector to the engine for ``roots``, its engine started first where a shared
+    one is to be started (`wftop.core.engine.early.started_early`): before the app imports
+    the engine's stream, its rows or Textual, so that the engine's start (its imports, rows
+    cache and walk) overlaps the app's own on a second CPU. A view of its own engine over
+    pipes starts it when it connects."""
+    from wftop.core.engine.early import started_early
 
-    connector = connector_for(roots, config.stall_window)
-    if isinstance(connector, SocketConnector):
-        connector.start_early()
-    return connector
+    early = started_early(roots, config.stall_window)
+    from wftop.core.engine.link import connector_for  # the stream and its rows: meanwhile
+
+    return connector_for(roots, config.stall_window, early=early)

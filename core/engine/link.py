@@ -25,16 +25,16 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from wftop.core.engine import protocol as wire
 from wftop.core.engine.channel import Channel, Connector, EngineError, check_hello
+from wftop.core.engine.early import ENGINE_ENV, Early, engine_argv, linger_of
 from wftop.core.engine.feed import Delta, RowFeed
 from wftop.core.engine.pipes import PipeConnector
-from wftop.core.engine.place import Place, log_for, place_for
+from wftop.core.engine.place import log_for, place_for
 from wftop.core.engine.shared import SocketConnector
 from wftop.core.model import DEFAULT_STALL_WINDOW
 from wftop.core.row import RunRow
@@ -42,11 +42,6 @@ from wftop.core.row import RunRow
 BACKOFF = (0.0, 0.25, 0.5, 1.0, 2.0, 5.0)
 """Seconds before each attempt to connect after the stream ended, growing while none gets
 through (a connection that delivered its snapshot starts them over)."""
-ENGINE_ENV = "WFTOP_ENGINE"
-"""``pipe``: every view runs its own engine, even where one could be shared."""
-LINGER_ENV = "WFTOP_ENGINE_LINGER"
-"""Seconds a shared engine started by this view stays once no view listens (tests shorten
-it); the engine's own default otherwise."""
 
 
 @dataclass(frozen=True)
@@ -69,27 +64,6 @@ class EngineLost:
 Update = EngineUp | EngineLost | Delta | wire.Progress | wire.ProblemSeen
 
 
-def engine_argv(
-    place: Place | None,
-    roots: Sequence[str],
-    stall_window: float,
-    cache: bool,
-    log: str | None = None,
-) -> list[str]:
-    """How an engine for these is started (over stdio pipes when ``place`` is None)."""
-    argv = [sys.executable, "-m", "wftop.core.engine"]
-    argv += ["--stdio"] if place is None else ["--socket", place.socket]
-    log = place.log if place is not None else log
-    if log is not None:
-        argv += ["--log", log]
-    for root in roots:
-        argv += ["--root", root]
-    argv += ["--stall-window", repr(stall_window)]
-    if not cache:
-        argv.append("--no-cache")
-    return argv
-
-
 def connector_for(
     roots: list[str],
     stall_window: float = DEFAULT_STALL_WINDOW,
@@ -97,8 +71,10 @@ def connector_for(
     cache: bool = True,
     state: Path | None = None,
     linger: float | None = None,
+    early: Early | None = None,
 ) -> Connector:
-    """The shared engine's connector where views can share one, else a pipe to a child."""
+    """The shared engine's connector where views can share one, else a pipe to a child
+    (``early``: the shared engine started for these already, `started_early`)."""
     place = (
         None
         if os.environ.get(ENGINE_ENV) == "pipe"
@@ -108,9 +84,8 @@ def connector_for(
     pipe = PipeConnector(engine_argv(None, roots, stall_window, cache, log))
     if place is None:
         return pipe
-    if linger is None and os.environ.get(LINGER_ENV):
-        linger = float(os.environ[LINGER_ENV])
-    return SocketConnector(place, engine_argv(place, roots, stall_window, cache), pipe, linger)
+    argv = engine_argv(place, roots, stall_window, cache)
+    return SocketConnector(place, argv, pipe, linger_of(linger), early)
 
 
 class EngineLink:

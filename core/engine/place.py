@@ -18,7 +18,7 @@ from pathlib import Path
 
 import orjson
 
-from wftop.core.engine.protocol import PROTOCOL
+from wftop.core.engine.version import PROTOCOL
 from wftop.core.resume.lock import ensure_private_dir
 from wftop.core.resume.store import state_dir
 from wftop.core.system.platforms import can_share_engine

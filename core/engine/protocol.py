@@ -45,11 +45,9 @@ from typing import Any
 import orjson
 
 from wftop.core.attention import RunState
+from wftop.core.engine.version import PROTOCOL as PROTOCOL
 from wftop.core.row import RowError, RunRow
 
-PROTOCOL = 2
-"""Bumped whenever a message changes shape or meaning: an engine of another protocol (or
-another wftop version) is never used."""
 MAX_LINE = 1 << 30
 """Longest line a view reads (one snapshot batch of rows is far below it)."""
 

@@ -9,7 +9,6 @@ import asyncio
 import contextlib
 import fcntl
 import os
-import socket
 import subprocess
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from wftop.core.engine.channel import (
     check_hello,
     describe_exit,
 )
+from wftop.core.engine.early import Early, spawn, start_early
 from wftop.core.engine.place import Place
 from wftop.core.version import package_version
 
@@ -84,51 +84,36 @@ class SocketConnector:
     """Connects to the shared engine at ``place``, starting it when none answers."""
 
     def __init__(
-        self, place: Place, argv: list[str], fallback: Connector, linger: float | None = None
+        self,
+        place: Place,
+        argv: list[str],
+        fallback: Connector,
+        linger: float | None = None,
+        early: Early | None = None,
     ) -> None:
         """Args:
         fallback: where to turn when something else answers at the socket (another
             wftop version's engine is never used).
+        early: the engine started for this place before the view made its connector
+            (`wftop.core.engine.early.started_early`): `connect` waits for it.
         """
         self.place = place
         self.argv = argv + ([] if linger is None else ["--linger", repr(linger)])
         self.fallback = fallback
         self.started: subprocess.Popen[bytes] | None = None
         self._early: int | None = None
-        """The lock held while the engine `start_early` started comes up (its fd)."""
+        """The lock held while the engine started early comes up (its fd)."""
+        if early is not None:
+            self.started, self._early = early.process, early.lock
 
     def start_early(self) -> bool:
         """Start the engine now, where none answers and no view is starting one, without
-        waiting for it to listen (a view that has more to do before it connects: the
-        engine's start overlaps it); `connect` waits for it. Synchronous, no event loop.
-        True when one was started."""
-        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            probe.connect(self.place.socket)
-        except OSError:
-            pass
-        else:
-            return False  # one answers (whichever version: `connect` sorts that out)
-        finally:
-            probe.close()
-        try:
-            self.place.prepare()
-            lock = os.open(self.place.lock, os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError:
+        waiting for it to listen (`wftop.core.engine.early.start_early`); `connect` waits
+        for it. True when one was started."""
+        early = start_early(self.place, self.argv)
+        if early is None:
             return False
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:  # another view is starting it: `connect` waits for that one
-            os.close(lock)
-            return False
-        try:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.place.socket)  # left by an engine that was killed
-            self._spawn()
-        except EngineError:
-            os.close(lock)
-            return False
-        self._early = lock
+        self.started, self._early = early.process, early.lock
         return True
 
     async def _open(self) -> Channel:
@@ -183,20 +168,10 @@ class SocketConnector:
 
     def _spawn(self) -> None:
         """Start the shared engine, in a session of its own (it outlives this view)."""
-        log = os.open(self.place.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
-            process = subprocess.Popen(  # noqa: S603 - an argv list of this interpreter
-                self.argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=log,
-                start_new_session=True,
-            )
+            self.started = spawn(self.place, self.argv)
         except OSError as error:
             raise EngineError(f"cannot start an engine: {error.strerror or error}") from None
-        finally:
-            os.close(log)
-        self.started = process
 
     async def _listening(self) -> None:
         """Wait until the engine started here says it listens."""

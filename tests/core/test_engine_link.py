@@ -23,6 +23,7 @@ import psutil
 
 from tests.corpus import copy_tree, only_journal
 from wftop.core.engine import protocol as wire
+from wftop.core.engine.early import started_early
 from wftop.core.engine.feed import Delta
 from wftop.core.engine.link import EngineLink, EngineLost, EngineUp, connector_for, open_link
 from wftop.core.engine.pipes import PipeConnector
@@ -283,6 +284,26 @@ async def test_status_holds_the_engines_runs_to_the_attention_window_and_the_run
         assert (shown["attention"], shown["line"]) == (0, "")
     finally:
         server.close()
+
+
+async def test_the_engine_a_view_started_before_its_connector_is_the_one_it_reads(tmp_path):
+    roots = [copy_tree("killed", tmp_path), copy_tree("clean", tmp_path)]
+    names = [str(root) for root in roots]
+    early = started_early(names, DEFAULT_STALL_WINDOW, linger=1.0)
+    assert early is not None  # none answered: started, not waited for
+    assert started_early(names, DEFAULT_STALL_WINDOW) is None  # being started: not twice
+    connector = connector_for(names, early=early)
+    assert isinstance(connector, SocketConnector) and connector.started is early.process
+    watch = Watch(EngineLink(connector))
+    try:
+        await watch.until(watch.complete, "the snapshot")
+        (up,) = watch.of(EngineUp)
+        assert up.hello.pid == early.process.pid and up.shared and not up.restarted
+        assert watch.link.rows == cold(roots)
+        assert started_early(names, DEFAULT_STALL_WINDOW) is None  # one answers now
+    finally:
+        await watch.close()
+    await gone(early.process.pid)
 
 
 async def test_an_engine_started_early_is_the_one_the_view_reads(tmp_path):

@@ -1,5 +1,6 @@
-"""The TUI starts its engine before it imports Textual, or anything it needs only later: the
-engine's start overlaps the TUI's own, and the view connects to the engine it started."""
+"""The TUI starts its engine before it imports Textual, the engine's stream and rows, or
+anything it needs only later: the engine's start overlaps the TUI's own, and the view
+connects to the engine it started."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ class Seen(Popen):
             "argv": list(argv),
             "textual": "textual" in sys.modules,
             "rehearsal": "wftop.core.resume.rehearse" in sys.modules,
+            "stream": [name for name in ("wftop.core.engine.protocol", "wftop.core.row")
+                       if name in sys.modules],
         })
         super().__init__(argv, *args, **kwargs)
 
@@ -62,6 +65,7 @@ def test_the_tui_starts_its_engine_before_it_imports_textual_or_the_rehearsal(tm
     try:
         assert engine["textual"] is False
         assert engine["rehearsal"] is False  # a type of make_app's, not needed to start it
+        assert engine["stream"] == []  # the engine's stream and its rows: meanwhile
         assert "--socket" in engine["argv"]
     finally:
         if engine.get("pid"):
