@@ -37,6 +37,7 @@ from wftop.core.engine.protocol import ProblemSeen, Progress
 from wftop.core.index.details import Details
 from wftop.core.system.procs import ProcessTable, default_table
 from wftop.tui import net
+from wftop.tui.collector import PAUSE_LIMIT, StartPause
 from wftop.tui.firstrun import RootLook, absent
 from wftop.tui.keys import APP_IDS, KEYS, binding, key_list
 from wftop.tui.messages import Navigate, OpenHelp, OpenSessions
@@ -89,6 +90,7 @@ class WftopApp(TellApp):
         remote: RemoteHub | None = None,
         policy: Callable[[], ResumePolicy] | None = None,
         notifier: Notifier | None = None,
+        pause: StartPause | None = None,
     ) -> None:
         """Args:
         roots: the config roots to read.
@@ -106,6 +108,8 @@ class WftopApp(TellApp):
         remote: the links to other hosts, whose runs join this machine's.
         policy: makes the resume plan's policy (None: the machine's).
         notifier: tells what happens (None: made from the config and the environment).
+        pause: the cyclic collector's pause while the app starts, ended once every run
+            is first drawn (by `PAUSE_LIMIT` seconds after the app is mounted at most).
         """
         net.install()
         self.title_sink = TitleSink()
@@ -142,6 +146,7 @@ class WftopApp(TellApp):
         )
         self.navigator = Navigator(self, self.store, self.services)
         self._notifier = notifier
+        self.pause = pause
         self.engine_lost = 0
         """Times the engine was lost (and another one started)."""
         if remote is not None:
@@ -183,6 +188,8 @@ class WftopApp(TellApp):
             self.follow_hosts()
         if self.services.live:
             self.root_look.start()
+        if self.pause is not None:
+            self.set_timer(PAUSE_LIMIT, self.pause.end, name="collector-pause")
 
     def _restyle(self) -> None:
         self.services.palette.load(self)
@@ -231,6 +238,8 @@ class WftopApp(TellApp):
         self.tell_changes(change)
         if change.progress and self.store.progress.loaded and not self._ticking:
             self._ticking = True
+            if self.pause is not None:
+                self.call_after_refresh(self.pause.end)  # every run drawn
             if self.services.live:
                 self.set_interval(TICK_SECONDS, self.store.tick, name="age-tick")
                 # once the list is drawn, and a while after: what it imports (in a thread,
@@ -267,6 +276,8 @@ class WftopApp(TellApp):
             self.store.take((*delta.added, *delta.changed), delta.removed)
 
     async def on_unmount(self) -> None:
+        if self.pause is not None:
+            self.pause.end()  # an app that ends before every run was drawn
         self.notices.close()
         self.title_sink.write("")
         await self.link.close()

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from wftop.core.config import Config
+from wftop.tui.collector import StartPause
 
 if TYPE_CHECKING:  # imported for types alone: the engine starts before them
     from wftop.core.engine.channel import Connector
@@ -42,7 +43,9 @@ def make_app(
     (`wftop.core.engine.inprocess.InProcessConnector`), following the disk while ``live``.
     ``rehearse`` is what the resume plan rehearses with (the command line's, as the TUI
     cannot import the mock); None: it shows the estimate only. ``banner``,
-    ``read_only_reason``, ``policy`` and ``notifier``: see `WftopApp`.
+    ``read_only_reason``, ``policy`` and ``notifier``: see `WftopApp`. An app of the
+    shared engine (or a pipe's) starts with the cyclic collector paused
+    (`wftop.tui.collector.StartPause`).
     """
     config = config or Config()
     if connector is None and (processes is not None or now is not time.time or not live):
@@ -51,7 +54,9 @@ def make_app(
         connector = InProcessConnector(
             roots, processes=processes, now=now, stall_window=config.stall_window, follow=live
         )
-    elif connector is None:
+    pause = None
+    if connector is None:
+        pause = StartPause()  # from before the app's imports until every run is drawn
         connector = engine_started(roots, config)
     from wftop.tui.app import WftopApp  # Textual: the engine starts meanwhile
 
@@ -69,6 +74,7 @@ def make_app(
         remote=remote,
         policy=policy,
         notifier=notifier,
+        pause=pause,
     )
 
 
