@@ -1,14 +1,15 @@
 """The file watcher of the live index, and the helper process it runs in.
 
-`Watcher` starts ``python -m wftop.core.index.watcher`` over a set of folders as an asyncio
-subprocess and hands out batches of changed paths, coalescing whatever queued up meanwhile;
-a task on the caller's event loop reads the helper's lines as they come (no thread reads
-them, nothing polls). `serve` is that helper: one ``watchfiles.awatch`` over the folders and
-everything below them, one over the ``shallow`` folders and their own entries only (a root
-and the folder it is in: a root or its ``projects/`` deleted and made again is seen so), a
-``ready`` line once both are up, then one JSON line of changed paths per batch until its
-stdin closes. What a changed path means is decided elsewhere (``wftop.core.index.touch``).
-Nothing here imports UI code.
+`Watcher` starts the watch helper over a set of folders as an asyncio subprocess
+(`helper_module`: ``python -m wftop.core.index.watcher_inotify`` on Linux, ``python -m
+wftop.core.index.watcher`` elsewhere) and hands out batches of changed paths, coalescing
+whatever queued up meanwhile; a task on the caller's event loop reads the helper's lines as
+they come (no thread reads them, nothing polls). `serve` is the helper where inotify cannot
+be had: one ``watchfiles.awatch`` over the folders and everything below them, one over the
+``shallow`` folders and their own entries only (a root and the folder it is in: a root or
+its ``projects/`` deleted and made again is seen so), a ``ready`` line once both are up,
+then one JSON line of changed paths per batch until its stdin closes. What a changed path
+means is decided elsewhere (``wftop.core.index.touch``). Nothing here imports UI code.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
 import subprocess
 import sys
 from collections.abc import AsyncGenerator
@@ -24,12 +24,13 @@ from typing import Any
 
 import orjson
 
+from wftop.core.index.watcher_args import SHALLOW, helper_args
+from wftop.core.system.platforms import has_inotify
+
 READY_TIMEOUT = 600.0
 """Longest wait for a new watch to be set up (5,000 runs take about 5 s here)."""
 LINE_LIMIT = 1 << 28
 """Longest line of changed paths read from the helper (a burst over a whole tree)."""
-SHALLOW = "--shallow"
-"""On the helper's command line: the folders after it are watched without what is below."""
 SHALLOW_STEP_MS = 250
 """How often the watch of the ``shallow`` folders looks for news, in milliseconds: a root or
 its ``projects/`` made again is followed within a second all the same, and an idle watch
@@ -68,7 +69,7 @@ class Watcher:
         if not (paths or shallow):
             return False
         self.paths, self.shallow = paths, shallow
-        module = "wftop.core.index.watcher"
+        module = helper_module()
         argv = [sys.executable, "-m", module, str(self.debounce_ms), str(self.step_ms)]
         self._process = process = await asyncio.create_subprocess_exec(
             *argv,
@@ -148,6 +149,15 @@ class Watcher:
             raise
 
 
+def helper_module() -> str:
+    """The watch helper this platform runs: inotify asked directly on Linux
+    (`wftop.core.index.watcher_inotify`, a fraction of the memory), watchfiles elsewhere
+    (`serve`, below)."""
+    if has_inotify():
+        return "wftop.core.index.watcher_inotify"
+    return "wftop.core.index.watcher"
+
+
 def _kill(process: asyncio.subprocess.Process) -> None:
     with contextlib.suppress(ProcessLookupError):
         process.kill()
@@ -160,13 +170,7 @@ def serve(argv: list[str]) -> int:
     Prints ``ready`` once the watch is up, then one JSON list of changed paths per
     batch; ends when stdin closes (the index stopped, or its process died).
     """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is for the parent to handle
-    debounce, step, *paths = argv
-    shallow: list[str] = []
-    if SHALLOW in paths:
-        at = paths.index(SHALLOW)
-        paths, shallow = paths[:at], paths[at + 1 :]
-    return asyncio.run(_serve(int(debounce), int(step), paths, shallow))
+    return asyncio.run(_serve(*helper_args(argv)))
 
 
 async def _serve(debounce: int, step: int, paths: list[str], shallow: list[str]) -> int:

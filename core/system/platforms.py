@@ -30,6 +30,15 @@ def can_fork_workers() -> bool:
     return sys.platform.startswith("linux") and hasattr(os, "fork")
 
 
+def has_inotify() -> bool:
+    """Whether the watch helper may ask inotify for its watches directly (Linux).
+
+    The fallback watches through watchfiles (FSEvents on macOS), which keeps several times
+    the memory a folder.
+    """
+    return sys.platform.startswith("linux")
+
+
 def pid_domain_kind() -> str | None:
     """The kind of ``pidDomain`` Claude Code writes on this platform, or None if unknown here.
 

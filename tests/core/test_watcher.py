@@ -1,15 +1,35 @@
 """The watch helper, read on the caller's event loop: changed paths come in batches with no
 thread reading them, deep folders report what changes below them, shallow ones only their
-own entries, and closing ends the helper."""
+own entries, and closing ends the helper; inotify's helper (Linux) and watchfiles' (the
+fallback) alike. Folders made or moved below a deep one are followed where they are."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import threading
+from collections.abc import Iterator
+from pathlib import Path
 
 import psutil
+import pytest
 
+from wftop.core.index import watcher as watching
 from wftop.core.index.watcher import Watcher
+from wftop.core.index.watcher_inotify import IN_Q_OVERFLOW, Inotify
+
+linux_only = pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux's")
+HELPERS = [pytest.param(True, marks=linux_only, id="inotify"), pytest.param(False, id="watchfiles")]
+
+
+@pytest.fixture(params=HELPERS)
+def helper(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Each helper in turn: inotify's where this platform has it, and the fallback."""
+    monkeypatch.setattr(watching, "has_inotify", lambda: request.param)
+    yield watching.helper_module()
+
 
 WAIT = 20.0
 
@@ -34,7 +54,7 @@ async def changed(watcher: Watcher, want: str) -> set[str]:
     return seen
 
 
-async def test_changes_come_in_batches_read_on_the_loop_without_a_thread(tmp_path):
+async def test_changes_come_in_batches_read_on_the_loop_without_a_thread(tmp_path, helper):
     deep, shallow = tmp_path / "deep", tmp_path / "shallow"
     (deep / "a" / "b").mkdir(parents=True)
     (shallow / "inner").mkdir(parents=True)
@@ -44,6 +64,7 @@ async def test_changes_come_in_batches_read_on_the_loop_without_a_thread(tmp_pat
     assert await watcher.ensure((str(deep),), (str(shallow),))
     assert not await watcher.ensure((str(deep),), (str(shallow),))  # the same: kept
     (process,) = [child for child in psutil.Process().children() if child.pid not in others]
+    assert helper in process.cmdline()
     try:
         (deep / "a" / "b" / "journal.jsonl").write_text("{}\n")
         await changed(watcher, str(deep / "a" / "b" / "journal.jsonl"))
@@ -56,3 +77,91 @@ async def test_changes_come_in_batches_read_on_the_loop_without_a_thread(tmp_pat
         await watcher.close()
     assert not process.is_running() or process.status() == psutil.STATUS_ZOMBIE
     assert watcher.paths == watcher.shallow == ()
+
+
+@linux_only
+async def test_folders_made_or_moved_below_a_deep_one_are_followed_where_they_are(tmp_path):
+    # what a folder holds when its watch is up is said too: a journal written at once into
+    # a run folder just made (watchfiles' helper said the session alone)
+    deep, away = tmp_path / "deep", tmp_path / "away"
+    (deep / "old").mkdir(parents=True)
+    away.mkdir()
+    watcher = Watcher(20, 5)
+    assert await watcher.ensure((str(deep),))
+    try:
+        made = deep / "session" / "subagents" / "workflows" / "wf_1"
+        made.mkdir(parents=True)
+        (made / "journal.jsonl").write_text("{}\n")
+        await changed(watcher, str(made / "journal.jsonl"))
+        with (made / "journal.jsonl").open("a") as journal:  # below a folder made since
+            journal.write("{}\n")
+        await changed(watcher, str(made / "journal.jsonl"))
+        (deep / "old").rename(deep / "new")
+        (deep / "new" / "inner").mkdir()
+        (deep / "new" / "inner" / "file").write_text("x")
+        await changed(watcher, str(deep / "new" / "inner" / "file"))
+        (deep / "new").rename(away / "gone")
+        (away / "gone" / "inner" / "later").write_text("not watched\n")
+        (deep / "last").write_text("y")
+        seen = await changed(watcher, str(deep / "last"))
+        assert not any(path.startswith(str(away)) for path in seen)
+    finally:
+        await watcher.close()
+
+
+@linux_only
+def test_the_inotify_helper_imports_neither_asyncio_nor_watchfiles(tmp_path):
+    # the helper's memory is its watches: an interpreter with asyncio, anyio and watchfiles
+    # loaded held more than its tables
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "wftop.core.index.watcher_inotify"]
+        + ["20", "5", str(tmp_path)],
+        input=b"",
+        capture_output=True,
+        timeout=WAIT,
+        check=True,
+    )
+    assert done.stdout == b"ready\n"
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.decode().splitlines()}
+    assert "ctypes" in loaded
+    assert not loaded & {"asyncio", "watchfiles", "anyio", "orjson", "wftop.core.index.watcher"}
+
+
+@linux_only
+def test_a_folder_tree_takes_one_watch_a_folder_and_lets_go_of_what_went(tmp_path):
+    for name in ("a/b/c", "a/d", "e"):
+        (tmp_path / name).mkdir(parents=True)
+    (tmp_path / "a" / "file").write_text("x")
+    inotify = Inotify()
+    try:
+        inotify.watch(os.fsencode(tmp_path))
+        assert sorted(inotify.folders.values()) == sorted(
+            os.fsencode(tmp_path / name) for name in ("", "a", "a/b", "a/b/c", "a/d", "e")
+        )
+        for folder in ("a/b/c", "a/b"):
+            (tmp_path / folder).rmdir()
+        changed: set[bytes] = set()
+        inotify.take(changed)
+        assert os.fsencode(tmp_path / "a" / "b") in changed
+        assert sorted(inotify.folders.values()) == sorted(
+            os.fsencode(tmp_path / name) for name in ("", "a", "a/d", "e")
+        )
+    finally:
+        os.close(inotify.fd)
+
+
+class Overflowed(Inotify):
+    def events(self) -> Iterator[tuple[int, int, bytes]]:
+        yield -1, IN_Q_OVERFLOW, b""
+
+
+@linux_only
+def test_a_queue_that_overflowed_says_every_folder_named_changed(tmp_path: Path) -> None:
+    inotify = Overflowed()
+    try:
+        inotify.named = [os.fsencode(tmp_path / "projects"), os.fsencode(tmp_path)]
+        changed: set[bytes] = set()
+        assert inotify.take(changed) == 1
+        assert changed == set(inotify.named)
+    finally:
+        os.close(inotify.fd)
