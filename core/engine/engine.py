@@ -44,7 +44,7 @@ from wftop.core.index.live import LiveIndex
 from wftop.core.index.rowcache import Kept, NamedScript, RowCache
 from wftop.core.model import DEFAULT_STALL_WINDOW, NEEDS_YOU, Run
 from wftop.core.row import RowError, RunRow
-from wftop.core.system.memory import Trim, give_back_memory
+from wftop.core.system.memory import Trim, give_back_memory, trimmer
 from wftop.core.system.procs import ProcessTable, default_table
 from wftop.core.text.redact import Redactor
 from wftop.core.version import package_version
@@ -258,6 +258,7 @@ class Engine:
             spends=True,
             hold_settled=True,
             spend_book=self.spend_book,
+            trim=self.trim or trimmer(),
             **self.index_options,  # type: ignore[arg-type]
         )
         read, known = await asyncio.to_thread(self._read_all, index, cache, firsts, seeds)

@@ -68,6 +68,9 @@ class Followed(Protocol):
     def sweep_touches(self, seen: Observation) -> list[Touch]:
         """Touches for what a finished sweep saw that the index does not hold."""
 
+    def swept_all(self) -> None:
+        """A full sweep is done and let go of (what it built may be given back)."""
+
     def seconds_to_deadline(self) -> float:
         """Seconds until a running run may turn stalled (inf when none runs)."""
 
@@ -110,6 +113,8 @@ async def changes(
             if sweep is not None and sweep.done():
                 touches += index.sweep_touches(sweep.result())
                 sweep, next_sweep = None, loop.time() + index.sweep_interval
+                if full:
+                    index.swept_all()
                 targets = (index.watch_targets(), index.shallow_targets())
                 if targets != (watcher.paths, watcher.shallow):
                     # A folder to watch came (or went) while the watch was being set up,

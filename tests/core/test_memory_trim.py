@@ -4,7 +4,6 @@ live index is built."""
 
 from __future__ import annotations
 
-import asyncio
 import sys
 
 import pytest
@@ -32,7 +31,10 @@ def test_on_linux_the_allocator_is_asked():
     assert memory.give_back_memory(trim) is True
 
 
-async def test_the_engine_gives_memory_back_once_its_live_index_is_built(tmp_path):
+async def test_the_engine_gives_memory_back_once_built_and_after_its_first_full_sweep(tmp_path):
+    # first after the live index read every run and its rows went out, before following;
+    # then once the sweep that follows a new watch (every run's files stat'ed) is done:
+    # at 20,000 runs the engine kept some 20 MB more without it
     roots = [copy_tree(name, tmp_path) for name in ("killed", "clean")]
     asked: list[bool] = []
 
@@ -41,7 +43,5 @@ async def test_the_engine_gives_memory_back_once_its_live_index_is_built(tmp_pat
         return True
 
     async with running(roots, trim=trim) as engine:
-        await until(lambda: engine.following)
-        await asyncio.sleep(0.05)
-        # once, after the live index read every run and its rows went out, before following
-        assert asked == [False] and engine.index is not None
+        await until(lambda: len(asked) >= 2)
+        assert asked == [False, True] and engine.index is not None
