@@ -26,6 +26,7 @@ import os
 import stat
 from collections.abc import Callable
 from dataclasses import replace
+from sys import intern
 from typing import NamedTuple
 
 import orjson
@@ -108,8 +109,8 @@ def seeded_run(row: RunRow, reader: RunReader, owner: Owner, superseded_by: str 
         snapshot_current=row.snapshot_current,
         owner=owner,
         status=row.status,
-        cwd=row.cwd,
-        name=row.name,
+        cwd=None if row.cwd is None else intern(row.cwd),  # one copy for a project's runs
+        name=None if row.name is None else intern(row.name),
         script_path=row.script_path,
         journal_size=reader.journal_size,
         journal_mtime=reader.journal_mtime,

@@ -43,6 +43,7 @@ class RunReader:
     __slots__ = (
         "_agents",
         "_agents_read",
+        "_dozed_stat",
         "_notices",
         "_reruns",
         "_snapshot_checked",
@@ -66,8 +67,8 @@ class RunReader:
         "snapshot",
         "snapshot_mtime",
         "snapshot_problem",
+        "_tail",
         "spend_book",
-        "tail",
         "transcripts",
     )
     """Slotted: an engine holds a reader per run (20,000 of them), each 1.6 KB as a dict."""
@@ -99,7 +100,8 @@ class RunReader:
 
     def _begin(self, dozing: bool = False) -> None:
         """Nothing read yet."""
-        self.tail = self._tail()
+        self._tail: JsonlTail | None = None if dozing else self._new_tail()
+        self._dozed_stat: FileStamp | None = None
         self.fold = Dozing.fold if dozing else self._new_fold()
         self.problems: list[Problem] = []
         self.journal_size = 0
@@ -133,6 +135,7 @@ class RunReader:
         keeping the stamps a sweep compares (the journal's, the snapshot's, the agents'):
         a settled run held by its row alone. `wake` reads it in full again."""
         self.dozing = True
+        self._dozed_stat, self._tail = self.journal_stat, None
         self.fold = Dozing.fold
         self.snapshot = None
         self._spent = None
@@ -144,7 +147,7 @@ class RunReader:
     def seed(self, journal: FileStamp, snapshot: os.stat_result | None) -> None:
         """Doze without reading, with the stamps of its journal and snapshot taken now (a
         seeded run: `wftop.core.index.held.seed_reader`), as a read would have kept them."""
-        self.tail.stat = journal
+        self._dozed_stat, self._tail = journal, None
         self.journal_size, self.journal_mtime = journal.st_size, journal.st_mtime
         self._snapshot_checked = True
         self._take_snapshot(None, None, snapshot, _stamp(snapshot) if snapshot else None)
@@ -162,10 +165,28 @@ class RunReader:
     def _new_fold(self) -> JournalFold:
         return CountingFold() if self.for_rows else JournalFold()
 
-    def _tail(self) -> JsonlTail:
+    def _new_tail(self) -> JsonlTail:
         return JsonlTail(
             self.folder.journal, keep_bytes=self.keep_bytes, keep_total=self.keep_total
         )
+
+    @property
+    def tail(self) -> JsonlTail:
+        """The journal's reader: a dozing reader holds its stamp alone (the journal's path
+        and a reader's state for each of 20,000 runs were 8 MB), one is made when asked."""
+        if self._tail is None:
+            self._tail = self._new_tail()
+            self._tail.stat = self._dozed_stat
+        return self._tail
+
+    @tail.setter
+    def tail(self, tail: JsonlTail) -> None:
+        self._tail = tail
+
+    @property
+    def journal_stat(self) -> FileStamp | None:
+        """The journal's stamp as last read (a sweep compares it), with no reader made."""
+        return self._tail.stat if self._tail is not None else self._dozed_stat
 
     def refresh_journal(self) -> bool:
         """Read appended journal lines; True when anything changed. A journal that is not
@@ -189,7 +210,7 @@ class RunReader:
         if batch.reset or (self.tail.stat is None and self.tail.line_no):
             # Truncated, replaced, or gone (a vanished journal holds no lines): start over.
             if not batch.reset:
-                self.tail = self._tail()
+                self.tail = self._new_tail()
                 self.tail.stat = None
             self.fold = self._new_fold()
             self._reruns = RerunTokens()

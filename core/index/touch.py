@@ -321,7 +321,7 @@ def touches_from(
         reader = readers.get(ident)
         if reader is None:
             continue
-        info = reader.tail.stat
+        info = reader.journal_stat
         held = (info.st_size, info.st_mtime, info.st_ino) if info is not None else None
         if stamp != held:
             touches.append(Touch(Kind.JOURNAL, ident=ident))

@@ -4,9 +4,15 @@ changed, not what reading it built. An engine holds 20,000 such readers."""
 from __future__ import annotations
 
 import gc
+import os
 import tracemalloc
+from typing import Any
+
+import pytest
 
 from tests.corpus import tree
+from wftop.core.index import reader as reader_module
+from wftop.core.index.held import seed_reader
 from wftop.core.index.reader import RunReader
 from wftop.core.read.discovery import RunFolder, run_folders_of
 
@@ -37,7 +43,7 @@ def test_a_held_reader_keeps_no_spend_tally_and_no_whole_stat() -> None:
         tracemalloc.stop()
     each = sum(stat.size_diff for stat in after.compare_to(before, "filename")) / len(held)
     assert each < 2500, each
-    assert all(reader.dozing and reader.tail.stat is not None for reader in held)
+    assert all(reader.dozing and reader.journal_stat is not None for reader in held)
 
 
 def test_held_readers_hold_no_fold_of_their_own_and_wake_whole():
@@ -59,3 +65,30 @@ def test_held_readers_hold_no_fold_of_their_own_and_wake_whole():
         call.state for call in calls.values()
     ]
     assert not second.fold.calls  # what the woken one read is its own
+
+
+def test_a_dozing_reader_keeps_its_journals_stamp_and_no_journal_reader(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the journal's path and a reader's state for each of 20,000 runs were 8 MB: a dozing
+    # reader keeps the stamp a sweep compares, and makes a journal reader when it wakes
+    (folder,), _ = run_folders_of([str(tree("killed"))])
+    made: list[str] = []
+    real = reader_module.JsonlTail
+
+    def counted(path: str, **options: Any) -> Any:
+        made.append(path)
+        return real(path, **options)
+
+    monkeypatch.setattr(reader_module, "JsonlTail", counted)
+    read = read_and_held(folder)
+    seeded = RunReader(folder, dozing=True)
+    assert seed_reader(seeded)
+    assert made == [folder.journal]  # the read's alone
+    size = os.path.getsize(folder.journal)
+    for dozing in (read, seeded):
+        stamp = dozing.journal_stat
+        assert dozing.dozing and stamp is not None and stamp.st_size == size
+    seeded.wake(owner_alive=False)
+    assert made == [folder.journal] * 2
+    assert seeded.journal_stat == read.journal_stat and seeded.fold.started_lines
