@@ -261,7 +261,9 @@ def run(args: argparse.Namespace) -> int:
     plan = policy.plan(found, args.strategy)
     plan, rehearsed = exact(args, plan, config.claude)
     if args.dry_run:
-        with paused_gc():  # its JSON: a dict for each call
+        # Its JSON: a dict for each call. The command ends after it: what it built is frozen,
+        # walked by no collection (the interpreter's last one at its exit included).
+        with paused_gc(freeze=True):
             return print_plan(args, plan, rehearsed)
     active = policy.in_flight(plan.run.run_id)
     if active is not None:

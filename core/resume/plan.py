@@ -240,8 +240,10 @@ def make_plan(
     )
     mtime = run.journal_mtime
     known = {run.folder.journal: ((run.journal_size, mtime), run.fold)} if mtime is not None else {}
-    # Objects for each call, none in a cycle: the collector would walk them again and again.
-    with reading_once(known), paused_gc():
+    # Objects for each call, none in a cycle: the collector would walk them again and again,
+    # and once it resumed, its first collection walked every one (aged: moved to the oldest
+    # generation without that walk).
+    with reading_once(known), paused_gc(aged=True):
         return _make_plan(
             run,
             processes,
