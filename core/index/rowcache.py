@@ -25,7 +25,6 @@ root loads, and writes, only the rows of that root.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import time
@@ -47,7 +46,8 @@ from wftop.core.index.rowfile import (
     by_root,
     kept_names,
     key_text,
-    load_rows,
+    load_root,
+    root_file,
     root_prefix,
     row_naming,
     save_rows,
@@ -65,12 +65,6 @@ SETTLE_NS = 2_000_000_000
 def rows_cache_path() -> Path:
     """The folder of the rows caches: one file per root in it."""
     return cache_dir() / "ls-rows"
-
-
-def root_file(folder: Path, root: str) -> Path:
-    """The file in ``folder`` that holds the rows of ``root``."""
-    digest = hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    return folder / f"{digest}.json"
 
 
 class NamedScript(NamedTuple):
@@ -151,6 +145,8 @@ class RowCache:
     """Sessions' ``workflows`` folders stamped for a key before the walk came to them (the
     engine checks its kept rows, then walks): the walk's `snapshot_names` takes that
     ``stat`` (None: there was none), as a key takes the walk's when the walk comes first."""
+    _former: dict[str, Path] = field(default_factory=dict)
+    """Roots whose rows were loaded from where an earlier wftop kept them: saved anew."""
     _folders: dict[str, bool] = field(default_factory=dict)
     """Folders above named scripts: whether each is there, as found in this listing."""
     hits: int = 0
@@ -163,7 +159,9 @@ class RowCache:
         if path is not None:
             for root in roots:
                 prefix = root_prefix(root)
-                entries, listed = load_rows(root_file(path, root))
+                entries, listed, former = load_root(path, root)
+                if former is not None:
+                    cache._former[root] = former
                 mine = entries  # a file holds one root's rows, unless two roots' digests meet
                 if not all(journal.startswith(prefix) for journal in entries):
                     mine = {j: e for j, e in entries.items() if j.startswith(prefix)}
@@ -413,8 +411,11 @@ class RowCache:
         rows, listings = by_root(self.roots, self._new), by_root(self.roots, self._listings)
         for root, entries in rows.items():
             listed = {name: self._listed.get(name) for name in listings[root]}
-            if entries != self._loaded.get(root, {}) or listings[root] != listed:
+            former = self._former.get(root)
+            if entries != self._loaded.get(root, {}) or listings[root] != listed or former:
                 save_rows(root_file(self.path, root), entries, listings[root])
+            if former is not None and root_file(self.path, root).exists():
+                former.unlink(missing_ok=True)  # its rows are in the new file
 
 
 def cached_journals(roots: list[str], path: Path | None = None) -> list[tuple[str, float | None]]:

@@ -16,17 +16,30 @@ from __future__ import annotations
 import os
 from array import array
 from collections.abc import Iterable, Mapping
-from hashlib import blake2b
+from functools import cache
+from typing import TYPE_CHECKING
 
 from wftop.core.read.discovery import RunFolder
+
+if TYPE_CHECKING:
+    from hashlib import blake2b
 
 FAILED_MARK = b'"type":"failed"'
 """A line holding this is a ``failed`` line, left out of the comparison."""
 
 
 def _link(previous: int, line: bytes) -> int:
-    digest = blake2b(previous.to_bytes(8, "little") + line, digest_size=8).digest()
+    digest = _blake2b()(previous.to_bytes(8, "little") + line, digest_size=8).digest()
     return int.from_bytes(digest, "little")
+
+
+@cache
+def _blake2b() -> type[blake2b]:
+    """`hashlib.blake2b`, imported when a run id is first found twice (`hashlib` loads
+    OpenSSL: 2.5 ms of every listing, which nearly never has such a run)."""
+    from hashlib import blake2b
+
+    return blake2b
 
 
 class Chain:

@@ -18,7 +18,8 @@ from tests.corpus import CORPUS, copy_tree, only_journal, tree
 from wftop.cli.commands.ls import json_item
 from wftop.core.index.cachefile import Stat
 from wftop.core.index.coldpass import scan_rows
-from wftop.core.index.rowcache import RowCache, root_file
+from wftop.core.index.rowcache import RowCache
+from wftop.core.index.rowfile import former_root_file, root_file
 from wftop.core.system.procs import FakeProcess, FakeProcessTable
 from wftop.core.text.redact import Redactor
 
@@ -384,3 +385,18 @@ def test_scripts_named_under_a_missing_folder_cost_one_look_for_all(tmp_path: Pa
         Path(path).write_text("// here now\n")
     shown, hits, _ = listing([root], cache)
     assert hits == 0 and {row["script_path"] for row in shown} == named
+
+
+def test_rows_kept_where_an_earlier_wftop_kept_them_are_used_and_moved(tmp_path: Path) -> None:
+    """The rows file was named by SHA-256 of its root: a listing after the upgrade uses the
+    rows kept there, saves them under the new name and removes the former file (44 MB at
+    20,000 runs), where it read every run again and left the file behind."""
+    root = copy_tree("clean", tmp_path)
+    cache = tmp_path / "rows"
+    first, _, _ = listing([root], cache)
+    former = former_root_file(cache, str(root))
+    root_file(cache, str(root)).rename(former)
+    again, hits, _ = listing([root], cache)
+    assert (again, hits) == (first, 1)
+    assert [path.name for path in cache.iterdir()] == [root_file(cache, str(root)).name]
+    assert listing([root], cache)[:2] == (first, 1)
