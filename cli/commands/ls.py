@@ -23,13 +23,14 @@ from wftop.core.index.projects import name_rows
 from wftop.core.index.rowcache import RowCache, rows_cache_path
 from wftop.core.index.rowfile import Naming
 from wftop.core.read.problem import Problem
-from wftop.core.text.gate import escape_json, gate
-from wftop.core.text.jsonout import dumps
-from wftop.core.text.redact import Redactor, redact_value
+from wftop.core.text.gate import escape_json, gate, masked
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from wftop.core.cost.usage import Spends
     from wftop.core.model import Run
+    from wftop.core.text.redact import Redactor
 
 # A listing whose every run the rows cache holds imports nothing that reads a run: the
 # modules of reading, spends, the table and other hosts are imported where they are used.
@@ -103,6 +104,8 @@ def failures(row: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def table(runs: list[Run], now: float) -> str:
+    from wftop.core.text.redact import Redactor
+
     redactor = Redactor.for_json()
     rows = [orjson.loads(json_item(run, redactor)) for run in runs]
     name_rows(rows, redactor)
@@ -123,15 +126,24 @@ def json_array(items: list[bytes]) -> bytes:
     return escape_json(b"[\n" + b",\n".join(items) + b"\n]") if items else b"[]"
 
 
+WRITE_ROWS = 256
+"""Rows joined into one write (about 400 KB): the whole array joined (32 MB at 20,000
+runs) cost the memory's first touch, 10-15 ms, and its copy."""
+
+
 def write_array(items: list[bytes]) -> None:
-    """`json_array` of the items and a newline, printed without joining it whole (8 MB
-    at 5,000 runs): the brackets need no escape."""
+    """`json_array` of the items and a newline, printed `WRITE_ROWS` rows at a time: the
+    brackets and the commas between rows need no escape, and a row is escaped as it is
+    in the whole (a character never spans two rows)."""
     out = sys.stdout.buffer
     if not items:
         out.write(b"[]\n")
         return
     out.write(b"[\n")
-    out.write(escape_json(b",\n".join(items)))
+    for at in range(0, len(items), WRITE_ROWS):
+        if at:
+            out.write(b",\n")
+        out.write(escape_json(b",\n".join(items[at : at + WRITE_ROWS])))
     out.write(b"\n]\n")
 
 
@@ -153,7 +165,6 @@ def run(args: argparse.Namespace) -> int:
 
         return stream(args, roots)
     now = clock()
-    redactor = Redactor.for_json()  # the table shows none of the paths the rows keep
     no_cache = args.no_cache or getattr(args, "read_only", False)
     with paused_gc(aged=True):  # thousands of rows, no cycle among them: 0.1 s at 20,000
         # runs; then moved to the oldest generation (the next collections would walk them)
@@ -166,18 +177,18 @@ def run(args: argparse.Namespace) -> int:
             cache.save()
     report(items.problems)
     if args.json and not args.host:  # a kept row is printed as kept, unless renamed
-        rename(items, redactor)
+        rename(items, masked)
         write_array(items.rows)
         return EXIT_OK
     rows: list[dict[str, Any]] = [orjson.loads(item) for item in items.rows]
     if args.host:
         return merged(args, rows, now)
-    name_rows(rows, redactor)
+    name_rows(rows, masked)  # the table shows none of the paths the rows keep
     print(rooted_table(rows, now))
     return EXIT_OK
 
 
-def rename(items: RowScan[bytes], redactor: Redactor) -> None:
+def rename(items: RowScan[bytes], mask: Callable[[str], str]) -> None:
     """Give each row the name its listing gives its project (`name_rows`), printing again
     the rows whose name changed. A name depends on a row's `Naming` alone (and on every
     project listed): the rows the cache kept with one naming are named once for all."""
@@ -195,7 +206,7 @@ def rename(items: RowScan[bytes], redactor: Redactor) -> None:
             cwd, project, name = naming
             named.append({"cwd": cwd, "project": project, "project_name": name})
         at_row.append(at)
-    changed = set(name_rows(named, redactor))
+    changed = set(name_rows(named, mask))
     if not changed:
         return
     for index, at in enumerate(at_row):
@@ -214,6 +225,7 @@ def read_rows(
     from wftop.core.cost.usage import Spends
     from wftop.core.index.coldpass import scan_rows
     from wftop.core.resume.store import state_dir
+    from wftop.core.text.redact import Redactor
 
     kwargs = {} if args.stall_window is None else {"stall_window": args.stall_window}
     redactor = Redactor.for_json()
@@ -265,7 +277,7 @@ def merged(args: argparse.Namespace, rows: list[dict[str, Any]], now: float) -> 
             continue
         rows += found
     rows.sort(key=lambda row: row.get("last_activity") or "", reverse=True)
-    name_rows(rows, Redactor.for_json())
+    name_rows(rows, masked)
     if args.json:
         items = [json_row(row) for row in rows]
         sys.stdout.buffer.write(json_array(items) + b"\n")
@@ -282,6 +294,7 @@ def host_rows(host: str, text: bytes) -> list[dict[str, Any]] | None:
     masked again here (None: not a JSON array)."""
     from wftop.core.read.jsonline import UnreadableLine, parse_line
     from wftop.core.row import RowError, RunRow
+    from wftop.core.text.redact import Redactor, redact_value
 
     try:
         found = parse_line(text)  # any depth: what nests too deep is kept as its text
@@ -302,6 +315,8 @@ def host_rows(host: str, text: bytes) -> list[dict[str, Any]] | None:
 
 
 def json_row(row: dict[str, Any]) -> bytes:
+    from wftop.core.text.jsonout import dumps
+
     text = dumps(row, indent=True)
     return b"  " + text.replace(b"\n", b"\n  ")
 

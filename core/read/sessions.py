@@ -18,7 +18,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wftop.core.read.jsonline import UnreadableLine, parse_line
 from wftop.core.system.platforms import pid_domain_kind
 
 if TYPE_CHECKING:
@@ -88,6 +87,10 @@ def read_registry(root: str) -> list[RegistryEntry]:
         names = sorted(os.listdir(folder))
     except OSError:
         return []
+    # The JSON reader is imported only for a registry file: a listing of a tree no process
+    # runs in (whose rows the cache holds) reads no JSON but its rows file.
+    from wftop.core.read.jsonline import UnreadableLine, parse_line
+
     entries = []
     for name in names:
         if not name.endswith(".json") or not name[:-5].isdigit():
@@ -267,6 +270,8 @@ def transcript_cwd(transcript: str) -> str | None:
 def _line_cwd(raw: bytes) -> str | None:
     if b'"cwd"' not in raw:
         return None
+    from wftop.core.read.jsonline import UnreadableLine, parse_line
+
     try:
         record = parse_line(raw)
     except UnreadableLine:

@@ -111,3 +111,38 @@ def test_a_listing_whose_every_row_is_kept_imports_no_reader_and_no_shutil(
     imported(root, cache)
     kept = imported(root, cache)
     assert not {"wftop.core.read.jsonl", "shutil", "bz2", "lzma"} & kept
+
+
+def test_a_listing_whose_every_row_is_kept_loads_no_openssl(tmp_path: Path) -> None:
+    """`hashlib` loads OpenSSL (2.5 ms): the rows file was named by SHA-256 of its root, and
+    the check of runs continued in another session imported BLAKE2 for a listing that has
+    none."""
+    root = copy_tree("clean", tmp_path)
+    cache = tmp_path / "cache"
+    imported(root, cache)
+    assert not {"hashlib", "_hashlib"} & imported(root, cache)
+
+
+def test_a_listing_whose_every_row_is_kept_loads_the_masking_only_for_a_name_that_needs_it(
+    tmp_path: Path,
+) -> None:
+    """The masking's patterns (and the JSON encoder beside them) were imported by every
+    listing, 3 ms, to mask project names that the quick test finds nothing in; a working
+    directory whose name holds a key is masked in a kept listing as in a first one."""
+    root = copy_tree("clean", tmp_path)
+    cache = tmp_path / "cache"
+    imported(root, cache)
+    assert not {"wftop.core.text.redact", "wftop.core.text.jsonout"} & imported(root, cache)
+    (transcript,) = root.glob("projects/*/*.jsonl")
+    cwd = next(
+        line["cwd"]
+        for line in map(json.loads, transcript.read_text().splitlines())
+        if "cwd" in line
+    )
+    transcript.write_text(transcript.read_text().replace(cwd, f"/home/dev/{SECRET}"))
+    uncached = ls(root, cache, "--no-cache")
+    first, kept = ls(root, cache), ls(root, cache)
+    assert first == kept == uncached
+    (row,) = json.loads(kept)
+    assert row["project_name"] == "[masked:anthropic_key]"  # its cwd is a path, kept real
+    assert "wftop.core.text.redact" in imported(root, cache)
