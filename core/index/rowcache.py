@@ -52,6 +52,7 @@ from wftop.core.index.rowfile import (
     row_naming,
     save_rows,
 )
+from wftop.core.index.scriptlook import ScriptLooks
 from wftop.core.read.discovery import RunFolder, run_names, snapshot_names
 from wftop.core.read.problem import Problem
 from wftop.core.read.sessions import Owner
@@ -147,9 +148,11 @@ class RowCache:
     ``stat`` (None: there was none), as a key takes the walk's when the walk comes first."""
     _former: dict[str, Path] = field(default_factory=dict)
     """Roots whose rows were loaded from where an earlier wftop kept them: saved anew."""
-    _folders: dict[str, bool] = field(default_factory=dict)
-    """Folders above named scripts: whether each is there, as found in this listing."""
     hits: int = 0
+    _scripts: ScriptLooks = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._scripts = ScriptLooks(self.stat)
 
     @classmethod
     def open(
@@ -341,55 +344,12 @@ class RowCache:
         stamp), if the script its snapshot names (outside the session's ``scripts``
         folder) is as it was."""
         named = entry[3]
-        if named is not None and not named.startswith(scripts) and self._is_file(named) != entry[4]:
+        outside = named is not None and not named.startswith(scripts)
+        if outside and self._scripts.is_file(named) != entry[4]:
             return None
         self._new[journal] = entry
         self.hits += 1
         return Kept(entry[1], entry[2], ended, (entry[5], entry[6], entry[7]))
-
-    def _is_file(self, path: str) -> bool:
-        """Whether ``path`` is a file; one under a folder found missing in this listing is
-        not, and costs no ``stat`` (a tree copied from another machine names scripts where
-        that machine kept them: thousands, under one folder missing here)."""
-        if self._under_missing(path):
-            return False
-        try:
-            return stat.S_ISREG(self.stat(path).st_mode)
-        except FileNotFoundError:
-            self._note_missing(path)
-            return False
-        except (OSError, ValueError):
-            return False
-
-    def _under_missing(self, path: str) -> bool:
-        """Whether the nearest folder above ``path`` known in this listing is missing (a
-        folder under a missing one is noted missing too: the next script named in it is
-        answered at once)."""
-        parent = at = path.rfind(os.sep)
-        while at > 0:
-            known = self._folders.get(path[:at])
-            if known is not None:
-                if not known and at != parent:
-                    self._folders[path[:parent]] = False
-                return not known
-            at = path.rfind(os.sep, 0, at)
-        return False
-
-    def _note_missing(self, path: str) -> None:
-        """Note the folders above a missing ``path`` that are missing too, up to one that is
-        there (or known)."""
-        at = path.rfind(os.sep)
-        while at > 0 and path[:at] not in self._folders:
-            try:
-                self.stat(path[:at])
-            except FileNotFoundError:
-                self._folders[path[:at]] = False
-                at = path.rfind(os.sep, 0, at)
-                continue
-            except (OSError, ValueError):
-                pass
-            self._folders[path[:at]] = True
-            return
 
     def put(self, journal: str, key: Key | None, kept: Kept, named: NamedScript) -> None:
         """Keep the row of a `settled` run read under ``key``."""
