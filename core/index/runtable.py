@@ -35,6 +35,8 @@ class RunTable:
         """Ident → the session that continued the run (``find_superseded``)."""
         self.rewatch = False
         """A linked run folder came or went: the set of watched folders may change."""
+        self.linked: dict[str, str] = {}
+        """Ident → real path of the run folders that are links (`watch_paths` reads them)."""
         self._by_real: dict[str, str] = {}
         self._by_run_id: dict[str, tuple[str, ...]] = {}
         """Run id → the idents of its runs: nearly always one (a tuple of one is a quarter
@@ -48,6 +50,7 @@ class RunTable:
         ident = folder.ident
         if folder.real_path != folder.path:
             self.rewatch = True
+            self.linked[ident] = folder.real_path
         reader = RunReader(folder, spend_book=self.spend_book, dozing=dozing)
         reader.count_spend = self.spends
         self.readers[ident] = reader
@@ -69,6 +72,7 @@ class RunTable:
         folder = reader.folder
         if folder.real_path != folder.path:
             self.rewatch = True
+        self.linked.pop(ident, None)
         self._by_real.pop(folder.real_path, None)
         self.run_dirs.pop(folder.path, None)
         self.run_dirs.pop(folder.real_path, None)

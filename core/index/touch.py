@@ -347,10 +347,10 @@ def shallow_paths(roots: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(paths))
 
 
-def watch_paths(roots: Iterable[str], readers: Mapping[str, RunReader]) -> tuple[str, ...]:
+def watch_paths(roots: Iterable[str], linked: Iterable[str]) -> tuple[str, ...]:
     """The folders to watch: each root's ``projects/`` and ``sessions/`` that exist,
-    plus the real folders of linked runs that live outside them (a watch set up
-    before a link appeared does not follow it)."""
+    plus the real folders of linked runs (``linked``: their real paths) that live outside
+    them (a watch set up before a link appeared does not follow it)."""
     paths: set[str] = set()
     prefixes = []
     for root in roots:
@@ -359,10 +359,7 @@ def watch_paths(roots: Iterable[str], readers: Mapping[str, RunReader]) -> tuple
             prefixes.append(os.path.realpath(watched) + os.sep)
             if os.path.isdir(watched):
                 paths.add(watched)
-    for reader in readers.values():
-        run = reader.folder
-        if run.real_path != run.path:
-            real = run.real_path + os.sep
-            if not any(real.startswith(prefix) for prefix in prefixes):
-                paths.add(run.real_path)
+    for real_path in linked:
+        if not any((real_path + os.sep).startswith(prefix) for prefix in prefixes):
+            paths.add(real_path)
     return tuple(sorted(paths))
