@@ -1,7 +1,7 @@
 """The file watcher of the live index, and the helper process it runs in.
 
 `Watcher` starts the watch helper over a set of folders as an asyncio subprocess
-(`helper_module`: ``python -m wftop.core.index.watcher_inotify`` on Linux, ``python -m
+(`helper_commands`: ``core/index/watcher_inotify.py`` on Linux, ``python -m
 wftop.core.index.watcher`` elsewhere) and hands out batches of changed paths, coalescing
 whatever queued up meanwhile; a task on the caller's event loop reads the helper's lines as
 they come (no thread reads them, nothing polls). `serve` is the helper where inotify cannot
@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from wftop.core.index.watcher_args import SHALLOW, helper_args
+from wftop.core.index.watcher_inotify import SHALLOW, command, helper_args
 from wftop.core.system.platforms import has_inotify
 
 READY_TIMEOUT = 600.0
@@ -69,28 +69,29 @@ class Watcher:
         if not (paths or shallow):
             return False
         self.paths, self.shallow = paths, shallow
-        module = helper_module()
-        argv = [sys.executable, "-m", module, str(self.debounce_ms), str(self.step_ms)]
-        self._process = process = await asyncio.create_subprocess_exec(
-            *argv,
-            *paths,
-            SHALLOW,
-            *shallow,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            limit=LINE_LIMIT,
-        )
-        assert process.stdout is not None
-        try:
-            first = await asyncio.wait_for(process.stdout.readline(), READY_TIMEOUT)
-        except (TimeoutError, ValueError, OSError):
-            first = b""
-        if first == b"ready\n":
-            self.error = None
-            self._reader = asyncio.create_task(self._read(process.stdout))
-        else:
-            self.error = f"cannot watch {', '.join(paths + shallow)}: the watch did not start"
+        told = [str(self.debounce_ms), str(self.step_ms), *paths, SHALLOW, *shallow]
+        commands = helper_commands()
+        for number, helper in enumerate(commands, 1):
+            self._process = process = await asyncio.create_subprocess_exec(
+                *helper,
+                *told,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                limit=LINE_LIMIT,
+            )
+            assert process.stdout is not None
+            try:
+                first = await asyncio.wait_for(process.stdout.readline(), READY_TIMEOUT)
+            except (TimeoutError, ValueError, OSError):
+                first = b""
+            if first == b"ready\n":
+                self.error = None
+                self._reader = asyncio.create_task(self._read(process.stdout))
+                return True
+            if number < len(commands):  # the next helper where one cannot start (no inotify)
+                await _ended(process)
+        self.error = f"cannot watch {', '.join(paths + shallow)}: the watch did not start"
         return True
 
     async def _read(self, stdout: asyncio.StreamReader) -> None:
@@ -134,28 +135,32 @@ class Watcher:
         self.paths = self.shallow = ()
         if reader is not None:
             reader.cancel()
-        if process is None:
-            return
-        if process.stdin is not None:
-            process.stdin.close()
-        if process.returncode is not None:
-            return
-        try:
-            await asyncio.wait_for(process.wait(), END_GRACE)
-        except TimeoutError:
-            _kill(process)
-        except asyncio.CancelledError:
-            _kill(process)
-            raise
+        if process is not None:
+            await _ended(process)
 
 
-def helper_module() -> str:
-    """The watch helper this platform runs: inotify asked directly on Linux
-    (`wftop.core.index.watcher_inotify`, a fraction of the memory), watchfiles elsewhere
-    (`serve`, below)."""
-    if has_inotify():
-        return "wftop.core.index.watcher_inotify"
-    return "wftop.core.index.watcher"
+async def _ended(process: asyncio.subprocess.Process) -> None:
+    """A helper ended: its stdin closes and it ends by itself; one that has not a moment
+    later (or when this is cancelled meanwhile) is killed."""
+    if process.stdin is not None:
+        process.stdin.close()
+    if process.returncode is not None:
+        return
+    try:
+        await asyncio.wait_for(process.wait(), END_GRACE)
+    except TimeoutError:
+        _kill(process)
+    except asyncio.CancelledError:
+        _kill(process)
+        raise
+
+
+def helper_commands() -> list[list[str]]:
+    """The watch helpers this platform may run, the first that starts serving: inotify asked
+    directly on Linux (`wftop.core.index.watcher_inotify`, a fraction of the memory), else
+    watchfiles (`serve`, below)."""
+    watchfiles = [sys.executable, "-m", "wftop.core.index.watcher"]
+    return [command(), watchfiles] if has_inotify() else [watchfiles]
 
 
 def _kill(process: asyncio.subprocess.Process) -> None:

@@ -1,11 +1,13 @@
-"""The watch helper on Linux: ``python -m wftop.core.index.watcher_inotify``, inotify asked
-directly, speaking as `wftop.core.index.watcher.serve` speaks.
+"""The watch helper on Linux, inotify asked directly: run as a script of the standard library
+alone (`command`: ``python -I -S .../watcher_inotify.py``), speaking as
+`wftop.core.index.watcher.serve` speaks.
 
 One inotify watch per folder: the folders named and every one below them (``--shallow``
-ones: their own entries only). The helper keeps each watch's folder as its path's bytes, one
-table for them all, and imports neither asyncio nor watchfiles: over 20,000 runs (60,000
-folders) it was 56 MB with watchfiles (whose tables kept some 550 bytes a folder) and its
-set-up took the interpreter for seconds.
+ones: their own entries only). The helper keeps the folder of each watch in one table for
+them all (`Folders`: each folder's name under its parent's watch), and loads neither
+asyncio, watchfiles nor site-packages: over 20,000 runs (60,000 folders) it was 56 MB with
+watchfiles (whose tables kept some 550 bytes a folder) and its set-up took the interpreter
+for seconds.
 
 A folder made below a deep one is watched as it is seen, and what it already holds is said
 changed (it may have been written before its watch was up); a folder moved away is
@@ -13,23 +15,29 @@ forgotten with everything below it, and watched again where it lands if that is 
 queue that overflowed says every folder named changed: the index looks at them again. It
 prints ``ready`` once every watch is up, then one JSON list of changed paths a batch (a
 batch ends once ``STEP_MS`` pass with no news, or ``DEBOUNCE_MS`` after its first), and ends
-when its stdin closes. Where inotify cannot be had, the watchfiles helper serves instead.
+when its stdin closes. Where inotify cannot be had it ends at once (`NO_INOTIFY`), and the
+watchfiles helper serves instead. It imports nothing of wftop (it is not run as part of it).
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import json
 import os
 import select
+import signal
 import struct
 import sys
 import time
+from array import array
 from collections.abc import Iterator
+from typing import NamedTuple
 
-from wftop.core.index.watcher_args import helper_args
+SHALLOW = "--shallow"
+"""On a helper's command line: the folders after it are watched without what is below."""
+NO_INOTIFY = 3
+"""The helper's exit code where inotify cannot be had (its caller runs watchfiles' instead)."""
 
 IN_MODIFY = 0x2
 IN_ATTRIB = 0x4
@@ -55,11 +63,54 @@ EVENT = struct.Struct("iIII")
 """An event's head: watch, mask, cookie, length of the name after it."""
 
 
+class Folders:
+    """The folder of each watch, by its number: its name below its parent watch's folder (a
+    folder named: its whole path, under none). Watch numbers count up from 1, so two lists
+    indexed by them hold 60,000 folders in some 5 MB, where each watch's path in a table
+    took 17."""
+
+    def __init__(self) -> None:
+        self._parent = array("i", [0])
+        self._name: list[bytes | None] = [None]
+
+    def put(self, wd: int, parent: int, name: bytes) -> None:
+        if wd >= len(self._name):
+            grow = wd + 1 - len(self._name)
+            self._parent.extend([0] * grow)
+            self._name.extend([None] * grow)
+        self._parent[wd], self._name[wd] = parent, name
+
+    def drop(self, wd: int) -> None:
+        if 0 < wd < len(self._name):
+            self._parent[wd], self._name[wd] = 0, None
+
+    def path(self, wd: int) -> bytes | None:
+        """The watch's folder (None: no such watch, or one below a folder no more watched)."""
+        parts: list[bytes] = []
+        while 0 < wd < len(self._name):
+            name = self._name[wd]
+            if name is None:
+                return None
+            parts.append(name)
+            wd = self._parent[wd]
+        return b"/".join(reversed(parts)) if parts else None
+
+    def items(self) -> Iterator[tuple[int, bytes]]:
+        """Every watch and its folder."""
+        for wd in range(1, len(self._name)):
+            path = self.path(wd)
+            if path is not None:
+                yield wd, path
+
+    def values(self) -> list[bytes]:
+        return [path for _wd, path in self.items()]
+
+
 class Inotify:
     """One inotify instance and the folder of each of its watches."""
 
     def __init__(self) -> None:
-        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        libc = ctypes.CDLL(None, use_errno=True)  # the C library this process runs on
         self._add = libc.inotify_add_watch
         self._add.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
         self._rm = libc.inotify_rm_watch
@@ -69,27 +120,35 @@ class Inotify:
             error = ctypes.get_errno()
             raise OSError(error, os.strerror(error))
         self.fd: int = fd
-        self.folders: dict[int, bytes] = {}
+        self.folders = Folders()
         """Each watch's folder."""
         self.shallow: set[int] = set()
         """The watches of folders watched without what is below them."""
         self.named: list[bytes] = []
         """The folders named, deep and shallow: said changed when the queue overflowed."""
 
-    def watch(self, folder: bytes, *, deep: bool = True, found: list[bytes] | None = None) -> None:
+    def watch(
+        self,
+        folder: bytes,
+        *,
+        deep: bool = True,
+        found: list[bytes] | None = None,
+        under: tuple[int, bytes] | None = None,
+    ) -> None:
         """Watch ``folder`` and, ``deep``, every folder below it (what they hold added to
-        ``found``, where given). A folder gone meanwhile or unreadable is passed over; no
-        room for another watch (``fs.inotify.max_user_watches``) is an `OSError`."""
-        stack = [folder]
+        ``found``, where given); ``under``: the watch of the folder it is in, and its name
+        there. A folder gone meanwhile or unreadable is passed over; no room for another
+        watch (``fs.inotify.max_user_watches``) is an `OSError`."""
+        stack = [(folder, *(under or (0, folder)))]
         while stack:
-            path = stack.pop()
+            path, parent, name = stack.pop()
             wd = self._add(self.fd, path, MASK)
             if wd < 0:
                 error = ctypes.get_errno()
                 if error == 28:  # ENOSPC: no watch left
                     raise OSError(error, os.strerror(error), os.fsdecode(path))
                 continue
-            self.folders[wd] = path
+            self.folders.put(wd, parent, name)
             if not deep:
                 self.shallow.add(wd)
                 continue
@@ -100,7 +159,7 @@ class Inotify:
                             found.append(entry.path)
                         try:
                             if entry.is_dir(follow_symlinks=False):
-                                stack.append(entry.path)
+                                stack.append((entry.path, wd, entry.name))
                         except OSError:
                             pass
             except OSError:
@@ -112,7 +171,7 @@ class Inotify:
         below = folder + b"/"
         for wd, path in list(self.folders.items()):
             if path == folder or path.startswith(below):
-                del self.folders[wd]
+                self.folders.drop(wd)
                 self.shallow.discard(wd)
                 self._rm(self.fd, wd)
 
@@ -139,11 +198,11 @@ class Inotify:
             if mask & IN_Q_OVERFLOW:
                 changed.update(self.named)
                 continue
-            folder = self.folders.get(wd)
+            folder = self.folders.path(wd)
             if folder is None:
                 continue
             if mask & IN_IGNORED:  # the folder is gone, and its watch with it
-                del self.folders[wd]
+                self.folders.drop(wd)
                 self.shallow.discard(wd)
                 continue
             path = folder + b"/" + name if name else folder
@@ -155,9 +214,15 @@ class Inotify:
             elif mask & (IN_CREATE | IN_MOVED_TO):
                 found: list[bytes] = []
                 with contextlib.suppress(OSError):  # no watch left: the sweeps see to it
-                    self.watch(path, found=found)
+                    self.watch(path, found=found, under=(wd, name))
                 changed.update(found)
         return count
+
+
+def command() -> list[str]:
+    """How the helper is run: this interpreter, isolated, without site-packages (nothing of
+    them is needed), on this file."""
+    return [sys.executable, "-I", "-S", os.path.abspath(__file__)]
 
 
 def said(changed: set[bytes]) -> bytes:
@@ -172,16 +237,34 @@ def said(changed: set[bytes]) -> bytes:
     return json.dumps(paths, ensure_ascii=False).encode() + b"\n"
 
 
+class HelperArgs(NamedTuple):
+    debounce_ms: int
+    step_ms: int
+    paths: list[str]
+    shallow: list[str]
+
+
+def helper_args(argv: list[str]) -> HelperArgs:
+    """A watch helper's command line (this one's and watchfiles', `wftop.core.index.watcher`):
+    ``DEBOUNCE_MS STEP_MS FOLDER... [--shallow FOLDER...]``, read, and Ctrl+C left to its
+    parent to handle."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    debounce, step, *paths = argv
+    shallow: list[str] = []
+    if SHALLOW in paths:
+        at = paths.index(SHALLOW)
+        paths, shallow = paths[:at], paths[at + 1 :]
+    return HelperArgs(int(debounce), int(step), paths, shallow)
+
+
 def serve(argv: list[str]) -> int:
-    """The helper: ``DEBOUNCE_MS STEP_MS FOLDER... [--shallow FOLDER...]`` (as
-    `wftop.core.index.watcher.serve`, which serves where inotify cannot be had)."""
+    """The helper: ``DEBOUNCE_MS STEP_MS FOLDER... [--shallow FOLDER...]``; ends with
+    `NO_INOTIFY`, nothing said, where inotify cannot be had."""
     debounce, step, paths, shallow = helper_args(argv)
     try:
         inotify = Inotify()
     except (OSError, AttributeError):  # no inotify here (or no instance left)
-        from wftop.core.index.watcher import serve as served
-
-        return served(argv)
+        return NO_INOTIFY
     for folder in paths:
         inotify.watch(os.fsencode(folder))
     for folder in shallow:

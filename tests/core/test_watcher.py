@@ -17,8 +17,9 @@ import psutil
 import pytest
 
 from wftop.core.index import watcher as watching
+from wftop.core.index import watcher_inotify
 from wftop.core.index.watcher import Watcher
-from wftop.core.index.watcher_inotify import IN_Q_OVERFLOW, Inotify
+from wftop.core.index.watcher_inotify import IN_Q_OVERFLOW, NO_INOTIFY, Inotify, command
 
 linux_only = pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux's")
 HELPERS = [pytest.param(True, marks=linux_only, id="inotify"), pytest.param(False, id="watchfiles")]
@@ -28,7 +29,7 @@ HELPERS = [pytest.param(True, marks=linux_only, id="inotify"), pytest.param(Fals
 def helper(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """Each helper in turn: inotify's where this platform has it, and the fallback."""
     monkeypatch.setattr(watching, "has_inotify", lambda: request.param)
-    yield watching.helper_module()
+    yield watching.helper_commands()[0][-1]
 
 
 WAIT = 20.0
@@ -111,11 +112,11 @@ async def test_folders_made_or_moved_below_a_deep_one_are_followed_where_they_ar
 
 @linux_only
 def test_the_inotify_helper_imports_neither_asyncio_nor_watchfiles(tmp_path):
-    # the helper's memory is its watches: an interpreter with asyncio, anyio and watchfiles
-    # loaded held more than its tables
+    # the helper's memory is its watches: an interpreter with asyncio, anyio, watchfiles and
+    # the site-packages' finders loaded held more than its tables
+    python, *rest = command()
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "wftop.core.index.watcher_inotify"]
-        + ["20", "5", str(tmp_path)],
+        [python, "-X", "importtime", *rest, "20", "5", str(tmp_path)],
         input=b"",
         capture_output=True,
         timeout=WAIT,
@@ -124,7 +125,31 @@ def test_the_inotify_helper_imports_neither_asyncio_nor_watchfiles(tmp_path):
     assert done.stdout == b"ready\n"
     loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.decode().splitlines()}
     assert "ctypes" in loaded
-    assert not loaded & {"asyncio", "watchfiles", "anyio", "orjson", "wftop.core.index.watcher"}
+    assert not loaded & {"asyncio", "watchfiles", "anyio", "orjson", "site"}
+    assert not [name for name in loaded if name.startswith("wftop")]
+
+
+def test_where_inotify_cannot_be_had_its_helper_ends_at_once(tmp_path, monkeypatch):
+    def none(*_args: object) -> None:
+        raise OSError(24, "Too many open files")
+
+    monkeypatch.setattr(watcher_inotify.Inotify, "__init__", none)
+    assert watcher_inotify.serve(["20", "5", str(tmp_path)]) == NO_INOTIFY
+
+
+async def test_where_a_helper_cannot_start_the_next_serves(tmp_path, monkeypatch):
+    ended = [sys.executable, "-c", f"raise SystemExit({NO_INOTIFY})"]
+    watchfiles = [sys.executable, "-m", "wftop.core.index.watcher"]
+    monkeypatch.setattr(watching, "helper_commands", lambda: [ended, watchfiles])
+    (tmp_path / "deep").mkdir()
+    watcher = Watcher(20, 5)
+    try:
+        assert await watcher.ensure((str(tmp_path / "deep"),))
+        assert watcher.error is None
+        (tmp_path / "deep" / "file").write_text("x")
+        await changed(watcher, str(tmp_path / "deep" / "file"))
+    finally:
+        await watcher.close()
 
 
 @linux_only
