@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import cache
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from wftop.core.cost.ratebook import RateBook, Rates
@@ -41,6 +40,8 @@ def price_data() -> dict[str, str | None]:
 
 @cache
 def _version() -> str | None:
+    from importlib.metadata import PackageNotFoundError, version  # tens of ms: when asked
+
     try:
         return version(PACKAGE)
     except PackageNotFoundError:

@@ -6,6 +6,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+from wftop.core.version import VERSION, package_version
+
+TOP = Path(__file__).parents[2]
 
 LATER = (
     "wftop.tui.screens.run",
@@ -26,3 +33,8 @@ def test_the_app_starts_without_what_only_a_later_key_needs():
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert done.stdout.split() == []
+
+
+def test_the_version_is_the_one_pyproject_declares_and_the_install_has():
+    declared = tomllib.loads((TOP / "pyproject.toml").read_text())["project"]["version"]
+    assert VERSION == declared == metadata.version("wftop") == package_version()

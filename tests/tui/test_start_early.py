@@ -32,6 +32,7 @@ class Seen(Popen):
             "rehearsal": "wftop.core.resume.rehearse" in sys.modules,
             "stream": [name for name in ("wftop.core.engine.protocol", "wftop.core.row")
                        if name in sys.modules],
+            "metadata": "importlib.metadata" in sys.modules,
         })
         super().__init__(argv, *args, **kwargs)
 
@@ -72,6 +73,7 @@ def test_the_tui_starts_its_engine_before_it_imports_textual_or_the_rehearsal(tm
         assert engine["textual"] is False
         assert engine["rehearsal"] is False  # a type of make_app's, not needed to start it
         assert engine["stream"] == []  # the engine's stream and its rows: meanwhile
+        assert engine["metadata"] is False  # the install's metadata: 20-30 ms, not needed
         assert "--socket" in engine["argv"]
     finally:
         if engine.get("pid"):
