@@ -5,7 +5,7 @@ the live index (`wftop.core.index.live`) and the status counts (`wftop.core.inde
 read a folder with a `RunReader` and hand it a `RunContext` (what the run's status depends
 on besides its own files, `wftop.core.index.context`), so every surface classifies a run the
 same way. What it knows of the agent transcripts without reading them (their sizes and
-times) is `wftop.core.index.agentstats`'.
+times) is `wftop.core.index.agentstats`', what its attempts spent `wftop.core.index.runspend`'s.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from collections.abc import Callable, Collection
 
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.tally import SpendTally
-from wftop.core.cost.tokens import Spend
 from wftop.core.index.agentstats import NO_TRANSCRIPTS, AgentStamps, agent_stamps, restat, stats_of
 from wftop.core.index.context import RunContext
 from wftop.core.index.listkeep import LIST_KEEP_BYTES, LIST_KEEP_TOTAL, Dozing
 from wftop.core.index.naming import RunNames, sorted_listing
 from wftop.core.index.runmade import made_run
+from wftop.core.index.runspend import SpendKeeping
 from wftop.core.model import Run
 from wftop.core.read.countfold import CountingFold
 from wftop.core.read.discovery import RunFolder
@@ -32,7 +32,7 @@ from wftop.core.read.standin import name_calls, sidecar_fold, snapshot_fold
 from wftop.core.read.usage import RerunTokens
 
 
-class RunReader:
+class RunReader(SpendKeeping):
     """Everything read from one run folder, kept up to date incrementally.
 
     Agent transcripts are only stat'ed while the run has not ended (no current
@@ -48,7 +48,6 @@ class RunReader:
         "_reruns",
         "_snapshot_checked",
         "_snapshot_stamp",
-        "_spent",
         "_stand_in",
         "count_spend",
         "dozing",
@@ -340,31 +339,6 @@ class RunReader:
         changed = self.stand_in() or changed
         self.find_script(listing)
         return self.refresh_reruns() or changed
-
-    def spend(self) -> Spend:
-        """What every attempt spent, each transcript read once more after it changed."""
-        return self._tally().total(self.folder.path)
-
-    def _tally(self) -> SpendTally:
-        if self._spent is None:
-            self._spent = SpendTally(self.spend_book)
-        return self._spent
-
-    def vouch_spends(self) -> None:
-        """Vouch for the run folder in the spend book (`SpendTally.vouch`): only for a
-        settled run whose spend was read."""
-        if self._spent is not None:
-            self._spent.vouch(self.folder.path)
-
-    def refresh_spend(self, names: Collection[str] | None) -> bool:
-        """The agent transcripts ``names`` changed (None: any may have): read again those
-        that are an attempt's; True when what the run spent changed."""
-        if not self.count_spend:
-            return False
-        before = self.spend()
-        agents = None if names is None else [name[6:-6] for name in names]
-        self._tally().changed(agents)
-        return self.spend() != before
 
     def stand_in(self) -> bool:
         """Where the journal is missing, the calls its snapshot's rows (else its agents'
