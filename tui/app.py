@@ -35,6 +35,7 @@ from wftop.core.engine.feed import Delta
 from wftop.core.engine.link import EngineLink, EngineLost, EngineUp, connector_for
 from wftop.core.engine.protocol import ProblemSeen, Progress
 from wftop.core.index.details import Details
+from wftop.core.system.memory import give_back_memory
 from wftop.core.system.procs import ProcessTable, default_table
 from wftop.tui import net
 from wftop.tui.collector import PAUSE_LIMIT, StartPause
@@ -119,7 +120,7 @@ class WftopApp(TellApp):
         self.banner = banner
         self.link = EngineLink(connector or connector_for(self.roots, config.stall_window))
         processes = processes if processes is not None else default_table()
-        self.store = Store(self, self._next_frame)
+        self.store = Store(self, self._next_frame, give_back=self._give_back_memory)
         self.store.missing = absent(self.roots)  # before the loop runs: no wait on it
         self.root_look = RootLook(self, self.store, self.roots)
         from wftop.core.resume.store import state_dir
@@ -158,6 +159,12 @@ class WftopApp(TellApp):
 
     def _next_frame(self, apply: Callable[[], object]) -> None:
         self.set_timer(FRAME, apply, name="store-frame")
+
+    def _give_back_memory(self) -> None:
+        """What the store let go of, given back to the system in a thread (`Store`)."""
+        self.jobs.start(
+            "give-back", give_back_memory, lambda _asked: None, what="Couldn't free memory"
+        )
 
     # -- start -----------------------------------------------------------------------------
 
