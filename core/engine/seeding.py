@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from wftop.core.cost.spendbook import SpendBook
@@ -69,9 +69,12 @@ async def filled_rows(
     stall_window: float = DEFAULT_STALL_WINDOW,
     workers: int | None = None,
     spend_book: SpendBook | None = None,
-) -> list[Filled]:
+) -> AsyncIterator[list[Filled]]:
     """The runs of ``journals`` under the roots read again, with what they spent, by forked
-    workers (the engine itself where none can be forked)."""
+    workers (the engine itself where none can be forked), a chunk of them at a time as
+    each comes: the caller keeps what it needs of a chunk before the next is unpickled,
+    so what it lets go of (the printed rows, keys and names it does not keep: some 30 MB
+    at 20,000 runs) is made again in the same place, not beside all the others."""
     found, _trouble = run_folders_of(roots)
     folders = newest_sessions_first(found)
     cold = ColdPass.of(
@@ -117,11 +120,9 @@ async def filled_rows(
         # on this side they lie together, apart from the lines the engine holds
         return [read.item for read in reads], reads
 
-    results: list[Filled] = []
     with paused_gc():
         async for _items, reads in streamed(wanted, work, workers=workers, chunk=CHUNK):
-            results.extend(reads)
-    return results
+            yield reads
 
 
 def cached_seeds(
