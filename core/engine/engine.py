@@ -35,7 +35,7 @@ from wftop.core.engine import protocol as wire
 from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, Held, first_rows, held_read
 from wftop.core.engine.failing import failure_said, log_trace
 from wftop.core.engine.holding import ProjectNames, held_of
-from wftop.core.engine.seeding import cached_seeds, filled_rows
+from wftop.core.engine.seeding import Late, cached_seeds, filled_rows, keep_late
 from wftop.core.engine.views import Subscriber, Views
 from wftop.core.index.cachefile import ended, settled
 from wftop.core.index.gcpause import paused_gc
@@ -249,8 +249,10 @@ class Engine:
         if stop.is_set():
             return
         filled = await self._fill(cache, firsts)
-        cache.done_looking()
         seeds = cached_seeds(self.roots, cache.used(), self.held)  # the settled runs kept
+        # The rows cache is saved: what it holds (its entries, what the walk looked up) goes
+        # before the live index is built, whose objects then take its place.
+        del cache
         index = LiveIndex(
             self.roots,
             processes=self.processes,
@@ -262,14 +264,17 @@ class Engine:
             trim=self.trim or trimmer(),
             **self.index_options,  # type: ignore[arg-type]
         )
-        read, known = await asyncio.to_thread(self._read_all, index, cache, firsts, seeds)
+        read, known, late = await asyncio.to_thread(self._read_all, index, firsts, seeds)
         self.index = index
         # What the start needed goes before the engine follows (this frame lives as long):
-        # the rows cache holds every row it saved, the seeds and rows filled in each another.
-        del cache, firsts, seeds
+        # the seeds and rows filled in each hold another row.
+        del firsts, seeds
         rows = {ident: entry for ident, entry in filled.items() if ident in known}
         rows.update(read)
         del filled, read
+        if late:
+            await asyncio.to_thread(keep_late, self.roots, self.cache, late)
+        del late
         await self._apply_paced(rows, [ident for ident in self.held if ident not in known])
         del rows, known
         give_back_memory(self.trim)  # what reading every run left free, to the system
@@ -333,15 +338,16 @@ class Engine:
         return rows
 
     def _read_all(
-        self, index: LiveIndex, cache: RowCache, firsts: FirstRows, seeds: dict[str, Seed]
-    ) -> tuple[dict[str, Held], set[str]]:
+        self, index: LiveIndex, firsts: FirstRows, seeds: dict[str, Seed]
+    ) -> tuple[dict[str, Held], set[str], list[Late]]:
         """The live index's own cold start (in a worker thread): the rows of the runs it
         read, each made as its run is read (the index lets go of a settled run's fold at
-        once), and the idents of every run it holds (the seeded ones, not read, too); the
-        runs whose first rows went without what they spent are kept in the rows cache now."""
+        once), the idents of every run it holds (the seeded ones, not read, too), and what
+        the rows cache is to keep of the runs whose first rows went without what they
+        spent, that the rows filled in did not keep (`keep_late`)."""
         made: dict[str, Held] = {}
+        late: list[Late] = []
         unpriced = firsts.unpriced  # those the rows filled in did not keep (`_fill`)
-        size = len(unpriced)
 
         def take(run: Run) -> None:
             journal = run.folder.journal
@@ -349,13 +355,11 @@ class Engine:
                 row = RunRow.of(run, self._spends).printed(self._redactor)
                 named = run.snapshot.script_path if run.snapshot is not None else None
                 kept = Kept(run.last_activity, row, ended(run))
-                cache.put(journal, unpriced.pop(journal), kept, NamedScript.of(named))
+                late.append((journal, unpriced.pop(journal), kept, NamedScript.of(named)))
             made.update(self._rows_of((run,))[0])  # their problems went with the first rows
 
         added = index.cold_start(take=take, seeds=seeds).added
-        if len(unpriced) < size:
-            cache.save()
-        return made, {run.ident for run in added}
+        return made, {run.ident for run in added}, late
 
     def _rows_of(self, runs: Iterable[Run]) -> tuple[dict[str, Held], list[str]]:
         """The runs as held rows, and their problems not told yet."""

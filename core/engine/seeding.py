@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import NamedTuple
 
 from wftop.core.cost.spendbook import SpendBook
@@ -30,7 +31,7 @@ from wftop.core.index.cachefile import Key, settled
 from wftop.core.index.coldpass import ColdPass, paused_gc
 from wftop.core.index.fanout import streamed
 from wftop.core.index.held import RunKeys, Seed
-from wftop.core.index.rowcache import NamedScript
+from wftop.core.index.rowcache import Kept, NamedScript, RowCache
 from wftop.core.model import DEFAULT_STALL_WINDOW
 from wftop.core.read.discovery import RunFolder, newest_sessions_first, run_folders_of
 from wftop.core.read.sessions import NO_OWNER
@@ -41,6 +42,10 @@ from wftop.core.text.redact import Redactor
 CHUNK = 256
 """Runs read in one go: a worker sends back each such chunk's rows as it has them (where
 the engine reads them itself, a turn of its loop between two)."""
+
+Late = tuple[str, Key | None, Kept, NamedScript]
+"""A row the live index read, for the rows cache (`keep_late`): its
+journal, the key taken before its first row was read, the row, the script it names."""
 
 
 class Filled(NamedTuple):
@@ -141,3 +146,14 @@ def cached_seeds(
         if entry is not None:
             seeds[entry.ident] = Seed(key, entry.line)
     return seeds
+
+
+def keep_late(roots: list[str], path: Path | None, late: Iterable[Late]) -> None:
+    """Rows the engine's live index read, kept in the rows cache at ``path`` (None: none):
+    opened again from what the start saved (the engine let go of it before building its
+    index), every row and listing it holds kept with them."""
+    cache = RowCache.open(roots, path)
+    cache.keep_loaded()
+    for journal, key, kept, named in late:
+        cache.put(journal, key, kept, named)
+    cache.save()

@@ -192,13 +192,11 @@ class RowCache:
         writes): the engine's live index is seeded with them (`wftop.core.index.held.Seed`)."""
         return [(journal, entry[0]) for journal, entry in self._new.items()]
 
-    def done_looking(self) -> None:
-        """Let go of what the walk looked up (each session's stamp, folders' ``stat``s, the
-        scripts looked for): what `put` and `save` need is kept; a later `find` looks again."""
-        self._sessions.clear()
-        self._dir_stats.clear()
-        self._keyed.clear()
-        self._scripts = ScriptLooks(self.stat)
+    def keep_loaded(self) -> None:
+        """Save again every row and listing loaded, with what is put after (a cache opened
+        again to add rows to what was saved)."""
+        self._new.update(self._old)
+        self._listings.update(self._listed)
 
     def snapshot_names(self, folder: str) -> list[str] | None:
         """`wftop.core.read.discovery.snapshot_names` of a session's ``workflows`` folder,

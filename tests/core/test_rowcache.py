@@ -18,8 +18,8 @@ from tests.corpus import CORPUS, copy_tree, only_journal, tree
 from wftop.cli.commands.ls import json_item
 from wftop.core.index.cachefile import Stat
 from wftop.core.index.coldpass import scan_rows
-from wftop.core.index.rowcache import RowCache
-from wftop.core.index.rowfile import former_root_file, root_file
+from wftop.core.index.rowcache import Kept, NamedScript, RowCache
+from wftop.core.index.rowfile import former_root_file, load_root, root_file
 from wftop.core.system.procs import FakeProcess, FakeProcessTable
 from wftop.core.text.redact import Redactor
 
@@ -400,3 +400,28 @@ def test_rows_kept_where_an_earlier_wftop_kept_them_are_used_and_moved(tmp_path:
     assert (again, hits) == (first, 1)
     assert [path.name for path in cache.iterdir()] == [root_file(cache, str(root)).name]
     assert listing([root], cache)[:2] == (first, 1)
+
+
+def test_a_cache_opened_again_to_keep_a_row_keeps_every_row_and_listing_it_held(
+    tmp_path: Path,
+) -> None:
+    """The engine lets go of its rows cache once saved, before its live index is built, and
+    opens it again to keep a row the index read: what was saved, rows and listings, is
+    saved again with that row."""
+    cache = tmp_path / "cache" / "rows"
+    roots = corpus_roots()
+    first, _, _ = listing(roots, cache)
+    names = [str(root) for root in roots]
+    saved = {root: load_root(cache, root)[:2] for root in names}
+    again = RowCache.open(names, cache)
+    again.keep_loaded()
+    (journal, entry), *_ = again.entries()
+    late = journal.replace("journal.jsonl", "late/journal.jsonl")
+    again.put(late, [1, 2], Kept(entry[1], entry[2]), NamedScript.of(None))
+    again.save()
+    for root, (entries, listed) in saved.items():
+        now, listed_now, _ = load_root(cache, root)
+        assert listed_now == listed and {j: now[j] for j in entries} == entries
+    assert (names[0], late) in RowCache.open(names, cache).journals()
+    second, hits, _ = listing(roots, cache)
+    assert second == first and hits == len(second)
