@@ -101,7 +101,9 @@ async def changes(
             if sweep is None and loop.time() >= next_sweep:
                 # Watch first, then sweep: nothing changed in between goes unseen.
                 # A new watch is followed by a full sweep, later ones by a share.
-                full = await watcher.ensure(index.watch_targets(), index.shallow_targets())
+                full = await watcher.ensure(index.watch_targets(), index.shallow_targets(), stop)
+                if stop.is_set():  # while the watch was being set up: nothing to sweep for
+                    break
                 sweep = asyncio.create_task(asyncio.to_thread(index.sweep_plan(full=full).observe))
             wake = min(
                 next_sweep if sweep is None else math.inf,

@@ -60,9 +60,15 @@ class Watcher:
         self._process: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
 
-    async def ensure(self, paths: tuple[str, ...], shallow: tuple[str, ...] = ()) -> bool:
+    async def ensure(
+        self,
+        paths: tuple[str, ...],
+        shallow: tuple[str, ...] = (),
+        stop: asyncio.Event | None = None,
+    ) -> bool:
         """Watch exactly these folders (``shallow`` ones without what is below them); True
-        when a watch was (re)started and is up."""
+        when a watch was (re)started and is up. ``stop`` set while a helper sets its watches
+        up (seconds over 20,000 runs) ends it there, and no watch is up."""
         if (paths, shallow) == (self.paths, self.shallow) and self._process is not None:
             return False
         await self.close()
@@ -81,10 +87,10 @@ class Watcher:
                 limit=LINE_LIMIT,
             )
             assert process.stdout is not None
-            try:
-                first = await asyncio.wait_for(process.stdout.readline(), READY_TIMEOUT)
-            except (TimeoutError, ValueError, OSError):
-                first = b""
+            first = await _first_line(process.stdout, stop)
+            if stop is not None and stop.is_set():
+                await self.close()
+                return False
             if first == b"ready\n":
                 self.error = None
                 self._reader = asyncio.create_task(self._read(process.stdout))
@@ -137,6 +143,23 @@ class Watcher:
             reader.cancel()
         if process is not None:
             await _ended(process)
+
+
+async def _first_line(stdout: asyncio.StreamReader, stop: asyncio.Event | None) -> bytes:
+    """A new helper's first line (``ready`` once its watches are up); empty when it ended or
+    did not say it within `READY_TIMEOUT`, or ``stop`` was set first."""
+    reading = asyncio.ensure_future(stdout.readline())
+    waits: set[asyncio.Future[Any]] = {reading}
+    if stop is not None:
+        waits.add(asyncio.ensure_future(stop.wait()))
+    try:
+        await asyncio.wait(waits, timeout=READY_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
+    if not reading.done() or reading.cancelled() or reading.exception() is not None:
+        return b""
+    return reading.result()
 
 
 async def _ended(process: asyncio.subprocess.Process) -> None:

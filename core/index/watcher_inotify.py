@@ -15,7 +15,10 @@ forgotten with everything below it, and watched again where it lands if that is 
 queue that overflowed says every folder named changed: the index looks at them again. It
 prints ``ready`` once every watch is up, then one JSON list of changed paths a batch (a
 batch ends once ``STEP_MS`` pass with no news, or ``DEBOUNCE_MS`` after its first), and ends
-when its stdin closes. Where inotify cannot be had it ends at once (`NO_INOTIFY`), and the
+when its stdin closes, also while it is still setting its watches up (over 20,000 runs that
+takes seconds, and a helper that went on after its engine held 60,000 watches of the user's
+for nothing), or when the thread that started it ends (`end_with_parent`: an engine killed
+with SIGKILL). Where inotify cannot be had it ends at once (`NO_INOTIFY`), and the
 watchfiles helper serves instead. It imports nothing of wftop (it is not run as part of it).
 """
 
@@ -31,7 +34,7 @@ import struct
 import sys
 import time
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 SHALLOW = "--shallow"
@@ -61,6 +64,14 @@ MASK = (
 itself removed or moved (links are not followed: a linked run is watched where it lives)."""
 EVENT = struct.Struct("iIII")
 """An event's head: watch, mask, cookie, length of the name after it."""
+LOOK_EVERY = 256
+"""Watches set up between two looks at whether the helper is still wanted."""
+PR_SET_PDEATHSIG = 1
+"""prctl(2): the signal this process gets when the thread that started it ends."""
+
+
+class Unwanted(Exception):
+    """The helper's stdin closed while it set its watches up: nobody reads what it would say."""
 
 
 class Folders:
@@ -126,6 +137,8 @@ class Inotify:
         """The watches of folders watched without what is below them."""
         self.named: list[bytes] = []
         """The folders named, deep and shallow: said changed when the queue overflowed."""
+        self.unwanted: Callable[[], bool] = lambda: False
+        """Whether the helper's reader went away, asked every `LOOK_EVERY` watches set up."""
 
     def watch(
         self,
@@ -138,9 +151,14 @@ class Inotify:
         """Watch ``folder`` and, ``deep``, every folder below it (what they hold added to
         ``found``, where given); ``under``: the watch of the folder it is in, and its name
         there. A folder gone meanwhile or unreadable is passed over; no room for another
-        watch (``fs.inotify.max_user_watches``) is an `OSError`."""
+        watch (``fs.inotify.max_user_watches``) is an `OSError`; the reader gone meanwhile
+        (`unwanted`) is `Unwanted`."""
         stack = [(folder, *(under or (0, folder)))]
+        count = 0
         while stack:
+            count += 1
+            if count % LOOK_EVERY == 0 and self.unwanted():
+                raise Unwanted
             path, parent, name = stack.pop()
             wd = self._add(self.fd, path, MASK)
             if wd < 0:
@@ -219,6 +237,26 @@ class Inotify:
         return count
 
 
+def end_with_parent() -> None:
+    """Have the kernel end this process (SIGTERM) when the thread that started it ends, however
+    it ends: a helper whose engine was killed with SIGKILL, its stdin held open by a process
+    the engine forked, would go on holding its watches."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
+def closed(fd: int) -> bool:
+    """Whether the pipe at ``fd`` is closed at its other end (what was written is read and
+    dropped: a helper is told nothing on its stdin)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP)
+    for _fd, event in poller.poll(0):
+        if event & select.POLLIN and os.read(fd, 4096):
+            continue
+        return True
+    return False
+
+
 def command() -> list[str]:
     """How the helper is run: this interpreter, isolated, without site-packages (nothing of
     them is needed), on this file."""
@@ -265,10 +303,18 @@ def serve(argv: list[str]) -> int:
         inotify = Inotify()
     except (OSError, AttributeError):  # no inotify here (or no instance left)
         return NO_INOTIFY
-    for folder in paths:
-        inotify.watch(os.fsencode(folder))
-    for folder in shallow:
-        inotify.watch(os.fsencode(folder), deep=False)
+    end_with_parent()
+    stdin = sys.stdin.fileno()
+    inotify.unwanted = lambda: closed(stdin)
+    try:
+        if inotify.unwanted():  # its engine went before this helper could ask to go with it
+            return 0
+        for folder in paths:
+            inotify.watch(os.fsencode(folder))
+        for folder in shallow:
+            inotify.watch(os.fsencode(folder), deep=False)
+    except Unwanted:
+        return 0
     inotify.named = [os.fsencode(folder) for folder in (*paths, *shallow)]
     return follow(inotify, debounce, step)
 
@@ -293,7 +339,10 @@ def follow(inotify: Inotify, debounce_ms: int, step_ms: int) -> int:
             else:
                 if not changed:
                     first = time.monotonic()
-                news += inotify.take(changed)
+                try:
+                    news += inotify.take(changed)
+                except Unwanted:  # stdin closed while a large folder made was set up
+                    return 0
         if changed and (not news or time.monotonic() - first >= debounce_ms / 1000):
             try:
                 out.write(said(changed))

@@ -115,15 +115,17 @@ def test_the_inotify_helper_imports_neither_asyncio_nor_watchfiles(tmp_path):
     # the helper's memory is its watches: an interpreter with asyncio, anyio, watchfiles and
     # the site-packages' finders loaded held more than its tables
     python, *rest = command()
-    done = subprocess.run(
+    helper = subprocess.Popen(
         [python, "-X", "importtime", *rest, "20", "5", str(tmp_path)],
-        input=b"",
-        capture_output=True,
-        timeout=WAIT,
-        check=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
-    assert done.stdout == b"ready\n"
-    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.decode().splitlines()}
+    assert helper.stdout is not None
+    assert helper.stdout.readline() == b"ready\n"  # its stdin open until then: it is wanted
+    _out, errors = helper.communicate(timeout=WAIT)
+    assert helper.returncode == 0
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in errors.decode().splitlines()}
     assert "ctypes" in loaded
     assert not loaded & {"asyncio", "watchfiles", "anyio", "orjson", "site"}
     assert not [name for name in loaded if name.startswith("wftop")]
