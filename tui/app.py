@@ -237,6 +237,8 @@ class WftopApp(TellApp):
                         store.engine_state(update.text)
                         said = update.text.removeprefix("engine failed: ")
                         self.notify(said, title="Engine failed", severity="error")
+                    elif update.notice:
+                        self.notify(update.text, title="Watch", severity="warning")
         except Exception as error:  # noqa: BLE001 - said and logged, never the app's end
             self.failed("Lost the engine's stream", error)
 

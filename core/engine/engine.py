@@ -138,6 +138,8 @@ class Engine:
         """The live index is built and follows the disk."""
         self.read = self.total = 0
         self.problems: deque[str] = deque(maxlen=PROBLEMS_KEPT)
+        self.notice: str | None = None
+        """What the watch told the user (a watch the kernel refused), told to every view."""
         self.index: LiveIndex | None = None
         self._views = Views()
         self._told: dict[str, int] = {}
@@ -168,6 +170,8 @@ class Engine:
         lines += [wire.problem_line(text) for text in self.problems]
         if self.failure is not None:
             lines.append(wire.problem_line(self.failure, fatal=True))
+        if self.notice is not None:
+            lines.append(wire.problem_line(self.notice, notice=True))
         held = [entry.line for entry in self.held.values()]
         for start in range(0, len(held), SNAPSHOT_BATCH):
             chunk = held[start : start + SNAPSHOT_BATCH]
@@ -199,6 +203,10 @@ class Engine:
 
     def _broadcast(self, line: bytes) -> None:
         self._views.broadcast(line)
+
+    def _notify(self, text: str) -> None:
+        self.notice = text
+        self._broadcast(wire.problem_line(text, notice=True))
 
     def _tell(self, problems: Iterable[str]) -> None:
         for text in problems:
@@ -279,7 +287,7 @@ class Engine:
         del rows, known
         give_back_memory(self.trim)  # what reading every run left free, to the system
         self.following = True
-        changes = index.changes(stop)
+        changes = index.changes(stop, self._notify)
         try:
             async for change in changes:
                 rows, problems = self._rows_of((*change.added, *change.changed))

@@ -17,7 +17,9 @@ Engine to view, in this order on every connection:
   or a root it cannot read (a view shows it; the run it belongs to is still listed). With
   ``fatal: true`` the engine itself failed (a bug, a package missing) and stopped reading:
   the text says why in one line and names the log holding the traceback; the engine stays,
-  holding what it had, and tells every view that joins.
+  holding what it had, and tells every view that joins. With ``notice: true`` (left out
+  when false) it is for the user at once, not only the log: the engine follows the disk less
+  well than it should (a watch the kernel refused: it polls instead).
 * ``status``: ``{"type": "status", "counts": {"dead": 2, ...}, "complete": true, "needy":
   [[ident, run_id, shown, last_activity], ...]}``: the answer to a view that asked for counts
   only (``wftop status``), with the runs that may need a person (dead, stalled, failed,
@@ -103,6 +105,8 @@ class ProblemSeen:
     text: str
     fatal: bool = False
     """The engine failed and stopped reading (the text names its log)."""
+    notice: bool = False
+    """For the user at once (a toast), not only the log: the watch polls, a watch refused."""
 
 
 @dataclass(frozen=True)
@@ -167,8 +171,9 @@ def changed_line(seq: int, rows: Sequence[bytes], removed: Sequence[str]) -> byt
     return head + _rows(rows) + b"}\n"
 
 
-def problem_line(text: str, *, fatal: bool = False) -> bytes:
-    return orjson.dumps({"type": "problem", "text": text, "fatal": fatal}) + b"\n"
+def problem_line(text: str, *, fatal: bool = False, notice: bool = False) -> bytes:
+    said = {"type": "problem", "text": text, "fatal": fatal, **({"notice": True} if notice else {})}
+    return orjson.dumps(said) + b"\n"
 
 
 def status_line(counts: dict[str, int], *, complete: bool, needy: Sequence[RunState] = ()) -> bytes:
@@ -252,7 +257,10 @@ def decode(line: bytes) -> Message:
         fatal = payload.get("fatal", False)
         if not isinstance(fatal, bool):
             raise ProtocolError(f"problem: fatal must be true or false, got {fatal!r:.60}")
-        return ProblemSeen(_field(payload, "text", str, "a line of text"), fatal)
+        notice = payload.get("notice", False)
+        if not isinstance(notice, bool):
+            raise ProtocolError(f"problem: notice must be true or false, got {notice!r:.60}")
+        return ProblemSeen(_field(payload, "text", str, "a line of text"), fatal, notice)
     if kind == "status":
         counts = _field(payload, "counts", dict, "an object of counts")
         if not all(type(value) is int and value >= 0 for value in counts.values()):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Protocol
 
 from wftop.core.index.changeset import ChangeSet
@@ -79,10 +79,13 @@ class Followed(Protocol):
 
 
 async def changes(
-    index: Followed, stop_event: asyncio.Event | None = None
+    index: Followed,
+    stop_event: asyncio.Event | None = None,
+    tell: Callable[[str], None] | None = None,
 ) -> AsyncIterator[ChangeSet]:
     """The loop behind `wftop.core.index.live.LiveIndex.changes` (its
-    docstring says what comes out)."""
+    docstring says what comes out). ``tell``: what the user is told once, a watch the
+    kernel refused (the watch then polls)."""
     if not index.started:
         yield index.cold_start()
     stop = stop_event if stop_event is not None else asyncio.Event()
@@ -91,13 +94,14 @@ async def changes(
     sweep: asyncio.Task[Observation] | None = None
     owner_interval = min(LIVENESS_INTERVAL, index.sweep_interval)
     next_sweep, next_owners = loop.time(), loop.time() + owner_interval
+    told = repoll = False
     try:
         while not stop.is_set():
-            if sweep is None and index.take_rewatch():
+            if sweep is None and (index.take_rewatch() | repoll):
                 # Set up anew, even over the same folders: one deleted and made again is
                 # not watched any more by the watch that was set up on it.
                 await watcher.close()
-                next_sweep = loop.time()
+                next_sweep, repoll = loop.time(), False
             if sweep is None and loop.time() >= next_sweep:
                 # Watch first, then sweep: nothing changed in between goes unseen.
                 # A new watch is followed by a full sweep, later ones by a share.
@@ -111,6 +115,11 @@ async def changes(
                 loop.time() + index.seconds_to_deadline(),
             )
             paths = await watcher.next_paths(stop, wake - loop.time(), sweep)
+            refused = watcher.take_refusal()
+            if refused is not None:  # said once; a watch not polling yet is set up polling
+                if tell is not None and not told:
+                    tell(refused)
+                told, repoll = True, repoll or not watcher.polls
             touches = index.classify(paths)
             if sweep is not None and sweep.done():
                 touches += index.sweep_touches(sweep.result())

@@ -398,11 +398,13 @@ class LiveIndex:
 
     # -- following the disk ----------------------------------------------------------------
 
-    def changes(self, stop_event: asyncio.Event | None = None) -> AsyncIterator[ChangeSet]:
+    def changes(
+        self, stop_event: asyncio.Event | None = None, tell: Callable[[str], None] | None = None
+    ) -> AsyncIterator[ChangeSet]:
         """Change sets as the disk changes, until ``stop_event`` is set or iteration stops.
 
         The cold start comes first when it has not been done yet. Only non-empty
         change sets are yielded; whatever arrives while one is being consumed is
         coalesced into the next. The loop itself is `wftop.core.index.follow.changes`.
         """
-        return follow.changes(self, stop_event)
+        return follow.changes(self, stop_event, tell)

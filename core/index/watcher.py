@@ -8,8 +8,11 @@ they come (no thread reads them, nothing polls). `serve` is the helper where ino
 be had: one ``watchfiles.awatch`` over the folders and everything below them, one over the
 ``shallow`` folders and their own entries only (a root and the folder it is in: a root or
 its ``projects/`` deleted and made again is seen so), a ``ready`` line once both are up,
-then one JSON line of changed paths per batch until its stdin closes. What a changed path
-means is decided elsewhere (``wftop.core.index.touch``). Nothing here imports UI code.
+then one JSON line of changed paths per batch until its stdin closes. A watch the kernel
+refuses (no inotify watch left of the user's) is said by a helper on a line of its own;
+the watch then polls (`POLL`: watchfiles' polling, every `POLL_MS`) and `Watcher.refusal`
+says so once, in words, for the user. What a changed path means is decided elsewhere
+(``wftop.core.index.touch``). Nothing here imports UI code.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from wftop.core.index.watcher_inotify import SHALLOW, command, helper_args
+from wftop.core.index.watcher_inotify import REFUSED, SHALLOW, command, helper_args
 from wftop.core.system.platforms import has_inotify
 
 READY_TIMEOUT = 600.0
@@ -38,6 +41,11 @@ wakes four times a second for them where it woke every step (with the deep watch
 a core at 20,000 runs)."""
 END_GRACE = 2.0
 """Seconds a helper has to end once its stdin closed, before it is killed."""
+POLL = "--poll"
+"""First on the watchfiles helper's command line: it polls (the kernel refused a watch)."""
+POLL_MS = 500
+"""How often a polling watch looks at every file (a root made again followed within a
+second; over 20,000 runs it costs a good share of a core, the price of no watch left)."""
 
 
 class Watcher:
@@ -56,6 +64,12 @@ class Watcher:
         self.paths: tuple[str, ...] = ()
         self.shallow: tuple[str, ...] = ()
         self.error: str | None = None
+        self.refusal: str | None = None
+        """A watch the kernel refused, in words, not taken yet (`take_refusal`)."""
+        self.polling = False
+        """The kernel refused a watch: every helper from now on polls."""
+        self.polls = False
+        """The helper serving now polls."""
         self._queue: asyncio.Queue[set[str]] = asyncio.Queue()
         self._process: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -77,7 +91,11 @@ class Watcher:
         self.paths, self.shallow = paths, shallow
         told = [str(self.debounce_ms), str(self.step_ms), *paths, SHALLOW, *shallow]
         commands = helper_commands()
-        for number, helper in enumerate(commands, 1):
+        if self.polling:
+            commands = commands[-1:]
+        at = 0
+        while at < len(commands):
+            helper, at = commands[at], at + 1
             self._process = process = await asyncio.create_subprocess_exec(
                 *helper,
                 *told,
@@ -92,10 +110,16 @@ class Watcher:
                 await self.close()
                 return False
             if first == b"ready\n":
-                self.error = None
+                self.error, self.polls = None, helper[-1] == POLL
+                if self.polls and not self.polling:  # no other helper could watch here
+                    self.polling = True
+                    self.refusal = f"cannot watch {', '.join(paths)}: {polled()}"
                 self._reader = asyncio.create_task(self._read(process.stdout))
                 return True
-            if number < len(commands):  # the next helper where one cannot start (no inotify)
+            refusal = refusal_of(first)
+            if refusal is not None:  # the others would be refused the same: poll
+                self.refusal, self.polling, at = refusal, True, max(at, len(commands) - 1)
+            if at < len(commands):  # the next helper where one cannot start (no inotify)
                 await _ended(process)
         self.error = f"cannot watch {', '.join(paths + shallow)}: the watch did not start"
         return True
@@ -104,7 +128,17 @@ class Watcher:
         """The helper's batches, into the queue, until it ends."""
         with contextlib.suppress(ValueError, OSError):
             while line := await stdout.readline():
-                self._queue.put_nowait(set(orjson.loads(line)))
+                refusal = refusal_of(line)
+                if refusal is None:
+                    self._queue.put_nowait(set(orjson.loads(line)))
+                else:  # a folder made since went unwatched: the follow loop polls instead
+                    self.refusal, self.polling = refusal, True
+                    self._queue.put_nowait(set())
+
+    def take_refusal(self) -> str | None:
+        """A watch the kernel refused, in words, once."""
+        refusal, self.refusal = self.refusal, None
+        return refusal
 
     async def next_paths(
         self, stop: asyncio.Event, timeout: float, also: asyncio.Future[Any] | None = None
@@ -139,6 +173,7 @@ class Watcher:
         process, self._process = self._process, None
         reader, self._reader = self._reader, None
         self.paths = self.shallow = ()
+        self.polls = False
         if reader is not None:
             reader.cancel()
         if process is not None:
@@ -181,9 +216,30 @@ async def _ended(process: asyncio.subprocess.Process) -> None:
 def helper_commands() -> list[list[str]]:
     """The watch helpers this platform may run, the first that starts serving: inotify asked
     directly on Linux (`wftop.core.index.watcher_inotify`, a fraction of the memory), else
-    watchfiles (`serve`, below)."""
+    watchfiles (`serve`, below); last, watchfiles polling, where the kernel refuses watches."""
     watchfiles = [sys.executable, "-m", "wftop.core.index.watcher"]
-    return [command(), watchfiles] if has_inotify() else [watchfiles]
+    polling = [*watchfiles, POLL]
+    return [command(), watchfiles, polling] if has_inotify() else [watchfiles, polling]
+
+
+def polled() -> str:
+    return f"following by polling every {POLL_MS / 1000:g} s instead, which costs more CPU"
+
+
+def refusal_of(line: bytes) -> str | None:
+    """A helper's line saying the kernel refused a watch (`watcher_inotify.refused`), in
+    words for the user; None when the line is not one."""
+    try:
+        said = orjson.loads(line) if line.startswith(b"{") else None
+    except orjson.JSONDecodeError:
+        said = None
+    if not isinstance(said, dict):
+        return None
+    name, path = str(said.get("refused", "")), str(said.get("path", ""))
+    why = "no inotify watch left for this user (fs.inotify.max_user_watches)"
+    if name not in ("ENOSPC", "ENOMEM", ""):
+        why = f"the kernel refused it ({name})"
+    return f"cannot watch {path or 'a folder'}: {why}; {polled()}"
 
 
 def _kill(process: asyncio.subprocess.Process) -> None:
@@ -196,12 +252,17 @@ def serve(argv: list[str]) -> int:
     [--shallow FOLDER...]``.
 
     Prints ``ready`` once the watch is up, then one JSON list of changed paths per
-    batch; ends when stdin closes (the index stopped, or its process died).
+    batch; ends when stdin closes (the index stopped, or its process died). First ``--poll``:
+    it polls every `POLL_MS`. A watch that cannot be set up is said (a ``refused`` line)
+    instead of ``ready``, and it ends with `REFUSED`.
     """
-    return asyncio.run(_serve(*helper_args(argv)))
+    poll = argv[:1] == [POLL]
+    return asyncio.run(_serve(*helper_args(argv[poll:]), poll=poll))
 
 
-async def _serve(debounce: int, step: int, paths: list[str], shallow: list[str]) -> int:
+async def _serve(
+    debounce: int, step: int, paths: list[str], shallow: list[str], *, poll: bool = False
+) -> int:
     from watchfiles import awatch
 
     loop = asyncio.get_running_loop()
@@ -211,6 +272,8 @@ async def _serve(debounce: int, step: int, paths: list[str], shallow: list[str])
     options: dict[str, Any] = {
         "watch_filter": None, "debounce": debounce, "step": step, "stop_event": stop,
     }  # fmt: skip
+    if poll:
+        options.update(force_polling=True, poll_delay_ms=POLL_MS)
     watches: list[AsyncGenerator[set[tuple[Any, str]], None]] = []
     if paths:
         watches.append(awatch(*paths, **options))
@@ -221,6 +284,12 @@ async def _serve(debounce: int, step: int, paths: list[str], shallow: list[str])
     # awatch registers every folder before its first await: one turn of the loop later
     # the watch is up, and anything written from now on is seen.
     await asyncio.sleep(0)
+    for future in pending:
+        if future.done() and isinstance(future.exception(), OSError):  # no watch left
+            failed = {"refused": "", "path": ", ".join((*paths, *shallow))}
+            out.write(orjson.dumps(failed) + b"\n")
+            out.flush()
+            return REFUSED
     out.write(b"ready\n")
     out.flush()
     while pending:

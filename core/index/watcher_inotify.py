@@ -19,13 +19,18 @@ when its stdin closes, also while it is still setting its watches up (over 20,00
 takes seconds, and a helper that went on after its engine held 60,000 watches of the user's
 for nothing), or when the thread that started it ends (`end_with_parent`: an engine killed
 with SIGKILL). Where inotify cannot be had it ends at once (`NO_INOTIFY`), and the
-watchfiles helper serves instead. It imports nothing of wftop (it is not run as part of it).
+watchfiles helper serves instead. A watch the kernel refuses (no watch left of the user's
+``fs.inotify.max_user_watches``) is said on a line of its own (`refused`): while setting up,
+instead of ``ready``, and it ends (`REFUSED`); later, for a folder made since, and it goes
+on. Its caller then watches by polling, and says so. It imports nothing of wftop (it is not
+run as part of it).
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import json
 import os
 import select
@@ -41,6 +46,8 @@ SHALLOW = "--shallow"
 """On a helper's command line: the folders after it are watched without what is below."""
 NO_INOTIFY = 3
 """The helper's exit code where inotify cannot be had (its caller runs watchfiles' instead)."""
+REFUSED = 4
+"""A helper's exit code when the kernel refused a watch it set up (after a `refused` line)."""
 
 IN_MODIFY = 0x2
 IN_ATTRIB = 0x4
@@ -139,6 +146,9 @@ class Inotify:
         """The folders named, deep and shallow: said changed when the queue overflowed."""
         self.unwanted: Callable[[], bool] = lambda: False
         """Whether the helper's reader went away, asked every `LOOK_EVERY` watches set up."""
+        self.refusals: list[OSError] = []
+        """Watches of folders made since the set-up that the kernel refused, not said yet."""
+        """Whether the helper's reader went away, asked every `LOOK_EVERY` watches set up."""
 
     def watch(
         self,
@@ -163,7 +173,7 @@ class Inotify:
             wd = self._add(self.fd, path, MASK)
             if wd < 0:
                 error = ctypes.get_errno()
-                if error == 28:  # ENOSPC: no watch left
+                if error in (errno.ENOSPC, errno.ENOMEM):  # no watch left
                     raise OSError(error, os.strerror(error), os.fsdecode(path))
                 continue
             self.folders.put(wd, parent, name)
@@ -231,8 +241,10 @@ class Inotify:
                 self.forget(path)
             elif mask & (IN_CREATE | IN_MOVED_TO):
                 found: list[bytes] = []
-                with contextlib.suppress(OSError):  # no watch left: the sweeps see to it
+                try:
                     self.watch(path, found=found, under=(wd, name))
+                except OSError as error:  # no watch left: said, and the caller polls
+                    self.refusals.append(error)
                 changed.update(found)
         return count
 
@@ -261,6 +273,14 @@ def command() -> list[str]:
     """How the helper is run: this interpreter, isolated, without site-packages (nothing of
     them is needed), on this file."""
     return [sys.executable, "-I", "-S", os.path.abspath(__file__)]
+
+
+def refused(error: OSError) -> bytes:
+    """A watch the kernel refused, as the helper says it: ``{"refused": ERRNO, "path": ...}``
+    on a line (where the caller reads a JSON list of paths)."""
+    name = errno.errorcode.get(error.errno or 0, str(error.errno))
+    what = {"refused": name, "path": os.fsdecode(error.filename or "")}
+    return json.dumps(what, ensure_ascii=False).encode() + b"\n"
 
 
 def said(changed: set[bytes]) -> bytes:
@@ -315,6 +335,10 @@ def serve(argv: list[str]) -> int:
             inotify.watch(os.fsencode(folder), deep=False)
     except Unwanted:
         return 0
+    except OSError as error:  # no watch left: said instead of ready
+        sys.stdout.buffer.write(refused(error))
+        sys.stdout.buffer.flush()
+        return REFUSED
     inotify.named = [os.fsencode(folder) for folder in (*paths, *shallow)]
     return follow(inotify, debounce, step)
 
@@ -345,11 +369,12 @@ def follow(inotify: Inotify, debounce_ms: int, step_ms: int) -> int:
                     return 0
         if changed and (not news or time.monotonic() - first >= debounce_ms / 1000):
             try:
-                out.write(said(changed))
+                out.write(b"".join(map(refused, inotify.refusals)) + said(changed))
                 out.flush()
             except BrokenPipeError:
                 return 0
             changed = set()
+            inotify.refusals.clear()
 
 
 if __name__ == "__main__":

@@ -36,6 +36,9 @@ def test_every_message_reads_back_as_it_was_written():
     changed = wire.decode(wire.changed_line(7, [line(rows[0])], ["s/r@/x"]))
     assert changed == wire.Changed(7, (rows[0],), ("s/r@/x",))
     assert wire.decode(wire.problem_line("j.jsonl:3: bad")) == wire.ProblemSeen("j.jsonl:3: bad")
+    assert b"notice" not in wire.problem_line("j.jsonl:3: bad")  # said only when true
+    told = wire.ProblemSeen("cannot watch /r", notice=True)
+    assert wire.decode(wire.problem_line("cannot watch /r", notice=True)) == told
     counts = wire.decode(wire.status_line({"dead": 2}, complete=False))
     assert counts == wire.Counts({"dead": 2}, False)
     assert wire.decode(wire.bye_line("idle")) == wire.Bye("idle")
