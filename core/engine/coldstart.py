@@ -32,7 +32,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from functools import wraps
+from functools import lru_cache, wraps
 from sys import intern
 from typing import Any, NamedTuple, ParamSpec, TypeVar
 
@@ -215,7 +215,7 @@ async def first_rows(
         superseded = cold.superseded.get(folder.ident)
         owner = cold.owners.get(folder.session_id, NO_OWNER)
         kept, key = cache.find(folder, owner, superseded)
-        found = _from_cache(kept.row, folder) if kept is not None else None
+        found = _from_cache(kept.row, folder, kept.naming) if kept is not None else None
         if found is None:
             keys[folder.journal] = key
             unread.append(folder)
@@ -280,7 +280,7 @@ async def _kept_first(cache: RowCache, owners: dict[str, Owner], emit: Emit) -> 
     batch: list[Held] = []
     for number, folder in enumerate(folders, 1):
         kept, _key = cache.find(folder, owners.get(folder.session_id, NO_OWNER), None)
-        found = _from_cache(kept.row, folder) if kept is not None else None
+        found = _from_cache(kept.row, folder, kept.naming) if kept is not None else None
         if found is not None:
             sent[found.ident] = folder.path
             batch.append(found)
@@ -333,11 +333,19 @@ def exact(line: bytes) -> bytes:
     return bytes(memoryview(line))
 
 
-def _from_cache(item: bytes, folder: RunFolder) -> Held | None:
+def _from_cache(item: bytes, folder: RunFolder, naming: Naming | None = None) -> Held | None:
     """A cached row of the run of ``folder``, on one line, not decoded into a `RunRow` yet:
     it must be a JSON object naming that run and what names its project (None: read the
     run instead). Its other fields are checked when the row is first asked for
-    (`Held.row`), as the view checks every row it is sent."""
+    (`Held.row`), as the view checks every row it is sent.
+
+    With the `Naming` the cache kept with it, a row printed as ``ls`` prints it is not
+    parsed: its first lines must name the run and its project as given (`_kept_head`), and
+    its line is the row without its newlines, its indent left (the engine takes it off once
+    the first rows are out: `wftop.core.engine.holding.compacted`)."""
+    if naming is not None and item.startswith(_kept_head(folder, naming)) and _LOCAL in item:
+        line = item.replace(b"\n", b"")
+        return Held(None, line, ident=folder.ident, naming=_interned(naming))
     try:
         data = orjson.loads(item)
     except orjson.JSONDecodeError:
@@ -357,5 +365,36 @@ def _from_cache(item: bytes, folder: RunFolder) -> Held | None:
             return held(item)
         except RowError:
             return None
-    naming = (intern(cwd) if cwd is not None else None, intern(project), intern(name))
+    naming = _interned((cwd, project, name))
     return Held(None, exact(orjson.dumps(data)), ident=folder.ident, naming=naming)
+
+
+def _interned(naming: Naming) -> Naming:
+    """``naming`` with each of its names interned (one copy for a project's runs)."""
+    cwd, project, name = naming
+    return (intern(cwd) if cwd is not None else None, intern(project), intern(name))
+
+
+_LOCAL = b'\n    "host": null'  # this machine's row: no JSON string holds a raw newline
+
+
+def _kept_head(folder: RunFolder, naming: Naming) -> bytes:
+    """How a row of the run of ``folder`` begins as ``ls`` prints it, naming its project as
+    ``naming`` does."""
+    cwd, project, name = naming
+    return _RUN_HEAD % orjson.dumps(folder.run_id) + _after_run(
+        folder.session_id, project, name, folder.root, cwd
+    )
+
+
+@lru_cache(maxsize=256)
+def _after_run(session: str, project: str, name: str, root: str, cwd: str | None) -> bytes:
+    """`_kept_head` after the run id: the same for every run of a session."""
+    return _AFTER_RUN % tuple(map(orjson.dumps, (session, project, name, root, cwd)))
+
+
+_RUN_HEAD = b'  {\n    "run_id": %s,\n'
+_AFTER_RUN = (
+    b'    "session_id": %s,\n    "project": %s,\n    "project_name": %s,\n'
+    b'    "root": %s,\n    "cwd": %s,\n'
+)

@@ -31,6 +31,7 @@ from pathlib import Path
 from wftop.core.attention import RunState
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.usage import Spends
+from wftop.core.engine import holding
 from wftop.core.engine import protocol as wire
 from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, Held, first_rows, held_read
 from wftop.core.engine.failing import failure_said, log_trace
@@ -254,6 +255,7 @@ class Engine:
         self.complete = True
         self._broadcast(wire.rows_line(self.seq, [entry.line for entry in renamed], final=True))
         self._apply({}, firsts.gone)  # kept rows sent before the walk, of runs it did not find
+        await holding.compacted(list(self.held.values()))  # the kept rows' lines at their least
         if stop.is_set():
             return
         filled = await self._fill(cache, firsts)

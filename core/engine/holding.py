@@ -9,7 +9,9 @@ came or went.
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
+from contextlib import suppress
 from dataclasses import replace
 
 import orjson
@@ -18,6 +20,18 @@ from wftop.core.engine.coldstart import Held, exact
 from wftop.core.index.projects import project_key, project_names
 from wftop.core.row import RowError, RunRow
 from wftop.core.text.redact import Redactor, dumps_redacted, may_hold_secret_bytes
+
+
+async def compacted(entries: list[Held], turn: int = 1024) -> None:
+    """Kept rows' lines without the indent `wftop.core.engine.coldstart._from_cache` left in
+    them, ``turn`` rows between two turns of the event loop (a view connecting meanwhile is
+    answered); a line that is no JSON is left as it is (no row, as `Held.row` says)."""
+    for number, entry in enumerate(entries, 1):
+        if entry.line[:1] == b" ":
+            with suppress(orjson.JSONDecodeError):
+                entry.line = exact(orjson.dumps(orjson.loads(entry.line)))
+        if number % turn == 0:
+            await asyncio.sleep(0)
 
 
 def held_of(row: RunRow, redactor: Redactor) -> Held:

@@ -15,12 +15,15 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from tests.core.test_engine import View, cold_rows, running, until
 from tests.corpus import copy_tree, only_journal
 from wftop.core.engine import coldstart
 from wftop.core.engine import protocol as wire
 from wftop.core.index import rowcache
 from wftop.core.index.coldpass import ColdPass
+from wftop.core.index.rowfile import load_root
 from wftop.core.read import discovery
 from wftop.core.row import RunRow
 from wftop.core.text.redact import Redactor
@@ -82,8 +85,10 @@ async def test_a_kept_row_that_is_no_row_is_replaced_by_its_run_as_read(tmp_path
         await until(lambda: engine.following)
     kept = coldstart._from_cache
 
-    def spoilt(item: bytes, folder: Any) -> Any:  # JSON naming its run, a count that is not
-        return kept(re.sub(rb'"calls": *', b'"calls": "many", "was": ', item, count=1), folder)
+    def spoilt(item: bytes, folder: Any, *naming: Any) -> Any:  # naming its run, a count not
+        return kept(
+            re.sub(rb'"calls": *', b'"calls": "many", "was": ', item, count=1), folder, *naming
+        )
 
     monkeypatch.setattr(coldstart, "_from_cache", spoilt)
     view = View()
@@ -277,3 +282,34 @@ async def test_the_engine_reads_none_of_its_first_rows_itself(tmp_path, monkeypa
         assert read_here == []
         await until(lambda: engine.following)
         assert view.feed.rows == cold_rows([str(root) for root in roots], engine._now())
+
+
+async def test_kept_rows_go_out_unparsed_and_are_held_on_their_least_line(tmp_path, monkeypatch):
+    # A warm start sends each kept row whose first lines name its run and project as the
+    # cache's naming does without parsing it (its newlines taken out, its indent left);
+    # once the first rows are out the engine holds each on its least line, as printed.
+    roots = [copy_tree(name, tmp_path) for name in ("killed", "clean", "mid-failure-resumed")]
+    cache = tmp_path / "rows-cache"
+    await warm_cache(roots, cache)
+    kept = {entry[2] for root in roots for entry in load_root(cache, str(root))[0].values()}
+    parsed: list[bytes] = []  # the kept rows parsed
+
+    class Counted:
+        JSONDecodeError = orjson.JSONDecodeError
+        dumps = staticmethod(orjson.dumps)
+
+        @staticmethod
+        def loads(data: bytes) -> Any:
+            if data in kept:
+                parsed.append(data)
+            return orjson.loads(data)
+
+    monkeypatch.setattr(coldstart, "orjson", Counted)
+    view = Counting(parsed)  # how many were parsed by the last of the first rows
+    async with running(roots, cache=cache) as engine:
+        engine.subscribe(view)
+        await until(lambda: engine.following)
+        assert view.feed.rows == cold_rows([str(root) for root in roots], engine._now())
+        assert kept and view.decoded_by_then == 0
+        for entry in engine.held.values():
+            assert entry.line == orjson.dumps(orjson.loads(entry.line))
