@@ -18,14 +18,17 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from wftop.core.index.coldpass import SessionFacts
-from wftop.core.index.context import RunContext
-from wftop.core.index.reader import RunReader
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
 from wftop.core.read.discovery import RunFolder, run_ident, session_run_folders
 from wftop.core.read.sessions import local_pid_domain, owners_by_session
 from wftop.core.system.procs import ProcessTable, default_table
+
+if TYPE_CHECKING:  # what reads a run is imported when one is first read (`Details.read`):
+    # a view made with its `Details` waits for neither before it lists every run
+    from wftop.core.index.coldpass import SessionFacts
+    from wftop.core.index.reader import RunReader
 
 KEPT = 8
 """Runs whose readers are kept for the next read."""
@@ -70,6 +73,10 @@ class Details:
         ``superseded_by``: the session that continued the run, as the list knows it (telling
         it here would need every run folder of the root).
         """
+        from wftop.core.index.coldpass import SessionFacts
+        from wftop.core.index.context import RunContext
+        from wftop.core.index.reader import RunReader
+
         ident = run_ident(root, session_id, run_id)
         with self._lock:
             held = self._readers.get(ident)

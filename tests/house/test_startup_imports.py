@@ -20,6 +20,8 @@ LATER = (
     "wftop.core.remote.link",
     "wftop.core.remote.feed",
     "wftop.core.forecast.exact",
+    "wftop.core.index.reader",
+    "wftop.core.index.coldpass",
     "genai_prices",
 )
 
