@@ -19,16 +19,18 @@ was computed.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import pickle
 import signal
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from wftop.core.system.platforms import can_fork_workers
+
+if TYPE_CHECKING:  # the event loop is imported by `streamed` alone (a plan reads no stream)
+    import asyncio
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -201,6 +203,8 @@ async def streamed(
     Where no child can be forked (or one would not pay), each chunk is computed here, a turn
     of the event loop between two. A child that fails or dies has its chunks not yet sent
     redone here, so the answer never depends on how it was computed."""
+    import asyncio
+
     count = worker_count(len(items)) if workers is None else workers
     chunk = max(1, min(chunk, -(-len(items) // max(count, 1))))  # a chunk for each at least
     chunks = [items[start : start + chunk] for start in range(0, len(items), chunk)]

@@ -40,3 +40,16 @@ def test_the_app_starts_without_what_only_a_later_key_needs():
 def test_the_version_is_the_one_pyproject_declares_and_the_install_has():
     declared = tomllib.loads((TOP / "pyproject.toml").read_text())["project"]["version"]
     assert VERSION == declared == metadata.version("wftop") == package_version()
+
+
+def test_the_plan_command_imports_no_event_loop():
+    """``wftop resume`` reads one run and prints its plan: asyncio (20 ms of its start) is
+    imported by the fan-out's stream alone, when a stream is read."""
+    script = (
+        "import sys; import wftop.cli.main, wftop.cli.commands.resume; "
+        "print('asyncio' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["False"]
