@@ -114,7 +114,7 @@ def find_run(args: argparse.Namespace, roots: list[str]) -> Run | str:
     roots = search_roots(args, roots)
     runs = [
         run
-        for run in scan_roots(roots, run_id=args.run_id).runs
+        for run in scan_roots(roots, run_id=args.run_id, packed=False).runs
         if args.session is None or run.session_id == args.session
     ]
     if not runs:

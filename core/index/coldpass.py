@@ -35,6 +35,7 @@ from wftop.core.index.rowcache import Kept, NamedScript, RowCache
 from wftop.core.index.supersede import find_superseded
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
 from wftop.core.read.discovery import RunFolder, run_folders_of
+from wftop.core.read.journal import JournalFold
 from wftop.core.read.jsonl import Problem
 from wftop.core.read.sessions import Owner, transcript_cwd
 from wftop.core.system.procs import ProcessTable
@@ -126,11 +127,17 @@ class ColdPass:
         return RunContext(self.owners, self.superseded, self.moment, self.stall_window, cwd)
 
     def read(
-        self, folders: Iterable[RunFolder], *, for_rows: bool = False, spend: bool = True
+        self,
+        folders: Iterable[RunFolder],
+        *,
+        for_rows: bool = False,
+        spend: bool = True,
+        packed: bool = True,
     ) -> Iterator[Run]:
         """Each folder read once and classified, in the order given (``for_rows``: for their
         rows alone, `RunReader`'s counting read; ``spend`` False: no transcript read for
-        what they spent, the rows say it is to come)."""
+        what they spent, the rows say it is to come; ``packed`` False: their calls' results
+        kept as parsed, `JournalFold.packs`, for a process that reads them once and ends)."""
         facts = SessionFacts()
         context = self.context(facts)
         with paused_gc():
@@ -142,6 +149,8 @@ class ColdPass:
                     spend_book=self.spend_book,
                 )
                 reader.count_spend = reader.count_spend and spend
+                if not packed and not for_rows:
+                    reader.fold = JournalFold(packs=False)
                 alive = context.owner(folder).may_be_alive
                 reader.refresh(owner_alive=alive, listing=facts.scripts)
                 run = reader.run(context)
@@ -164,10 +173,11 @@ def scan_roots(
     keep_bytes: int = LIST_KEEP_BYTES,
     run_id: str | None = None,
     run_ids: Collection[str] | None = None,
+    packed: bool = True,
 ) -> ScanResult:
     """A cold index of every run under the roots, newest activity first (``run_id``: only
     the runs of that id, wherever they are, ``run_ids``: of those ids; the others are not
-    read)."""
+    read; ``packed`` False: their results kept as parsed, `ColdPass.read`)."""
     result = ScanResult()
     folders, problems = run_folders_of(roots)
     if run_id is not None:
@@ -183,7 +193,7 @@ def scan_roots(
         stall_window=stall_window,
         keep_bytes=keep_bytes,
     )
-    for run in cold.read(folders):
+    for run in cold.read(folders, packed=packed):
         result.runs.append(run)
         result.problems.extend(run.problems)
     result.runs = newest_first(result.runs)

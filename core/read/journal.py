@@ -69,6 +69,10 @@ class JournalFold:
     rerun_agent_ids: Sequence[str] = field(default_factory=list)
     """Agent id of every attempt started after its call had returned (a resume re-ran a
     call whose result it held), in journal order; empty ids are kept as ``""``."""
+    packs: bool = field(default=True, compare=False)
+    """Results are packed as they are folded (`wftop.core.read.foldcall.pack`: what a list
+    or a view holds); False: kept as parsed, by a process that reads one run and ends (a
+    plan: memory it holds anyway as its lines are read, and a fifth of its fold's time)."""
     _shared: bool = field(default=False, repr=False, compare=False)
     """A `snapshot` holds these `Call` objects: copy one before changing it."""
     _own: set[str] = field(default_factory=set, repr=False, compare=False)
@@ -103,6 +107,7 @@ class JournalFold:
             failed_keys=self.failed_keys,
             unlabelled=self.unlabelled,
             rerun_agent_ids=Prefix(reruns, len(reruns)),
+            packs=self.packs,
         )
         copy._shared, copy._own_dicts = True, False
         return copy
@@ -165,6 +170,7 @@ class JournalFold:
             self.failed_keys,
             self.unlabelled,
             cast(list[str], self.rerun_agent_ids),
+            self.packs,
         )
         started, results, failures, keyless = folded.counts
         self.started_lines += started

@@ -144,3 +144,16 @@ def test_the_same_run_under_two_roots_is_ambiguous_until_root_picks_one(tmp_path
     )  # fmt: skip
     assert picked.returncode == 3, picked.stderr  # the cwd of the copied tree is gone
     assert json.loads(picked.stdout)["env"] == {"CLAUDE_CONFIG_DIR": str(second)}
+
+
+def test_the_plan_reads_its_run_with_results_unpacked(tmp_path):
+    """The command's one read of the run keeps results as parsed (`JournalFold.packs`)."""
+    import argparse
+
+    from wftop.cli.commands.resume import find_run
+
+    root = copy_tree("killed", tmp_path)
+    run_id = next(root.glob("projects/*/*/subagents/workflows/wf_*")).name
+    args = argparse.Namespace(run_id=run_id, root=[str(root)], session=None)
+    found = find_run(args, [str(root)])
+    assert not isinstance(found, str) and not found.fold.packs
