@@ -25,7 +25,7 @@ from wftop.core.model import Run
 from wftop.core.read.countfold import CountingFold
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.failures import LastReplies, notice_failures
-from wftop.core.read.journal import LINE_TYPES, JournalFold, call_key, unknown_type
+from wftop.core.read.journal import JournalFold, call_key, unknown_lines
 from wftop.core.read.jsonl import FileStamp, JsonlTail, Problem
 from wftop.core.read.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
 from wftop.core.read.standin import name_calls, sidecar_fold, snapshot_fold
@@ -198,14 +198,6 @@ class RunReader(SpendKeeping):
         elif missing_before:
             batch.reset = True  # the stand-in calls go: the journal's own come
             self._stand_in = None
-        journal = self.folder.journal
-        for line, record in batch.records:
-            kind = record.get("type")
-            if type(kind) is str and kind in LINE_TYPES:
-                continue  # `unknown_type` asked of the rest alone (a plan reads 200,000 lines)
-            why = unknown_type(record)
-            if why is not None:
-                batch.problems.append(Problem(journal, line, why))
         if batch.reset or (self.tail.stat is None and self.tail.line_no):
             # Truncated, replaced, or gone (a vanished journal holds no lines): start over.
             if not batch.reset:
@@ -216,7 +208,10 @@ class RunReader(SpendKeeping):
             self._spent = None
             self.problems = []
             batch.reset = True
+        known = self.fold.known_lines
         self.fold.feed_all(batch.records)
+        if self.fold.known_lines - known != len(batch.records):  # else all of known types
+            batch.problems += unknown_lines(self.folder.journal, batch.records)
         if self.count_spend:  # a plan or a view of calls reads no tally: 100,000 agents
             spent = self._tally()
             spent.started(

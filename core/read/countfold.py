@@ -85,7 +85,7 @@ class CountingFold(JournalFold):
     def feed_all(self, records: list[tuple[int, dict[str, Any]]]) -> CountingFold:
         entries, open_keys, failed_keys = self.entries, self.open_keys, self.failed_keys
         reruns = self.rerun_agent_ids
-        started = returned = failed = keyless = 0
+        started = returned = failed = keyless = others = 0
         last_agent = self.last_agent_id
         for line, record in records:
             get = record.get
@@ -95,6 +95,9 @@ class CountingFold(JournalFold):
                     self.restore_state = "partial"
                 elif kind == "restored":
                     self.restore_state = "restored"
+                elif kind != "launched" and kind != "resumed":
+                    continue
+                others += 1
                 continue
             key = get("key")
             if type(key) is not str or not key:
@@ -137,6 +140,7 @@ class CountingFold(JournalFold):
         self.result_lines += returned
         self.failed_lines += failed
         self.keyless_lines += keyless
+        self.other_lines += others
         self.last_agent_id = last_agent
         return self
 

@@ -116,7 +116,7 @@ def fold_records(
     the fold's time, for a process that reads one run and ends). Returns the counts and last
     values the fold adds up (`Folded`)."""
     folded = Folded()
-    started = results = failures = keyless = 0
+    started = results = failures = keyless = others = 0
     last_agent: str | None = None
     restore: str | None = None
     in_flight, done, failed = _IN_FLIGHT, _DONE, _FAILED
@@ -128,6 +128,9 @@ def fold_records(
                 restore = "partial"
             elif kind == "restored":
                 restore = "restored"
+            elif kind != "launched" and kind != "resumed":
+                continue
+            others += 1
             continue
         key = get("key")
         if type(key) is str and key:
@@ -193,6 +196,7 @@ def fold_records(
             call.label = agent_id or key
             unlabelled[key] = None
     folded.counts = (started, results, failures, keyless)
+    folded.others = others
     folded.last_agent_id, folded.restore_state = last_agent, restore
     return folded
 
@@ -203,6 +207,9 @@ class Folded:
 
     counts: tuple[int, int, int, int] = (0, 0, 0, 0)
     """``started``, ``result`` and ``failed`` lines, and lines naming no key."""
+    others: int = 0
+    """Lines of the other types the CLI writes (``launched``, ``resumed``, ``restoring``,
+    ``restored``)."""
     last_agent_id: str | None = None
     """The last agent id a line named (None: no line named one)."""
     restore_state: str | None = None

@@ -19,6 +19,7 @@ from typing import Any, Final, cast
 from wftop.core.read.foldcall import Call as Call
 from wftop.core.read.foldcall import CallState as CallState
 from wftop.core.read.foldcall import fold_records
+from wftop.core.read.problem import Problem
 from wftop.core.read.shared import Chunks, FrozenTable, Prefix
 
 LINE_TYPES: Final = frozenset(
@@ -44,6 +45,16 @@ def unknown_type(record: dict[str, Any]) -> str | None:
     return f"a line of type {shown}, which wftop does not know (the CLI skips it too)"
 
 
+def unknown_lines(path: str, records: list[tuple[int, dict[str, Any]]]) -> list[Problem]:
+    """A problem for each record of no type the CLI writes (`unknown_type`), by line."""
+    found = []
+    for line, record in records:
+        why = unknown_type(record)
+        if why is not None:
+            found.append(Problem(path, line, why))
+    return found
+
+
 @dataclass
 class JournalFold:
     """Accumulates journal records in order; feed it records from `wftop.core.read.jsonl`."""
@@ -54,6 +65,9 @@ class JournalFold:
     started_lines: int = 0
     result_lines: int = 0
     failed_lines: int = 0
+    other_lines: int = 0
+    """Lines of the other types the CLI writes (`LINE_TYPES`: ``launched``, ``resumed``,
+    ``restoring``, ``restored``)."""
     restore_state: str | None = None
     """``None``, ``"partial"`` (``restoring`` without ``restored``) or ``"restored"``."""
     keyless_lines: int = 0
@@ -100,6 +114,7 @@ class JournalFold:
             started_lines=self.started_lines,
             result_lines=self.result_lines,
             failed_lines=self.failed_lines,
+            other_lines=self.other_lines,
             restore_state=self.restore_state,
             keyless_lines=self.keyless_lines,
             last_agent_id=self.last_agent_id,
@@ -177,6 +192,7 @@ class JournalFold:
         self.result_lines += results
         self.failed_lines += failures
         self.keyless_lines += keyless
+        self.other_lines += folded.others
         if folded.last_agent_id is not None:
             self.last_agent_id = folded.last_agent_id
         if folded.restore_state is not None:
@@ -202,6 +218,12 @@ class JournalFold:
             del self.unlabelled[key]
             named = True
         return named
+
+    @property
+    def known_lines(self) -> int:
+        """Lines folded of a type the CLI writes (`LINE_TYPES`): all of them, when a batch
+        adds as many as it held (its lines' types need no other look)."""
+        return self.started_lines + self.result_lines + self.failed_lines + self.other_lines
 
     # -- views -----------------------------------------------------------------------------
 
