@@ -110,11 +110,15 @@ def find_run(args: argparse.Namespace, roots: list[str]) -> Run | str:
 
     A superseded copy (continued in another session) is not a candidate when its
     continuation is; any other repeat of the id, across sessions or roots, is ambiguous.
+    ``--dry-run`` reads it with its results as parsed (`JournalFold.packs`: the process ends
+    after its plan); a resume, which follows the run it launched for as long as it runs,
+    keeps them packed.
     """
     roots = search_roots(args, roots)
+    packed = not args.dry_run
     runs = [
         run
-        for run in scan_roots(roots, run_id=args.run_id, packed=False).runs
+        for run in scan_roots(roots, run_id=args.run_id, packed=packed).runs
         if args.session is None or run.session_id == args.session
     ]
     if not runs:

@@ -147,13 +147,15 @@ def test_the_same_run_under_two_roots_is_ambiguous_until_root_picks_one(tmp_path
 
 
 def test_the_plan_reads_its_run_with_results_unpacked(tmp_path):
-    """The command's one read of the run keeps results as parsed (`JournalFold.packs`)."""
+    """``--dry-run``'s one read of the run keeps results as parsed (`JournalFold.packs`); a
+    resume, which lives as long as the run it follows, keeps them packed."""
     import argparse
 
     from wftop.cli.commands.resume import find_run
 
     root = copy_tree("killed", tmp_path)
     run_id = next(root.glob("projects/*/*/subagents/workflows/wf_*")).name
-    args = argparse.Namespace(run_id=run_id, root=[str(root)], session=None)
-    found = find_run(args, [str(root)])
-    assert not isinstance(found, str) and not found.fold.packs
+    for dry_run in (True, False):
+        args = argparse.Namespace(run_id=run_id, root=[str(root)], session=None, dry_run=dry_run)
+        found = find_run(args, [str(root)])
+        assert not isinstance(found, str) and found.fold.packs is not dry_run
