@@ -290,6 +290,9 @@ def test_goals() -> tuple[list[Goal], dict[str, Any]]:
         said = f"{names}: {'passes' if passed else 'fails'}"
         goals.append(Goal(what, "a test", said, "—", passed))
         found[what] = {"tests": ids, "passed": passed}
+        if not passed:
+            # Why it failed, kept with the raw numbers (the table has room for a verdict only).
+            found[what]["output"] = (done.stdout + done.stderr).splitlines()[-60:]
     return goals, found
 
 
