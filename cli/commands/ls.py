@@ -28,7 +28,6 @@ from wftop.core.text.gate import escape_json, gate, masked
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from wftop.core.cost.usage import Spends
     from wftop.core.model import Run
     from wftop.core.text.redact import Redactor
 
@@ -112,12 +111,11 @@ def table(runs: list[Run], now: float) -> str:
     return "\n".join([HEADER, *(table_line(row, now) for row in rows)])
 
 
-def json_item(run: Run, redactor: Redactor, spends: Spends | None = None) -> bytes:
-    """One run of the ``--json`` array, indented as an item of it (``spends`` keeps the
-    transcripts read once across the runs of one listing)."""
+def json_item(run: Run, redactor: Redactor) -> bytes:
+    """One run of the ``--json`` array, indented as an item of it."""
     from wftop.core.row import RunRow
 
-    return RunRow.of(run, spends).printed(redactor)
+    return RunRow.of(run).printed(redactor)
 
 
 def json_array(items: list[bytes]) -> bytes:
@@ -225,6 +223,7 @@ def read_rows(
     from wftop.core.cost.usage import Spends
     from wftop.core.index.coldpass import scan_rows
     from wftop.core.resume.store import state_dir
+    from wftop.core.row import RunRow  # here, before the fork: not once in each worker
     from wftop.core.text.redact import Redactor
 
     kwargs = {} if args.stall_window is None else {"stall_window": args.stall_window}
@@ -233,7 +232,7 @@ def read_rows(
     spends = Spends(book)
     items = scan_rows(
         roots,
-        lambda run: json_item(run, redactor, spends),
+        lambda run: RunRow.of(run, spends).printed(redactor),
         now=lambda: now,
         cache=cache,
         spend_book=book,
