@@ -32,6 +32,7 @@ from wftop.core.index.listkeep import LIST_KEEP_BYTES
 from wftop.core.index.naming import sorted_listing
 from wftop.core.index.reader import RunReader
 from wftop.core.index.rowcache import Kept, NamedScript, RowCache
+from wftop.core.index.rowfile import Naming, row_naming
 from wftop.core.index.supersede import find_superseded
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
 from wftop.core.read.discovery import RunFolder, run_folders_of
@@ -225,29 +226,32 @@ def scan_rows(
     placed: list[Placed[Row]] = [cast(Placed[Row], entry) for entry in kept.kept]
 
     def hand(part: Sequence[RunFolder]) -> list[Made[Row]]:
-        made = [
-            Made(
-                _recency(run),
-                make_row(run),
-                run.problems,
-                run.last_activity,
-                run.folder.journal,
-                NamedScript.of(run.snapshot.script_path if run.snapshot is not None else None),
-                settled(run),
-                ended(run),
+        made = []
+        for run in cold.read(part, for_rows=True):
+            row = make_row(run)
+            made.append(
+                Made(
+                    _recency(run),
+                    row,
+                    run.problems,
+                    run.last_activity,
+                    run.folder.journal,
+                    NamedScript.of(run.snapshot.script_path if run.snapshot is not None else None),
+                    settled(run),
+                    ended(run),
+                    row_naming(row) if isinstance(row, bytes) else None,
+                )
             )
-            for run in cold.read(part, for_rows=True)
-        ]
         cold.save_spends()  # in each worker: each run folder's spends are one file
         return made
 
     with paused_gc():
         for fresh in fan_out(kept.unread, hand, workers=workers):
-            placed.append((fresh.recency, fresh.row, fresh.problems, None))
+            placed.append((fresh.recency, fresh.row, fresh.problems, fresh.naming))
             if cache is None or not fresh.settled or fresh.problems:
                 continue  # only rows of settled runs read without trouble are kept
             if isinstance(fresh.row, bytes):
-                row = Kept(fresh.last_activity, fresh.row, fresh.ended)
+                row = Kept(fresh.last_activity, fresh.row, fresh.ended, fresh.naming)
                 cache.put(fresh.journal, kept.keys.get(fresh.journal), row, fresh.named)
     scan = RowScan.of(placed)
     scan.problems[:0] = kept.problems
@@ -269,3 +273,7 @@ class Made(NamedTuple, Generic[Row]):
     """The run can change only when its files do (``wftop.core.index.cachefile.settled``)."""
     ended: bool
     """The run has ended, its snapshot says so (``wftop.core.index.cachefile.ended``)."""
+    naming: Naming | None
+    """A printed row's `Naming`, read from it in the worker that printed it: the parent
+    names the listing's projects (``ls``'s ``rename``) and keeps the row without parsing it
+    again (5,000 rows: about 0.05 s of the parent's, after its workers are done)."""

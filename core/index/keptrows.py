@@ -47,7 +47,8 @@ class RowScan(Generic[Row]):
     """One per run, newest activity first (the order of `newest_first`)."""
     problems: list[Problem] = field(default_factory=list)
     namings: list[Naming | None] = field(default_factory=list)
-    """Each row's `Naming` when it came from the cache (None: read it from the row)."""
+    """Each row's `Naming` when it came from the cache or was read from the row where it
+    was printed (None: read it from the row)."""
 
     @classmethod
     def of(cls, placed: Iterable[Placed[Row]]) -> RowScan[Row]:
