@@ -15,6 +15,7 @@ import os
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
+from typing import Any
 
 from wftop.core.cost.gone import elsewhere
 from wftop.core.cost.shelf import Stamp
@@ -22,6 +23,7 @@ from wftop.core.cost.spendbook import FolderStamp, SpendBook
 from wftop.core.cost.tokens import NOTHING, TOKEN_FIELDS, Spend, Tokens
 from wftop.core.cost.usage import stamped_spend
 from wftop.core.read.agent_transcript import transcript_path
+from wftop.core.read.journal import call_key
 
 UNIT_BITS = 1074
 """A float is a whole number of 2 ** -1074 (its smallest step): dollars are summed in that
@@ -48,8 +50,8 @@ class ExactSum:
 
     def add(self, spend: Spend | None, times: int) -> None:
         """Add ``spend`` ``times`` times (a negative ``times`` takes it back)."""
-        if spend is None or not times or spend == NOTHING:
-            return
+        if spend is None or not times or spend is NOTHING or spend == NOTHING:
+            return  # `is` first: an agent that spent nothing spends the one NOTHING
         counts = spend.tokens
         for place, name in enumerate(TOKEN_FIELDS):
             self.tokens[place] += times * getattr(counts, name)
@@ -115,6 +117,24 @@ class SpendTally:
                 self._sum.add(known[1], 1)
             else:
                 self._pending.add(agent)
+
+    def lines(self, records: Iterable[tuple[int, dict[str, Any]]]) -> None:
+        """`started` and `returned` of the journal's new records (line number, record), read
+        in one pass: the attempts of its ``started`` lines, then its ``result`` lines that
+        name an agent."""
+        starts: list[tuple[str, str]] = []
+        results: list[tuple[str, str]] = []
+        for _line, record in records:
+            kind = record.get("type")
+            if kind == "started":
+                agent = record.get("agentId")
+                starts.append((call_key(record), agent if type(agent) is str else ""))
+            elif kind == "result":
+                agent = record.get("agentId")
+                if type(agent) is str:
+                    results.append((call_key(record), agent))
+        self.started(starts)
+        self.returned(results)
 
     def returned(self, attempts: Iterable[tuple[str, str]]) -> None:
         """Result lines, by their call's key and agent: an attempt that returned under the

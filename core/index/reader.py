@@ -25,7 +25,7 @@ from wftop.core.model import Run
 from wftop.core.read.countfold import CountingFold
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.failures import LastReplies, notice_failures
-from wftop.core.read.journal import JournalFold, call_key, unknown_lines
+from wftop.core.read.journal import JournalFold, unknown_lines
 from wftop.core.read.jsonl import FileStamp, JsonlTail, Problem
 from wftop.core.read.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
 from wftop.core.read.standin import name_calls, sidecar_fold, snapshot_fold
@@ -213,17 +213,7 @@ class RunReader(SpendKeeping):
         if self.fold.known_lines - known != len(batch.records):  # else all of known types
             batch.problems += unknown_lines(self.folder.journal, batch.records)
         if self.count_spend:  # a plan or a view of calls reads no tally: 100,000 agents
-            spent = self._tally()
-            spent.started(
-                (call_key(record), agent if type(agent := record.get("agentId")) is str else "")
-                for _line, record in batch.records
-                if record.get("type") == "started"
-            )
-            spent.returned(
-                (call_key(record), agent)
-                for _line, record in batch.records
-                if record.get("type") == "result" and type(agent := record.get("agentId")) is str
-            )
+            self._tally().lines(batch.records)
         # A problem with the whole file (line 0) is restated by every read while it lasts,
         # so each read replaces the last one's: gone when the file opens, never piled up.
         self.problems = [problem for problem in self.problems if problem.line != 0]
