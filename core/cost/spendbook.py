@@ -103,6 +103,12 @@ class SpendBook:
         directory, _, name = path.rpartition(os.sep)
         return self._shelf(directory).get(name, stamp)
 
+    def holds(self, path: str) -> bool:
+        """Whether an entry of transcript ``path`` is kept, whatever its stamp (none: the
+        transcript must be read, and no ``stat`` of it first can spare that)."""
+        directory, _, name = path.rpartition(os.sep)
+        return name in self._shelf(directory).files
+
     def put(self, path: str, stamp: Stamp, spend: Spend) -> None:
         """Keep what transcript ``path`` spent at ``stamp`` (unless it was modified too
         recently to tell a later change by its stamp)."""

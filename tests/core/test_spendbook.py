@@ -15,8 +15,10 @@ import pytest
 
 from tests.corpus import copy_tree, only_journal
 from wftop.core.cost import spendbook
+from wftop.core.cost import tally as tally_module
 from wftop.core.cost import usage as usage_module
 from wftop.core.cost.spendbook import SETTLE_S, SpendBook, book_for
+from wftop.core.cost.tally import SpendTally
 from wftop.core.cost.usage import Spends
 
 LONG_AGO = 1_700_000_000
@@ -231,3 +233,32 @@ def test_a_book_keeps_its_folder_within_bounds_at_its_first_save_then_once_a_min
         spends.keep()
     assert pruned == [NOW, NOW + 61.0]
     assert len(list((tmp_path / "state" / "spends").glob("*.json"))) == 4
+
+
+def test_a_transcript_the_book_keeps_nothing_of_is_read_without_a_stat_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person's first listing stat'ed each agent transcript before reading it, to ask a
+    book that kept nothing of it yet (32,165 at 5,000 runs): the stamp it keeps comes from
+    the open file, and a later read asks the book by a stat, as before."""
+    path = transcript(tmp_path / "run", 20)
+    stats: list[str] = []
+    stamp = tally_module._stamp
+
+    def counted(where: str) -> tuple[int, int, int] | None:
+        stats.append(where)
+        return stamp(where)
+
+    monkeypatch.setattr(tally_module, "_stamp", counted)
+    kept = book(tmp_path)
+    first = SpendTally(kept)
+    first.started([("k1", "a1")])
+    assert first.total(str(tmp_path / "run")).tokens.output == 20
+    assert stats == []
+    kept.save()
+    again = SpendTally(book(tmp_path))
+    again.started([("k1", "a1")])
+    Path(path).write_bytes(assistant(30))  # the same size and time: the kept answer
+    os.utime(path, ns=(LONG_AGO * 10**9, LONG_AGO * 10**9))
+    assert again.total(str(tmp_path / "run")).tokens.output == 20
+    assert stats == [path]
