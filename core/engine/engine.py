@@ -338,7 +338,7 @@ class Engine:
                     continue
                 entry = held_read(one.held)  # its names as the printed row says them
                 naming = (entry.cwd, entry.project, entry.project_name)
-                kept = Kept(one.last_activity, one.item, naming=naming)
+                kept = Kept(one.last_activity, one.item, one.ended, naming=naming)
                 cache.put(one.journal, firsts.unpriced.pop(one.journal), kept, one.named)
                 if one.key is not None:
                     entry = self._names.named(entry)

@@ -27,7 +27,7 @@ from typing import NamedTuple
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.usage import Spends
 from wftop.core.engine.coldstart import Held, Naming, kept_folder, printed
-from wftop.core.index.cachefile import Key, settled
+from wftop.core.index.cachefile import Key, ended, settled
 from wftop.core.index.coldpass import ColdPass, paused_gc
 from wftop.core.index.fanout import streamed
 from wftop.core.index.held import RunKeys, Seed
@@ -63,6 +63,8 @@ class Filled(NamedTuple):
     settled: bool
     key: Key | None
     """The run's key taken before it was read (None: it is never seeded)."""
+    ended: bool
+    """The run has ended, its snapshot says so (kept without its journal's stamp)."""
 
 
 async def filled_rows(
@@ -117,6 +119,7 @@ async def filled_rows(
                 NamedScript.of(run.snapshot.script_path if run.snapshot is not None else None),
                 settled(run),
                 key_of[run.folder.journal],
+                ended(run),
             )
             for run in cold.read([folder for folder, _key in part], for_rows=True)
         ]

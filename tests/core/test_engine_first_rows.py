@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import time
 import tracemalloc
 from collections import Counter
 from pathlib import Path
@@ -23,7 +24,7 @@ from wftop.core.engine import coldstart
 from wftop.core.engine import protocol as wire
 from wftop.core.index import rowcache
 from wftop.core.index.coldpass import ColdPass
-from wftop.core.index.rowfile import load_root
+from wftop.core.index.rowfile import ENDED, load_root
 from wftop.core.read import discovery
 from wftop.core.row import RunRow
 from wftop.core.text.redact import Redactor
@@ -313,3 +314,24 @@ async def test_kept_rows_go_out_unparsed_and_are_held_on_their_least_line(tmp_pa
         assert kept and view.decoded_by_then == 0
         for entry in engine.held.values():
             assert entry.line == orjson.dumps(orjson.loads(entry.line))
+
+
+async def test_rows_read_without_what_they_spent_are_kept_as_rows_read_with_it(tmp_path):
+    # An ended run's row is kept without its journal's stamp (a warm start checks it by
+    # its folder's stamp alone), whether the first rows went out with what runs spent or
+    # were filled in after (the rows cache's keys alike either way). An hour on, no run
+    # is recent: the live index holds the filled-in rows and reads none of them again.
+    roots = [copy_tree(name, tmp_path) for name in ("clean", "killed", "mid-failure-resumed")]
+    later = time.time() + 3600
+    keys: dict[int, dict[str, str]] = {}
+    for lazy in (1, 500):
+        cache = tmp_path / f"rows-cache-{lazy}"
+        async with running(roots, cache=cache, lazy_spend=lazy, now=lambda: later) as engine:
+            await until(lambda: engine.following)
+        keys[lazy] = {
+            journal: entry[0]
+            for root in roots
+            for journal, entry in load_root(cache, str(root))[0].items()
+        }
+    assert keys[1] == keys[500]
+    assert any(key.startswith(ENDED) for key in keys[1].values())
