@@ -33,10 +33,10 @@ from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.usage import Spends
 from wftop.core.engine import holding
 from wftop.core.engine import protocol as wire
-from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, Held, first_rows, held_read
+from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, Held, first_rows
 from wftop.core.engine.failing import failure_said, log_trace
 from wftop.core.engine.holding import ProjectNames, held_of
-from wftop.core.engine.seeding import Late, cached_seeds, filled_rows, keep_late
+from wftop.core.engine.seeding import Late, cached_seeds, filled_rows, keep_late, kept_filled
 from wftop.core.engine.views import Subscriber, Views
 from wftop.core.index.cachefile import ended, settled
 from wftop.core.index.gcpause import paused_gc
@@ -315,11 +315,7 @@ class Engine:
 
     async def _fill(self, cache: RowCache, firsts: FirstRows) -> dict[str, Held]:
         """The rows that went without what they spent, read again with it by forked workers
-        (`wftop.core.engine.seeding`): the settled ones, kept in the rows cache (where the
-        live index's seeds come from). Runs with problems, and runs that may change, are
-        left to the live index to read. What the cache kept is taken out of
-        ``firsts.unpriced`` (its keys, 9 MB at 20,000 runs, are let go of before the live
-        index is built)."""
+        and kept in the rows cache (`wftop.core.engine.seeding.kept_filled`)."""
         if not firsts.unpriced:
             return {}
         chunks = filled_rows(
@@ -331,21 +327,7 @@ class Engine:
             workers=self.workers,
             spend_book=self.spend_book,
         )
-        rows: dict[str, Held] = {}
-        async for filled in chunks:
-            for one in filled:
-                if not one.settled or one.problems:
-                    continue
-                entry = held_read(one.held)  # its names as the printed row says them
-                naming = (entry.cwd, entry.project, entry.project_name)
-                kept = Kept(one.last_activity, one.item, one.ended, naming=naming)
-                cache.put(one.journal, firsts.unpriced.pop(one.journal), kept, one.named)
-                if one.key is not None:
-                    entry = self._names.named(entry)
-                    rows[entry.ident] = entry
-            del filled
-        cache.save()
-        return rows
+        return await kept_filled(chunks, cache, firsts.unpriced, self._names)
 
     def _read_all(
         self, index: LiveIndex, firsts: FirstRows, seeds: dict[str, Seed]

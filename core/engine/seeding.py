@@ -26,7 +26,8 @@ from typing import NamedTuple
 
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.usage import Spends
-from wftop.core.engine.coldstart import Held, Naming, kept_folder, printed
+from wftop.core.engine.coldstart import Held, Naming, held_read, kept_folder, printed
+from wftop.core.engine.holding import ProjectNames
 from wftop.core.index.cachefile import Key, ended, settled
 from wftop.core.index.coldpass import ColdPass, paused_gc
 from wftop.core.index.fanout import streamed
@@ -160,3 +161,31 @@ def keep_late(roots: list[str], path: Path | None, late: Iterable[Late]) -> None
     for journal, key, kept, named in late:
         cache.put(journal, key, kept, named)
     cache.save()
+
+
+async def kept_filled(
+    chunks: AsyncIterator[list[Filled]],
+    cache: RowCache,
+    unpriced: dict[str, Key | None],
+    names: ProjectNames,
+) -> dict[str, Held]:
+    """The rows filled in (`filled_rows`) that the engine holds again: the settled ones,
+    kept in the rows cache (where the live index's seeds come from), each taken out of
+    ``unpriced`` (its keys, 9 MB at 20,000 runs, are let go of before the live index is
+    built). Runs with problems, and runs that may change, are left to the live index to
+    read."""
+    rows: dict[str, Held] = {}
+    async for filled in chunks:
+        for one in filled:
+            if not one.settled or one.problems:
+                continue
+            entry = held_read(one.held)  # its names as the printed row says them
+            naming = (entry.cwd, entry.project, entry.project_name)
+            kept = Kept(one.last_activity, one.item, one.ended, naming=naming)
+            cache.put(one.journal, unpriced.pop(one.journal), kept, one.named)
+            if one.key is not None:
+                entry = names.named(entry)
+                rows[entry.ident] = entry
+        del filled
+    cache.save()
+    return rows
