@@ -142,7 +142,7 @@ class Observation:
     """(root, project, session) whose run folders were listed (this sweep's share)."""
     sessions_on_disk: set[tuple[str, str, str]] = field(default_factory=set)
     folders_seen: set[str] = field(default_factory=set)
-    """Roots whose ``projects/`` could be listed."""
+    """Roots whose ``projects/`` could be listed, or is gone (no session is left there)."""
     journals: dict[str, Stamp | None] = field(default_factory=dict)
     snapshots: dict[str, Stamp | None] = field(default_factory=dict)
     transcripts: dict[str, AgentStamps] = field(default_factory=dict)
@@ -191,6 +191,8 @@ def observe(
         seen.registries[root] = registry_stamps(os.path.join(root, "sessions"))
         projects = os.path.join(root, "projects")
         if not os.path.isdir(projects):
+            if not _exists(projects):  # gone (or the root with it): no session is left
+                seen.folders_seen.add(root)
             continue
         for project in kept.dir_names(projects, moment):
             for session in kept.dir_names(os.path.join(projects, project), moment):
@@ -209,6 +211,18 @@ def observe(
         if probe.transcripts:
             seen.transcripts[probe.ident] = agent_stamps(probe.folder)
     return seen
+
+
+def _exists(path: str) -> bool:
+    """Whether ``path`` may be there: False only when it, or a folder above it, is gone
+    (a folder that cannot be looked at, say unreadable, may hold sessions all the same)."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def registry_stamps(folder: str) -> tuple[tuple[str, Stamp], ...]:

@@ -140,3 +140,16 @@ def test_a_session_made_in_a_kept_project_is_found_and_one_removed_goes(tmp_path
     listed.clear()
     sweep(index)
     assert above_runs(root, listed) == []
+
+
+@pytest.mark.parametrize("part", ["projects", ""], ids=["projects", "root"])
+def test_a_sweep_after_projects_or_the_root_went_finds_their_runs_gone(tmp_path, part):
+    """The sweep that follows a new watch is all a watch set up again has to go on: the
+    events of the deletion went with the watch before it (its helper ended with them
+    unsaid), so the sweep alone must find the runs gone."""
+    root = copy_tree("killed", tmp_path)
+    index = index_of(root, lambda: OLD_NS / 1e9 + 3600)
+    assert len(index.runs()) == 1
+    shutil.rmtree(root / part if part else root)
+    sweep(index)
+    assert index.runs() == []
