@@ -34,6 +34,15 @@ KEPT = 8
 """Runs whose readers are kept for the next read."""
 
 
+def ready_to_read() -> None:
+    """Imports what `Details.read` needs at its first read (its reader, the cold pass and
+    the rows cache with them, 21 modules: 9 ms), for a view to call off its loop before a
+    run is first opened."""
+    import wftop.core.index.coldpass
+    import wftop.core.index.context
+    import wftop.core.index.reader  # noqa: F401 - imported for the import's sake
+
+
 class Details:
     """Runs read on demand, each read again from where its last read stopped."""
 
