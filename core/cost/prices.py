@@ -25,6 +25,7 @@ from typing import Any
 
 from wftop.core.cost.ratebook import RateBook, Rates
 from wftop.core.cost.tokens import NO_TOKENS, Spend, Tokens
+from wftop.core.system.installed import installed_version
 
 PACKAGE = "genai-prices"
 PROVIDER = "anthropic"
@@ -40,12 +41,7 @@ def price_data() -> dict[str, str | None]:
 
 @cache
 def _version() -> str | None:
-    from importlib.metadata import PackageNotFoundError, version  # tens of ms: when asked
-
-    try:
-        return version(PACKAGE)
-    except PackageNotFoundError:
-        return None
+    return installed_version(PACKAGE)  # not importlib.metadata's 20 ms where the install is plain
 
 
 def price_data_line() -> str:
