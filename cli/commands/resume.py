@@ -28,6 +28,7 @@ from wftop.cli.output import fail, print_json
 from wftop.core.cost.spendbook import book_for
 from wftop.core.forecast.cachewarm import cache_text
 from wftop.core.index.coldpass import paused_gc, scan_roots
+from wftop.core.index.gcpause import held_to_exit
 from wftop.core.model import Run, Status
 from wftop.core.resume.launcher import Strategy
 from wftop.core.resume.machine import ResumeState
@@ -204,9 +205,17 @@ def exact(
     return rehearsed.plan, rehearsed
 
 
-def print_plan(args: argparse.Namespace, plan: Plan, rehearsed: Rehearsed | None) -> int:
+def print_plan(
+    args: argparse.Namespace,
+    plan: Plan,
+    rehearsed: Rehearsed | None,
+    held: tuple[object, ...] = (),
+) -> int:
     """``--dry-run``: the plan as JSON or text; the exit code says whether it may launch,
-    then whether ``--exact`` could rehearse."""
+    then whether ``--exact`` could rehearse. The plan, its JSON and what made them (``held``:
+    the run, the policy) are held until the process ends (`held_to_exit`: it ends after the
+    plan, and need not free them)."""
+    data = None
     if args.json:
         data = plan.json_fields()
         if rehearsed is not None:
@@ -214,6 +223,7 @@ def print_plan(args: argparse.Namespace, plan: Plan, rehearsed: Rehearsed | None
         sys.stdout.buffer.write(dumps_masked(data, Redactor.for_json(), indent=True) + b"\n")
     else:
         print(describe(plan))
+    held_to_exit(*held, plan, rehearsed, data)
     if not plan.verdict.allows(args.force):
         return EXIT_REFUSED
     return EXIT_NO_EXACT if rehearsed is not None and rehearsed.error else EXIT_OK
@@ -268,7 +278,7 @@ def run(args: argparse.Namespace) -> int:
         # Its JSON: a dict for each call. The command ends after it: what it built is frozen,
         # walked by no collection (the interpreter's last one at its exit included).
         with paused_gc(freeze=True):
-            return print_plan(args, plan, rehearsed)
+            return print_plan(args, plan, rehearsed, held=(found, policy))
     active = policy.in_flight(plan.run.run_id)
     if active is not None:
         request, events = policy.follow_existing(plan, active)

@@ -32,3 +32,21 @@ def paused_gc(*, freeze: bool = False, aged: bool = False) -> Iterator[None]:
             gc.enable()
         if aged:
             gc.unfreeze()
+
+
+_HELD: list[object] = []
+"""What `held_to_exit` holds last, and this list itself: a cycle."""
+
+
+def held_to_exit(*objects: object) -> None:
+    """Hold ``objects`` until the process ends, in place of those held before.
+
+    A command that prints what it built and ends (``resume --dry-run``) freed it all one
+    object at a time as it returned and as the interpreter exited: 0.04 s of CPU for a
+    100,000-call plan, after the plan was printed. Held in a cycle that the collector never
+    walks (call this inside `paused_gc` with ``freeze``: the cycle is frozen with them), they
+    are never freed by the interpreter; the process's memory goes back at once as it ends.
+    Only the last objects held are kept: a process that calls it again (a test) frees what
+    it held before.
+    """
+    _HELD[:] = [*objects, _HELD]
