@@ -35,7 +35,7 @@ from wftop.core.engine import holding
 from wftop.core.engine import protocol as wire
 from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, Held, first_rows
 from wftop.core.engine.failing import failure_said, log_trace
-from wftop.core.engine.holding import ProjectNames, held_of
+from wftop.core.engine.holding import Gone, ProjectNames, held_of
 from wftop.core.engine.seeding import Late, cached_seeds, filled_rows, keep_late, kept_filled
 from wftop.core.engine.views import Subscriber, Views
 from wftop.core.index.cachefile import ended, settled
@@ -145,6 +145,8 @@ class Engine:
         self._views = Views()
         self._told: dict[str, int] = {}
         """Problems of each run already told."""
+        self._gone = Gone()
+        """The rows of the runs gone a moment ago (a tree may be moved back)."""
         self._redactor = Redactor.for_json()
         self._names = ProjectNames(self._redactor)
         self._spends = Spends()
@@ -292,9 +294,14 @@ class Engine:
         changes = index.changes(stop, self._notify)
         try:
             async for change in changes:
-                rows, problems = self._rows_of((*change.added, *change.changed))
+                back, lost = self._gone.back(change.revived, index.get)
+                rows, problems = self._rows_of((*change.added, *change.changed, *lost))
                 self._tell(problems)
-                self._apply(rows, change.removed)
+                rows.update(back)
+                if len(rows) > FILL_BATCH:  # a tree made again: as after the first rows
+                    await self._apply_paced(rows, list(change.removed))
+                else:
+                    self._apply(rows, change.removed)
         finally:
             if isinstance(changes, AsyncGenerator):
                 await changes.aclose()
@@ -376,7 +383,8 @@ class Engine:
     def _apply(self, rows: dict[str, Held], removed: Iterable[str]) -> None:
         """One change set: the rows that differ from what was sent, and the runs gone."""
         changed = [entry for ident, entry in rows.items() if not _same(self.held.get(ident), entry)]
-        gone = [ident for ident in removed if self.held.pop(ident, None) is not None]
+        now = self._now()
+        gone = [ident for ident in removed if self._gone.keep(self.held.pop(ident, None), now)]
         projects = False
         for entry in changed:
             self.held[entry.ident] = entry

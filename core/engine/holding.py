@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import replace
 
@@ -18,8 +19,44 @@ import orjson
 
 from wftop.core.engine.coldstart import Held, exact
 from wftop.core.index.projects import project_key, project_names
+from wftop.core.index.revive import GONE_SECONDS
+from wftop.core.model import Run
 from wftop.core.row import RowError, RunRow
 from wftop.core.text.redact import Redactor, dumps_redacted, may_hold_secret_bytes
+
+
+class Gone:
+    """The rows of runs gone, each kept `GONE_SECONDS` (the oldest first): a run back as it
+    went (`wftop.core.index.changeset.ChangeSet.revived`) is held again by the row it went
+    with, not made again."""
+
+    def __init__(self) -> None:
+        self._rows: dict[str, tuple[Held, float]] = {}
+
+    def keep(self, entry: Held | None, now: float) -> bool:
+        """A run gone (None: none was held; False); those gone too long ago are let go of."""
+        if entry is None:
+            return False
+        self._rows.pop(entry.ident, None)
+        self._rows[entry.ident] = (entry, now)
+        while (oldest := next(iter(self._rows.values())))[1] <= now - GONE_SECONDS:
+            del self._rows[oldest[0].ident]
+        return True
+
+    def back(
+        self, idents: Iterable[str], get: Callable[[str], Run | None]
+    ) -> tuple[dict[str, Held], list[Run]]:
+        """The rows the runs back as they went went with, by ident, and the runs (``get``,
+        read again) of those whose rows were let go of, to make their rows of."""
+        rows: dict[str, Held] = {}
+        lost: list[Run] = []
+        for ident in idents:
+            kept = self._rows.pop(ident, None)
+            if kept is not None:
+                rows[ident] = kept[0]
+            elif (run := get(ident)) is not None:
+                lost.append(run)
+        return rows, lost
 
 
 async def compacted(entries: list[Held], turn: int = 1024) -> None:

@@ -22,6 +22,7 @@ from wftop.core.index.context import RunContext
 from wftop.core.index.held import Holder, RunKeys, Seed, held_seed
 from wftop.core.index.listings import Listings
 from wftop.core.index.reader import RunReader
+from wftop.core.index.revive import Ghosts
 from wftop.core.index.runtable import RunTable
 from wftop.core.index.stalltimers import StallTimers
 from wftop.core.index.touch import registry_stamps
@@ -94,6 +95,8 @@ class Indexed:
         self._owners: dict[str, Owner] = {}
         self._facts = SessionFacts()
         self._timers = StallTimers(self.stall_window)
+        self._ghosts = Ghosts()
+        """Runs gone that may come back unread (`wftop.core.index.revive`)."""
 
     # -- queries ---------------------------------------------------------------------------
 
@@ -180,9 +183,9 @@ class Indexed:
         if not changed:  # every 5 s: most often nothing, and 16,000 sessions at 20,000 runs
             return
         for key, idents in self._table.by_session.items():
-            if key[2] in changed:
-                batch.dirty.update(idents)
-                for ident in idents:
+            if key[2] in changed:  # a run back unread is kept only with its owner as it went
+                for ident in idents - batch.revived:
+                    batch.dirty.add(ident)
                     reader = self._table.readers[ident]
                     if not self._holder.wake(ident, reader, owner_alive=self._alive(reader.folder)):
                         reader.refresh_transcripts(self._alive(reader.folder))
@@ -191,8 +194,12 @@ class Indexed:
         context = self._context(self._now())
         added: list[Run] = []
         changed: list[Run] = []
+        revived: list[str] = []
         for ident in sorted(batch.added | batch.dirty):
             if ident not in self._table.readers:
+                continue
+            if ident in batch.revived and ident not in batch.dirty and self._as_it_went(ident):
+                revived.append(ident)
                 continue
             run = self._build(ident, context)
             self._runs[ident] = self._holder.settle(self._table.readers[ident], run, context.now)
@@ -200,9 +207,11 @@ class Indexed:
         self._holder.settle_batch()
         if self.spend_book is not None:  # the runs that changed keep theirs: they may again
             self.spend_book.save(keep={run.folder.path for run in (*added, *changed)})
+        self._ghosts.back.clear()
         for ident in batch.removed:
-            self._runs.pop(ident, None)
-        if not (added or changed or batch.removed):
+            self._ghosts.keep(batch.left.get(ident), self._runs.pop(ident, None), context.now)
+        self._ghosts.expire(context.now)
+        if not (added or changed or batch.removed or revived):
             return None
         self._order = None
         self._seq += 1
@@ -211,4 +220,15 @@ class Indexed:
             added=tuple(newest_first(added)),
             changed=tuple(newest_first(changed)),
             removed=tuple(sorted(batch.removed)),
+            revived=tuple(revived),
         )
+
+    def _as_it_went(self, ident: str) -> bool:
+        """Keep the run back unread as it went (its reader dozing), when its owner and the
+        session that superseded it are as they were too; False: read it."""
+        run = self._ghosts.back[ident]
+        owner = self._owners.get(run.folder.session_id, NO_OWNER)
+        if run.owner != owner or run.superseded_by != self._table.superseded.get(ident):
+            return False
+        self._runs[ident] = run
+        return True

@@ -189,7 +189,7 @@ class LiveIndex(Indexed):
             kinds.setdefault(touch.kind, []).append(touch)
         for touch in kinds.get(Kind.ROOT, []):
             kinds.setdefault(Kind.REGISTRY, []).append(Touch(Kind.REGISTRY, root=touch.root))
-        rescan(self._table, kinds, batch, self._alive)
+        rescan(self._table, kinds, batch, self._alive, self._ghosts.take)
         registry_roots = {touch.root for touch in kinds.get(Kind.REGISTRY, [])}
         if registry_roots or recheck_owners:
             self._read_registries(registry_roots)

@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable
 
 from wftop.core.index.changeset import Batch
+from wftop.core.index.reader import RunReader
 from wftop.core.index.runtable import RunTable
 from wftop.core.index.touch import Kind, Touch
 from wftop.core.read.discovery import RunFolder, session_run_folders
@@ -17,10 +18,12 @@ def rescan(
     kinds: dict[Kind, list[Touch]],
     batch: Batch,
     alive: Callable[[RunFolder], bool],
+    back: Callable[[RunFolder], RunReader | None] = lambda folder: None,
 ) -> None:
     """List again the sessions the touches name (every session of a project or root that
     changed): runs gone are untracked, runs new are tracked and read (``alive``: whether a
-    folder's owner may be alive)."""
+    folder's owner may be alive), but those that come back unread (``back``:
+    `wftop.core.index.revive.Ghosts.take`)."""
     sessions: set[tuple[str, str, str]] = set()
     for touch in root_projects(table, kinds.get(Kind.ROOT, [])) + kinds.get(Kind.PROJECT, []):
         project_dir = os.path.join(touch.root, "projects", touch.project)
@@ -40,8 +43,8 @@ def rescan(
         for ident in table.session_idents(root, project, session) - present:
             table.untrack(ident, batch)
         for folder in found:
-            reader = table.admit(folder, batch)
-            if reader is not None:
+            reader = table.admit(folder, batch, back)
+            if reader is not None and folder.ident not in batch.revived:
                 reader.refresh(owner_alive=alive(folder))
 
 

@@ -9,6 +9,8 @@ folders to watch may then change). The live index (`wftop.core.index.live`) owns
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.index.changeset import Batch
 from wftop.core.index.reader import RunReader
@@ -44,15 +46,19 @@ class RunTable:
         self._chains: dict[str, Chain] = {}
         """The line digests of the journals of runs whose run id is in several sessions."""
 
-    def track(self, folder: RunFolder, *, dozing: bool = False) -> RunReader:
+    def track(
+        self, folder: RunFolder, *, dozing: bool = False, reader: RunReader | None = None
+    ) -> RunReader:
         """A new (unread) reader for the folder, filed under every lookup (``dozing``: it
-        starts dozing, `wftop.core.index.reader.RunReader`)."""
+        starts dozing, `wftop.core.index.reader.RunReader`); ``reader``: the one the run
+        went with, filed again (`wftop.core.index.revive`)."""
         ident = folder.ident
         if folder.real_path != folder.path:
             self.rewatch = True
             self.linked[ident] = folder.real_path
-        reader = RunReader(folder, spend_book=self.spend_book, dozing=dozing)
-        reader.count_spend = self.spends
+        if reader is None:
+            reader = RunReader(folder, spend_book=self.spend_book, dozing=dozing)
+            reader.count_spend = self.spends
         self.readers[ident] = reader
         self._by_real[folder.real_path] = ident
         self.run_dirs[folder.path] = ident
@@ -84,16 +90,24 @@ class RunTable:
         self._chains.pop(ident, None)
         batch.run_ids.add(folder.run_id)
         batch.dirty.discard(ident)
+        batch.left[ident] = reader
         if ident in batch.added:
             batch.added.discard(ident)
         else:
             batch.removed.add(ident)
 
-    def admit(self, folder: RunFolder, batch: Batch) -> RunReader | None:
+    def admit(
+        self,
+        folder: RunFolder,
+        batch: Batch,
+        back: Callable[[RunFolder], RunReader | None] = lambda folder: None,
+    ) -> RunReader | None:
         """Track a folder found on disk, keeping each real folder once.
 
         Returns the new reader (still to be read), or None when the folder is known
-        already or another path to the same real folder is kept instead.
+        already or another path to the same real folder is kept instead. ``back``: the
+        reader the run went with, when it may come back unread (`wftop.core.index.revive`):
+        it is tracked again, and its run joins ``batch.revived``.
         """
         known = self.readers.get(folder.ident)
         if known is not None:
@@ -108,7 +122,10 @@ class RunTable:
             if not (kept.path != kept.real_path and folder.path == folder.real_path):
                 return None
             self.untrack(other, batch)
-        reader = self.track(folder)
+        went = back(folder)
+        reader = self.track(folder, reader=went)
+        if went is not None:
+            batch.revived.add(folder.ident)
         batch.run_ids.add(folder.run_id)
         if folder.ident in batch.removed:
             batch.removed.discard(folder.ident)

@@ -81,6 +81,7 @@ class Follower:
         self.cold = self.index.cold_start(seeds=seeds)
         self.held = seeded.handed(made, self.cold.added)
         self.sets: list[ChangeSet] = []
+        self.gone: dict[str, Any] = {}
         self.stop = asyncio.Event()
         self.task = asyncio.create_task(self._follow())
 
@@ -90,7 +91,9 @@ class Follower:
                 self.sets.append(change)
                 self.held.update((run.ident, run) for run in (*change.added, *change.changed))
                 for ident in change.removed:
-                    self.held.pop(ident, None)
+                    self.gone[ident] = self.held.pop(ident, None)
+                for ident in change.revived:  # back as it went: held again as it was
+                    self.held[ident] = self.gone.pop(ident)
 
     def runs(self) -> list[Any]:
         """The runs as the change sets left them, as a view holds them."""
