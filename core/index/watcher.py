@@ -10,8 +10,10 @@ be had: one ``watchfiles.awatch`` over the folders and everything below them, on
 its ``projects/`` deleted and made again is seen so), a ``ready`` line once both are up,
 then one JSON line of changed paths per batch until its stdin closes. A watch the kernel
 refuses (no inotify watch left of the user's) is said by a helper on a line of its own;
-the watch then polls (`POLL`: watchfiles' polling, every `POLL_MS`) and `Watcher.refusal`
-says so once, in words, for the user. What a changed path means is decided elsewhere
+the inotify helper goes on without the folders refused, which a second helper then polls
+(`POLL`: watchfiles' polling, every `POLL_MS`), those alone; where the helper serving is
+watchfiles', the whole watch polls. `Watcher.refusal` says so once, in words, for the user.
+What a changed path means is decided elsewhere
 (``wftop.core.index.touch``). Nothing here imports UI code.
 """
 
@@ -69,10 +71,13 @@ class Watcher:
         self.polling = False
         """The kernel refused a watch: every helper from now on polls."""
         self.polls = False
-        """The helper serving now polls."""
+        """The helper serving now polls, or another polls the folders it was refused."""
+        self.polled: tuple[list[str], list[str]] = ([], [])
+        """The folders the inotify helper was refused, polled by another (deep, shallow)."""
         self._queue: asyncio.Queue[set[str]] = asyncio.Queue()
         self._process: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
+        self._poller: tuple[asyncio.subprocess.Process, asyncio.Task[None]] | None = None
 
     async def ensure(
         self,
@@ -106,6 +111,9 @@ class Watcher:
             )
             assert process.stdout is not None
             first = await _first_line(process.stdout, stop)
+            if _polled(first) is not None:  # the others watched: those refused polled
+                self._refused(first)
+                first = await _first_line(process.stdout, stop)
             if stop is not None and stop.is_set():
                 await self.close()
                 return False
@@ -115,6 +123,7 @@ class Watcher:
                     self.polling = True
                     self.refusal = f"cannot watch {', '.join(paths)}: {polled()}"
                 self._reader = asyncio.create_task(self._read(process.stdout))
+                await self._poll_refused()
                 return True
             refusal = refusal_of(first)
             if refusal is not None:  # the others would be refused the same: poll
@@ -131,9 +140,43 @@ class Watcher:
                 refusal = refusal_of(line)
                 if refusal is None:
                     self._queue.put_nowait(set(orjson.loads(line)))
-                else:  # a folder made since went unwatched: the follow loop polls instead
+                elif _polled(line) is not None:  # a folder made since, unwatched: polled
+                    self._refused(line)
+                    await self._poll_refused()
+                    self._queue.put_nowait(set())
+                else:  # the whole watch must poll: the follow loop sets it up so
                     self.refusal, self.polling = refusal, True
                     self._queue.put_nowait(set())
+
+    def _refused(self, line: bytes) -> None:
+        """The inotify helper was refused the watches of some folders (a `_polled` line)."""
+        deep, shallow = _polled(line) or ([], [])
+        self.polled[0].extend(deep)
+        self.polled[1].extend(shallow)
+        self.refusal = refusal_of(line)
+
+    async def _poll_refused(self) -> None:
+        """Poll the folders the inotify helper was refused (again, when there are more)."""
+        await self._stop_poller()
+        deep, shallow = ([path for path in paths if os.path.isdir(path)] for paths in self.polled)
+        if not (deep or shallow):
+            return
+        told = [str(self.debounce_ms), str(self.step_ms), *deep, SHALLOW, *shallow]
+        poll = helper_commands()[-1]
+        process = await asyncio.create_subprocess_exec(
+            *poll, *told, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, limit=LINE_LIMIT,
+        )  # fmt: skip
+        assert process.stdout is not None
+        ready = await _first_line(process.stdout, None)
+        self._poller = (process, asyncio.create_task(self._read(process.stdout)))
+        self.polls = ready == b"ready\n"
+
+    async def _stop_poller(self) -> None:
+        poller, self._poller = self._poller, None
+        if poller is not None:
+            poller[1].cancel()
+            await _ended(poller[0])
 
     def take_refusal(self) -> str | None:
         """A watch the kernel refused, in words, once."""
@@ -173,9 +216,10 @@ class Watcher:
         process, self._process = self._process, None
         reader, self._reader = self._reader, None
         self.paths = self.shallow = ()
-        self.polls = False
+        self.polls, self.polled = False, ([], [])
         if reader is not None:
             reader.cancel()
+        await self._stop_poller()
         if process is not None:
             await _ended(process)
 
@@ -240,6 +284,23 @@ def refusal_of(line: bytes) -> str | None:
     if name not in ("ENOSPC", "ENOMEM", ""):
         why = f"the kernel refused it ({name})"
     return f"cannot watch {path or 'a folder'}: {why}; {polled()}"
+
+
+def _polled(line: bytes) -> tuple[list[str], list[str]] | None:
+    """The folders (deep, shallow) the inotify helper says it was refused and goes on
+    without; None when the line is not such a refusal."""
+    if not line.startswith(b"{"):
+        return None
+    try:
+        said = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(said, dict) or "refused" not in said:
+        return None
+    deep, shallow = said.get("deep"), said.get("shallow")
+    if not (isinstance(deep, list) and isinstance(shallow, list)):
+        return None
+    return [str(path) for path in deep], [str(path) for path in shallow]
 
 
 def _kill(process: asyncio.subprocess.Process) -> None:

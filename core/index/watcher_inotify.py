@@ -19,11 +19,11 @@ when its stdin closes, also while it is still setting its watches up (over 20,00
 takes seconds, and a helper that went on after its engine held 60,000 watches of the user's
 for nothing), or when the thread that started it ends (`end_with_parent`: an engine killed
 with SIGKILL). Where inotify cannot be had it ends at once (`NO_INOTIFY`), and the
-watchfiles helper serves instead. A watch the kernel refuses (no watch left of the user's
-``fs.inotify.max_user_watches``) is said on a line of its own (`refused`): while setting up,
-instead of ``ready``, and it ends (`REFUSED`); later, for a folder made since, and it goes
-on. Its caller then watches by polling, and says so. It imports nothing of wftop (it is not
-run as part of it).
+watchfiles helper serves instead. A folder the kernel refuses a watch (no watch left of the
+user's ``fs.inotify.max_user_watches``) is left unwatched with everything below it, and said on
+a line of its own (`refused`: the folders left, while setting up before ``ready``, or a folder
+made since), and the helper goes on watching the others: its caller polls only the folders
+said, and says so. It imports nothing of wftop (it is not run as part of it).
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ SHALLOW = "--shallow"
 NO_INOTIFY = 3
 """The helper's exit code where inotify cannot be had (its caller runs watchfiles' instead)."""
 REFUSED = 4
-"""A helper's exit code when the kernel refused a watch it set up (after a `refused` line)."""
+"""The watchfiles helper's exit code when the kernel refused a watch it set up (after a
+`refused` line; this one goes on without the folders refused)."""
 
 IN_MODIFY = 0x2
 IN_ATTRIB = 0x4
@@ -146,9 +147,9 @@ class Inotify:
         """The folders named, deep and shallow: said changed when the queue overflowed."""
         self.unwanted: Callable[[], bool] = lambda: False
         """Whether the helper's reader went away, asked every `LOOK_EVERY` watches set up."""
-        self.refusals: list[OSError] = []
-        """Watches of folders made since the set-up that the kernel refused, not said yet."""
-        """Whether the helper's reader went away, asked every `LOOK_EVERY` watches set up."""
+        self.refusals: list[tuple[OSError, bool]] = []
+        """Folders the kernel refused a watch, not said yet: each unwatched with what is below
+        it (True: that too was to be watched), the error naming it."""
 
     def watch(
         self,
@@ -160,9 +161,9 @@ class Inotify:
     ) -> None:
         """Watch ``folder`` and, ``deep``, every folder below it (what they hold added to
         ``found``, where given); ``under``: the watch of the folder it is in, and its name
-        there. A folder gone meanwhile or unreadable is passed over; no room for another
-        watch (``fs.inotify.max_user_watches``) is an `OSError`; the reader gone meanwhile
-        (`unwanted`) is `Unwanted`."""
+        there. A folder gone meanwhile or unreadable is passed over; one with no room for its
+        watch (``fs.inotify.max_user_watches``) is left unwatched with what is below it, and
+        added to `refusals`; the reader gone meanwhile (`unwanted`) is `Unwanted`."""
         stack = [(folder, *(under or (0, folder)))]
         count = 0
         while stack:
@@ -173,8 +174,8 @@ class Inotify:
             wd = self._add(self.fd, path, MASK)
             if wd < 0:
                 error = ctypes.get_errno()
-                if error in (errno.ENOSPC, errno.ENOMEM):  # no watch left
-                    raise OSError(error, os.strerror(error), os.fsdecode(path))
+                if error in (errno.ENOSPC, errno.ENOMEM):  # no watch left: said, polled
+                    self.refusals.append((OSError(error, os.strerror(error), path), deep))
                 continue
             self.folders.put(wd, parent, name)
             if not deep:
@@ -241,10 +242,7 @@ class Inotify:
                 self.forget(path)
             elif mask & (IN_CREATE | IN_MOVED_TO):
                 found: list[bytes] = []
-                try:
-                    self.watch(path, found=found, under=(wd, name))
-                except OSError as error:  # no watch left: said, and the caller polls
-                    self.refusals.append(error)
+                self.watch(path, found=found, under=(wd, name))  # refused: said, polled
                 changed.update(found)
         return count
 
@@ -275,11 +273,24 @@ def command() -> list[str]:
     return [sys.executable, "-I", "-S", os.path.abspath(__file__)]
 
 
-def refused(error: OSError) -> bytes:
-    """A watch the kernel refused, as the helper says it: ``{"refused": ERRNO, "path": ...}``
-    on a line (where the caller reads a JSON list of paths)."""
-    name = errno.errorcode.get(error.errno or 0, str(error.errno))
-    what = {"refused": name, "path": os.fsdecode(error.filename or "")}
+def refused(refusals: list[tuple[OSError, bool]]) -> bytes:
+    """Folders the kernel refused a watch, as the helper says them, on a line (where the
+    caller reads a JSON list of paths): ``{"refused": ERRNO, "path": FIRST, "deep":
+    [FOLDER...], "shallow": [FOLDER...]}``, each folder unwatched (``deep``: with what is
+    below it); nothing when there are none."""
+    if not refusals:
+        return b""
+    first = refusals[0][0]
+    folders = {
+        deep: [os.fsdecode(e.filename or "") for e, d in refusals if d == deep]
+        for deep in (True, False)
+    }
+    what = {
+        "refused": errno.errorcode.get(first.errno or 0, str(first.errno)),
+        "path": os.fsdecode(first.filename or ""),
+        "deep": folders[True],
+        "shallow": folders[False],
+    }
     return json.dumps(what, ensure_ascii=False).encode() + b"\n"
 
 
@@ -335,19 +346,17 @@ def serve(argv: list[str]) -> int:
             inotify.watch(os.fsencode(folder), deep=False)
     except Unwanted:
         return 0
-    except OSError as error:  # no watch left: said instead of ready
-        sys.stdout.buffer.write(refused(error))
-        sys.stdout.buffer.flush()
-        return REFUSED
     inotify.named = [os.fsencode(folder) for folder in (*paths, *shallow)]
     return follow(inotify, debounce, step)
 
 
 def follow(inotify: Inotify, debounce_ms: int, step_ms: int) -> int:
-    """Say ``ready``, then each batch of changed paths, until stdin closes."""
+    """Say the folders refused a watch, if any, and ``ready``, then each batch of changed
+    paths (after the folders made since and refused), until stdin closes."""
     out = sys.stdout.buffer
-    out.write(b"ready\n")
+    out.write(refused(inotify.refusals) + b"ready\n")
     out.flush()
+    inotify.refusals.clear()
     stdin = sys.stdin.fileno()
     poller = select.poll()
     poller.register(inotify.fd, select.POLLIN)
@@ -369,7 +378,7 @@ def follow(inotify: Inotify, debounce_ms: int, step_ms: int) -> int:
                     return 0
         if changed and (not news or time.monotonic() - first >= debounce_ms / 1000):
             try:
-                out.write(b"".join(map(refused, inotify.refusals)) + said(changed))
+                out.write(refused(inotify.refusals) + said(changed))
                 out.flush()
             except BrokenPipeError:
                 return 0

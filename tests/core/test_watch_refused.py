@@ -25,7 +25,6 @@ from tests.corpus import copy_tree, only_journal
 from wftop.core.engine import protocol as wire
 from wftop.core.index import watcher as watching
 from wftop.core.index import watcher_inotify
-from wftop.core.index.watcher_inotify import REFUSED
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux's")
 WAIT = 20.0
@@ -71,7 +70,7 @@ def grant(tmp_path: Path, watches: int) -> Path:
     return grants
 
 
-def test_a_watch_refused_while_setting_up_is_said_instead_of_ready(tmp_path):
+def test_a_folder_refused_while_setting_up_is_said_and_the_others_watched(tmp_path):
     tree = tmp_path / "tree"
     (tree / "a" / "b").mkdir(parents=True)
     argv = [*refusing(grant(tmp_path, 2)), "20", "5", str(tree)]
@@ -79,12 +78,15 @@ def test_a_watch_refused_while_setting_up_is_said_instead_of_ready(tmp_path):
     try:
         assert helper.stdout is not None
         line = helper.stdout.readline()
-        assert helper.wait(WAIT) == REFUSED
+        assert helper.stdout.readline() == b"ready\n"
+        (tree / "a" / "written").write_text("x")
+        assert json.loads(helper.stdout.readline()) == [str(tree / "a" / "written")]
     finally:
         helper.kill()
         helper.wait(WAIT)
     said = json.loads(line)
-    assert said["refused"] == "ENOSPC" and said["path"].startswith(str(tree))
+    assert said == {"refused": "ENOSPC", "path": str(tree / "a" / "b"),
+                    "deep": [str(tree / "a" / "b")], "shallow": []}  # fmt: skip
     assert "no inotify watch left" in (watching.refusal_of(line) or "")
 
 
@@ -98,11 +100,40 @@ def test_a_folder_made_since_that_the_kernel_will_not_watch_is_said(tmp_path):
         assert helper.stdout.readline() == b"ready\n"
         (tree / "a" / "made").mkdir()
         said = json.loads(helper.stdout.readline())
-        assert said == {"refused": "ENOSPC", "path": str(tree / "a" / "made")}
-        assert str(tree / "a" / "made") in json.loads(helper.stdout.readline())
+        made = str(tree / "a" / "made")
+        assert said == {"refused": "ENOSPC", "path": made, "deep": [made], "shallow": []}
+        assert made in json.loads(helper.stdout.readline())
     finally:
         helper.kill()
         helper.wait(WAIT)
+
+
+async def test_only_the_folders_refused_are_polled_and_the_others_watched(tmp_path, monkeypatch):
+    """Two watches granted over a tree of two folders: the tree's and one of them, the other
+    refused; a second helper polls that one alone, and a file written in either is seen."""
+    tree = tmp_path / "tree"
+    for name in ("a", "b"):
+        (tree / name).mkdir(parents=True)
+    grants = grant(tmp_path, 2)
+    helpers = watching.helper_commands()
+    monkeypatch.setattr(watching, "helper_commands", lambda: [refusing(grants), *helpers[1:]])
+    watcher = watching.Watcher(20, 5)
+    try:
+        assert await watcher.ensure((str(tree),))
+        (refused,), shallow = watcher.polled
+        assert shallow == [] and refused in (str(tree / "a"), str(tree / "b"))
+        assert watcher.polls and not watcher.polling  # a new watch would use inotify again
+        assert "no inotify watch left" in (watcher.take_refusal() or "")
+        pollers = [kid for kid in psutil.Process().children() if watching.POLL in kid.cmdline()]
+        assert [poller.cmdline()[-2:] for poller in pollers] == [[refused, "--shallow"]]
+        for name in ("a", "b"):  # the folder watched, and the one polled
+            written = str(tree / name / "written")
+            Path(written).write_text("x")
+            seen: set[str] = set()
+            while written not in seen:
+                seen |= await watcher.next_paths(asyncio.Event(), WAIT)
+    finally:
+        await watcher.close()
 
 
 class Told(Follower):
