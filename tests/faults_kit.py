@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -233,6 +234,39 @@ class World:
         for pid in self.pids():
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)
+
+
+def keep_lines(stream: Any, into: list[str]) -> None:
+    for line in stream:
+        into.append(line)
+
+
+class Read:
+    """A wftop process whose output is read as it comes (a thread a stream), so a test can
+    wait for what it has said before the fake claude is let finish."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.process = process
+        self.out: list[str] = []
+        self.err: list[str] = []
+        self.readers = [
+            threading.Thread(target=keep_lines, args=(stream, into), daemon=True)
+            for stream, into in ((process.stdout, self.out), (process.stderr, self.err))
+        ]
+        for reader in self.readers:
+            reader.start()
+
+    def events(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in list(self.out) if line.endswith("\n")]
+
+    def finish(self) -> tuple[int, list[dict[str, Any]], str]:
+        code = self.process.wait(timeout=WAIT)
+        for reader in self.readers:
+            reader.join(timeout=WAIT)
+        for stream in (self.process.stdout, self.process.stderr):
+            assert stream is not None
+            stream.close()
+        return code, self.events(), "".join(self.err)
 
 
 @contextlib.contextmanager

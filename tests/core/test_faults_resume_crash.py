@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults_kit import RUN, TOP, WAIT, World, world_at
+from tests.faults_kit import RUN, TOP, WAIT, Read, World, world_at
 from tests.procfs import ProcFs
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.resume.driver import ResumeDriver
@@ -165,9 +165,18 @@ def test_claude_hanging_stays_active_until_stopped(world, mode, state):
 
 
 def test_two_wftops_resuming_at_the_same_moment_launch_once(world):
+    """The claude one launches finishes only once the other follows it: a wftop that began
+    after the run had completed would make a request of its own, which the guard refuses
+    (the journal grew a moment ago), and the last state would be blocked. Under load the
+    second wftop can take that long to start."""
+    both = [Read(world.resume()), Read(world.resume())]
+    world.wait_for_launch()
+    deadline = time.monotonic() + WAIT
+    while not any(event["event"] == "reattached" for read in both for event in read.events()):
+        assert time.monotonic() < deadline, "neither wftop followed the other's launch"
+        time.sleep(0.02)
     world.go.touch()
-    first, second = world.resume(), world.resume()
-    results = [world.finish(first), world.finish(second)]
+    results = [read.finish() for read in both]
     assert len(world.pids()) == 1
     assert world.last_state() == "completed"
     requests = {line["request"] for line in world.log() if line.get("event") == "spawned"}
