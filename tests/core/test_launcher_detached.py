@@ -41,15 +41,15 @@ FAKE_CLAUDE = textwrap.dedent(
         with open(out, "w") as handle:
             json.dump({"argv": sys.argv[1:], "cwd": os.getcwd(), "pid": os.getpid(),
                        "sid": os.getsid(0), "pgid": os.getpgid(0)}, handle)
+    kind, _, value = mode.partition(":")
+    if kind == "stubborn":  # before it says hi: a test that saw hi may stop it at once
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     print("fake claude says hi", flush=True)
     print("to stderr", file=sys.stderr, flush=True)
-    kind, _, value = mode.partition(":")
     if kind == "exit":
         sys.exit(int(value))
     if kind == "signal":
         os.kill(os.getpid(), int(value))
-    if kind == "stubborn":
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     while True:
         time.sleep(0.05)
     """
