@@ -8,10 +8,15 @@ three (a rewrite of the same size included) is. It is shared by the plan, ``wfto
 the engine, through `wftop.core.cost.usage.Spends`.
 
 Files, in a folder of the state dir (never under a Claude config dir: `book_for` says no
-book when the folder lies in a root it reads): one per directory of transcripts (a run
-folder, or a project folder for its session transcripts), named by a digest of the
-directory's path, which the file also holds. Written whole with the one `atomic_write`,
-private (0700 folder, 0600 files). The folder is bounded (`MAX_BYTES`, looked at when a
+book when the folder lies in a root it reads): one per session, holding the entries of
+every run folder of it, and one per other directory of transcripts (a project folder for
+its session transcripts), named by a digest of that session's or directory's path
+(`group_of`), which the file also holds. A first listing writes a file per session, not
+per run folder: making a file costs the kernel 0.15-0.6 ms here, most of a first listing's
+added time. Written whole with the one `atomic_write`, over what the file holds then (the
+other run folders of the session, written by another process meanwhile, stay), private
+(0700 folder, 0600 files). A file of version 1 (one per directory) is of another version:
+ignored, left for the pruning. The folder is bounded (`MAX_BYTES`, looked at when a
 book first writes, then once a minute): the files used least recently go first. A file
 that is corrupt, of another version of the book or of other price data is ignored (a line
 in ``spends.log`` beside them says which and why) and written again.
@@ -29,6 +34,7 @@ import os
 import time
 from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -38,7 +44,7 @@ from wftop.core.cost.shelf import Shelf, Stamp, payload_spend
 from wftop.core.cost.tokens import Spend
 from wftop.core.system.atomic import atomic_write
 
-VERSION = 1
+VERSION = 2
 """Bump whenever what an entry holds, or what a transcript's spend means, changes."""
 
 MAX_BYTES = 128 << 20
@@ -94,8 +100,10 @@ class SpendBook:
         """When this book last kept its folder within bounds (None: not yet)."""
 
     def file_of(self, directory: str) -> Path:
-        """The file that keeps the entries of ``directory``'s transcripts."""
-        name = hashlib.sha256(directory.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        """The file that keeps the entries of ``directory``'s transcripts (and of the other
+        directories of its `group_of`)."""
+        group = group_of(directory)
+        name = hashlib.sha256(group.encode("utf-8", "surrogateescape")).hexdigest()[:32]
         return self.folder / f"{name}.json"
 
     def get(self, path: str, stamp: Stamp) -> Spend | None:
@@ -192,18 +200,25 @@ class SpendBook:
         self._dirs = {directory: dirs[directory] for directory in keep if directory in dirs}
         if not self.writable or not dirty:
             return
+        groups: dict[str, list[str]] = {}
+        for directory in dirty:
+            groups.setdefault(group_of(directory), []).append(directory)
         written = []
         with contextlib.suppress(OSError):
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            for directory in dirty:
-                head = {"version": VERSION, "prices": self._prices, "dir": directory}
+            for group, changed in groups.items():
+                path = self.file_of(changed[0])
+                kept = self._entries(path, group, quiet=True)  # what other processes wrote
+                for directory in changed:
+                    kept[directory] = dirs[directory].payload()
+                head = {"version": VERSION, "prices": self._prices, "group": group}
                 try:
-                    data = orjson.dumps(head | dirs[directory].payload())
+                    data = orjson.dumps(head | {"dirs": kept})
                 except TypeError:  # a path that is not valid UTF-8: not kept
                     continue
                 if len(data) <= self.max_bytes:
-                    atomic_write(self.file_of(directory), data, sync=False)
-                    written.append(self.file_of(directory))
+                    atomic_write(path, data, sync=False)
+                    written.append(path)
             if self._pruned is None or self.clock() - self._pruned >= PRUNE_EVERY_S:
                 self._pruned = self.clock()  # a folder of 20,000 files is not listed per save
                 self._prune(written)
@@ -211,32 +226,56 @@ class SpendBook:
     def _shelf(self, directory: str) -> Shelf:
         found = self._dirs.get(directory)
         if found is None:
-            found = self._dirs[directory] = self._load(directory)
+            found = self._load(directory)
         return found
 
     def _load(self, directory: str) -> Shelf:
+        """``directory``'s entries from its file, and those of the other directories of
+        its file that this process holds none of yet."""
         path = self.file_of(directory)
+        kept = self._entries(path, group_of(directory))
+        if kept and self.writable:
+            with contextlib.suppress(OSError):
+                os.utime(path)  # used: the last to go when the folder is pruned
+        for other, entries in kept.items():
+            if other not in self._dirs:
+                spends = [payload_spend(payload) for payload in entries["spends"]]
+                self._dirs[other] = Shelf(entries["files"], spends, entries.get("folder"))
+        found = self._dirs.get(directory)
+        if found is None:
+            found = self._dirs[directory] = Shelf({}, [])  # none kept yet
+        return found
+
+    def _entries(self, path: Path, group: str, *, quiet: bool = False) -> dict[str, Any]:
+        """The entries file ``path`` keeps, by directory, where they are this book's of
+        ``group``; {} when there is none, or (said in the log unless ``quiet``) it is
+        corrupt or foreign."""
         try:
             data = path.read_bytes()
         except OSError:
-            return Shelf({}, [])  # none kept yet (or unreadable: written again)
+            return {}  # none kept yet (or unreadable: written again)
         try:
             kept = orjson.loads(data)
         except orjson.JSONDecodeError as error:
-            self._log(f"{path}: not JSON ({error}); ignored")
-            return Shelf({}, [])
-        why = self._foreign(kept, directory)
+            if not quiet:
+                self._log(f"{path}: not JSON ({error}); ignored")
+            return {}
+        why = self._foreign(kept, group)
         if why:
-            self._log(f"{path}: {why}; ignored")
-            return Shelf({}, [])
-        if self.writable:
-            with contextlib.suppress(OSError):
-                os.utime(path)  # used: the last to go when the folder is pruned
-        spends = [payload_spend(payload) for payload in kept["spends"]]
-        return Shelf(kept["files"], spends, kept.get("folder"))
+            if not quiet:
+                self._log(f"{path}: {why}; ignored")
+            return {}
+        return {
+            directory: entries
+            for directory, entries in kept["dirs"].items()
+            if group_of(directory) == group
+            and isinstance(entries, dict)
+            and isinstance(entries.get("files"), dict)
+            and isinstance(entries.get("spends"), list)
+        }
 
-    def _foreign(self, kept: object, directory: str) -> str:
-        """Why ``kept`` (a file's contents) is not this book's entries of ``directory``; ""
+    def _foreign(self, kept: object, group: str) -> str:
+        """Why ``kept`` (a file's contents) is not this book's entries of ``group``; ""
         when it is."""
         if not isinstance(kept, dict):
             return "not a JSON object"
@@ -244,10 +283,10 @@ class SpendBook:
             return f"version {kept.get('version')!r}, expected {VERSION}"
         if kept.get("prices") != self._prices:
             return f"prices {kept.get('prices')!r}, expected {self._prices!r}"
-        if kept.get("dir") != directory:
-            return "not the entries of its directory"
-        if not isinstance(kept.get("files"), dict) or not isinstance(kept.get("spends"), list):
-            return "no files and spends"
+        if kept.get("group") != group:
+            return "not the entries of its session or directory"
+        if not isinstance(kept.get("dirs"), dict):
+            return "no entries by directory"
         return ""
 
     def _prune(self, written: Iterable[Path]) -> None:
@@ -281,6 +320,18 @@ class SpendBook:
             when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.clock()))
             with os.fdopen(fd, "a", encoding="utf-8", errors="replace") as out:
                 out.write(f"{when} {line}\n")
+
+
+def group_of(directory: str) -> str:
+    """Whose file keeps ``directory``'s entries: a run folder's
+    (``<session>/subagents/workflows/wf_…``) is its session's, with the session's other run
+    folders; any other directory's is its own."""
+    head, _, name = directory.rpartition(os.sep)
+    if name.startswith("wf_"):
+        session, _, middle = head.rpartition(os.sep + "subagents" + os.sep)
+        if middle == "workflows" and session:
+            return session
+    return directory
 
 
 def stat_by_fd(names: Iterable[str]) -> bool:

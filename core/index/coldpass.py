@@ -242,7 +242,7 @@ def scan_rows(
                     row_naming(row) if isinstance(row, bytes) else None,
                 )
             )
-        cold.save_spends()  # in each worker: each run folder's spends are one file
+        cold.save_spends()  # in each worker: a session's spends merged into its file
         return made
 
     with paused_gc():

@@ -201,4 +201,4 @@ def test_a_folder_vouched_for_is_written_with_its_entries(tmp_path: Path) -> Non
     costs_of(run, state)
     kept = json.loads(SpendBook(state).file_of(run.folder.path).read_bytes())
     folder = os.stat(only_journal(tmp_path / "killed").parent)
-    assert kept["folder"] == [folder.st_ino, folder.st_mtime_ns]
+    assert kept["dirs"][run.folder.path]["folder"] == [folder.st_ino, folder.st_mtime_ns]

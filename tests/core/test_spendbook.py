@@ -101,7 +101,7 @@ def test_a_transcript_modified_just_before_it_was_read_is_not_kept(tmp_path: Pat
     [
         (b"{not json", "not JSON"),
         (b"[1, 2]", "not a JSON object"),
-        (b'{"version": 999, "files": {}, "spends": []}', "version 999, expected 1"),
+        (b'{"version": 999, "dirs": {}}', f"version 999, expected {spendbook.VERSION}"),
     ],
 )
 def test_a_corrupt_or_foreign_file_is_ignored_with_a_log_line(
