@@ -8,15 +8,16 @@ three (a rewrite of the same size included) is. It is shared by the plan, ``wfto
 the engine, through `wftop.core.cost.usage.Spends`.
 
 Files, in a folder of the state dir (never under a Claude config dir: `book_for` says no
-book when the folder lies in a root it reads): one per session, holding the entries of
-every run folder of it, and one per other directory of transcripts (a project folder for
-its session transcripts), named by a digest of that session's or directory's path
-(`group_of`), which the file also holds. A first listing writes a file per session, not
-per run folder: making a file costs the kernel 0.15-0.6 ms here, most of a first listing's
-added time. Written whole with the one `atomic_write`, over what the file holds then (the
-other run folders of the session, written by another process meanwhile, stay), private
-(0700 folder, 0600 files). A file of version 1 (one per directory) is of another version:
-ignored, left for the pruning. The folder is bounded (`MAX_BYTES`, looked at when a
+book when the folder lies in a root it reads): one per project folder, holding the entries
+of its session transcripts and of every run folder of its sessions, and one per other
+directory of transcripts, named by a digest of that folder's path (`group_of`), which the
+file also holds. A first listing of 5,000 runs in 41 projects writes 41 files, not one per
+run folder: making a file cost the kernel 0.15-0.6 ms where it was measured, most of what
+a first listing with a book added to one without. Written whole with the one
+`atomic_write`, over what the file holds then (the other run folders of the project,
+written by another process meanwhile, stay), private (0700 folder, 0600 files). A file of
+an earlier version (version 1: one per directory; 2: one per session) is ignored, left for
+the pruning. The folder is bounded (`MAX_BYTES`, looked at when a
 book first writes, then once a minute): the files used least recently go first. A file
 that is corrupt, of another version of the book or of other price data is ignored (a line
 in ``spends.log`` beside them says which and why) and written again.
@@ -44,7 +45,7 @@ from wftop.core.cost.shelf import Shelf, Stamp, payload_spend
 from wftop.core.cost.tokens import Spend
 from wftop.core.system.atomic import atomic_write
 
-VERSION = 2
+VERSION = 3
 """Bump whenever what an entry holds, or what a transcript's spend means, changes."""
 
 MAX_BYTES = 128 << 20
@@ -96,6 +97,9 @@ class SpendBook:
         self._dirs: dict[str, Shelf] = {}
         """Directory → its entries, for every directory looked in."""
         self._dirty: set[str] = set()
+        self._loaded: set[str] = set()
+        """The groups (`group_of`) whose file was read since the last save: a directory of
+        one that holds no entries of it has none (a file is not read again per directory)."""
         self._pruned: float | None = None
         """When this book last kept its folder within bounds (None: not yet)."""
 
@@ -198,6 +202,7 @@ class SpendBook:
         dirty, self._dirty = self._dirty, set()
         dirs = self._dirs
         self._dirs = {directory: dirs[directory] for directory in keep if directory in dirs}
+        self._loaded = set()
         if not self.writable or not dirty:
             return
         groups: dict[str, list[str]] = {}
@@ -232,8 +237,13 @@ class SpendBook:
     def _load(self, directory: str) -> Shelf:
         """``directory``'s entries from its file, and those of the other directories of
         its file that this process holds none of yet."""
+        group = group_of(directory)
+        if group in self._loaded:
+            empty = self._dirs[directory] = Shelf({}, [])
+            return empty
+        self._loaded.add(group)
         path = self.file_of(directory)
-        kept = self._entries(path, group_of(directory))
+        kept = self._entries(path, group)
         if kept and self.writable:
             with contextlib.suppress(OSError):
                 os.utime(path)  # used: the last to go when the folder is pruned
@@ -284,7 +294,7 @@ class SpendBook:
         if kept.get("prices") != self._prices:
             return f"prices {kept.get('prices')!r}, expected {self._prices!r}"
         if kept.get("group") != group:
-            return "not the entries of its session or directory"
+            return "not the entries of its project or directory"
         if not isinstance(kept.get("dirs"), dict):
             return "no entries by directory"
         return ""
@@ -324,13 +334,14 @@ class SpendBook:
 
 def group_of(directory: str) -> str:
     """Whose file keeps ``directory``'s entries: a run folder's
-    (``<session>/subagents/workflows/wf_…``) is its session's, with the session's other run
-    folders; any other directory's is its own."""
+    (``<project>/<session>/subagents/workflows/wf_…``) is its project's, with the project's
+    session transcripts and other run folders; any other directory's is its own."""
     head, _, name = directory.rpartition(os.sep)
     if name.startswith("wf_"):
         session, _, middle = head.rpartition(os.sep + "subagents" + os.sep)
-        if middle == "workflows" and session:
-            return session
+        project = os.path.dirname(session)
+        if middle == "workflows" and project and project != session:
+            return project
     return directory
 
 

@@ -247,7 +247,7 @@ async def first_rows(
             )
             for run in cold.read(part, for_rows=True, spend=not lazy)
         ]
-        cold.save_spends()  # in each forked worker too: a session's spends merged into its file
+        cold.save_spends()  # in each forked worker too: a project's spends merged into its file
         return reads
 
     def take(reads: list[Read]) -> None:

@@ -242,7 +242,7 @@ def scan_rows(
                     row_naming(row) if isinstance(row, bytes) else None,
                 )
             )
-        cold.save_spends()  # in each worker: a session's spends merged into its file
+        cold.save_spends()  # in each worker: a project's spends merged into its file
         return made
 
     with paused_gc():
