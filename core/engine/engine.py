@@ -257,6 +257,7 @@ class Engine:
         self.complete = True
         self._broadcast(wire.rows_line(self.seq, [entry.line for entry in renamed], final=True))
         self._apply({}, firsts.gone)  # kept rows sent before the walk, of runs it did not find
+        await self._views.drained(below=0)  # views have every first row before what follows
         await holding.compacted(list(self.held.values()))  # the kept rows' lines at their least
         if stop.is_set():
             return

@@ -60,12 +60,11 @@ class Views:
         self.broadcast(line)
         self._subscribers = []
 
-    async def drained(self) -> None:
-        """Until no view has more than `DRAIN_BELOW` bytes unread (at most `DRAIN_WAIT`)."""
+    async def drained(self, below: int = DRAIN_BELOW) -> None:
+        """Until no view has more than ``below`` bytes unread (at most `DRAIN_WAIT`)."""
         loop = asyncio.get_running_loop()
         until = loop.time() + DRAIN_WAIT
         while loop.time() < until and any(
-            isinstance(view, Backlogged) and view.backlog() > DRAIN_BELOW
-            for view in self._subscribers
+            isinstance(view, Backlogged) and view.backlog() > below for view in self._subscribers
         ):
             await asyncio.sleep(0.01)
