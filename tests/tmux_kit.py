@@ -27,9 +27,19 @@ class TmuxServer:
 
     def __init__(self, tmp_path: Path, name: str) -> None:
         needs("tmux")
-        self.base = ["tmux", "-L", f"wftop-{name}-{uuid.uuid4().hex[:8]}", "-f", os.devnull]
+        self.socket = f"wftop-{name}-{uuid.uuid4().hex[:8]}"
+        self.base = ["tmux", "-L", self.socket, "-f", os.devnull]
         self.env = {**os.environ, "TMUX_TMPDIR": str(tmp_path)}
         self.env.pop("TMUX", None)
+
+    def start(self, *session: str) -> None:
+        """``new-session -d`` with ``session``'s options, and a job of the server's that
+        ends it once this process has gone: a test killed mid-way (the suite's timeout)
+        runs no teardown, and the server, the wftop in its pane, that wftop's engine and its
+        watch would live on."""
+        self("new-session", "-d", *session)
+        guard = f"while kill -0 {os.getpid()} 2>/dev/null; do sleep 1; done"
+        self("run-shell", "-b", f"{guard}; tmux -L {self.socket} kill-server")
 
     def __call__(self, *args: str) -> str:
         done = subprocess.run(

@@ -32,7 +32,7 @@ HOSTILE = "mock-six #(touch PWNED)#[fg=red]"
 def tmux(tmp_path: Path) -> Iterator[TmuxServer]:
     needs("script")
     run = TmuxServer(tmp_path, "notify")
-    run("new-session", "-d", "-s", "notify", "-x", "100", "-y", "30", "-n", "watch", "sh")
+    run.start("-s", "notify", "-x", "100", "-y", "30", "-n", "watch", "sh")
     try:
         yield run
     finally:

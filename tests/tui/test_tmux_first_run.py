@@ -22,7 +22,7 @@ WAIT = 30.0
 @pytest.fixture
 def tmux(tmp_path: Path):  # type: ignore[no-untyped-def]
     run = TmuxServer(tmp_path, "first-run")
-    run("new-session", "-d", "-s", "first", "-x", "60", "-y", "30", "sh")
+    run.start("-s", "first", "-x", "60", "-y", "30", "sh")
     try:
         yield run
     finally:

@@ -27,7 +27,7 @@ WAIT = 30.0
 @pytest.fixture
 def tmux(tmp_path: Path):  # type: ignore[no-untyped-def]
     run = TmuxServer(tmp_path, "hostile")
-    run("new-session", "-d", "-s", "gate", "-x", "200", "-y", "50", "sh")
+    run.start("-s", "gate", "-x", "200", "-y", "50", "sh")
     try:
         run("set-option", "-g", "set-clipboard", "on")
         yield run
