@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -292,9 +291,7 @@ def test_hundred_thousand_line_journal(tmp_path):
                 b'{"type":"result","key":"%s","agentId":"b%d","result":"ok"}\n'
                 % (key.encode(), number)
             )
-    begin = time.monotonic()
     (run,) = scan_roots([str(root)], processes=FakeProcessTable()).runs
-    assert time.monotonic() - begin < 30
     assert (run.fold.started_lines, run.fold.result_lines) == (50_005, 50_004)
     assert len(run.fold.calls) == 50_005
     assert [call.label for call in run.in_flight_calls] == ["a5"]
@@ -309,9 +306,7 @@ def test_ten_thousand_runs_in_one_session(tmp_path):
         (folder / "journal.jsonl").write_bytes(
             b'{"type":"started","key":"v2:k","agentId":"a%d","label":"only"}\n' % number
         )
-    begin = time.monotonic()
     runs = scan_roots([str(root)], processes=FakeProcessTable()).runs
-    assert time.monotonic() - begin < 60
     assert len(runs) == 10_001
     assert {run.status.value for run in runs} == {"dead"}
     assert sum(run.fold.started_lines for run in runs) == 10_000 + 5

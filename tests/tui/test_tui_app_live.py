@@ -267,6 +267,8 @@ async def test_what_opening_a_run_needs_is_readied_after_the_list_is_drawn(
     app = live_app(tui_root, tui_processes)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
+        # every run in the table (under load the engine's first rows may come late)
+        await until(pilot, lambda: table(app).item_keys and app.store.progress.loaded, "listed")
         listed = len(app.store.rows)
         assert listed and table(app).item_keys
         if after > 1:
