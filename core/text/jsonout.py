@@ -32,8 +32,10 @@ def dumps(value: Any, *, indent: bool = False) -> bytes:
     return escape_json(data)
 
 
-def dumps_masked(value: Any, redactor: Redactor | None = None, *, indent: bool = False) -> bytes:
+def dumps_masked(
+    value: Any, redactor: Redactor | None = None, *, indent: bool = False, distinct: bool = False
+) -> bytes:
     """`dumps` of ``value`` with every string masked
-    (`wftop.core.text.redact.dumps_redacted`)."""
+    (`wftop.core.text.redact.dumps_redacted`; ``distinct``: its strings repeat)."""
     option = orjson.OPT_INDENT_2 if indent else 0
-    return escape_json(dumps_redacted(value, redactor, option=option))
+    return escape_json(dumps_redacted(value, redactor, option=option, distinct=distinct))

@@ -20,6 +20,7 @@ from typing import Any
 
 from wftop.core.read.deepjson import DeepJson, dumps
 from wftop.core.text.compiled import Compiled
+from wftop.core.text.distinct import strings_may_hold_secret
 from wftop.core.text.prefilter import SCHEMES
 from wftop.core.text.prefilter import may_hold_secret as may_hold_secret
 from wftop.core.text.prefilter import may_hold_secret_bytes as may_hold_secret_bytes
@@ -283,15 +284,23 @@ def redact_value(value: Any, redactor: Redactor | None = None) -> Any:
     return redact_tree(value, mask)
 
 
-def dumps_redacted(value: Any, redactor: Redactor | None = None, option: int = 0) -> bytes:
+def dumps_redacted(
+    value: Any, redactor: Redactor | None = None, option: int = 0, *, distinct: bool = False
+) -> bytes:
     """``orjson.dumps`` of `redact_value` of `wftop.core.model.json_safe` of ``value``, in one
-    encoder call when (as nearly always) its text is valid UTF-8 and holds no secret."""
+    encoder call when (as nearly always) its text is valid UTF-8 and holds no secret.
+    ``distinct``: whether it may is asked of each distinct string of ``value`` once
+    (`wftop.core.text.distinct`: for a value whose strings repeat), not of its text."""
     try:
         text = dumps(value, option=option)
     except TypeError:  # a surrogate or a non-string key: the slow, safe way
         text = None
-    if text is not None and not may_hold_secret_bytes(text):
-        return text
+    if text is not None:
+        found = None
+        if distinct:
+            found = strings_may_hold_secret(value)
+        if not (may_hold_secret_bytes(text) if found is None else found):
+            return text
     from wftop.core.model import json_safe  # the slow way alone: the model is slow to load
 
     return dumps(redact_value(json_safe(value), redactor), option=option)
