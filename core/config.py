@@ -21,15 +21,14 @@ import math
 import os
 import reprlib
 import sys
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from wftop.core import tomlscan
-from wftop.core.model import DEFAULT_STALL_WINDOW
 from wftop.core.notify.settings import NotifySettings, SettingsError, parse_notifications
 from wftop.core.remote.transport import HostError, check_host
+from wftop.core.stall import DEFAULT_STALL_WINDOW
 
 MAX_SECONDS: Final = 366 * 24 * 3600.0
 """The longest time wftop takes (a year): a timer or a clock sum past it overflows."""
@@ -207,6 +206,8 @@ def load_config(path: str | None = None) -> Config:
             f"(expected at most {MAX_CONFIG_DEPTH} levels of arrays and tables)"
         )
         raise ConfigError(msg)
+    import tomllib  # the file's, when there is one: not the settings a view is given
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

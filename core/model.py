@@ -16,9 +16,7 @@ from wftop.core.read.journal import Call, CallState, JournalFold
 from wftop.core.read.jsonl import Problem
 from wftop.core.read.sessions import Owner
 from wftop.core.read.snapshot import Snapshot
-
-DEFAULT_STALL_WINDOW = 10 * 60.0
-"""Seconds without journal or transcript growth before a live run reads as stalled."""
+from wftop.core.stall import DEFAULT_STALL_WINDOW as DEFAULT_STALL_WINDOW  # where it was
 
 
 class Status(StrEnum):

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from wftop.core.resume.lock import ensure_private_dir
+from wftop.core.system.statedir import ensure_private_dir
 
 
 def home_shortened(path: str) -> str:

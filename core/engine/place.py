@@ -19,9 +19,8 @@ from pathlib import Path
 import orjson
 
 from wftop.core.engine.version import PROTOCOL
-from wftop.core.resume.lock import ensure_private_dir
-from wftop.core.resume.store import state_dir
 from wftop.core.system.platforms import can_share_engine
+from wftop.core.system.statedir import ensure_private_dir, state_dir
 from wftop.core.version import package_version
 
 

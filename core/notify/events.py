@@ -20,11 +20,11 @@ after that moment: a run that was already dead when wftop started is never told.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
 from wftop.core.cost.tokens import dollars
 from wftop.core.model import PARTIAL, Status, iso_utc
+from wftop.core.notify.kinds import Kind
 from wftop.core.read.discovery import run_ident
 
 if TYPE_CHECKING:
@@ -32,19 +32,6 @@ if TYPE_CHECKING:
     from wftop.core.row import RunRow
 
 Severity = Literal["information", "warning", "error"]
-
-
-class Kind(StrEnum):
-    """The kinds of event, as the ``[notifications]`` table and the JSON name them."""
-
-    DIED = "died"
-    PARTIAL = "partial"
-    FAILED = "failed"
-    KILLED = "killed"
-    STALLED = "stalled"
-    RESUME = "resume"
-    SUPERVISOR = "supervisor"
-    COMPLETED = "completed"
 
 
 TITLES: dict[Kind, str] = {

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from wftop.core.notify.events import Kind
+from wftop.core.notify.kinds import Kind
 
 CHANNELS: Final = ("bell", "osc9", "osc99", "osc777", "tmux", "desktop", "command")
 """Every channel, as ``WFTOP_NOTIFY`` and ``channels`` name them."""

@@ -7,38 +7,13 @@ kernel drops it when its holder dies, so a crashed wftop never leaves a run lock
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import os
 import time
 from pathlib import Path
-from typing import Final
 
 from wftop.core.resume.errors import ResumeBusy
-
-DIR_MODE: Final = 0o700
-FILE_MODE: Final = 0o600
-
-
-def ensure_private_dir(path: Path) -> Path:
-    """Create ``path`` (and missing parents) with mode 0700; tighten it if it is wider.
-
-    Parents that already exist are left alone; only ``path`` itself is tightened.
-    """
-    missing: list[Path] = []
-    probe = path
-    while not probe.exists():
-        missing.append(probe)
-        if probe.parent == probe:
-            break
-        probe = probe.parent
-    for directory in reversed(missing):
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(directory, DIR_MODE)
-    info = path.stat()
-    if info.st_mode & 0o077 and info.st_uid == os.geteuid():
-        os.chmod(path, DIR_MODE)
-    return path
+from wftop.core.system.statedir import FILE_MODE
 
 
 def open_private(path: Path, flags: int) -> int:

@@ -24,21 +24,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
-import platformdirs
-
 from wftop.core.read.jsonl import Problem, read_all
 from wftop.core.resume.errors import ResumeError, ResumeInProgress
 from wftop.core.resume.ids import validate_run_id
-from wftop.core.resume.lock import (
-    DIR_MODE,
-    FILE_MODE,
-    RunLock,
-    append_line,
-    ensure_private_dir,
-    open_private,
-)
+from wftop.core.resume.lock import RunLock, append_line, open_private
 from wftop.core.resume.machine import ResumeEvent, ResumeState, advance, counts_as_launch
 from wftop.core.resume.records import RequestStatus, Transition, TransitionDetails
+from wftop.core.system.statedir import (
+    DIR_MODE,
+    FILE_MODE,
+    STATE_DIR_ENV,
+    ensure_private_dir,
+    state_dir,
+)
 
 __all__ = [
     "DIR_MODE",
@@ -51,21 +49,12 @@ __all__ = [
     "state_dir",
 ]
 
-STATE_DIR_ENV: Final = "WFTOP_STATE_DIR"
-"""Environment variable that overrides the state dir (tests use it)."""
-
 _EXCLUSIVE_STATES: Final = frozenset({ResumeState.RELOCATING, ResumeState.LAUNCHING})
 """Entered by one request of a run at a time: never while another request is active."""
 
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def state_dir() -> Path:
-    """wftop's state dir: ``$WFTOP_STATE_DIR`` or the platform's user state dir."""
-    override = os.environ.get(STATE_DIR_ENV)
-    return Path(override) if override else Path(platformdirs.user_state_dir("wftop"))
 
 
 class ResumeStore:

@@ -25,11 +25,12 @@ import orjson
 
 from wftop.core.model import iso_utc
 from wftop.core.resume.errors import ResumeBusy
-from wftop.core.resume.lock import RunLock, ensure_private_dir
+from wftop.core.resume.lock import RunLock
 from wftop.core.resume.store import state_dir
 from wftop.core.supervise.audit import AuditError, AuditLog, check_own_file
 from wftop.core.system.atomic import atomic_write
 from wftop.core.system.procs import ProcessTable
+from wftop.core.system.statedir import ensure_private_dir
 
 VERSION: Final = 1
 EXPECTED: Final = 'expected {"version": 1, "marks": [{"run", "root"}], "off_at"}'

@@ -33,6 +33,8 @@ class Seen(Popen):
             "stream": [name for name in ("wftop.core.engine.protocol", "wftop.core.row")
                        if name in sys.modules],
             "metadata": "importlib.metadata" in sys.modules,
+            "later": [name for name in ("wftop.core.model", "wftop.core.resume.store", "tomllib")
+                      if name in sys.modules],
         })
         super().__init__(argv, *args, **kwargs)
 
@@ -74,6 +76,9 @@ def test_the_tui_starts_its_engine_before_it_imports_textual_or_the_rehearsal(tm
         assert engine["rehearsal"] is False  # a type of make_app's, not needed to start it
         assert engine["stream"] == []  # the engine's stream and its rows: meanwhile
         assert engine["metadata"] is False  # the install's metadata: 20-30 ms, not needed
+        # nor the run model, the resume store (for the state dir) or a TOML parser (the
+        # settings are given): what the app imports before its engine starts, halved
+        assert engine["later"] == []
         assert "--socket" in engine["argv"]
     finally:
         if engine.get("pid"):
