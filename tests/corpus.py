@@ -48,10 +48,13 @@ def own_session_ids(root: Path) -> dict[str, str]:
 
     The resume guard refuses a session that any process of the machine resumes
     (``claude --resume ID``): two test runs resuming copies of one corpus session at the
-    same moment (two checkouts' suites) would refuse each other. Returns old id -> new id.
+    same moment (two checkouts' suites) would refuse each other. Returns old id -> new id;
+    fails when ``root`` (a config dir, holding ``projects/``) holds no session.
     """
     names = [path.name.removesuffix(".jsonl") for path in root.glob("projects/*/*")]
     renamed = {old: str(uuid.uuid4()) for old in sorted(set(names)) if SESSION_NAME.fullmatch(old)}
+    if not renamed:
+        raise ValueError(f"no session under {root}/projects: no id to make its own")
     for path in sorted(root.rglob("*")):
         if path.is_file() and not path.is_symlink():
             data = path.read_bytes()

@@ -72,7 +72,7 @@ def place(name: str, home: CliHome) -> None:
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(path.read_bytes().replace(old_root.encode(), new_root.encode()))
-    own_session_ids(home.root)  # resumed by a claude the guard of any other copy would see
+    own_session_ids(home.config_dir)  # a claude resumes it: under ids no other copy has
     age_tree(home.root, 300.0)
 
 
