@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.realcli import CliHome, find_claude
 from wftop.mockapi.server import MockAPI
@@ -49,6 +50,23 @@ def isolated_environment(
     monkeypatch.setenv("WFTOP_ENGINE_LINGER", "1")
     monkeypatch.setenv("TZ", "UTC")
     return home
+
+
+# --- property tests (hypothesis) ------------------------------------------------------------
+# No example is held to a time: a loaded machine (other suites, a build) makes a 20 ms example
+# take 300 ms, and hypothesis's default 200 ms deadline and its "too slow" health check then fail
+# a test that is right. A test that must be quick says so itself (bench/ measures speed). The
+# profile keeps the rest of the one loaded before it (hypothesis loads its "ci" one under CI).
+
+settings.register_profile(
+    "wftop",
+    settings.get_profile(settings.get_current_profile_name()),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("wftop")
+
+# --- end of property tests ------------------------------------------------------------------
 
 
 # --- real CLI + loopback mock Messages API (tests/realcli.py, wftop.mockapi) ----------------
