@@ -50,15 +50,48 @@ def offline_policy(processes, now, config):  # type: ignore[no-untyped-def]
     return partial(machine_policy, processes, now, config, version_of=lambda _binary: None)
 
 
-async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
-    """Until the app holds every run (and has drawn them)."""
+SETTLE_SECONDS = 60.0
+"""How long `settle` waits for every run before it fails (a loaded machine's slowest load of a
+test's tree takes seconds)."""
+
+
+async def settle(  # type: ignore[no-untyped-def]
+    pilot, wait: float = SETTLE_SECONDS, clock: Callable[[], float] = time.monotonic
+) -> None:
+    """Until the app holds every run (and has drawn them); fails, saying what it waited for
+    and what the app held, when that takes more than ``wait`` seconds of ``clock``."""
     app = pilot.app
-    for _ in range(3000):
-        if app.store.progress.loaded:
-            break
+    deadline = clock() + wait
+    while not app.store.progress.loaded:
+        if clock() >= deadline:
+            raise AssertionError(
+                f"settle: the app never held every run (store.progress.loaded) in {wait:g} s;"
+                f" it held {held(app)}"
+            )
         await pilot.pause(0.01)
     await pilot.pause(0.05)
     await pilot.pause()
+
+
+def held(app: App[Any]) -> str:
+    """What an app holds, said for a test that waited in vain: its store's rows and progress
+    (applied and told), the engine link's trouble, roots missing, the screen, workers that
+    failed or are still at work."""
+    store = app.store  # type: ignore[attr-defined]
+    said = [
+        f"{len(store.rows)} rows",
+        f"progress {store.progress} (told {store.told})",
+        f"{store.applied} applications",
+        f"engine link {store.engine or 'up'}",
+        f"roots missing {list(store.missing)}",
+        f"screen {type(app.screen).__name__}",
+    ]
+    for worker in app.workers:
+        if worker.error is not None:
+            said.append(f"worker {worker.name!r} failed: {worker.error!r}")
+        elif not worker.is_finished:
+            said.append(f"worker {worker.name!r} ({worker.group}) {worker.state.name.lower()}")
+    return "; ".join(said)
 
 
 FOLLOWING = frozenset({"engine", "remote"})
