@@ -4,7 +4,9 @@ The machine has the OpenSSH client but no sshd, so the tests run this one (async
 loopback port: it accepts one user key, and runs each command the way sshd does, through
 ``/bin/sh -c``, in the environment of its "host" (its own HOME and CLAUDE_CONFIG_DIR).
 It prints ``ready <port>`` once it listens. Killing its process group drops every
-connection and every command it started, as a host going away does.
+connection and every command it started, as a host going away does; it does so itself once
+the test's process (``--parent``) has gone, which a suite killed mid-test (its timeout) leaves
+without any teardown.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import sys
 from typing import Any
@@ -55,13 +58,23 @@ async def serve_command(process: Any, env: dict[str, str]) -> None:
         process.exit(code)
 
 
+async def end_with(parent: int) -> None:
+    """Once ``parent`` is no longer this server's parent (it ended: this process was handed
+    to another), end the server's process group, every command it runs included."""
+    while os.getppid() == parent:
+        await asyncio.sleep(0.5)
+    os.killpg(0, signal.SIGKILL)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--host-key", required=True)
     parser.add_argument("--authorized-keys", required=True)
     parser.add_argument("--env", required=True, help="a JSON file: the host's environment")
+    parser.add_argument("--parent", type=int, required=True, help="the test's process id")
     args = parser.parse_args()
+    orphaned = asyncio.ensure_future(end_with(args.parent))
     with open(args.env) as handle:
         env = json.load(handle)
     server = await asyncssh.create_server(
@@ -81,6 +94,7 @@ async def main() -> None:
     for number in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(number, stop.set)
     await stop.wait()
+    orphaned.cancel()
     server.close()
 
 
