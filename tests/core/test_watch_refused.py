@@ -60,6 +60,20 @@ REFUSING = textwrap.dedent(
 """The inotify helper, its watches granted by a file: ``-c REFUSING HELPER GRANTS ARGS...``."""
 
 
+def pollers() -> list[list[str]]:
+    """The command lines of this process's polling helpers. Children that ended are passed
+    by: an earlier test's, not yet reaped, has no command line to read."""
+    found = []
+    for child in psutil.Process().children():
+        try:
+            argv = child.cmdline()
+        except psutil.NoSuchProcess:  # a zombie too
+            continue
+        if watching.POLL in argv:
+            found.append(argv)
+    return found
+
+
 def refusing(grants: Path) -> list[str]:
     return [sys.executable, "-I", "-S", "-c", REFUSING, watcher_inotify.__file__, str(grants)]
 
@@ -124,8 +138,7 @@ async def test_only_the_folders_refused_are_polled_and_the_others_watched(tmp_pa
         assert shallow == [] and refused in (str(tree / "a"), str(tree / "b"))
         assert watcher.polls and not watcher.polling  # a new watch would use inotify again
         assert "no inotify watch left" in (watcher.take_refusal() or "")
-        pollers = [kid for kid in psutil.Process().children() if watching.POLL in kid.cmdline()]
-        assert [poller.cmdline()[-2:] for poller in pollers] == [[refused, "--shallow"]]
+        assert [argv[-2:] for argv in pollers()] == [[refused, "--shallow"]]
         for name in ("a", "b"):  # the folder watched, and the one polled
             written = str(tree / name / "written")
             Path(written).write_text("x")
@@ -172,10 +185,7 @@ async def test_projects_made_again_with_no_watch_left_is_told_once_and_polled(
         await follower.until(lambda: "after" in str(follower.runs()[0].fold))
         (said,) = follower.told
         assert "no inotify watch left" in said and "polling" in said
-        polling = [
-            child for child in psutil.Process().children() if watching.POLL in child.cmdline()
-        ]
-        assert polling
+        assert pollers()
     finally:
         await follower.close()
     await asyncio.sleep(0)
