@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 from collections.abc import Iterator
@@ -50,6 +51,18 @@ def isolated_environment(
     monkeypatch.setenv("WFTOP_ENGINE_LINGER", "1")
     monkeypatch.setenv("TZ", "UTC")
     return home
+
+
+@pytest.fixture(autouse=True)
+def collector_as_found() -> Iterator[None]:
+    """A test leaves the cyclic collector on if it found it on. The TUI's start pauses it until
+    the app's first draw (`wftop.tui.collector.StartPause`); a test that runs that start with
+    the app's run replaced (``main([...])``) never gets there, and every test after it in the
+    same process ran with the collector off."""
+    enabled = gc.isenabled()
+    yield
+    if enabled and not gc.isenabled():
+        gc.enable()
 
 
 # --- property tests (hypothesis) ------------------------------------------------------------
