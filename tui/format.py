@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable
+from functools import reduce
+from operator import add, attrgetter
 
 from wftop.core.cost.tokens import Spend, at_least, dollars
 from wftop.core.model import NEEDS_YOU, Run
@@ -259,11 +261,15 @@ def row_cost_cell(row: RunRow) -> str:
 
 
 def rows_cost_total(rows: Iterable[RunRow]) -> str:
-    """`cost_total` of the runs listed; empty while any one's spend is still to be read."""
+    """`cost_total` of the runs listed; empty while any one's spend is still to be read.
+    Each field read and summed in C (20,000 runs, a key typed in the filter): the same sum,
+    in the same order, as `cost_total`'s (an addition of 0.0 to it changes nothing)."""
     listed = list(rows)
-    if any(row.cost_pending for row in listed):
+    if not listed or any(map(_PENDING, listed)):
         return ""
-    return cost_total((row.cost_usd, row.cost_is_lower_bound) for row in listed)
+    costs = list(map(_COST, listed))
+    known = reduce(add, filter(None, costs), 0.0)
+    return _spent(known, None in costs, any(map(_LOWER_BOUND, listed)))
 
 
 def cost_total(costs: Iterable[tuple[float | None, bool]]) -> str:
@@ -280,10 +286,19 @@ def cost_total(costs: Iterable[tuple[float | None, bool]]) -> str:
             known += cost
     if not listed:
         return ""
+    return _spent(known, unknown, lower)
+
+
+def _spent(known: float, unknown: bool, lower: bool) -> str:
     text = dollars(known)
     if unknown:
         return f"{text} + $? spent"
     return f"{at_least(text, lower)} spent"
+
+
+_PENDING = attrgetter("cost_pending")
+_COST = attrgetter("cost_usd")
+_LOWER_BOUND = attrgetter("cost_is_lower_bound")
 
 
 def spent_line(calls: Spend, session: Spend | None) -> str:

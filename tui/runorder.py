@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable
 from wftop.core.row import RunRow
 from wftop.tui.format import ATTENTION_ORDER, rows_cost_total
 
+RERUN_TOKENS = operator.attrgetter("rerun_tokens")
+
 
 def activity_key(run: RunRow) -> tuple[object, ...]:
     """Newest activity first, then by the run's identity (no two runs have the same key)."""
@@ -40,12 +42,15 @@ class Order:
         return order
 
     @classmethod
-    def ordered(cls, runs: list[RunRow], keys_from: Order) -> Order:
+    def ordered(cls, runs: list[RunRow], keys_from: Order, among: Order | None = None) -> Order:
         """``runs``, already in order, keyed as ``keys_from`` keys them now (the keys are
-        taken when first needed: `keyed` before ``keys_from`` moves)."""
+        taken when first needed: `keyed` before ``keys_from`` moves); ``among``: the runs
+        they were chosen from, whose sums they share when they are every one of them."""
         order = cls()
         order.runs = runs
         order._source = keys_from.key_of
+        if among is not None and len(among.runs) == len(runs):
+            order._spent, order._cost = among._spent, among._cost
         return order
 
     def keyed(self) -> None:
@@ -70,7 +75,7 @@ class Order:
     def spent(self) -> int:
         """Tokens spent on re-runs of calls that had returned, over the runs."""
         if self._spent is None:
-            self._spent = sum(run.rerun_tokens or 0 for run in self.runs)
+            self._spent = sum(filter(None, map(RERUN_TOKENS, self.runs)))
         return self._spent
 
     def cost(self) -> str:

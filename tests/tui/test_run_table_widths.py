@@ -63,3 +63,33 @@ async def test_at_100_columns_a_short_name_leaves_its_room_to_the_project(tui_ro
                 assert runs.cell_text(row.ident, "project") == "kill-resume/proj"
         assert "kill-resume/proj" in {row.project_name for row in rows}
         assert "rerun" in runs.visible_columns  # every column still shows
+
+
+async def test_a_letter_that_lets_every_run_through_measures_none_again(
+    tui_root, tui_processes, monkeypatch
+):
+    """The widest name and project are measured when the rows shown change (20,000 of them
+    a few ms): not again for the same rows, nor when a letter typed lets every run through;
+    again when a run is marked auto (its name shows it)."""
+    from wftop.tui.widgets.run_table import RunTable
+
+    measured: list[int] = []
+    real = RunTable.wants
+
+    def wants(self, items, columns):  # type: ignore[no-untyped-def]
+        measured.append(len(items))
+        return real(self, items, columns)
+
+    monkeypatch.setattr(RunTable, "wants", wants)
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        runs = table(app)
+        measured.clear()
+        await pilot.press("slash", *"local")  # every run of this machine's
+        await pilot.pause()
+        assert len(runs.item_keys) == len(app.store.rows) and measured == []
+        first = app.store.rows[runs.item_keys[0]]
+        runs.auto = frozenset({(first.run_id, first.root)})
+        runs.show([app.store.rows[key] for key in runs.item_keys])
+        assert measured == [len(app.store.rows)]

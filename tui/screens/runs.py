@@ -249,14 +249,7 @@ class RunsScreen(RunsPalette, Working, Screen[None]):
         # focused now, not a message later: the letters typed with the ``/`` (a paste, a
         # burst) are already queued behind it and belong to the box, not the list's keys
         self.set_focus(box)
-        wanted = self.view.without_hays(self.store.rows.values())
-        if wanted:  # what the filter matches each run against, made while a key is typed
-            self.jobs.start(
-                "hays",
-                lambda: RunListView.make_hays(wanted),
-                self.view.add_hays,
-                what="Couldn't ready the filter",
-            )
+        self.view.ready()  # what the filter searches, made before its first letter
 
     @on(Input.Changed, "#runs-filter")
     def filter_typed(self, event: Input.Changed) -> None:
@@ -279,6 +272,7 @@ class RunsScreen(RunsPalette, Working, Screen[None]):
             return
         box.value = ""
         box.display = False
+        self.view.forget_texts()
         self.view.text = ""
         self.view.status = None
         self.view.project = None

@@ -24,6 +24,8 @@ from wftop.tui.styles import Palette
 from wftop.tui.widgets.columns import ColumnSpec, clip
 from wftop.tui.widgets.table import FittedTable
 
+_IDENT = attrgetter("ident")
+
 RUN_COLUMNS = [
     ColumnSpec("status", "STATUS", 12, 0),
     ColumnSpec("name", "NAME", 12, 1, flex=True, most=48, grows=True),
@@ -103,8 +105,12 @@ class RunTable(FittedTable):
         return row_key(item)
 
     def keys_of(self, items: list[object]) -> list[str]:
-        """`row_key` of each row, without a call per row (20,000 runs re-sorted per key)."""
-        return [item.ident if type(item) is RunRow else item.key for item in items]  # type: ignore[attr-defined]
+        """`row_key` of each row, without a call per row (20,000 runs re-sorted per key):
+        read in C when every row is a run's."""
+        try:
+            return list(map(_IDENT, items))
+        except AttributeError:  # group headers among the runs
+            return [item.ident if type(item) is RunRow else item.key for item in items]  # type: ignore[attr-defined]
 
     def wants(self, items: list[object], columns: list[str]) -> dict[str, int]:
         """The longest name, project and host of the runs (a group's title is a name): each
@@ -118,6 +124,9 @@ class RunTable(FittedTable):
                 titles = (shown(item.title) for item in items if isinstance(item, GroupRow))
                 wants["name"] = max(wants["name"], _widest(titles))
             return wants
+
+    def wants_key(self) -> object:
+        return self.auto  # a run marked auto shows it in its name
 
     def _widest_of(self, runs: list[RunRow], columns: list[str]) -> dict[str, int]:
         wants: dict[str, int] = {}

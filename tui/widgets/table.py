@@ -10,6 +10,7 @@ height on screen, whatever moved around it; `rewrite` redraws one row.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import is_
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -86,6 +87,8 @@ class FittedTable(ScrollView, can_focus=True):
         self._index: dict[str, int] = {}
         self._layout: list[tuple[ColumnSpec, int]] = []
         self._strips: dict[str, tuple[object, int, Strip]] = {}
+        self._wants: tuple[list[object], list[str], object, dict[str, int]] | None = None
+        """The items, columns and `wants_key` `wants` was last asked of, and its answer."""
 
     # -- for subclasses ------------------------------------------------------------------
 
@@ -103,6 +106,11 @@ class FittedTable(ScrollView, can_focus=True):
         """The widest cell among ``items`` of each of ``columns`` (columns that grow to
         their cells: `wftop.tui.widgets.columns.fit`); unknown unless a subclass says."""
         return {}
+
+    def wants_key(self) -> object:
+        """What `wants` reads besides the items and columns (a subclass that reads more
+        says it here): its answer is kept while the items and this stay the same."""
+        return None
 
     # -- public ----------------------------------------------------------------------------
 
@@ -158,7 +166,9 @@ class FittedTable(ScrollView, can_focus=True):
         old_key, old_row = self.cursor_key(), self.cursor_row
         offset = old_row - round(self.scroll_y)
         self._items, self._keys = list(items), keys
-        self._index = {key: at for at, key in enumerate(keys)}
+        self._index = dict(
+            zip(keys, range(len(keys)), strict=True)
+        )  # in C: 20,000 rows a key typed
         if self._layout:  # laid out once: its names may want other widths now
             self._relayout()
         self._strips = {key: cached for key, cached in self._strips.items() if key in self._index}
@@ -271,7 +281,23 @@ class FittedTable(ScrollView, can_focus=True):
         """The columns that fit the pane now, names as wide as the rows shown need."""
         specs, width = self.columns(), self._width()
         growing = measured(specs, width)
-        return fit(specs, width, self.wants(self._items, growing) if growing else None)
+        return fit(specs, width, self._wanted(growing) if growing else None)
+
+    def _wanted(self, columns: list[str]) -> dict[str, int]:
+        """`wants` of the rows shown, kept while they are the same rows (each the same item:
+        a letter typed that lets every run through measures none of 20,000 again)."""
+        items, held = self._items, self._wants
+        if (
+            held is not None
+            and held[1] == columns
+            and held[2] == self.wants_key()
+            and len(held[0]) == len(items)
+            and all(map(is_, held[0], items))
+        ):
+            return held[3]
+        found = self.wants(items, columns)
+        self._wants = (items, columns, self.wants_key(), found)
+        return found
 
     def _relayout(self) -> None:
         layout = self._fitted()

@@ -1,0 +1,134 @@
+"""A filter of free words searches every run's text at once (`wftop.tui.haystack.Texts`): it
+lets through exactly the runs the term-by-term match (`wftop.tui.query.matches`) does, for
+rows of any text, typed a letter at a time or not."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.tui.test_tui_units import only_row
+from wftop.core.model import Status
+from wftop.core.row import RunRow
+from wftop.tui import runlist
+from wftop.tui.haystack import Texts
+from wftop.tui.query import hay, matches, parse
+from wftop.tui.runlist import RunListView
+
+TREES = ("killed", "clean", "api-errors-429", "mid-failure", "killed-in-parallel", "resumed")
+# Letters whose lower case is longer, or depends on what follows (a final sigma), the
+# whitespace `str.split` cuts words at, and the characters of ids and slugs.
+ALPHABET = st.sampled_from(
+    [*"aAbB0_-./:", "Σ", "ς", "σ", "İ", "ß", "ﬃ", " ", "\n", "\x1c", "\u0345"]
+)
+TEXT = st.text(ALPHABET, max_size=8)
+LABELS = st.lists(TEXT, max_size=3).map(tuple)
+
+
+tree_row = cache(only_row)
+
+
+@st.composite
+def rows(draw: st.DrawFn) -> RunRow:
+    base = tree_row(draw(st.sampled_from(TREES)))
+    return replace(
+        base,
+        run_id=draw(TEXT),
+        session_id=draw(TEXT),
+        project=draw(TEXT),
+        project_name=draw(TEXT),
+        name=draw(st.none() | TEXT),
+        host=draw(st.none() | TEXT),
+        status=draw(st.sampled_from(list(Status))),
+        in_flight=draw(LABELS),
+        failed_calls=draw(LABELS),
+        last_activity=draw(st.floats(0, 100)),
+    )
+
+
+def by_terms(view: RunListView, runs: list[RunRow]) -> list[RunRow]:
+    return [run for run in view.by_activity(runs) if view.matches(run)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(rows(), max_size=8), st.lists(TEXT, min_size=1, max_size=3))
+def test_the_texts_let_through_what_every_term_matches(runs, words):
+    """Word by word over rows of any text: the same runs as `matches`, in the same order."""
+    texts = Texts.of(runs)
+    for word in (word for word in " ".join(words).lower().split()):
+        passing, after = texts.passing(runs, word)
+        assert passing == [run for run in runs if matches(parse(word), hay(run))], word
+        assert after == Texts.of(passing)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(rows(), min_size=1, max_size=8), TEXT, TEXT)
+def test_typing_a_letter_at_a_time_chooses_what_every_term_matches(runs, first, then):
+    """The view typed into a letter at a time (narrowing from the runs let through before,
+    with their texts), then the text taken back and typed again."""
+    view = RunListView()
+    view.chosen(runs)
+    view.ready()
+    typed = f"{first} {then}"
+    for text in [typed[:end] for end in range(1, len(typed) + 1)] + [then, typed]:
+        view.text = text.strip()
+        assert view.chosen() == by_terms(view, runs), text
+
+
+def test_the_texts_of_the_test_trees_are_their_hays_words():
+    runs = [only_row(name) for name in TREES]
+    texts = Texts.of(runs)
+    assert texts.words == [hay(run).words for run in runs]
+    assert texts.ids == [f"{hay(run).run}\n{hay(run).session}" for run in runs]
+
+
+def test_a_filter_of_free_words_makes_no_hay_and_its_texts_once(monkeypatch):
+    """No key typed makes a run's hay (a call a run: 20,000 a key); the texts are made once
+    for the list's order and narrowed with the runs as letters are typed."""
+    made: list[int] = []
+    real = Texts.of
+    monkeypatch.setattr(runlist, "hay", lambda run: (_ for _ in ()).throw(AssertionError(run)))
+    monkeypatch.setattr(runlist.Texts, "of", lambda runs: made.append(len(runs)) or real(runs))
+    runs = [only_row(name) for name in TREES]
+    view = RunListView()
+    view.chosen(runs)
+    view.ready()
+    for text in ("m", "mo", "moc", "mock", "mock a", "d27", "dead"):
+        view.text = text
+        view.chosen()
+    assert made == [len(runs)]
+    monkeypatch.setattr(runlist, "hay", hay)  # a run a change brings is matched alone
+    moved = replace(runs[0], last_activity=(runs[0].last_activity or 0) + 9)
+    view.shift((), [moved], ())  # the order moved: made again for the next letter
+    view.text = "deadl"
+    view.chosen()
+    assert made == [len(runs), len([run for run in runs if "dead" in hay(run).words])]
+
+
+def test_a_filter_that_lets_every_run_through_sums_nothing_again(monkeypatch):
+    """What the runs listed spent and their re-run tokens are summed when the runs chosen
+    change: a text that lets every run through shares the sums of every run (``local``:
+    every run of this machine's), one that lets fewer through sums them."""
+    import wftop.tui.runorder as runorder
+    from wftop.tui.format import rows_cost_total
+
+    sums: list[int] = []
+    monkeypatch.setattr(
+        runorder, "rows_cost_total", lambda rows: sums.append(len(rows)) or rows_cost_total(rows)
+    )
+    runs = [tree_row(name) for name in TREES]
+    view = RunListView()
+    view.chosen(runs)
+    every = (view.cost_total(), view.rerun_tokens())
+    for text in ("l", "lo", "local"):
+        view.text = text
+        assert (view.cost_total(), view.rerun_tokens()) == every
+    assert sums == [len(runs)]
+    view.text = "local dead"
+    dead = [run for run in view.by_activity() if run.shown_status == "dead"]
+    assert 0 < len(dead) < len(runs) and view.chosen() == dead
+    assert view.cost_total() == rows_cost_total(dead)
+    assert sums == [len(runs), len(dead)]
