@@ -41,12 +41,13 @@ import orjson
 
 from wftop.core.cost.prices import keep_rates, price_data
 from wftop.core.cost.ratebook import RATES, RateBook
-from wftop.core.cost.shelf import Shelf, Stamp, payload_spend
+from wftop.core.cost.shelf import COLUMNS, Shelf, Stamp, columns_of, payload_spend
 from wftop.core.cost.tokens import Spend
 from wftop.core.system.atomic import atomic_write
 
-VERSION = 3
-"""Bump whenever what an entry holds, or what a transcript's spend means, changes."""
+VERSION = 4
+"""Bump whenever what an entry holds, how the file writes it (4: as columns), or what a
+transcript's spend means, changes."""
 
 MAX_BYTES = 128 << 20
 """The book's folder at most (its files, least recently used first out)."""
@@ -250,7 +251,8 @@ class SpendBook:
         for other, entries in kept.items():
             if other not in self._dirs:
                 spends = [payload_spend(payload) for payload in entries["spends"]]
-                self._dirs[other] = Shelf(entries["files"], spends, entries.get("folder"))
+                columns = tuple(entries[name] for name in COLUMNS)
+                self._dirs[other] = Shelf.read(columns, spends, entries.get("folder"))
         found = self._dirs.get(directory)
         if found is None:
             found = self._dirs[directory] = Shelf({}, [])  # none kept yet
@@ -280,8 +282,8 @@ class SpendBook:
             for directory, entries in kept["dirs"].items()
             if group_of(directory) == group
             and isinstance(entries, dict)
-            and isinstance(entries.get("files"), dict)
             and isinstance(entries.get("spends"), list)
+            and columns_of(entries) is not None
         }
 
     def _foreign(self, kept: object, group: str) -> str:
