@@ -15,13 +15,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from wftop.cli.options import seconds
-from wftop.core.forecast.exact import RehearsalFailed
-from wftop.core.resume.rehearse import Rehearse
 
 if TYPE_CHECKING:
     from wftop.core.config import Config
     from wftop.core.forecast.fates import Forecast
     from wftop.core.resume.plan import Plan
+    from wftop.core.resume.rehearse import Rehearse
 
 EXIT_NO_EXACT = 6
 """``--exact`` could not rehearse (no ``claude``, no script, the CLI failed or ran out of
@@ -89,6 +88,8 @@ class Rehearsed:
 def rehearse_plan(
     plan: Plan, rehearse: Rehearse, clock: Callable[[], float] = time.monotonic
 ) -> Rehearsed:
+    from wftop.core.forecast.exact import RehearsalFailed
+
     began = clock()
     try:
         forecast = rehearse(plan)

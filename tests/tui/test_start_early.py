@@ -121,3 +121,34 @@ def test_the_tui_lists_its_runs_with_the_cyclic_collector_paused(tmp_path):
     said = started(PAUSED, copy_tree("killed", tmp_path), tmp_path)
     assert said["runs"] and said["listed"] == []  # no pass of the collector until listed
     assert said["frozen"] > 10_000  # what the start built: out of its sight, not walked
+
+
+CLI = r"""
+import json, subprocess, sys
+
+Popen = subprocess.Popen
+
+
+class Seen(Popen):
+    def __init__(self, argv, *args, **kwargs):
+        if "wftop.core.engine" in argv:  # what the command line imported by then; no engine
+            print(json.dumps(sorted(name for name in sys.modules
+                                    if name.startswith(("wftop.cli.commands.", "textual"))
+                                    or name == "wftop.core.resume.rehearse")))
+            raise SystemExit(0)
+        super().__init__(argv, *args, **kwargs)
+
+
+subprocess.Popen = Seen
+
+from wftop.cli.main import main
+
+main(["--no-default-root", "--root", sys.argv[1]])
+"""
+
+
+def test_wftop_starts_its_engine_before_it_imports_a_command_textual_or_the_rehearsal(tmp_path):
+    # `wftop` alone read its line with every command's parser (their modules: 0.16 s of
+    # CPU), checked the default keys with Textual's names and imported the rehearsal, all
+    # before the TUI started its engine
+    assert started(CLI, copy_tree("killed", tmp_path), tmp_path) == []
