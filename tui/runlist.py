@@ -198,8 +198,6 @@ class RunListView:
         if kept is not None and kept[0] == filters:
             return kept[1].runs
         texts, among = self._texts, self._order
-        if kept is not None and kept[0] == NO_FILTERS:
-            among = kept[1]  # every run, their sums made
         if (
             kept is not None
             and kept[0] != NO_FILTERS  # every run passed: nothing to narrow

@@ -31,6 +31,8 @@ class Order:
         """Where the keys are taken from when first needed (`ordered`)."""
         self._spent: int | None = None
         self._cost: str | None = None
+        self._same: Order | None = None
+        """An order of the same runs whose sums these are (`ordered`), until either moves."""
 
     @classmethod
     def of(cls, runs: list[RunRow]) -> Order:
@@ -45,12 +47,13 @@ class Order:
     def ordered(cls, runs: list[RunRow], keys_from: Order, among: Order | None = None) -> Order:
         """``runs``, already in order, keyed as ``keys_from`` keys them now (the keys are
         taken when first needed: `keyed` before ``keys_from`` moves); ``among``: the runs
-        they were chosen from, whose sums they share when they are every one of them."""
+        they were chosen from, whose sums they take (summed there once) when they are every
+        one of them."""
         order = cls()
         order.runs = runs
         order._source = keys_from.key_of
         if among is not None and len(among.runs) == len(runs):
-            order._spent, order._cost = among._spent, among._cost
+            order._same = among
         return order
 
     def keyed(self) -> None:
@@ -75,17 +78,22 @@ class Order:
     def spent(self) -> int:
         """Tokens spent on re-runs of calls that had returned, over the runs."""
         if self._spent is None:
-            self._spent = sum(filter(None, map(RERUN_TOKENS, self.runs)))
+            same = self._same
+            self._spent = (
+                same.spent if same is not None else sum(filter(None, map(RERUN_TOKENS, self.runs)))
+            )
         return self._spent
 
     def cost(self) -> str:
         """`rows_cost_total` of the runs (in this order)."""
         if self._cost is None:
-            self._cost = rows_cost_total(self.runs)
+            same = self._same
+            self._cost = same.cost() if same is not None else rows_cost_total(self.runs)
         return self._cost
 
     def drop(self, idents: Iterable[str]) -> None:
         keys, key_of, runs = self.keys, self.key_of, self.runs
+        self._same = None  # moved: its runs are its own now
         for ident in idents:
             key = key_of.pop(ident, None)
             if key is None:
@@ -103,6 +111,7 @@ class Order:
     ) -> None:
         """Put ``runs`` in place (``key_by_ident``: their keys, made already)."""
         keys, key_of = self.keys, self.key_of
+        self._same = None
         for run in runs:
             key = activity_key(run) if key_by_ident is None else key_by_ident(run.ident)
             at = bisect.bisect_left(keys, key)

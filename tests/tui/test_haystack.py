@@ -123,7 +123,7 @@ def test_a_filter_that_lets_every_run_through_sums_nothing_again(monkeypatch):
     view = RunListView()
     view.chosen(runs)
     every = (view.cost_total(), view.rerun_tokens())
-    for text in ("l", "lo", "local"):
+    for text in ("l", "lo", "local", "_", "_ l"):  # "_": shaped like an id, in every run's
         view.text = text
         assert (view.cost_total(), view.rerun_tokens()) == every
     assert sums == [len(runs)]
@@ -132,3 +132,10 @@ def test_a_filter_that_lets_every_run_through_sums_nothing_again(monkeypatch):
     assert 0 < len(dead) < len(runs) and view.chosen() == dead
     assert view.cost_total() == rows_cost_total(dead)
     assert sums == [len(runs), len(dead)]
+    view.text = "_"  # every run again, then one of them dearer: summed anew
+    assert view.cost_total() == every[0]
+    dearer = replace(runs[0], cost_usd=(runs[0].cost_usd or 0) + 1.5, rerun_tokens=7)
+    view.shift((), [dearer], ())
+    now = [dearer, *runs[1:]]
+    assert view.cost_total() == rows_cost_total(now) != every[0]
+    assert view.rerun_tokens() == sum(run.rerun_tokens or 0 for run in now)
