@@ -74,3 +74,14 @@ class Texts:
         kept = list(found)
         chosen = list(compress(runs, kept))
         return chosen, Texts(list(compress(self.words, kept)), list(compress(self.ids, kept)))
+
+    def move(self, taken: list[int], runs: list[RunRow], placed: list[int]) -> None:
+        """Follow the runs' order as it moved (`wftop.tui.runorder.Order.drop`, then
+        `Order.put` of ``runs``): a change of a few runs costs their texts, not every run's."""
+        words, ids = self.words, self.ids
+        for at in taken:
+            del words[at], ids[at]
+        fresh = Texts.of(runs)
+        for at, word, id_ in zip(placed, fresh.words, fresh.ids, strict=True):
+            words.insert(at, word)
+            ids.insert(at, id_)

@@ -81,11 +81,11 @@ class RunListView:
     """What a term is matched against (`matches`), per ident, kept while the row is the same:
     the runs a change brings, and every run for a filter with ``field:`` terms."""
     _texts: Texts | None = field(default=None, repr=False)
-    """What a filter of free words searches (`plain`), in the order of every run; None until
-    one is typed, and once the runs move."""
+    """What a filter of free words searches (`plain`), in the order of every run (moved
+    with it); None until the box opens, and once it closes or the runs are ordered anew."""
     _chosen_texts: Texts | None = field(default=None, repr=False)
     """The same, of the runs `_chosen` holds (None when it was not a filter of free words,
-    or its runs moved since)."""
+    or its runs moved since: a letter typed then is tried on every run's)."""
     _order: Order = field(default_factory=lambda: Order(), repr=False)
     """Every run, newest activity first."""
     _given: list[RunRow] = field(default_factory=list, repr=False)
@@ -162,10 +162,12 @@ class RunListView:
         gone = [*removed, *(run.ident for run in fresh)]
         if self._chosen is not None:
             self._chosen[1].keyed()  # the keys of its runs as they are before the move
-        self._order.drop(gone)
-        self._order.put(fresh)
+        taken = self._order.drop(gone)
+        placed = self._order.put(fresh)
         self._given = []
-        self._texts = self._chosen_texts = None
+        if self._texts is not None:
+            self._texts.move(taken, fresh, placed)
+        self._chosen_texts = None  # a letter typed next is tried on every run's texts
         chosen = self._chosen
         if chosen is not None:
             _filters, passing = chosen
@@ -203,6 +205,7 @@ class RunListView:
             and kept[0] != NO_FILTERS  # every run passed: nothing to narrow
             and kept[0][1:] == filters[1:]
             and self._narrows(kept[0][0])
+            and (self._chosen_texts is not None or not self.plain())
         ):
             # A letter typed at the end of the text: only the runs it let through may pass
             # (what they search kept with them: `_chosen_texts`).

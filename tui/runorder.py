@@ -91,8 +91,10 @@ class Order:
             self._cost = same.cost() if same is not None else rows_cost_total(self.runs)
         return self._cost
 
-    def drop(self, idents: Iterable[str]) -> None:
+    def drop(self, idents: Iterable[str]) -> list[int]:
+        """Take the runs of ``idents`` out; where each was, as it was taken out."""
         keys, key_of, runs = self.keys, self.key_of, self.runs
+        taken: list[int] = []
         self._same = None  # moved: its runs are its own now
         for ident in idents:
             key = key_of.pop(ident, None)
@@ -103,15 +105,19 @@ class Order:
                 self._spent -= runs[at].rerun_tokens or 0
             self._cost = None
             del keys[at], runs[at]
+            taken.append(at)
+        return taken
 
     def put(
         self,
         runs: Iterable[RunRow],
         key_by_ident: Callable[[str], tuple[object, ...]] | None = None,
-    ) -> None:
-        """Put ``runs`` in place (``key_by_ident``: their keys, made already)."""
+    ) -> list[int]:
+        """Put ``runs`` in place (``key_by_ident``: their keys, made already); where each
+        went, as it was put."""
         keys, key_of = self.keys, self.key_of
         self._same = None
+        placed: list[int] = []
         for run in runs:
             key = activity_key(run) if key_by_ident is None else key_by_ident(run.ident)
             at = bisect.bisect_left(keys, key)
@@ -121,6 +127,8 @@ class Order:
             if self._spent is not None:
                 self._spent += run.rerun_tokens or 0
             self._cost = None
+            placed.append(at)
+        return placed
 
 
 FIRST_KEYS: dict[str, Callable[[RunRow], int | str]] = {

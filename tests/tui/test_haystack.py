@@ -17,6 +17,7 @@ from wftop.tui import runlist
 from wftop.tui.haystack import Texts
 from wftop.tui.query import hay, matches, parse
 from wftop.tui.runlist import RunListView
+from wftop.tui.runorder import activity_key
 
 TREES = ("killed", "clean", "api-errors-429", "mid-failure", "killed-in-parallel", "resumed")
 # Letters whose lower case is longer, or depends on what follows (a final sigma), the
@@ -65,7 +66,7 @@ def test_the_texts_let_through_what_every_term_matches(runs, words):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(rows(), min_size=1, max_size=8), TEXT, TEXT)
+@given(st.lists(rows(), min_size=1, max_size=8, unique_by=lambda run: run.ident), TEXT, TEXT)
 def test_typing_a_letter_at_a_time_chooses_what_every_term_matches(runs, first, then):
     """The view typed into a letter at a time (narrowing from the runs let through before,
     with their texts), then the text taken back and typed again."""
@@ -76,6 +77,40 @@ def test_typing_a_letter_at_a_time_chooses_what_every_term_matches(runs, first, 
     for text in [typed[:end] for end in range(1, len(typed) + 1)] + [then, typed]:
         view.text = text.strip()
         assert view.chosen() == by_terms(view, runs), text
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(rows(), min_size=1, max_size=8, unique_by=lambda run: run.ident),
+    st.lists(st.tuples(st.integers(0, 7), rows()), max_size=4),
+    st.lists(TEXT, min_size=1, max_size=4),
+)
+def test_runs_that_change_while_the_box_is_open_are_searched_as_they_are_now(runs, changes, texts):
+    """Runs changed, added and removed between letters: the texts move with the runs'
+    order, and each letter lets through what every term matches of the runs as they are."""
+    view = RunListView()
+    view.chosen(runs)
+    view.ready()
+    now = {run.ident: run for run in runs}
+
+    def expected() -> list[RunRow]:
+        return [run for run in sorted(now.values(), key=activity_key) if view.matches(run)]
+
+    for (at, row), text in zip(changes + [(0, runs[0])] * len(texts), texts, strict=False):
+        view.text = text.strip()
+        assert view.chosen() == expected(), text
+        held = list(now.values())
+        old = held[at % len(held)]
+        changed = replace(
+            row, run_id=old.run_id, session_id=old.session_id, root=old.root, host=old.host
+        )
+        gone = [held[-1].ident] if len(held) > 2 and held[-1] is not old else []
+        view.shift((), [changed], gone)
+        now[changed.ident] = changed
+        for ident in gone:
+            del now[ident]
+        view.text = f"{text} {text[:1]}".strip()
+        assert view.chosen() == expected(), text
 
 
 def test_the_texts_of_the_test_trees_are_their_hays_words():
@@ -102,10 +137,10 @@ def test_a_filter_of_free_words_makes_no_hay_and_its_texts_once(monkeypatch):
     assert made == [len(runs)]
     monkeypatch.setattr(runlist, "hay", hay)  # a run a change brings is matched alone
     moved = replace(runs[0], last_activity=(runs[0].last_activity or 0) + 9)
-    view.shift((), [moved], ())  # the order moved: made again for the next letter
+    view.shift((), [moved], ())  # the order moved: the texts with it, the moved run's made
     view.text = "deadl"
-    view.chosen()
-    assert made == [len(runs), len([run for run in runs if "dead" in hay(run).words])]
+    assert view.chosen() == by_terms(view, [moved, *runs[1:]])
+    assert made == [len(runs), 1]
 
 
 def test_a_filter_that_lets_every_run_through_sums_nothing_again(monkeypatch):
