@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.leftovers_kit import MARK, start_reaper
 from tests.realcli import CliHome, find_claude
 from wftop.mockapi.server import MockAPI
 
@@ -23,8 +24,9 @@ if TYPE_CHECKING:
 CLEARED_PREFIXES = ("WFTOP_", "CLAUDE_", "ANTHROPIC_", "XDG_", "TMUX")
 """The machine's variables that could reach wftop or the CLI; a test starts without them."""
 CLEARED = ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES", "TZ")
-KEPT = ("WFTOP_CLAUDE",)
-"""Where the person running the suite keeps their ``claude`` (see `claude_bin`)."""
+KEPT = ("WFTOP_CLAUDE", MARK)
+"""Where the person running the suite keeps their ``claude`` (see `claude_bin`), and the mark
+of what the suite starts (`tests.leftovers_kit`)."""
 
 
 @pytest.fixture(autouse=True)
@@ -243,6 +245,7 @@ CORPUS_CHECKED = [
     Path(__file__).parent.parent / "mockapi" / "bundled",
 ]
 CORPUS_SUMS = pytest.StashKey[dict[str, str]]()
+REAPER = pytest.StashKey[object]()
 
 
 def corpus_checksums() -> dict[str, str]:
@@ -271,6 +274,7 @@ def corpus_checksums() -> dict[str, str]:
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     session.config.stash[CORPUS_SUMS] = corpus_checksums()
+    session.config.stash[REAPER] = start_reaper()  # nothing the suite starts outlives it
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 import asyncssh
 
 from tests.corpus import tree
+from tests.leftovers_kit import MARK
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -103,6 +104,7 @@ class SshHosts:
             "LANG": "C.UTF-8",
             # The host's shared engine goes a second after its last view, not a minute.
             "WFTOP_ENGINE_LINGER": "1",
+            **({MARK: os.environ[MARK]} if MARK in os.environ else {}),
             **host.extra,
         }
 

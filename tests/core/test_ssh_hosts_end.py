@@ -11,24 +11,19 @@ import sys
 import time
 from pathlib import Path
 
+from tests.leftovers_kit import gone
+
 REPO = Path(__file__).resolve().parents[2]
 STARTS_ONE_HOST = """
 import sys, time
 from pathlib import Path
+
+from tests.leftovers_kit import gone
 from tests.ssh_kit import SshHosts
 host = SshHosts(Path(sys.argv[1])).add("alpha")
 print(host.process.pid, flush=True)
 time.sleep(600)
 """
-
-
-def gone(pid: int) -> bool:
-    """No such process, or one that has ended and waits to be reaped."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
-    except FileNotFoundError:
-        return True
 
 
 def test_a_hosts_server_ends_once_the_test_that_started_it_is_killed(tmp_path):
