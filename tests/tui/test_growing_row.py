@@ -9,7 +9,7 @@ from dataclasses import replace
 from textual.widgets import Static
 
 from tests.tui.test_runs_loading import many
-from tests.tui_kit import runs_host
+from tests.tui_kit import runs_host, until
 from wftop.core.model import Status
 from wftop.tui.store import Progress
 from wftop.tui.widgets.run_table import RunTable
@@ -21,12 +21,16 @@ async def test_a_row_that_changed_in_place_redraws_its_line_alone():
         store = host.store
         store.take(runs)
         store.progressed(Progress(30, 30, loaded=True))
-        await pilot.pause()  # applied a frame later
+        store.apply()  # now, not a frame later: a loaded machine's frame comes after a pause
+        await until(pilot, lambda: len(host.screen.query_one(RunTable).item_keys) == 30, "30 runs")
         table = host.screen.query_one(RunTable)
-        assert len(table.item_keys) == 30
         drawn: list[int] = []
         render_line = table.render_line
         table.render_line = lambda y: drawn.append(y) or render_line(y)  # type: ignore[method-assign]
+        table.refresh()  # its first paint, whenever the machine comes to it, is this one
+        await until(pilot, lambda: bool(drawn), "the table drawn")
+        await pilot.pause()
+        drawn.clear()
         header = host.screen.query_one("#runs-header", Static)
         said: list[object] = []
         update = header.update
