@@ -141,8 +141,8 @@ async def main():
                 each = found.setdefault(name, [])
                 for _ in range(times):
                     if name == "/ then typing":
-                        await pilot.press("home", "slash")
-                        await pilot.pause()
+                        await pilot.press("home")
+                        each.append(await press("slash") - noop)
                         for letter in "p00":
                             each.append(await press(letter) - noop)
                         await pilot.press("escape", "escape")

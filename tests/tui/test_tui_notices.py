@@ -70,8 +70,7 @@ async def test_a_death_is_told_on_the_channels_unless_its_screen_is_shown(tui_ro
         changed(app, running)  # resumed: running again
         await pilot.pause(0.1)
         app.push_screen(RunScreen(app.store, app.services, ident))
-        await pilot.pause(0.1)
-        assert app.shown_run() == ident
+        await until(pilot, lambda: app.shown_run() == ident, "the run's screen shown")
         changed(app, dataclasses.replace(running, status=Status.STALLED))
         await pilot.pause(0.3)
         assert [event.kind.value for event in heard.events] == ["died"]
@@ -88,17 +87,19 @@ async def test_a_marks_the_run_seen_and_A_every_run_that_needs_you(
         window = app.config.attention_window
         needy = app.store.needing(app.services.clock(), window)
         assert len(needy) == app.attention() >= 2
-        assert app.terminal_title == f"wftop · {len(needy)} need attention"
+        await until(pilot, lambda: app.terminal_title == f"wftop · {len(needy)} need attention")
         runs = table(app)
         first = needy[0]
         runs.move_cursor(runs.item_keys.index(first.ident))
         await pilot.press("a")
         await until(pilot, lambda: app.attention() == len(needy) - 1, "one run seen")
-        assert app.terminal_title == f"wftop · {len(needy) - 1} need attention"
-        assert dimmed(runs, first) and not dimmed(runs, needy[1])
+        told = f"wftop · {len(needy) - 1} need attention"
+        await until(pilot, lambda: app.terminal_title == told, "the title told one less")
+        await until(pilot, lambda: dimmed(runs, first), "the seen run dimmed")
+        assert not dimmed(runs, needy[1])
         await pilot.press("A")
         await until(pilot, lambda: app.attention() == 0, "every run seen")
-        assert app.terminal_title == "wftop"
+        await until(pilot, lambda: app.terminal_title == "wftop", "the title told none")
         assert set(app.store.rows) >= {row.ident for row in needy}  # still listed
     marks = Acks(tmp_path / "state").load()
     assert all(marks.seen(state_of(row)) for row in needy)

@@ -59,8 +59,8 @@ async def test_hosts_rows_join_with_a_host_column_and_a_dropped_host_turns_stale
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await until(pilot, lambda: remote_runs(app, "alpha") and remote_runs(app, "beta"), "rows")
-        await pilot.pause()
         runs = table(app)
+        await until(pilot, lambda: len(runs.item_keys) == 3, "the table to list every run")
         assert "host" in runs.visible_columns
         (alpha,) = remote_runs(app, "alpha")
         assert runs.cell_text(alpha.ident, "host") == "alpha"
@@ -71,17 +71,20 @@ async def test_hosts_rows_join_with_a_host_column_and_a_dropped_host_turns_stale
 
         ssh_hosts.kill("alpha")
         await until(pilot, lambda: app.store.hosts["alpha"].failure is not None, "alpha to drop")
-        await pilot.pause()
+        await until(pilot, lambda: remote_runs(app, "alpha")[0].stale, "alpha's run stale")
+        await until(pilot, lambda: runs.cell_text(alpha.ident, "host") == "alpha ?", "drawn")
         (stale,) = remote_runs(app, "alpha")
         assert stale.stale and stale.status is alpha.status
         assert runs.cell_text(stale.ident, "host") == "alpha ?"
-        assert "unreachable: alpha" in str(app.screen.query_one("#runs-header").render())
-        assert any("alpha: unreachable" in note.message for note in app.toasts)
+        header = app.screen.query_one("#runs-header")
+        await until(pilot, lambda: "unreachable: alpha" in str(header.render()), "the header")
+        await until(
+            pilot, lambda: any("alpha: unreachable" in n.message for n in app.toasts), "toast"
+        )
 
         ssh_hosts.start("alpha")
         await until(pilot, lambda: not remote_runs(app, "alpha")[0].stale, "alpha to come back")
-        await pilot.pause()
-        assert runs.cell_text(alpha.ident, "host") == "alpha"
+        await until(pilot, lambda: runs.cell_text(alpha.ident, "host") == "alpha", "drawn again")
         assert len(app.store.rows) == 3 and len(runs.item_keys) == 3
 
 
