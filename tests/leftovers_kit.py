@@ -13,9 +13,12 @@ resumed run's detached ``claude`` with it. Linux (it reads ``/proc``); elsewhere
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 import uuid
+from pathlib import Path
 
 MARK = "WFTOP_TEST_SUITE"
 GRACE = 3.0
@@ -65,3 +68,24 @@ def gone(pid: int) -> bool:
             return handle.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
     except FileNotFoundError:
         return True
+
+
+def outlives_its_starter(argv: list[str], cwd: Path) -> int | None:
+    """Start ``argv`` (it prints one pid, of a process group it started, and waits), kill it,
+    and wait up to a minute for that pid to end. The pid if it outlived the wait (its group
+    then killed), else None."""
+    starter = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, text=True)
+    assert starter.stdout is not None
+    try:
+        started = int(starter.stdout.readline())
+    finally:
+        starter.kill()
+        starter.wait()
+        starter.stdout.close()
+    deadline = time.monotonic() + 60
+    while not gone(started):
+        if time.monotonic() >= deadline:
+            os.killpg(started, signal.SIGKILL)
+            return started
+        time.sleep(0.1)
+    return None

@@ -5,15 +5,12 @@ marked once the suite's process has gone (tests/leftovers_kit.py)."""
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.leftovers_kit import MARK, gone
+from tests.leftovers_kit import MARK, outlives_its_starter
 
 REPO = Path(__file__).resolve().parents[2]
 A_SUITE = """
@@ -36,21 +33,5 @@ def test_a_test_and_what_it_starts_carry_the_suites_mark():
 
 
 def test_what_a_suite_killed_mid_test_started_ends_with_it():
-    suite = subprocess.Popen(
-        [sys.executable, "-c", A_SUITE], cwd=REPO, stdout=subprocess.PIPE, text=True
-    )
-    assert suite.stdout is not None
-    try:
-        detached = int(suite.stdout.readline())
-    finally:
-        suite.kill()
-        suite.wait()
-        suite.stdout.close()
-    deadline = time.monotonic() + 60
-    try:
-        while not gone(detached):
-            assert time.monotonic() < deadline, f"{detached} outlived the suite that started it"
-            time.sleep(0.1)
-    finally:
-        if not gone(detached):
-            os.killpg(detached, signal.SIGKILL)
+    detached = outlives_its_starter([sys.executable, "-c", A_SUITE], REPO)
+    assert detached is None, f"{detached} outlived the suite that started it"
