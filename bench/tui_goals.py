@@ -3,10 +3,14 @@
     python3 bench/tui_goals.py [--sizes 5000 20000] [--repeat 3] [--json]
     python3 bench/tui_goals.py --only-growing [--grow-seconds 10]
 
-Each start is a fresh process running the real app (`wftop.tui.start.make_app`, headless at
-100×30, live) with a state dir of its own, so no engine runs when it starts and the one it
-starts is its own; "TUI and engine" counts that engine's processes (the app's descendants)
-wherever the app runs it. Per corpus size (`bench/make_corpus.py --thin-agents`):
+Each start is a fresh process that runs the ``wftop`` command as a person does
+(``python -m wftop.cli --no-default-root --root CORPUS``, a config file of its own without
+the bell and notifications: the command line, the config, the roots, then the app its
+engine was started for) and runs the app it made headless at 100×30 under the pilot where
+the command runs it on a terminal, with a state dir of its own, so no engine runs when it
+starts and the one it starts is its own; "TUI and engine" counts that engine's processes
+(the app's descendants) wherever the app runs it. Per corpus size
+(`bench/make_corpus.py --thin-agents`):
 
 * every run listed, in seconds from the process's start (interpreter and imports included),
   with no cache at all (≤ 3× the floor) and when it has started once before (its rows
@@ -67,12 +71,9 @@ ENGINE_GONE_S = 300.0
 """Seconds an ended start's engine is given to finish its live index and go."""
 
 CHILD = r"""
-import asyncio, json, statistics, sys, time
+import sys
 
-from wftop.core.config import Config
-from wftop.tui.start import make_app
-
-root, keys, grow = sys.argv[1], sys.argv[2] == "keys", sys.argv[3]
+root, keys, grow, pressed = sys.argv[1], sys.argv[2] == "keys", sys.argv[3], sys.argv[4]
 
 
 def listed(app):
@@ -87,6 +88,8 @@ def shown_by(app):
     # How long a key takes to show: the process's CPU (every thread) from posting it
     # until its action (the table's cursor moved) has run and the screen has been
     # refreshed after it; what the app does meanwhile (change sets applied) counts in it.
+    import asyncio, time
+
     table, waiting = app.focused, []
     for action in ("action_cursor_down", "action_cursor_up"):
         def acted(real=getattr(table, action)):
@@ -108,12 +111,14 @@ def shown_by(app):
 
 
 def say(**fields):
-    print(json.dumps(fields), flush=True)
+    import json, os
+
+    os.write(1, json.dumps(fields).encode() + b"\n")  # the command gates sys.stdout
 
 
-async def main():
-    config = Config(bell=False, notify=False, default_root=False)
-    app = make_app([root], config=config)
+async def drive(app):
+    import asyncio, json, statistics, time
+
     async with app.run_test(size=(100, 30)) as pilot:
         while True:
             loaded, count = listed(app)
@@ -137,7 +142,7 @@ async def main():
         noop = statistics.median([await press("f12") for _ in range(20)])
         found = {}
         if grow == "-":
-            for name, times in json.loads(sys.argv[4]):
+            for name, times in json.loads(pressed):
                 each = found.setdefault(name, [])
                 for _ in range(times):
                     if name == "/ then typing":
@@ -171,7 +176,25 @@ async def main():
         await asyncio.to_thread(sys.stdin.readline)  # while the idle CPU is measured
 
 
-asyncio.run(main())
+# The user's path: `python -m wftop.cli` (what the `wftop` script runs) reads its command line
+# and config file, picks the roots and makes the app (its engine started first); the app it
+# made is then run headless by the pilot instead of on a terminal.
+import runpy
+
+import wftop.tui.start as start
+
+made = start.make_app
+
+
+def make_app(*args, **kwargs):
+    app = made(*args, **kwargs)
+    app.run = lambda **_: __import__("asyncio").run(drive(app))
+    return app
+
+
+start.make_app = make_app
+sys.argv = ["wftop", "--no-default-root", "--root", root]
+runpy.run_module("wftop.cli", run_name="__main__", alter_sys=True)
 """
 
 
@@ -187,9 +210,12 @@ class Start:
 
     def __init__(self, root: Path, cache: Path, *, keys: str = "", grow: str = "-") -> None:
         self.where = Path(tempfile.mkdtemp(prefix="wftop-tui-goals-"))
+        config = self.where / "config.toml"
+        config.write_text("bell = false\nnotify = false\n")
         env = {
             **os.environ,
             "PYTHONPATH": str(TOP),
+            "WFTOP_CONFIG": str(config),
             "WFTOP_STATE_DIR": str(self.where / "state"),
             "WFTOP_CACHE_DIR": str(cache),
             "WFTOP_ENGINE_LINGER": "1",
