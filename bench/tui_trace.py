@@ -2,14 +2,15 @@
 
     python3 bench/tui_trace.py [--runs 20000] [--no-cache]
 
-One start as `bench/tui_goals.py` measures it (a fresh process running the real app headless
-at 100×30, a state dir of its own, so it starts its own engine; with the rows cache of a
-start before unless ``--no-cache``), its steps noted as they happen: the engine started, the
-app made (Textual imported), the app running, the engine's hello, the first and the last
-rows received, every run known, the list ordered and drawn, the app idle ("listed", what the
-goal counts). Beside them: the time spent decoding rows (`RunRow.from_json`, in the view),
-applying them to the store, ordering the runs and building the table, and the CPU of the app
-and of its engine by then (and when every run was known: the engine is the app's child).
+One start as `bench/tui_goals.py` measures it (a fresh process running ``wftop`` itself, the
+app it makes run headless at 100×30, a state dir of its own, so it starts its own engine;
+with the rows cache of a start before unless ``--no-cache``), its steps noted as they
+happen: the engine started, the app made (Textual imported), the app running, the engine's
+hello, the first and the last rows received, every run known, the list ordered and drawn,
+the app idle ("listed", what the goal counts). Beside them: the time spent decoding rows
+(`RunRow.from_json`, in the view), applying them to the store, ordering the runs and
+building the table, and the CPU of the app and of its engine by then (and when every run
+was known: the engine is the app's child).
 Prints one JSON object.
 """
 
@@ -34,7 +35,7 @@ CHILD = r"""
 import time
 
 began = time.time()
-import asyncio, json, sys
+import json, os, runpy, sys
 
 moments = {"interpreter": began}
 spent = {"decode": 0.0, "apply": 0.0, "order": 0.0, "table": 0.0}
@@ -59,29 +60,29 @@ def timed(owner, name, into=None, after=None):
     setattr(owner, name, wrapper)
 
 
-from wftop.core.config import Config
 import wftop.tui.start as start
 
 timed(start, "engine_started", after=lambda _found, *_args: note("engine started"))
-app = start.make_app([sys.argv[1]], config=Config(bell=False, notify=False, default_root=False))
-note("app made")
-
-from wftop.core.engine import link, protocol
-from wftop.tui import runlist, store
-from wftop.tui.widgets import table
 
 
 def rows_came(message, _line):
+    from wftop.core.engine import protocol
+
     if isinstance(message, protocol.Rows | protocol.Changed) and message.rows:
         note("first rows")
         moments["last rows"] = time.time()
 
 
-timed(link.wire, "decode", "decode", rows_came)
-timed(link, "check_hello", after=lambda _found, _line: note("hello"))
-timed(store.Store, "apply", "apply")
-timed(runlist.RunListView, "load", "order")
-timed(table.FittedTable, "show", "table")
+def traced():
+    from wftop.core.engine import link
+    from wftop.tui import runlist, store
+    from wftop.tui.widgets import table
+
+    timed(link.wire, "decode", "decode", rows_came)
+    timed(link, "check_hello", after=lambda _found, _line: note("hello"))
+    timed(store.Store, "apply", "apply")
+    timed(runlist.RunListView, "load", "order")
+    timed(table.FittedTable, "show", "table")
 
 
 def children_cpu():
@@ -104,7 +105,9 @@ def children_cpu():
     return total
 
 
-async def main():
+async def main(app):
+    import asyncio
+
     async with app.run_test(size=(100, 30)) as pilot:
         note("app running")
         while not (app.store.progress.loaded and app.store.rows):
@@ -120,11 +123,25 @@ async def main():
         cpu = time.process_time()
         said = {"moments": moments, "spent": spent, "cpu": cpu, "runs": len(app.store.rows)}
         said["known_cpu"] = known_cpu
-        print(json.dumps(said), flush=True)
+        os.write(1, json.dumps(said).encode() + b"\n")  # the command gates sys.stdout
         sys.stdin.readline()
 
 
-asyncio.run(main())
+# The wftop command, as `bench/tui_goals.py` starts it: the app it makes is run by the pilot.
+made, root = start.make_app, sys.argv[1]
+
+
+def make_app(*args, **kwargs):
+    app = made(*args, **kwargs)
+    note("app made")
+    traced()
+    app.run = lambda **_: __import__("asyncio").run(main(app))
+    return app
+
+
+start.make_app = make_app
+sys.argv = ["wftop", "--no-default-root", "--root", root]
+runpy.run_module("wftop.cli", run_name="__main__", alter_sys=True)
 """
 
 
@@ -132,9 +149,12 @@ def one_start(root: Path, cache: Path) -> dict[str, Any]:
     """One start over ``root`` with the rows cache in ``cache``: its moments in seconds from
     the process's start, what it spent, and its engine's CPU by then."""
     where = Path(tempfile.mkdtemp(prefix="wftop-tui-trace-"))
+    config = where / "config.toml"
+    config.write_text("bell = false\nnotify = false\n")
     env = {
         **os.environ,
         "PYTHONPATH": str(TOP),
+        "WFTOP_CONFIG": str(config),
         "WFTOP_STATE_DIR": str(where / "state"),
         "WFTOP_CACHE_DIR": str(cache),
         "WFTOP_ENGINE_LINGER": "1",
