@@ -107,6 +107,14 @@ async def finished(app: WftopApp) -> None:
         await asyncio.gather(*(worker.wait() for worker in pending), return_exceptions=True)
 
 
+async def drawn(app: App[Any]) -> None:
+    """Until the screen has been drawn again, and what was asked to be done after that
+    (``call_after_refresh``) before this was asked is done."""
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    app.screen.call_after_refresh(lambda: done.done() or done.set_result(None))
+    await done
+
+
 async def until(pilot, check, what: str = "it", wait: float = 30.0) -> None:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + wait
     while not check():

@@ -13,7 +13,7 @@ at once, which is its parts' lower case joined: a space or a newline ends a word
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import add, attrgetter, contains, or_
@@ -47,7 +47,7 @@ class Texts:
     """The run id and the session id, a newline between."""
 
     @classmethod
-    def of(cls, runs: list[RunRow]) -> Texts:
+    def of(cls, runs: Sequence[RunRow]) -> Texts:
         names = list(map(_NAME, runs))
         hosts = list(map(_HOST, runs))
         labels = map(" ".join, map(add, map(_IN_FLIGHT, runs), map(_FAILED, runs)))

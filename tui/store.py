@@ -127,6 +127,9 @@ class Store:
         """Published once per application, with what it changed."""
         self.applied = 0
         """Applications so far (tests and benchmarks count them)."""
+        self.filling = 0
+        """Rows whose spend is still to come (`RunRow.cost_pending`: a large first read
+        sends every row before what it spent, and replaces each when it has read it)."""
         self._needy: dict[str, RunRow] = {}
         self._schedule = schedule
         self._pending: dict[str, RunRow | None] = {}
@@ -221,10 +224,12 @@ class Store:
                     del rows[ident]
                     needy.pop(ident, None)
                     removed.append(ident)
+                    self.filling -= old.cost_pending
                 continue
             if old == row:
                 continue
             rows[ident] = row
+            self.filling += row.cost_pending - (old is not None and old.cost_pending)
             if needs_a_look(row):
                 needy[ident] = row
             else:

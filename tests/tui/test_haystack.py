@@ -99,18 +99,51 @@ def test_runs_that_change_while_the_box_is_open_are_searched_as_they_are_now(run
     for (at, row), text in zip(changes + [(0, runs[0])] * len(texts), texts, strict=False):
         view.text = text.strip()
         assert view.chosen() == expected(), text
-        held = list(now.values())
-        old = held[at % len(held)]
-        changed = replace(
-            row, run_id=old.run_id, session_id=old.session_id, root=old.root, host=old.host
-        )
-        gone = [held[-1].ident] if len(held) > 2 and held[-1] is not old else []
-        view.shift((), [changed], gone)
-        now[changed.ident] = changed
-        for ident in gone:
-            del now[ident]
+        change_one(view, now, at, row)
         view.text = f"{text} {text[:1]}".strip()
         assert view.chosen() == expected(), text
+
+
+def change_one(view: RunListView, now: dict[str, RunRow], at: int, row: RunRow) -> None:
+    """The run at ``at`` (of those ``now`` holds) changed to ``row``'s fields, the last run
+    removed (with more than two), moved into place in the view and in ``now``."""
+    held = list(now.values())
+    old = held[at % len(held)]
+    changed = replace(
+        row, run_id=old.run_id, session_id=old.session_id, root=old.root, host=old.host
+    )
+    gone = [held[-1].ident] if len(held) > 2 and held[-1] is not old else []
+    view.shift((), [changed], gone)
+    now[changed.ident] = changed
+    for ident in gone:
+        del now[ident]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(rows(), min_size=1, max_size=8, unique_by=lambda run: run.ident),
+    st.lists(st.tuples(st.integers(0, 7), rows()), max_size=4),
+    st.booleans(),
+)
+def test_texts_made_off_the_loop_follow_the_runs_that_moved_meanwhile(runs, changes, reordered):
+    """The texts made of the runs `texts_wanted` gave (in a job, while the list goes on
+    changing) are taken moved as the runs' order moved since: they are every run's as it is
+    now; runs ordered anew meanwhile (`load`) leave them unused, to be made again."""
+    view = RunListView()
+    view.chosen(runs)
+    wanted = view.texts_wanted()
+    assert wanted is not None and not view.texts_due and view.texts_wanted() is None
+    loads, order = wanted
+    made = Texts.of(order)
+    now = {run.ident: run for run in runs}
+    for at, row in changes:
+        change_one(view, now, at, row)
+    if reordered:
+        view.load(now.values())
+    view.texts_made(loads, made)
+    assert view.searchable is not reordered and view.texts_due is reordered
+    if not reordered:
+        assert made == Texts.of(view.by_activity())
 
 
 def test_the_texts_of_the_test_trees_are_their_hays_words():

@@ -77,3 +77,23 @@ def test_memory_is_given_back_a_frame_after_a_large_application_once_its_rows_ar
     assert len(giving_back) == 1
     giving_back[0]()
     assert given == [4]
+
+
+def test_the_store_counts_the_rows_whose_spend_is_to_come():
+    """`Store.filling`: rows sent before what they spent (`RunRow.cost_pending`), less
+    those replaced by a row that says it, or gone."""
+    from dataclasses import replace
+
+    store = Store(App(), lambda _apply: None)
+    row = only_row("killed")
+    rows = [replace(row, run_id=f"wf_{number:08x}-000", cost_pending=True) for number in range(5)]
+    store.take([*rows, only_row("clean")])
+    store.apply()
+    assert store.filling == 5
+    store.take([replace(rows[0], cost_pending=False), replace(rows[1], started=9)])
+    store.take((), [rows[2].ident, only_row("clean").ident])
+    store.apply()
+    assert store.filling == 3
+    store.take(replace(each, cost_pending=False) for each in rows[1:])
+    store.apply()
+    assert store.filling == 0

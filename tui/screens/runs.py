@@ -8,6 +8,7 @@ shown it only notes that it is behind, and catches up when it shows again.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import ClassVar
 
 from rich.text import Text
@@ -20,6 +21,7 @@ from textual.widgets import Input, Static
 from wftop.core.row import RunRow
 from wftop.core.text.gate import shown
 from wftop.tui.format import count, counts_line, display_path, rows_cost_total, status_counts
+from wftop.tui.haystack import Texts
 from wftop.tui.keys import LIST_WIDGET_IDS, bindings_for
 from wftop.tui.messages import (
     MarkSeen,
@@ -173,6 +175,22 @@ class RunsScreen(RunsPalette, Working, Screen[None]):
             self._spent = view.rerun_tokens()
             self._cost = view.cost_total()
         self._header(len(rows) - groups)
+        if view.texts_due and self.store.progress.loaded and not self.store.filling:
+            self.call_after_refresh(self._make_texts)
+
+    def _make_texts(self) -> None:
+        """What a filter of free words searches, made in a job once the list is drawn, so
+        that ``/`` finds it made (20,000 runs: 15-22 ms of the loop's, 4.4 MB kept); moved
+        with the runs' order, made again when every run is ordered anew. Not while the
+        spends are filled in: those replace every row, and texts made among the first rows
+        kept the memory they were freed from (20-25 MB more at 20,000 runs)."""
+        wanted = self.view.texts_wanted()
+        if wanted is not None:
+            loads, runs = wanted
+            made = partial(self.view.texts_made, loads)
+            self.jobs.start(
+                "texts", partial(Texts.of, runs), made, what="Couldn't ready the filter"
+            )
 
     def _header(self, listed: int) -> None:
         store = self.store
@@ -272,7 +290,6 @@ class RunsScreen(RunsPalette, Working, Screen[None]):
             return
         box.value = ""
         box.display = False
-        self.view.forget_texts()
         self.view.text = ""
         self.view.status = None
         self.view.project = None
