@@ -20,6 +20,8 @@ import time
 import uuid
 from pathlib import Path
 
+import psutil
+
 MARK = "WFTOP_TEST_SUITE"
 GRACE = 3.0
 
@@ -89,3 +91,20 @@ def outlives_its_starter(argv: list[str], cwd: Path) -> int | None:
             return started
         time.sleep(0.1)
     return None
+
+
+def children_naming(path: Path) -> list[psutil.Process]:
+    """This process's children whose command line names ``path`` or a path below it (a
+    folder only this test made): what this test started, whatever other child appears
+    meanwhile (an earlier test's, one a thread left running starts). Children that ended are
+    passed by (a zombie has no command line to read), as are forked ones not yet running
+    their own command."""
+    named = []
+    for child in psutil.Process().children():
+        try:
+            argv = child.cmdline()
+        except (psutil.NoSuchProcess, psutil.AccessDenied):  # a zombie too
+            continue
+        if any(arg == str(path) or arg.startswith(f"{path}{os.sep}") for arg in argv):
+            named.append(child)
+    return named

@@ -16,6 +16,7 @@ import psutil
 import pytest
 
 from tests.corpus import copy_tree
+from tests.leftovers_kit import children_naming
 from wftop.core.index import watcher as watching
 from wftop.core.index.live import LiveIndex
 from wftop.core.index.watcher_inotify import LOOK_EVERY, Inotify, Unwanted, command
@@ -30,10 +31,6 @@ def gone(pid: int) -> bool:
         return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return True
-
-
-def children() -> list[psutil.Process]:
-    return psutil.Process().children()
 
 
 def until_gone(pid: int) -> None:
@@ -127,11 +124,10 @@ async def test_an_index_stopped_while_its_watch_is_set_up_ends_it_at_once(tmp_pa
     index = LiveIndex([str(root)], sweep_interval=3600.0)
     stop = asyncio.Event()
     changes = index.changes(stop)
-    others = {child.pid for child in children()}
     try:
         await asyncio.wait_for(anext(changes), WAIT)  # the cold start
         following = asyncio.ensure_future(anext(changes))  # the watch is set up
-        while not (helpers := [one for one in children() if one.pid not in others]):
+        while not (helpers := children_naming(tmp_path)):
             await asyncio.sleep(0.01)
         stop.set()
         with pytest.raises(StopAsyncIteration):

@@ -16,6 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from tests.leftovers_kit import children_naming
 from wftop.core.index import watcher as watching
 from wftop.core.index import watcher_inotify
 from wftop.core.index.watcher import Watcher
@@ -60,11 +61,10 @@ async def test_changes_come_in_batches_read_on_the_loop_without_a_thread(tmp_pat
     (deep / "a" / "b").mkdir(parents=True)
     (shallow / "inner").mkdir(parents=True)
     before = set(threading.enumerate())
-    others = {child.pid for child in psutil.Process().children()}  # an earlier test's
     watcher = Watcher(20, 5)
     assert await watcher.ensure((str(deep),), (str(shallow),))
     assert not await watcher.ensure((str(deep),), (str(shallow),))  # the same: kept
-    (process,) = [child for child in psutil.Process().children() if child.pid not in others]
+    (process,) = children_naming(tmp_path)  # one helper, whatever other child came meanwhile
     assert helper in process.cmdline()
     try:
         (deep / "a" / "b" / "journal.jsonl").write_text("{}\n")
