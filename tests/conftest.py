@@ -55,16 +55,22 @@ def isolated_environment(
     return home
 
 
+LEFT_COLLECTOR_OFF = pytest.StashKey[list[str]]()
+"""The tests that left the cyclic collector off (`collector_as_found`)."""
+
+
 @pytest.fixture(autouse=True)
-def collector_as_found() -> Iterator[None]:
+def collector_as_found(request: pytest.FixtureRequest) -> Iterator[None]:
     """A test leaves the cyclic collector on if it found it on. The TUI's start pauses it until
-    the app's first draw (`wftop.tui.collector.StartPause`); a test that runs that start with
-    the app's run replaced (``main([...])``) never gets there, and every test after it in the
-    same process ran with the collector off."""
+    the app's first draw or its end (`wftop.tui.collector.StartPause`); a test that runs that
+    start with the app's run replaced (``main([...])``) gets to neither, and every test after
+    it in the same process ran with the collector off. It is switched back on, and the test
+    named for tests/house/test_collector_left_on.py."""
     enabled = gc.isenabled()
     yield
     if enabled and not gc.isenabled():
         gc.enable()
+        request.config.stash.setdefault(LEFT_COLLECTOR_OFF, []).append(request.node.nodeid)
 
 
 # --- property tests (hypothesis) ------------------------------------------------------------
@@ -277,9 +283,13 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     session.config.stash[REAPER] = start_reaper()  # nothing the suite starts outlives it
 
 
+RUN_LAST = ("test_corpus_untouched", "test_collector_left_on")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The corpus check runs after every other test, wherever it is collected."""
-    last = [item for item in items if item.module.__name__.endswith("test_corpus_untouched")]
+    """The checks of what the suite did (the corpus, the collector) run after every other
+    test, wherever they are collected."""
+    last = [item for item in items if item.module.__name__.endswith(RUN_LAST)]
     items[:] = [item for item in items if item not in last] + last
 
 

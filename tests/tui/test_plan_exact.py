@@ -38,6 +38,8 @@ def test_wftop_hands_the_tui_a_rehearsal_unless_it_is_switched_off(
 
     def fake_run(self, **kwargs):  # type: ignore[no-untyped-def]
         seen["rehearse"] = self.services.rehearse
+        if self.pause is not None:
+            self.pause.end()  # as the app's end does: the collector back on
 
     monkeypatch.setattr(wftop.tui.app.WftopApp, "run", fake_run)
     assert main(["--no-default-root", "--root", str(tui_root), *flags]) == 0

@@ -227,6 +227,8 @@ def test_no_mouse_and_read_only_reach_the_app(tmp_path, monkeypatch, tui_root):
 
     def fake_run(self, **kwargs):  # type: ignore[no-untyped-def]
         seen.update(kwargs, read_only=bool(self.services.read_only))
+        if self.pause is not None:
+            self.pause.end()  # as the app's end does: the collector back on
 
     monkeypatch.setattr(wftop.tui.app.WftopApp, "run", fake_run)
     argv = ["--no-default-root", "--root", str(tui_root), "--no-mouse", "--read-only"]
