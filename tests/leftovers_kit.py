@@ -93,12 +93,12 @@ def outlives_its_starter(argv: list[str], cwd: Path) -> int | None:
     return None
 
 
-def children_naming(path: Path) -> list[psutil.Process]:
+def children_naming(path: Path) -> list[tuple[psutil.Process, list[str]]]:
     """This process's children whose command line names ``path`` or a path below it (a
-    folder only this test made): what this test started, whatever other child appears
-    meanwhile (an earlier test's, one a thread left running starts). Children that ended are
-    passed by (a zombie has no command line to read), as are forked ones not yet running
-    their own command."""
+    folder only this test made), with that command line: what this test started, whatever
+    other child appears meanwhile (an earlier test's, one a thread left running starts).
+    Children that ended are passed by (a zombie has no command line to read), as are forked
+    ones not yet running their own command."""
     named = []
     for child in psutil.Process().children():
         try:
@@ -106,5 +106,5 @@ def children_naming(path: Path) -> list[psutil.Process]:
         except (psutil.NoSuchProcess, psutil.AccessDenied):  # a zombie too
             continue
         if any(arg == str(path) or arg.startswith(f"{path}{os.sep}") for arg in argv):
-            named.append(child)
+            named.append((child, argv))
     return named

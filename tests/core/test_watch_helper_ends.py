@@ -132,7 +132,7 @@ async def test_an_index_stopped_while_its_watch_is_set_up_ends_it_at_once(tmp_pa
         stop.set()
         with pytest.raises(StopAsyncIteration):
             await asyncio.wait_for(following, WAIT)
-        for helper in helpers:
+        for helper, _argv in helpers:
             assert gone(helper.pid)
     finally:
         await changes.aclose()  # type: ignore[attr-defined]

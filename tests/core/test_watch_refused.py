@@ -16,12 +16,12 @@ import sys
 import textwrap
 from pathlib import Path
 
-import psutil
 import pytest
 
 from tests.core.test_engine import View, running, until
 from tests.core.test_index import Follower, append, started
 from tests.corpus import copy_tree, only_journal
+from tests.leftovers_kit import children_naming
 from wftop.core.engine import protocol as wire
 from wftop.core.index import watcher as watching
 from wftop.core.index import watcher_inotify
@@ -60,18 +60,10 @@ REFUSING = textwrap.dedent(
 """The inotify helper, its watches granted by a file: ``-c REFUSING HELPER GRANTS ARGS...``."""
 
 
-def pollers() -> list[list[str]]:
-    """The command lines of this process's polling helpers. Children that ended are passed
-    by: an earlier test's, not yet reaped, has no command line to read."""
-    found = []
-    for child in psutil.Process().children():
-        try:
-            argv = child.cmdline()
-        except psutil.NoSuchProcess:  # a zombie too
-            continue
-        if watching.POLL in argv:
-            found.append(argv)
-    return found
+def pollers(folder: Path) -> list[list[str]]:
+    """The command lines of this process's polling helpers of what is below ``folder`` (this
+    test's: not an earlier test's, nor one ended and not yet reaped)."""
+    return [argv for _child, argv in children_naming(folder) if watching.POLL in argv]
 
 
 def refusing(grants: Path) -> list[str]:
@@ -138,7 +130,7 @@ async def test_only_the_folders_refused_are_polled_and_the_others_watched(tmp_pa
         assert shallow == [] and refused in (str(tree / "a"), str(tree / "b"))
         assert watcher.polls and not watcher.polling  # a new watch would use inotify again
         assert "no inotify watch left" in (watcher.take_refusal() or "")
-        assert [argv[-2:] for argv in pollers()] == [[refused, "--shallow"]]
+        assert [argv[-2:] for argv in pollers(tree)] == [[refused, "--shallow"]]
         for name in ("a", "b"):  # the folder watched, and the one polled
             written = str(tree / name / "written")
             Path(written).write_text("x")
@@ -185,7 +177,7 @@ async def test_projects_made_again_with_no_watch_left_is_told_once_and_polled(
         await follower.until(lambda: "after" in str(follower.runs()[0].fold))
         (said,) = follower.told
         assert "no inotify watch left" in said and "polling" in said
-        assert pollers()
+        assert pollers(root)
     finally:
         await follower.close()
     await asyncio.sleep(0)
