@@ -15,7 +15,6 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from wftop.core.row import RunRow
@@ -29,7 +28,6 @@ from wftop.tui.messages import (
     OpenJournal,
     OpenPlan,
     OpenRun,
-    OpenSupervisor,
 )
 from wftop.tui.runlist import (
     GROUPS,
@@ -39,13 +37,13 @@ from wftop.tui.runlist import (
     RunListView,
     cycle,
 )
+from wftop.tui.screens.runs_marks import RunsMarks
 from wftop.tui.screens.runs_palette import RunsPalette
 from wftop.tui.services import Services
 from wftop.tui.store import Change, Store
 from wftop.tui.widgets.key_bar import KeyBar
 from wftop.tui.widgets.run_table import RunTable
 from wftop.tui.widgets.table import FittedTable
-from wftop.tui.work import Working
 
 RELOAD_SHARE = 4
 """A change of more than one run in this many is ordered by a sort, not run by run."""
@@ -68,7 +66,7 @@ def no_runs_yet(roots: tuple[str, ...], missing: tuple[str, ...] = ()) -> str:
     )
 
 
-class RunsScreen(RunsPalette, Working, Screen[None]):
+class RunsScreen(RunsPalette, RunsMarks):
     """Every run, newest activity first."""
 
     SCREEN_NAME = "runs"
@@ -334,57 +332,6 @@ class RunsScreen(RunsPalette, Working, Screen[None]):
         run = self.selected_run()
         if run is not None:
             self.post_message(OpenPlan(run.ident, fresh=True))
-
-    # -- wftop supervise ------------------------------------------------------------------
-
-    def read_marks(self, toggle: RunRow | None = None) -> None:
-        """The runs marked auto, read from the supervisor's state (after marking ``toggle``
-        or taking its mark off) in a job; a state wftop cannot use is said in a toast."""
-
-        def read() -> tuple[frozenset[tuple[str, str]], str | None]:
-            from wftop.core.supervise.state import SuperviseStore
-
-            store = SuperviseStore()
-            note = None
-            if toggle is not None:
-                marked = store.toggle(toggle.run_id, toggle.root)
-                note = (
-                    f"auto: wftop supervise may resume {toggle.run_id}"
-                    if marked
-                    else f"auto mark taken off {toggle.run_id}"
-                )
-            marks = store.read_state().marks
-            return frozenset((mark.run, mark.root or "") for mark in marks), note
-
-        self.jobs.start("marks", read, self._show_marks, what="Auto marks")
-
-    def _show_marks(self, found: tuple[frozenset[tuple[str, str]], str | None]) -> None:
-        auto, note = found
-        self.table.auto = auto
-        self.table.invalidate()
-        self.refresh_rows()
-        if note:
-            self.notify(shown(note), timeout=4)
-
-    def action_auto_resume(self) -> None:
-        run = self.selected_run()
-        if run is None:
-            return
-        if self.services.read_only:
-            self.notify(self.services.read_only, title="Auto refused", severity="warning")
-        elif run.host is not None:
-            self.notify(
-                shown(
-                    f"runs of {run.host} are supervised there: wftop supervise --host {run.host}"
-                ),
-                title="Auto refused",
-                severity="warning",
-            )
-        else:
-            self.read_marks(run)
-
-    def action_supervisor(self) -> None:
-        self.post_message(OpenSupervisor())
 
     def action_journal(self) -> None:
         run = self.selected_run()
