@@ -43,6 +43,9 @@ Filters = tuple[str, str | None, str | None, str | None]
 """The text, status, project and host filters."""
 NO_FILTERS: Filters = ("", None, None, None)
 SHOWN_STATUS = operator.attrgetter("shown_status")
+MISSED_MOST = 256
+"""Changes kept to replay on the filter's texts being made off the loop; past them (a job
+that failed, or never came back) the texts are not waited for, and asked for again."""
 
 
 @dataclass(frozen=True)
@@ -202,7 +205,10 @@ class RunListView:
         if self._texts is not None:
             self._texts.move(taken, fresh, placed)
         elif self._missed is not None:
-            self._missed.append((taken, fresh, placed))
+            if len(self._missed) < MISSED_MOST:
+                self._missed.append((taken, fresh, placed))
+            else:
+                self._missed = None  # texts made of the order before are dropped: due again
         self._chosen_texts = None  # a letter typed next is tried on every run's texts
         chosen = self._chosen
         if chosen is not None:

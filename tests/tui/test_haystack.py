@@ -16,7 +16,7 @@ from wftop.core.row import RunRow
 from wftop.tui import runlist
 from wftop.tui.haystack import Texts
 from wftop.tui.query import hay, matches, parse
-from wftop.tui.runlist import RunListView
+from wftop.tui.runlist import MISSED_MOST, RunListView
 from wftop.tui.runorder import activity_key
 
 TREES = ("killed", "clean", "api-errors-429", "mid-failure", "killed-in-parallel", "resumed")
@@ -144,6 +144,25 @@ def test_texts_made_off_the_loop_follow_the_runs_that_moved_meanwhile(runs, chan
     assert view.searchable is not reordered and view.texts_due is reordered
     if not reordered:
         assert made == Texts.of(view.by_activity())
+
+
+def test_texts_never_made_are_not_waited_for_past_a_bound_of_changes():
+    """A job that makes the texts and never comes back (it failed: its failure is a toast)
+    does not keep every change since for good: past `MISSED_MOST` changes the view asks
+    for them again, and texts then made of the older order are not taken."""
+    runs = [only_row(name) for name in TREES]
+    view = RunListView()
+    view.chosen(runs)
+    wanted = view.texts_wanted()
+    assert wanted is not None
+    now = {run.ident: run for run in runs}
+    for at in range(MISSED_MOST):
+        change_one(view, now, at, runs[at % len(runs)])
+    assert not view.texts_due
+    change_one(view, now, 0, runs[0])
+    assert view.texts_due
+    view.texts_made(wanted[0], Texts.of(wanted[1]))
+    assert not view.searchable
 
 
 def test_the_texts_of_the_test_trees_are_their_hays_words():
