@@ -220,6 +220,30 @@ def _loaded(kind: Wire, key: str) -> Callable[[Any], Any]:
     return lambda value: kind.load(value, key)
 
 
+class _Shared:
+    """One value of each set of counts (a row's `Tally`, its `Tokens`) for every row that
+    holds the same counts: most of 20,000 rows hold one of a few (made once, held once)."""
+
+    KEPT = 4096
+    """Sets of counts kept at most (a set past them is made for its row alone)."""
+
+    def __init__(self, names: tuple[str, ...], make: Callable[[tuple[int, ...]], Any]) -> None:
+        self.names = names
+        self.ints = tuple(int for _ in names)
+        """The types of such counts, one a name (`bool` is not an ``int`` here)."""
+        self.make = make
+        self.made: dict[tuple[int, ...], Any] = {}
+
+    def one(self, counts: tuple[int, ...]) -> Any:
+        """The value of ``counts`` (whole numbers ≥ 0, checked by the caller)."""
+        found = self.made.get(counts)
+        if found is None:
+            found = self.make(counts)
+            if len(self.made) < self.KEPT:
+                self.made[counts] = found
+        return found
+
+
 class PlainRows:
     """The fields of a row as wftop prints it, read in a few passes over all of them where
     `Wire.load` takes one call a field: a view reads every row of its engine's snapshot
@@ -252,12 +276,21 @@ class PlainRows:
         ]
         self._moments = at.get(MOMENT, [])
         self._dollars = at.get(DOLLARS, [])
-        self._loads = [
-            (number, _loaded(kind, fields[number][0]))
-            for kind in (TALLY, TOKENS, FAILURES)
+        counted = [
+            (TALLY, _Shared(Tally._fields, Tally._make)),
+            (TOKENS, _Shared(TOKEN_FIELDS, lambda counts: Tokens(*counts))),
+        ]
+        self._counts = [
+            (number, shared, _loaded(kind, fields[number][0]))
+            for kind, shared in counted
             for number in at.get(kind, [])
         ]
-        self._sparse = [(self.names.index(name), default) for name, default in sparse.items()]
+        self._failures = [
+            (number, _loaded(FAILURES, fields[number][0])) for number in at.get(FAILURES, [])
+        ]
+        self._sparse = sorted((self.names.index(name), default) for name, default in sparse.items())
+        self._printed = tuple(name for name in self.names if name not in sparse)
+        """The keys of a row as wftop prints it without its sparse fields, in order."""
 
     def _plain(self, types: tuple[type, ...]) -> bool:
         verdict = self._verdicts.get(types)
@@ -269,7 +302,15 @@ class PlainRows:
 
     def read(self, data: dict[str, Any]) -> list[Any] | None:
         """Every field's value, as `Wire.load` reads it (None: read the row field by field)."""
-        values = list(map(data.get, self.names, self._missing))
+        keys = tuple(data)
+        if keys == self.names:  # as wftop prints it: each field once, in order
+            values = list(data.values())
+        elif keys == self._printed:  # the same, without the sparse fields (their defaults)
+            values = list(data.values())
+            for at, default in self._sparse:
+                values.insert(at, default)
+        else:
+            values = list(map(data.get, self.names, self._missing))
         if not self._plain(tuple(map(type, values))) or not all(self._named(values)):
             return None
         if min(self._counted(values), default=0) < 0:
@@ -297,8 +338,16 @@ class PlainRows:
                     return None
                 values[at] = float(values[at])
         try:
-            for at, load in self._loads:
-                values[at] = load(values[at])
+            for at, shared, load in self._counts:
+                counts = values[at]
+                if tuple(counts) == shared.names:  # as printed: each count once, in order
+                    counts = tuple(counts.values())
+                    if tuple(map(type, counts)) == shared.ints and min(counts) >= 0:
+                        values[at] = shared.one(counts)
+                        continue
+                values[at] = load(counts)
+            for at, load in self._failures:
+                values[at] = load(values[at]) if values[at] else ()
         except RowError:
             return None
         for at, default in self._sparse:
