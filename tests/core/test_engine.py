@@ -10,7 +10,6 @@ import shutil
 import subprocess
 import sys
 import time
-import tracemalloc
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -20,6 +19,7 @@ from typing import Any
 import orjson
 
 from tests.corpus import copy_tree, only_journal
+from tests.memory_kit import held
 from wftop.core.cost.tokens import NO_TOKENS
 from wftop.core.engine import coldstart
 from wftop.core.engine import engine as engine_module
@@ -301,12 +301,7 @@ def test_a_held_row_costs_about_its_line_in_memory():
     row = RunRow("wf_abcdef", "s", "p", name="n" * 200, calls=7)
     redactor = Redactor.for_json()
     held_of(row, redactor)  # what is made once (the redactor's tables) is not counted
-    tracemalloc.start()
-    try:
-        kept = [held_of(row, redactor) for _ in range(100)]
-        grown, _peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    kept, grown = held(lambda: [held_of(row, redactor) for _ in range(100)])
     line = len(kept[0].line)
     assert grown / len(kept) < 2 * line + 512  # the line and its row, no slack behind them
 

@@ -11,7 +11,6 @@ import os
 import re
 import shutil
 import time
-import tracemalloc
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import orjson
 
 from tests.core.test_engine import View, cold_rows, running, until
 from tests.corpus import copy_tree, only_journal
+from tests.memory_kit import held
 from wftop.core.engine import coldstart
 from wftop.core.engine import protocol as wire
 from wftop.core.index import rowcache
@@ -251,12 +251,7 @@ def test_a_kept_row_held_costs_about_its_line_in_memory():
     row = RunRow("wf_abcdef", "s", "p", root="/r", name="n" * 1000, calls=7)
     item = row.printed(Redactor.for_json())
     coldstart._from_cache(item, folder)  # what is made once is not counted
-    tracemalloc.start()
-    try:
-        kept = [coldstart._from_cache(item, folder) for _ in range(100)]
-        grown, _peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    kept, grown = held(lambda: [coldstart._from_cache(item, folder) for _ in range(100)])
     lines = {entry.line for entry in kept if entry is not None}
     assert len(lines) == 1 and len(kept) == 100
     assert grown / len(kept) < 2 * len(item) + 512  # its line, no slack behind it

@@ -4,10 +4,10 @@ equal; what JSON cannot write back the same, as it was read."""
 from __future__ import annotations
 
 import math
-import tracemalloc
 
 import orjson
 
+from tests.memory_kit import held
 from wftop.core.read.journal import JournalFold
 from wftop.core.read.jsonline import parse_lenient
 
@@ -52,19 +52,17 @@ def test_a_fold_holds_small_object_results_as_their_text():
             )
         ]
 
-    def held(raw: list[bytes]) -> tuple[JournalFold, int]:
-        tracemalloc.start()
-        try:
-            before = tracemalloc.get_traced_memory()[0]
-            fold = JournalFold()
+    def folded(raw: list[bytes]) -> tuple[JournalFold, int]:
+        def fold() -> JournalFold:
+            made = JournalFold()
             for number, line in enumerate(raw, 1):
-                fold.feed(number, orjson.loads(line))
-            return fold, tracemalloc.get_traced_memory()[0] - before
-        finally:
-            tracemalloc.stop()
+                made.feed(number, orjson.loads(line))
+            return made
 
-    with_results, kept = held(lines('{"agent":"a1","ok":true,"n":7}'))
-    without, bare = held(lines("null"))
+        return held(fold)
+
+    with_results, kept = folded(lines('{"agent":"a1","ok":true,"n":7}'))
+    without, bare = folded(lines("null"))
     assert len(with_results.calls) == len(without.calls) == 2000
     per_result = (kept - bare) / 2000
     assert per_result < 100, per_result  # parsed: about 300 bytes each
@@ -74,23 +72,21 @@ def test_a_call_of_one_attempt_holds_its_attempt_in_a_few_bytes():
     """A run list holds every call of every run, nearly all of them of one attempt: its
     agent ids and line numbers are held as they are, not in lists with room to grow."""
 
-    def held() -> float:
-        lines = []
-        for number in range(2000):
-            agent = f"a{number}"
-            lines.append({"type": "started", "key": f"v2:k{number}", "agentId": agent})
-            lines.append({"type": "result", "key": f"v2:k{number}", "agentId": agent})
-        tracemalloc.start()
-        try:
-            before = tracemalloc.get_traced_memory()[0]
-            fold = JournalFold()
-            for number, record in enumerate(lines, 1):
-                fold.feed(number, record)
-            return (tracemalloc.get_traced_memory()[0] - before) / len(fold.calls)
-        finally:
-            tracemalloc.stop()
+    lines = []
+    for number in range(2000):
+        agent = f"a{number}"
+        lines.append({"type": "started", "key": f"v2:k{number}", "agentId": agent})
+        lines.append({"type": "result", "key": f"v2:k{number}", "agentId": agent})
 
-    per_call = held()
-    # Its key and agent id strings, the call and the fold's dicts are most of it (about 440
-    # bytes); the three lists the attempt was kept in took 120 more (about 560).
+    def fold() -> JournalFold:
+        made = JournalFold()
+        for number, record in enumerate(lines, 1):
+            made.feed(number, record)
+        return made
+
+    folded, kept = held(fold)
+    per_call = kept / len(folded.calls)
+    # Its key and agent id strings, the call and the fold's dicts are most of it (about 465
+    # bytes, counted with the free lists emptied: every tuple a block of its own); the three
+    # lists the attempt was kept in took 120 more (about 585).
     assert per_call < 500, per_call

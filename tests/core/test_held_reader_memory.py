@@ -3,14 +3,13 @@ changed, not what reading it built. An engine holds 20,000 such readers."""
 
 from __future__ import annotations
 
-import gc
 import os
-import tracemalloc
 from typing import Any
 
 import pytest
 
 from tests.corpus import tree
+from tests.memory_kit import held
 from wftop.core.index import reader as reader_module
 from wftop.core.index.held import seed_reader
 from wftop.core.index.reader import RunReader
@@ -32,18 +31,10 @@ def test_a_held_reader_keeps_no_spend_tally_and_no_whole_stat() -> None:
     share one empty fold, re-run tally and reply memo (Python 3.11)."""
     (folder,), _ = run_folders_of([str(tree("killed"))])
     read_and_held(folder)  # the price data and the caches of a first read, loaded once
-    gc.collect()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.take_snapshot()
-        held = [read_and_held(folder) for _ in range(50)]
-        gc.collect()
-        after = tracemalloc.take_snapshot()
-    finally:
-        tracemalloc.stop()
-    each = sum(stat.size_diff for stat in after.compare_to(before, "filename")) / len(held)
+    readers, kept = held(lambda: [read_and_held(folder) for _ in range(50)])
+    each = kept / len(readers)
     assert each < 2500, each
-    assert all(reader.dozing and reader.journal_stat is not None for reader in held)
+    assert all(reader.dozing and reader.journal_stat is not None for reader in readers)
 
 
 def test_held_readers_hold_no_fold_of_their_own_and_wake_whole():
