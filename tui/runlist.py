@@ -46,6 +46,8 @@ SHOWN_STATUS = operator.attrgetter("shown_status")
 MISSED_MOST = 256
 """Changes kept to replay on the filter's texts being made off the loop; past them (a job
 that failed, or never came back) the texts are not waited for, and asked for again."""
+KEPT_MOST = 8
+"""Choices of the filters kept while the runs stay the same (`RunListView.chosen`)."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,10 @@ class RunListView:
     _chosen: tuple[Filters, Order] | None = field(default=None, repr=False)
     """The filters, and the runs they let through (in the same order), while neither the
     filters nor the runs change but by `shift`."""
+    _kept: dict[Filters, tuple[Order, Texts | None]] = field(default_factory=dict, repr=False)
+    """The last filters chosen (`KEPT_MOST`, the latest last) with the runs each let through
+    and their texts, while the runs stay the same: a filter typed again, or ``esc`` back to
+    every run, is not tried on the runs again, nor its sums made again."""
     _terms: tuple[str, tuple[Term, ...]] = ("", ())
     """The filter text and its terms, parsed once per text."""
     passes: int = field(default=0, repr=False)
@@ -188,6 +194,7 @@ class RunListView:
         self._order = Order.of(given)
         self._chosen = None
         self._texts = self._chosen_texts = self._missed = None
+        self._kept = {}
         self._loads += 1
 
     def shift(
@@ -211,8 +218,10 @@ class RunListView:
                 self._missed = None  # texts made of the order before are dropped: due again
         self._chosen_texts = None  # a letter typed next is tried on every run's texts
         chosen = self._chosen
+        self._kept = {}  # the runs the others let through moved
         if chosen is not None:
             _filters, passing = chosen
+            self._kept[_filters] = (passing, None)
             passing.drop(gone)
             allowed = self.allowed()
             key_of = self._order.key_of
@@ -241,6 +250,11 @@ class RunListView:
         kept = self._chosen
         if kept is not None and kept[0] == filters:
             return kept[1].runs
+        again = self._kept.pop(filters, None)
+        if again is not None:
+            self._kept[filters] = again  # the latest last
+            self._chosen, self._chosen_texts = (filters, again[0]), again[1]
+            return again[0].runs
         texts, among = self._texts, self._order
         if (
             kept is not None
@@ -274,6 +288,9 @@ class RunListView:
         passing = Order.ordered(chosen, self._order, among)
         self._chosen = (filters, passing)
         self._chosen_texts = chosen_texts
+        self._kept[filters] = (passing, chosen_texts)
+        if len(self._kept) > KEPT_MOST:
+            del self._kept[next(iter(self._kept))]
         return passing.runs
 
     def _narrows(self, text: str) -> bool:

@@ -494,8 +494,9 @@ def test_a_filter_of_plain_words_lets_through_what_every_term_matches():
 
 def test_a_letter_typed_at_the_end_tries_only_the_runs_the_text_before_let_through():
     """Typing narrows: each key tries the runs the text before it let through, not every
-    run; a letter taken off or a term that does not imply the one before tries them all.
-    Each time the runs chosen are those the term-by-term match lets through."""
+    run; a term that does not imply the one before tries them all, and a letter taken off
+    gives back the runs that text chose before (the runs the same), trying none. Each time
+    the runs chosen are those the term-by-term match lets through."""
     names = ("killed", "clean", "api-errors-429", "mid-failure", "killed-in-parallel", "resumed")
     runs = [only_row(name) for name in names]
     view = RunListView()
@@ -504,7 +505,7 @@ def test_a_letter_typed_at_the_end_tries_only_the_runs_the_text_before_let_throu
         ("m", True),  # from no text
         ("mi", True),
         ("mid", True),
-        ("mi", False),  # a letter taken off
+        ("mi", None),  # a letter taken off: chosen before
         ("mi k", True),
         ("d", False),
         ("d2", False),  # shaped like an id: may match an id where 'd' must match the words
@@ -519,8 +520,9 @@ def test_a_letter_typed_at_the_end_tries_only_the_runs_the_text_before_let_throu
         view.text = text
         chosen = view.chosen()
         assert chosen == [run for run in view.by_activity() if view.matches(run)], text
-        assert view.passes - before == (shown if narrows else len(runs)), text
-        fewer += narrows and shown < len(runs)
+        tried = 0 if narrows is None else shown if narrows else len(runs)
+        assert view.passes - before == tried, text
+        fewer += bool(narrows) and shown < len(runs)
     assert fewer >= 3
 
 
@@ -535,9 +537,8 @@ def test_the_run_screen_says_what_a_script_threw_and_that_the_journal_is_not_on_
     assert "threw    TypeError: undefined is not an object (evaluating 'args.batches')" in facts
 
 
-def test_what_the_runs_listed_spent_is_summed_once_while_they_stay(monkeypatch):
-    """The header's dollars: summed when the runs chosen change (a filter, a change set),
-    not on every key that draws the same runs again."""
+def counted_sums(monkeypatch) -> list[int]:  # type: ignore[no-untyped-def]
+    """How many runs each sum of what runs spent (`rows_cost_total`) summed, from now on."""
     import wftop.tui.runorder as runorder
     from wftop.tui.format import rows_cost_total
 
@@ -545,6 +546,15 @@ def test_what_the_runs_listed_spent_is_summed_once_while_they_stay(monkeypatch):
     monkeypatch.setattr(
         runorder, "rows_cost_total", lambda rows: sums.append(len(rows)) or rows_cost_total(rows)
     )
+    return sums
+
+
+def test_what_the_runs_listed_spent_is_summed_once_while_they_stay(monkeypatch):
+    """The header's dollars: summed when the runs chosen change (a filter, a change set),
+    not on every key that draws the same runs again."""
+    from wftop.tui.format import rows_cost_total
+
+    sums = counted_sums(monkeypatch)
     runs = some_runs()
     view = RunListView()
     view.chosen(runs)

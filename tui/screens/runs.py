@@ -133,7 +133,7 @@ class RunsScreen(RunsPalette, RunsMarks):
         if moved:
             self.refresh_rows()
         elif change.rows or change.progress or change.links or change.clock:
-            self._header(len(self.table.item_keys))
+            self._header(self.table.row_count)
 
     def _take(self, change: Change) -> bool:
         """Move the change's runs into place (a change of most runs is sorted anew); False
@@ -144,6 +144,7 @@ class RunsScreen(RunsPalette, RunsMarks):
             self._held_back = True
             return False
         moved = len(change.added) + len(change.changed) + len(change.removed)
+        self.table.forget_widths()  # the lists it measured hold runs as they were
         if self._held_back or moved * RELOAD_SHARE > max(self.view.held, 1):
             self._held_back = False
             self.view.load(store.rows.values())
@@ -158,7 +159,7 @@ class RunsScreen(RunsPalette, RunsMarks):
             self.refresh_rows()
 
     def on_resize(self) -> None:
-        self._header(len(self.table.item_keys))
+        self._header(self.table.row_count)
 
     def refresh_rows(self) -> None:
         view = self.view

@@ -58,6 +58,7 @@ class RunTable(FittedTable):
     """Runs and group headers; row keys are run idents and ``group:<title>``."""
 
     SPECS: ClassVar[list[ColumnSpec]] = RUN_COLUMNS
+    WANTS_KEPT: ClassVar[int] = 8  # the lists the filters show again (`RunListView.chosen`)
 
     def __init__(
         self,

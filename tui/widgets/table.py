@@ -60,6 +60,9 @@ class FittedTable(ScrollView, can_focus=True):
     """
 
     SPECS: ClassVar[list[ColumnSpec]] = []
+    WANTS_KEPT: ClassVar[int] = 1
+    """Answers of `wants` kept, each with the items it measured: more than one, and the
+    lists shown again are not measured again until `forget_widths`."""
 
     cursor_row: reactive[int] = reactive(0, always_update=True, repaint=False)
     """Index of the highlighted row."""
@@ -84,11 +87,13 @@ class FittedTable(ScrollView, can_focus=True):
         super().__init__(id=id)
         self._items: list[object] = []
         self._keys: list[str] = []
-        self._index: dict[str, int] = {}
+        self._indexed: dict[str, int] | None = {}
+        """Each row key's row (`_index`), None until asked for after the rows changed."""
         self._layout: list[tuple[ColumnSpec, int]] = []
         self._strips: dict[str, tuple[object, int, Strip]] = {}
-        self._wants: tuple[list[object], list[str], object, dict[str, int]] | None = None
-        """The items, columns and `wants_key` `wants` was last asked of, and its answer."""
+        self._wants: list[tuple[list[object], list[str], object, dict[str, int]]] = []
+        """The items, columns and `wants_key` `wants` was last asked of, and its answer
+        (`WANTS_KEPT`, the latest last; they hold their items)."""
 
     # -- for subclasses ------------------------------------------------------------------
 
@@ -126,14 +131,23 @@ class FittedTable(ScrollView, can_focus=True):
     def visible_columns(self) -> list[str]:
         return [spec.key for spec, _ in self._layout]
 
+    @property
+    def _index(self) -> dict[str, int]:
+        """Each row key's row, made when first asked for (a key that changes the rows shown
+        makes none: the cursor's row is looked for among the keys)."""
+        index = self._indexed
+        if index is None:
+            keys = self._keys
+            index = self._indexed = dict(zip(keys, range(len(keys)), strict=True))
+        return index
+
     def cursor_key(self) -> str | None:
         if not self._keys or not 0 <= self.cursor_row < len(self._keys):
             return None
         return self._keys[self.cursor_row]
 
     def cursor_item(self) -> object | None:
-        key = self.cursor_key()
-        return self._items[self._index[key]] if key is not None else None
+        return self._items[self.cursor_row] if self.cursor_key() is not None else None
 
     def cell_text(self, key: str, column: str) -> str:
         """The plain text of one cell as drawn now (for tests and copying)."""
@@ -165,22 +179,25 @@ class FittedTable(ScrollView, can_focus=True):
             return
         old_key, old_row = self.cursor_key(), self.cursor_row
         offset = old_row - round(self.scroll_y)
-        self._items, self._keys = list(items), keys
-        self._index = dict(
-            zip(keys, range(len(keys)), strict=True)
-        )  # in C: 20,000 rows a key typed
+        self._items, self._keys, self._indexed = list(items), keys, None
         if self._layout:  # laid out once: its names may want other widths now
             self._relayout()
-        self._strips = {key: cached for key, cached in self._strips.items() if key in self._index}
         self._resize_virtual()
+        top = 0
         if not keys:
             self.cursor_row = 0
         else:
-            target = self._index.get(old_key, -1) if old_key is not None else 0
+            target = _found(keys, old_key) if old_key is not None else 0
             if target < 0:
                 target = min(old_row, len(keys) - 1)
             self.set_reactive(FittedTable.cursor_row, target)
-            self.scroll_to(y=max(0, target - max(0, offset)), animate=False, immediate=True)
+            top = max(0, target - max(0, offset))
+            self.scroll_to(y=top, animate=False, immediate=True)
+        # the rows drawn before that are on screen now; the others let go (kept, they would
+        # be many objects the collector walks again and again)
+        body = max(1, self.scrollable_content_region.height - HEADER_LINES)
+        strips = self._strips
+        self._strips = {key: strips[key] for key in keys[top : top + body] if key in strips}
         self.refresh()
 
     def _redraw_changed(self, before: list[object]) -> None:
@@ -192,6 +209,10 @@ class FittedTable(ScrollView, can_focus=True):
         for at in range(top, min(top + body, len(items), len(before))):
             if items[at] is not before[at]:
                 self.refresh_line(at + HEADER_LINES)
+
+    def forget_widths(self) -> None:
+        """Let go of the widths kept for lists not shown now (their items changed)."""
+        del self._wants[:-1]
 
     def invalidate(self) -> None:
         """Draw every row anew (time moved, or the theme changed)."""
@@ -259,7 +280,7 @@ class FittedTable(ScrollView, can_focus=True):
     def action_choose(self) -> None:
         key = self.cursor_key()
         if key is not None:
-            self.post_message(self.Chosen(self, key, self._items[self._index[key]]))
+            self.post_message(self.Chosen(self, key, self._items[self.cursor_row]))
 
     def on_click(self, event: events.Click) -> None:
         row = event.y - HEADER_LINES + round(self.scroll_y)
@@ -286,17 +307,19 @@ class FittedTable(ScrollView, can_focus=True):
     def _wanted(self, columns: list[str]) -> dict[str, int]:
         """`wants` of the rows shown, kept while they are the same rows (each the same item:
         a letter typed that lets every run through measures none of 20,000 again)."""
-        items, held = self._items, self._wants
-        if (
-            held is not None
-            and held[1] == columns
-            and held[2] == self.wants_key()
-            and len(held[0]) == len(items)
-            and all(map(is_, held[0], items))
-        ):
-            return held[3]
+        items, wants_key, kept = self._items, self.wants_key(), self._wants
+        for at, held in enumerate(kept):
+            if (
+                held[1] == columns
+                and held[2] == wants_key
+                and len(held[0]) == len(items)
+                and all(map(is_, held[0], items))
+            ):
+                kept.append(kept.pop(at))  # the latest last
+                return held[3]
         found = self.wants(items, columns)
-        self._wants = (items, columns, self.wants_key(), found)
+        kept.append((items, columns, wants_key, found))
+        del kept[: -self.WANTS_KEPT]
         return found
 
     def _relayout(self) -> None:
@@ -357,3 +380,11 @@ class FittedTable(ScrollView, can_focus=True):
             if segment.text != "\n"
         ]
         return Strip(segments).adjust_cell_length(width, style)
+
+
+def _found(keys: list[str], key: str) -> int:
+    """Where ``key`` is among ``keys`` (-1: not there), looked for in C: no index made."""
+    try:
+        return keys.index(key)
+    except ValueError:
+        return -1
