@@ -15,7 +15,9 @@ from __future__ import annotations
 import glob
 import os
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 from wftop.core.cost.prices import price
 from wftop.core.cost.runs import agents_spend, calls_spend
@@ -26,6 +28,7 @@ from wftop.core.forecast.costrange import CostRange
 from wftop.core.forecast.fates import LIVE_FATES, Fate, Forecast
 from wftop.core.index.cachefile import settled
 from wftop.core.model import Run
+from wftop.core.read.foldcall import Call
 from wftop.core.read.journal import JournalFold
 from wftop.core.read.jsonl import read_all
 from wftop.core.read.snapshot import parse_iso_time, read_snapshot
@@ -54,16 +57,24 @@ def _weight(spend: Spend) -> tuple[float, int]:
 
 @dataclass(frozen=True)
 class CallCosts:
-    """What a run's calls cost when they last ran: the facts every forecast is priced from."""
+    """What a run's calls cost when they last ran: the facts every forecast is priced from.
 
-    last: dict[str, Spend]
-    """By call key: what its last attempt spent."""
-    returned: frozenset[str]
-    """Keys of the calls whose last attempt returned a result (and whose transcript says
-    what it cost)."""
+    A call whose transcript's spend the book holds is priced when first asked for
+    (`last_of`, a look-up in ``book``): a forecast prices its live and at-risk calls one
+    by one, and the median only the calls that returned, so a plan of 100,000 cached calls
+    makes no table of them all (`last` and `returned` are made when read). Any other call
+    was priced as they were made (``found``): no look-up after it reads a file."""
+
+    calls: Mapping[str, Call]
+    """The run's calls by key."""
+    book: Mapping[str, Spend]
+    """The spend of each transcript of the run's folder by file name (`book_spend`)."""
+    found: dict[str, tuple[Spend, bool]]
+    """By key, the calls the book does not price, priced (`last_of`); the others are added
+    as they are asked for."""
     median: Spend | None
-    """The median over those calls' last attempts (by dollars, then tokens); None: none
-    returned."""
+    """The median over the last attempts of the calls that returned (`last_of`), by
+    dollars, then tokens; None: none returned."""
     last_label: str | None
     """The last call the journal knows (where an open range says its knowledge ends)."""
     unreached: Spend | None = None
@@ -72,11 +83,36 @@ class CallCosts:
     unreached_from: str | None = None
     """That run's id."""
 
+    def last_of(self, key: str) -> tuple[Spend, bool]:
+        """What call ``key``'s last attempt spent (nothing for no call), and whether it
+        returned a result whose transcript says what it cost (a result whose transcript is
+        gone says nothing of its cost)."""
+        found = self.found.get(key)
+        if found is None:
+            call = self.calls.get(key)
+            spent = None if call is None else book_spend(call, self.book)
+            found = (NOTHING, False)  # no such call (any other the book does not price: found)
+            if call is not None and spent is not None:
+                found = (spent, returned(call, spent))
+            self.found[key] = found
+        return found
+
+    @cached_property
+    def last(self) -> dict[str, Spend]:
+        """By call key: what its last attempt spent."""
+        return {key: self.last_of(key)[0] for key in self.calls}
+
+    @cached_property
+    def returned(self) -> frozenset[str]:
+        """Keys of the calls whose last attempt returned a result (and whose transcript says
+        what it cost)."""
+        return frozenset(key for key in self.calls if self.last_of(key)[1])
+
     def of(self, key: str) -> Spend:
         """A call that runs live: its last attempt, if it returned; else no less than the
         median (None: nothing to go by)."""
-        own = self.last.get(key, NOTHING)
-        if key in self.returned or self.median is None:
+        own, whole = self.last_of(key)
+        if whole or self.median is None:
             return own
         return max(own, self.median, key=_weight)
 
@@ -92,7 +128,7 @@ def estimate(forecast: Forecast, costs: CallCosts) -> CostRange:
             low.append(spent)
             high.append(spent)
         elif call.fate is Fate.AT_RISK:
-            high.append(costs.last.get(call.key, NOTHING))
+            high.append(costs.last_of(call.key)[0])
     basis = ""
     if forecast.more_live:
         if forecast.unreached_calls is not None and costs.median is not None:
@@ -108,46 +144,62 @@ def estimate(forecast: Forecast, costs: CallCosts) -> CostRange:
     return CostRange(total(low), total(high), basis)
 
 
+def returned(call: Call, spent: Spend) -> bool:
+    """The call's last attempt returned its result, and ``spent``, what it cost, is not a
+    lower bound (a transcript of it is gone)."""
+    agents = call.agent_ids
+    return (
+        call.has_result
+        and bool(agents)
+        and call.result_agent_id == agents[-1]
+        and not spent.missing
+    )
+
+
+def book_spend(call: Call, book: Mapping[str, Spend]) -> Spend | None:
+    """What ``call``'s last attempt spent by ``book`` (a settled folder's transcripts' spends
+    by file name); None when it does not say."""
+    agents = call.agent_ids
+    agent = agents[-1] if agents else None
+    if type(agent) is not str:
+        return None
+    # As `agents_spend` adds it up: an id that is not one the CLI writes names no kept
+    # transcript (no valid id's file name is that of another id).
+    spent = book.get("agent-" + agent + ".jsonl")
+    if spent is None or not spent.unpriced_models:
+        return spent
+    return NOTHING + spent
+
+
 def call_costs(run: Run, spends: Spends | None = None) -> CallCosts:
     """What each call's last attempt spent, the median, and the last completed run of the
-    same script (`previous_completed`) for the calls not reached yet."""
+    same script (`previous_completed`) for the calls not reached yet: one pass over the
+    calls, which reads the transcripts the book does not price."""
     spends = spends or Spends()
     calls = run.fold.ordered_calls()
     folder = run.folder.path
-    kept = spends.settle(folder) if settled(run) else None
-    last: dict[str, Spend] = {}
-    returned: list[str] = []  # a result whose transcript is gone says nothing of its cost
-    book = kept or {}
+    book = (spends.settle(folder) if settled(run) else None) or {}
+    found: dict[str, tuple[Spend, bool]] = {}
+    done: list[Spend] = []  # the last attempts that returned, for their median
     for call in calls:
-        agents = call.agent_ids[-1:]
-        agent = agents[0] if agents else None
-        # As `agents_spend` adds it up: an id that is not one the CLI writes names no kept
-        # transcript (no valid id's file name is that of another id).
-        spent = book.get("agent-" + agent + ".jsonl") if type(agent) is str else None
+        spent = book_spend(call, book)
         if spent is None:
+            agents = call.agent_ids[-1:]
             spent = agents_spend(folder, agents, spends, call.returned_agent_ids)
-        elif spent.unpriced_models:
-            spent = NOTHING + spent
-        last[call.key] = spent
-        returned_whole = call.has_result and agent is not None and call.result_agent_id == agent
-        if returned_whole and not spent.missing:  # not `lower_bound`
-            returned.append(call.key)
-    found = previous_completed(run)
+            found[call.key] = (spent, returned(call, spent))
+        if returned(call, spent):
+            done.append(spent)
+    median = median_of(done)
     unreached = unreached_from = None
-    if found is not None:
-        folder, fold = found
+    previous = previous_completed(run)
+    if previous is not None:
+        folder, fold = previous
         known = {call.label for call in calls}
         others = [call for call in fold.ordered_calls() if call.label not in known]
         unreached = calls_spend(folder, others, spends).total
         unreached_from = os.path.basename(folder)
-    return CallCosts(
-        last,
-        frozenset(returned),
-        median_of([last[key] for key in returned]),
-        calls[-1].label if calls else None,
-        unreached,
-        unreached_from,
-    )
+    label = calls[-1].label if calls else None
+    return CallCosts(run.fold.calls, book, found, median, label, unreached, unreached_from)
 
 
 def median_of(done: list[Spend]) -> Spend | None:
