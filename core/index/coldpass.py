@@ -36,7 +36,7 @@ from wftop.core.index.rowfile import Naming, row_naming
 from wftop.core.index.supersede import find_superseded
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
 from wftop.core.read.discovery import RunFolder, run_folders_of
-from wftop.core.read.journal import JournalFold
+from wftop.core.read.journal import JournalFold, folding
 from wftop.core.read.jsonl import Problem
 from wftop.core.read.sessions import Owner, transcript_cwd
 from wftop.core.system.procs import ProcessTable
@@ -152,6 +152,7 @@ class ColdPass:
                 reader.count_spend = reader.count_spend and spend
                 if not packed and not for_rows:
                     reader.fold = JournalFold(packs=False)
+                    reader.tail.sink = folding(reader.fold, folder.journal)  # as it is read
                 alive = context.owner(folder).may_be_alive
                 reader.refresh(owner_alive=alive, listing=facts.scripts)
                 run = reader.run(context)

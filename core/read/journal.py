@@ -19,6 +19,7 @@ from typing import Any, Final, cast
 from wftop.core.read.foldcall import Call as Call
 from wftop.core.read.foldcall import CallState as CallState
 from wftop.core.read.foldcall import fold_records
+from wftop.core.read.jsonl import Sink
 from wftop.core.read.problem import Problem
 from wftop.core.read.shared import Chunks, FrozenTable, Prefix
 
@@ -53,6 +54,18 @@ def unknown_lines(path: str, records: list[tuple[int, dict[str, Any]]]) -> list[
         if why is not None:
             found.append(Problem(path, line, why))
     return found
+
+
+def folding(fold: JournalFold, path: str) -> Sink:
+    """A `JsonlTail.sink` that folds the records of ``path`` into ``fold`` as they are read,
+    and finds those of no type the CLI writes as a reader's read does (`unknown_lines`)."""
+
+    def take(records: list[tuple[int, dict[str, Any]]]) -> list[Problem]:
+        known = fold.known_lines
+        fold.feed_all(records)
+        return unknown_lines(path, records) if fold.known_lines - known != len(records) else []
+
+    return take
 
 
 @dataclass
