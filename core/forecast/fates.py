@@ -30,6 +30,10 @@ class Fate(StrEnum):
 REKEYED = "its prompt reads results of"
 """How the reason of a call re-keyed by a re-run result begins."""
 
+_VALUES = {fate: fate.value for fate in Fate}
+"""Each fate's value by fate: a dict look-up, where ``.value`` is a property of the enum
+(a plan's JSON writes 100,000 of them: 0.039 -> 0.027 s)."""
+
 LIVE_FATES = frozenset({Fate.LIVE_IN_FLIGHT, Fate.LIVE_ENDS_REUSE, Fate.RERUN, Fate.LIVE})
 """The fates of calls that will run (and be paid for) again."""
 
@@ -99,7 +103,7 @@ class Forecast:
     @cached_property
     def rerun(self) -> list[str]:
         """Live calls that already had a result: finished work done again."""
-        return [c.label for c in self.calls if c.had_result and c.fate in LIVE_FATES]
+        return _rerun(self.calls)
 
     def to_json(self, *, calls: bool = True) -> dict[str, Any]:
         """The ``--json`` shape; ``calls``: with the fate and reason of every call (a plan
@@ -125,7 +129,7 @@ class Forecast:
         }
         if calls:
             shape["calls"] = [
-                {"label": c.label, "fate": c.fate.value, "reason": c.reason} for c in self.calls
+                {"label": c.label, "fate": _VALUES[c.fate], "reason": c.reason} for c in self.calls
             ]
         return shape
 
@@ -167,6 +171,21 @@ def _by_fate(calls: tuple[CallFate, ...]) -> dict[Fate, list[str]]:
             labels = found[call.fate] = []
         labels.append(call.label)
     _sorted[:] = [(calls, found)]
+    return found
+
+
+_reruns: list[tuple[tuple[CallFate, ...], list[str]]] = []
+"""The labels of the last forecast's calls that re-run finished work (`_rerun`)."""
+
+
+def _rerun(calls: tuple[CallFate, ...]) -> list[str]:
+    """The labels of the calls of ``calls`` that had a result and run live, kept for the
+    last calls asked about (as `_by_fate` keeps its lists): a plan's forecasts of one
+    strategy each share their calls. Read them, never change them."""
+    if _reruns and _reruns[0][0] is calls:
+        return _reruns[0][1]
+    found = [call.label for call in calls if call.had_result and call.fate in LIVE_FATES]
+    _reruns[:] = [(calls, found)]
     return found
 
 

@@ -189,9 +189,8 @@ def _workflow_digest(folder: str, session_dir: str, run_id: str | None) -> tuple
     if _regular(journal) is None:
         return Digest.UNKNOWN, "no journal"
     fold = journal_fold(journal)
-    calls = fold.ordered_calls()
-    done = sum(1 for call in calls if call.state is CallState.DONE)
-    detail = f"{done} of {len(calls)} calls returned"
+    done = len(fold.calls_in(CallState.DONE))  # no enum looked up for each of 100,000 calls
+    detail = f"{done} of {len(fold.calls)} calls returned"
     if run_id and RUN_ID.fullmatch(run_id):
         snapshot, _ = read_snapshot(os.path.join(session_dir, "workflows", f"{run_id}.json"))
         if (
