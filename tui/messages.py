@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from wftop.core.resume.guard import Verdict
+if TYPE_CHECKING:  # the resume guard: imported with the plan screen, not before the list
+    from wftop.core.resume.guard import Verdict
 
 
 @dataclass

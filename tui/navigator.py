@@ -17,9 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from wftop.core.model import Run
 from wftop.core.read.discovery import run_ident
-from wftop.core.remote.fetch import JOURNAL, MAX_BYTES, Fetched, fetch_args, fetch_copy
-from wftop.core.remote.rows import run_of
-from wftop.core.resume.launcher import Strategy
 from wftop.core.row import RunRow
 from wftop.tui.messages import (
     AskBudget,
@@ -46,6 +43,7 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
 
+    from wftop.core.remote.fetch import Fetched
     from wftop.tui.work import Working
 
 
@@ -188,6 +186,7 @@ class Navigator:
 
             self.push(RemotePlanScreen(self.services, row))
             return
+        from wftop.core.resume.launcher import Strategy
         from wftop.tui.screens.plan import ResumePlanScreen
 
         strategy = Strategy.FRESH if message.fresh else None
@@ -245,6 +244,8 @@ class Navigator:
             return
         if self.refuse_remote(row, "The journal"):
             return
+        from wftop.core.remote.fetch import JOURNAL
+
         self.say(f"fetching the journal of {row.run_id} from {row.host} …", title=row.host)
         self.fetch(
             row,
@@ -301,6 +302,9 @@ class Navigator:
         hub, host = self.services.remote, row.host
         if hub is None or host is None:
             return
+        from wftop.core.remote.fetch import MAX_BYTES, fetch_args, fetch_copy
+        from wftop.core.remote.rows import run_of  # a remote run's: not before one is opened
+
         run = run_of(row)
         argv = hub.argv(host, fetch_args(run, name))
 

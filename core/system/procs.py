@@ -86,13 +86,19 @@ class PsutilTable:
     """
 
     def __init__(self, psutil_module: Any = None) -> None:
-        if psutil_module is None:
-            import psutil  # type: ignore[import-untyped,unused-ignore]  # untyped, and slow to load
-
-            psutil_module = psutil
-        self._ps: Any = psutil_module
+        self._module: Any = psutil_module  # None: psutil, imported when first read
         self._ticks = reproduces_proc_start()
         self._tick_rate = os.sysconf("SC_CLK_TCK") if self._ticks else 0
+
+    @property
+    def _ps(self) -> Any:
+        """psutil (untyped, and slow to load): imported when the table is first read, not
+        when it is made (a view makes one before its list is drawn and reads it later)."""
+        if self._module is None:
+            import psutil  # type: ignore[import-untyped,unused-ignore]
+
+            self._module = psutil
+        return self._module
 
     def sighting(self, pid: int) -> Sighting:
         ps = self._ps
