@@ -33,8 +33,9 @@ from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.usage import Spends
 from wftop.core.engine import holding
 from wftop.core.engine import protocol as wire
-from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, Held, first_rows
+from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, first_rows
 from wftop.core.engine.failing import failure_said, log_trace
+from wftop.core.engine.heldrow import Held
 from wftop.core.engine.holding import Gone, ProjectNames, held_of
 from wftop.core.engine.seeding import Late, cached_seeds, filled_rows, keep_late, kept_filled
 from wftop.core.engine.views import Subscriber, Views

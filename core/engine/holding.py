@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import orjson
 
-from wftop.core.engine.coldstart import Held, exact
+from wftop.core.engine.heldrow import Held, exact
 from wftop.core.index.projects import project_key, project_names
 from wftop.core.index.revive import GONE_SECONDS
 from wftop.core.model import Run

@@ -26,7 +26,8 @@ from typing import NamedTuple
 
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.usage import Spends
-from wftop.core.engine.coldstart import Held, Naming, held_read, kept_folder, printed
+from wftop.core.engine.coldstart import kept_folder
+from wftop.core.engine.heldrow import Held, Naming, held_read, printed
 from wftop.core.engine.holding import ProjectNames
 from wftop.core.index.cachefile import Key, ended, settled
 from wftop.core.index.coldpass import ColdPass, paused_gc
@@ -55,7 +56,7 @@ class Filled(NamedTuple):
 
     item: bytes
     held: tuple[bytes, str, Naming]
-    """The row on one line, its ident and naming (`wftop.core.engine.coldstart.Held`):
+    """The row on one line, its ident and naming (`wftop.core.engine.heldrow.Held`):
     the engine decodes nothing."""
     problems: int
     last_activity: float | None

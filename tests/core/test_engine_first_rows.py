@@ -20,7 +20,7 @@ import orjson
 from tests.core.test_engine import View, cold_rows, running, until
 from tests.corpus import copy_tree, only_journal
 from tests.memory_kit import held
-from wftop.core.engine import coldstart
+from wftop.core.engine import coldstart, heldrow
 from wftop.core.engine import protocol as wire
 from wftop.core.index import rowcache
 from wftop.core.index.coldpass import ColdPass
@@ -41,6 +41,7 @@ def count_decoding(monkeypatch: Any) -> list[object]:
             return RunRow.from_json(data, host=host)
 
     monkeypatch.setattr(coldstart, "RunRow", Counted)
+    monkeypatch.setattr(heldrow, "RunRow", Counted)
     return decoded
 
 
@@ -301,6 +302,7 @@ async def test_kept_rows_go_out_unparsed_and_are_held_on_their_least_line(tmp_pa
             return orjson.loads(data)
 
     monkeypatch.setattr(coldstart, "orjson", Counted)
+    monkeypatch.setattr(heldrow, "orjson", Counted)
     view = Counting(parsed)  # how many were parsed by the last of the first rows
     async with running(roots, cache=cache) as engine:
         engine.subscribe(view)

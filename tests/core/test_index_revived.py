@@ -17,7 +17,7 @@ import pytest
 from tests.core import test_seeded_index as seeded
 from tests.core.test_engine import View, running, until
 from tests.corpus import only_journal
-from wftop.core.engine.coldstart import Held
+from wftop.core.engine.heldrow import Held
 from wftop.core.engine.holding import Gone
 from wftop.core.index.live import LiveIndex
 from wftop.core.index.revive import GONE_SECONDS

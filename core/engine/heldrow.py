@@ -1,0 +1,103 @@
+"""A run as the engine holds it (`Held`): its row printed on one line, ready to send, with
+what naming its project needs, the row itself decoded only when first asked for; and how a
+row read in a forked worker becomes one without being decoded where it is held (`printed`
+in the worker, `held_read` in the engine).
+"""
+
+from __future__ import annotations
+
+from sys import intern
+
+import orjson
+
+from wftop.core.engine.protocol import one_line
+from wftop.core.read.discovery import run_ident
+from wftop.core.row import RowError, RunRow
+from wftop.core.text.redact import Redactor
+
+Naming = tuple[str | None, str, str]
+"""What naming a row's project needs of it: its ``cwd``, ``project`` and ``project_name``."""
+
+
+class Held:
+    """A run as the engine holds it: the row printed on one line, ready to send, with what
+    naming its project needs (its ``cwd``, ``project`` and ``project_name``), and the row
+    itself (for its counts and what a change set compares), read from the line when first
+    asked for where it was not given: a cached row goes out before it is decoded."""
+
+    __slots__ = ("_row", "cwd", "ident", "line", "project", "project_name")
+
+    def __init__(
+        self,
+        row: RunRow | None,
+        line: bytes,
+        *,
+        ident: str = "",
+        naming: Naming = (None, "", ""),
+    ) -> None:
+        self._row = row
+        self.line = line
+        if row is not None:
+            self.ident = row.ident
+            self.cwd, self.project, self.project_name = row.cwd, row.project, row.project_name
+        else:
+            self.ident = ident
+            self.cwd, self.project, self.project_name = naming
+
+    @property
+    def row(self) -> RunRow:
+        """The row (`RowError` when the line held is not one), kept once decoded."""
+        if self._row is None:
+            self._row = decoded(self.line)
+        return self._row
+
+    def peek(self) -> RunRow:
+        """The row, as `row`, but not kept when it was not (a comparison's: 20,000 rows
+        decoded and kept were 30 MB, where their lines are 27)."""
+        return self._row if self._row is not None else decoded(self.line)
+
+
+def decoded(line: bytes) -> RunRow:
+    """The row a line holds (`RowError` when it is not one)."""
+    try:
+        data = orjson.loads(line)
+    except orjson.JSONDecodeError as error:
+        raise RowError(f"row: not JSON ({error})") from None
+    return RunRow.from_json(data)
+
+
+def held(item: bytes) -> Held:
+    """The held form of a printed row (`RowError` when it is not a row)."""
+    line = one_line(item.strip())
+    try:
+        data = orjson.loads(line)
+    except orjson.JSONDecodeError as error:
+        raise RowError(f"row: not JSON ({error})") from None
+    return Held(RunRow.from_json(data), line)
+
+
+def printed(
+    row: RunRow, redactor: Redactor, *, keep: bool
+) -> tuple[bytes, tuple[bytes, str, Naming]]:
+    """A row read in a worker as ``ls --json`` prints it (``keep``: for the cache, else
+    empty), and on one line with what `Held` needs, read from what was printed (names
+    masked), so that the process that takes it decodes nothing."""
+    item = row.printed(redactor)
+    data = orjson.loads(item)
+    ident = run_ident(data["root"], data["session_id"], data["run_id"])
+    naming = (data.get("cwd"), data["project"], data.get("project_name", ""))
+    return item if keep else b"", (exact(orjson.dumps(data)), ident, naming)
+
+
+def held_read(read: tuple[bytes, str, Naming]) -> Held:
+    """The held form of a row a worker `printed`, nothing decoded (its ident and names
+    interned: every table of the engine keys the run by the same ident)."""
+    line, ident, (cwd, project, name) = read
+    naming = (None if cwd is None else intern(cwd), intern(project), intern(name))
+    return Held(None, line, ident=intern(ident), naming=naming)
+
+
+def exact(line: bytes) -> bytes:
+    """A copy of ``line`` of its own size: the bytes ``orjson.dumps`` makes keep 16 KB of
+    room behind a 1 KB row (a warm start's 20,000 held rows took 300 MB so)."""
+    return bytes(memoryview(line))
