@@ -5,18 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from wftop.core.cost.tokens import Spend
-from wftop.core.read.discovery import RunFolder, run_ident, short_project
-from wftop.core.read.failures import Failure
-from wftop.core.read.journal import Call, CallState, JournalFold
-from wftop.core.read.jsonl import Problem
-from wftop.core.read.sessions import Owner
-from wftop.core.read.snapshot import Snapshot
+from wftop.core.read.discovery import run_ident, short_project
 from wftop.core.stall import DEFAULT_STALL_WINDOW as DEFAULT_STALL_WINDOW  # where it was
+
+if TYPE_CHECKING:  # what a run holds, for types alone: a view's rows need none of it
+    from wftop.core.cost.tokens import Spend
+    from wftop.core.read.discovery import RunFolder
+    from wftop.core.read.failures import Failure
+    from wftop.core.read.journal import Call, JournalFold
+    from wftop.core.read.jsonl import Problem
+    from wftop.core.read.sessions import Owner
+    from wftop.core.read.snapshot import Snapshot
 
 
 class Status(StrEnum):
@@ -217,6 +220,8 @@ class Run:
     def open_calls(self) -> list[Call]:
         """Calls whose latest attempt has neither result nor failure: ``running`` while the
         run may go on, ``dead`` once nothing will finish them (`wftop.core.calls`)."""
+        from wftop.core.read.journal import CallState
+
         failed = {failure.key for failure in self.failures}
         return [call for call in self.fold.calls_in(CallState.IN_FLIGHT) if call.key not in failed]
 

@@ -23,12 +23,10 @@ from dataclasses import dataclass, field, fields
 from itertools import repeat
 from operator import call
 from sys import intern
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from wftop.core.cost.runs import run_spend
 from wftop.core.cost.tokens import NO_TOKENS, NOTHING, Tokens
-from wftop.core.cost.usage import Spends
-from wftop.core.model import ENDED, Run, Status, iso_utc, json_safe_dict, status_word
+from wftop.core.model import ENDED, Status, iso_utc, json_safe_dict, status_word
 from wftop.core.read.discovery import run_ident
 from wftop.core.read.errors import Cause
 from wftop.core.read.sessions import Liveness
@@ -57,6 +55,10 @@ from wftop.core.rowwire import RowError as RowError
 from wftop.core.rowwire import Tally as Tally
 from wftop.core.text.jsonout import dumps_masked
 from wftop.core.text.redact import Redactor
+
+if TYPE_CHECKING:  # a view reads rows: what reads a run's spend is the engine's
+    from wftop.core.cost.usage import Spends
+    from wftop.core.model import Run
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,8 +171,12 @@ class RunRow:
         folder, fold = run.folder, run.fold
         if pending:
             spent = NOTHING
+        elif run.spend is not None:
+            spent = run.spend
         else:
-            spent = run.spend if run.spend is not None else run_spend(run, spends).total
+            from wftop.core.cost.runs import run_spend  # its transcripts' reader with it
+
+            spent = run_spend(run, spends).total
         flight = tuple(call.label for call in run.in_flight_calls)
         dead = run.status is Status.DEAD
         return cls(

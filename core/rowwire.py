@@ -14,8 +14,8 @@ from typing import Any, NamedTuple
 from wftop.core.cost.tokens import TOKEN_FIELDS, Tokens
 from wftop.core.model import Status, iso_utc
 from wftop.core.read.errors import Cause
+from wftop.core.read.isotime import parse_iso_time
 from wftop.core.read.sessions import Liveness
-from wftop.core.read.snapshot import parse_iso_time
 
 
 class RowError(ValueError):

@@ -123,7 +123,7 @@ class WftopApp(TellApp):
         self.store = Store(self, self._next_frame, give_back=self._give_back_memory)
         self.store.missing = absent(self.roots)  # before the loop runs: no wait on it
         self.root_look = RootLook(self, self.store, self.roots)
-        from wftop.core.resume.store import state_dir
+        from wftop.core.system.statedir import state_dir
 
         self.notices = Notices(now(), None if read_only else state_dir())
         reason = ""

@@ -1,7 +1,7 @@
 """The TUI's log: every failure of background work, with its traceback, in the state dir.
 
 A toast says what failed in one line and goes; the log keeps it (``tui.log`` in the state
-dir, `wftop.core.resume.store.state_dir`: ``$WFTOP_STATE_DIR``, else the user's state dir).
+dir, `wftop.core.system.statedir.state_dir`: ``$WFTOP_STATE_DIR``, else the user's state dir).
 The file is started again when it grows past `MAX_BYTES`. A log that cannot be written costs
 nothing but the log: the toast still says what failed.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import time
 
-from wftop.core.resume.store import state_dir
+from wftop.core.system.statedir import state_dir
 from wftop.core.text.redact import redact
 
 MAX_BYTES = 1 << 20

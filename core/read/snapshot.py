@@ -10,11 +10,11 @@ import os
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from functools import cached_property
 from typing import Any, Final
 
 from wftop.core.read.deepjson import dumps
+from wftop.core.read.isotime import parse_iso_time as parse_iso_time  # where it was
 from wftop.core.read.jsonl import Problem
 from wftop.core.read.jsonline import UnreadableLine, parse_line
 
@@ -166,15 +166,6 @@ def agent_items(data: dict[str, Any]) -> tuple[dict[str, Any], ...]:
         for item in (progress if type(progress) is list else ())
         if type(item) is dict and item.get("type") == "workflow_agent"
     )
-
-
-def parse_iso_time(value: object) -> float | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def read_snapshot(path: str) -> tuple[Snapshot | None, Problem | None]:

@@ -1,7 +1,10 @@
-"""What the TUI has imported when its list is first drawn, started as the command starts it
+"""What the TUI has imported when every run is known, started as the command starts it
 (`wftop.tui.start.make_app`, the shared engine): not the resume guard or launcher (a plan's
-key), the fetch of a remote run's files (a remote run opened) or psutil (the process table,
-read when a run is), none of which drawing the list needs."""
+key), the fetch of a remote run's files (a remote run opened), psutil (the process table,
+read when a run is), or what reads a run's journal, snapshot, failures and spend (its
+engine reads them; a view reads rows), none of which drawing the list needs. Looked at as
+the store applies the change that says every run is known: before anything the list's
+first frame starts (the run screen readied a second later imports the readers)."""
 
 from __future__ import annotations
 
@@ -16,6 +19,10 @@ LATER = (
     "wftop.core.remote.fetch",
     "wftop.core.remote.rows",
     "psutil",
+    "wftop.core.cost.runs",
+    "wftop.core.read.failures",
+    "wftop.core.read.journal",
+    "wftop.core.read.snapshot",
 )
 
 LISTED = rf"""
@@ -25,13 +32,24 @@ from wftop.core.config import Config
 from wftop.tui.start import make_app
 
 app = make_app([sys.argv[1]], config=Config(bell=False, notify=False, default_root=False))
+apply, found = app.store.apply, []
+
+
+def applied():
+    change = apply()
+    if not found and app.store.progress.loaded and app.store.rows:
+        found.append([name for name in {LATER!r} if name in sys.modules])
+    return change
+
+
+app.store.apply = applied
 
 
 async def main():
     async with app.run_test(size=(100, 30)):
-        while not (app.store.progress.loaded and app.store.rows):
+        while not found:
             await asyncio.sleep(0.005)
-        print(json.dumps([name for name in {LATER!r} if name in sys.modules]))
+        print(json.dumps(found[0]))
 
 
 asyncio.run(main())
