@@ -17,7 +17,6 @@ import os
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
 
 from wftop.core.cost.prices import price
 from wftop.core.cost.runs import agents_spend, calls_spend
@@ -62,8 +61,8 @@ class CallCosts:
     A call whose transcript's spend the book holds is priced when first asked for
     (`last_of`, a look-up in ``book``): a forecast prices its live and at-risk calls one
     by one, and the median only the calls that returned, so a plan of 100,000 cached calls
-    makes no table of them all (`last` and `returned` are made when read). Any other call
-    was priced as they were made (``found``): no look-up after it reads a file."""
+    makes no table of them all. Any other call was priced as they were made (``found``):
+    no look-up after it reads a file."""
 
     calls: Mapping[str, Call]
     """The run's calls by key."""
@@ -96,17 +95,6 @@ class CallCosts:
                 found = (spent, returned(call, spent))
             self.found[key] = found
         return found
-
-    @cached_property
-    def last(self) -> dict[str, Spend]:
-        """By call key: what its last attempt spent."""
-        return {key: self.last_of(key)[0] for key in self.calls}
-
-    @cached_property
-    def returned(self) -> frozenset[str]:
-        """Keys of the calls whose last attempt returned a result (and whose transcript says
-        what it cost)."""
-        return frozenset(key for key in self.calls if self.last_of(key)[1])
 
     def of(self, key: str) -> Spend:
         """A call that runs live: its last attempt, if it returned; else no less than the

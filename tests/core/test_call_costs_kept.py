@@ -86,11 +86,11 @@ def test_cached_calls_are_priced_when_asked_with_no_table_kept(monkeypatch: Any)
     assert read == [calls[3].agent_ids]  # the one the book does not price: read now
     assert costs.median is CHEAP
     assert costs.of(calls[7].key) is DEAR
-    assert costs.of(calls[3].key) is DEAR and calls[3].key in costs.returned
+    assert costs.of(calls[3].key) is DEAR and costs.last_of(calls[3].key)[1]
     in_flight = calls[-1].key
     assert costs.of(in_flight) is CHEAP  # no less than the median
     assert costs.last_of(in_flight) == (REJECTED, False)
     assert costs.last_of("v2:no-such-call") == (NOTHING, False)
-    assert len(costs.returned) == CALLS and in_flight not in costs.returned
-    assert len(costs.last) == CALLS + 1
+    asked = [costs.last_of(call.key) for call in calls]
+    assert sum(whole for _spent, whole in asked) == CALLS and not asked[-1][1]
     assert read == [calls[3].agent_ids]  # and never again

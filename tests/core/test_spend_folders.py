@@ -16,6 +16,7 @@ import pytest
 from tests.corpus import copy_tree, only_journal
 from wftop.core.cost import usage as usage_module
 from wftop.core.cost.spendbook import SETTLE_S, SpendBook
+from wftop.core.cost.tokens import Spend
 from wftop.core.cost.usage import Spends
 from wftop.core.forecast.costs import CallCosts, call_costs
 from wftop.core.index.coldpass import scan_roots
@@ -70,8 +71,13 @@ class Looks:
         return taken
 
 
+def last_spends(costs: CallCosts) -> dict[str, Spend]:
+    """By call key: what its last attempt spent."""
+    return {key: costs.last_of(key)[0] for key in costs.calls}
+
+
 def output_of(costs: CallCosts) -> dict[str, int]:
-    return {key: spend.tokens.output for key, spend in costs.last.items()}
+    return {key: spend.tokens.output for key, spend in last_spends(costs).items()}
 
 
 def a_priced_transcript(folder: Path) -> tuple[str, Path]:
@@ -115,7 +121,7 @@ def test_a_settled_runs_plan_takes_its_transcripts_from_the_book_with_no_stat_of
     assert any(output_of(first).values())
     again = costs_of(run, state)
     assert looks.taken() == []
-    assert again.last == first.last
+    assert last_spends(again) == last_spends(first)
 
 
 def test_a_transcript_replaced_in_a_settled_runs_folder_is_read_again(
@@ -126,14 +132,14 @@ def test_a_transcript_replaced_in_a_settled_runs_folder_is_read_again(
     run = the_run(copy_tree("killed", tmp_path))
     state = tmp_path / "state"
     key, path = a_priced_transcript(Path(run.folder.path))
-    before = costs_of(run, state).last[key].tokens.output
+    before = costs_of(run, state).last_of(key)[0].tokens.output
     replacement = path.with_name("replacement.tmp")
     replacement.write_bytes(more_output(path, 1000))
     os.replace(replacement, path)
     looks = Looks(monkeypatch)
-    assert costs_of(run, state).last[key].tokens.output == before + 1000
+    assert costs_of(run, state).last_of(key)[0].tokens.output == before + 1000
     assert looks.taken()
-    assert costs_of(run, state).last[key].tokens.output == before + 1000
+    assert costs_of(run, state).last_of(key)[0].tokens.output == before + 1000
     assert looks.taken() == []
 
 
@@ -143,12 +149,12 @@ def test_a_transcript_removed_from_a_settled_runs_folder_counts_as_missing(
     run = the_run(copy_tree("killed", tmp_path))
     state = tmp_path / "state"
     key, path = a_priced_transcript(Path(run.folder.path))
-    assert not costs_of(run, state).last[key].lower_bound
+    assert not costs_of(run, state).last_of(key)[0].lower_bound
     path.unlink()
     looks = Looks(monkeypatch)
-    assert costs_of(run, state).last[key].lower_bound
+    assert costs_of(run, state).last_of(key)[0].lower_bound
     assert len(looks.taken()) >= 4
-    assert costs_of(run, state).last[key].lower_bound
+    assert costs_of(run, state).last_of(key)[0].lower_bound
     assert {os.path.basename(seen) for seen in looks.taken()} == {path.name}
 
 
@@ -160,7 +166,7 @@ def test_a_run_whose_owner_may_be_alive_has_each_transcript_looked_at(
     run = the_run(copy_tree("killed", tmp_path))
     state = tmp_path / "state"
     key, path = a_priced_transcript(Path(run.folder.path))
-    before = costs_of(run, state).last[key].tokens.output
+    before = costs_of(run, state).last_of(key)[0].tokens.output
     looks = Looks(monkeypatch)
     costs_of(run, state)
     assert looks.taken() == []
@@ -169,7 +175,7 @@ def test_a_run_whose_owner_may_be_alive_has_each_transcript_looked_at(
         grown.write(more_output(path, 1000)[path.stat().st_size :])
     os.utime(run.folder.path, ns=(folder.st_atime_ns, folder.st_mtime_ns))
     alive = dataclasses.replace(run, owner=Owner(Liveness.ALIVE))
-    assert costs_of(alive, state).last[key].tokens.output == before + 1000
+    assert costs_of(alive, state).last_of(key)[0].tokens.output == before + 1000
     assert str(path) in looks.taken()
 
 

@@ -12,7 +12,14 @@ from typing import Any
 
 import pytest
 
-from tests.core.test_spend_folders import NOW, Looks, a_priced_transcript, costs_of, the_run
+from tests.core.test_spend_folders import (
+    NOW,
+    Looks,
+    a_priced_transcript,
+    costs_of,
+    last_spends,
+    the_run,
+)
 from tests.corpus import copy_tree, only_journal
 from wftop.core.cost import spendbook as spendbook_module
 from wftop.core.cost.spendbook import SpendBook
@@ -50,8 +57,8 @@ def test_a_listing_of_a_settled_run_spares_its_first_plan_a_stat_of_each_transcr
     looks = Looks(monkeypatch)
     first = costs_of(run, state)
     assert looks.taken() == []
-    assert first.last == alone.last
-    assert any(spend.tokens.output for spend in first.last.values())
+    assert last_spends(first) == last_spends(alone)
+    assert any(spend.tokens.output for spend in last_spends(first).values())
     mortal = tmp_path / "alive"  # the same run, its owner maybe alive as it was listed
     listed(root, mortal, alive=True)
     costs_of(run, mortal)
