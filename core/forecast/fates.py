@@ -174,6 +174,13 @@ def _by_fate(calls: tuple[CallFate, ...]) -> dict[Fate, list[str]]:
     return found
 
 
+def seed_by_fate(calls: tuple[CallFate, ...], by_fate: dict[Fate, list[str]]) -> None:
+    """Keep ``by_fate`` as the labels of ``calls`` by fate (`_by_fate`'s lists, made by
+    whoever made the calls: the forecast's walk), each fate with a label present and its
+    labels in the order of ``calls``."""
+    _sorted[:] = [(calls, by_fate)]
+
+
 _reruns: list[tuple[tuple[CallFate, ...], list[str]]] = []
 """The labels of the last forecast's calls that re-run finished work (`_rerun`)."""
 

@@ -22,7 +22,14 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
-from wftop.core.forecast.fates import LIVE_FATES, REKEYED, CallFate, Fate, Forecast
+from wftop.core.forecast.fates import (
+    LIVE_FATES,
+    REKEYED,
+    CallFate,
+    Fate,
+    Forecast,
+    seed_by_fate,
+)
 from wftop.core.forecast.inputs import ForecastInput, leaves_of
 from wftop.core.forecast.keyorder import (
     Span,
@@ -50,9 +57,9 @@ def predict(facts: ForecastInput, strategy: str) -> Forecast:
     """Walk the calls in keying order the way the CLI's cache does, then put every call the
     journal cannot be sure of at risk (never ``cached``)."""
     spans = facts.spans or journal_spans(facts.damaged or facts.fold)
-    fates, misses, late, first_miss = _walk(facts, spans)
+    fates, misses, late, first_miss, by_fate = _walk(facts, spans)
     quiet = _quiet_failures(facts)
-    fates = _doubt(fates, misses, late, quiet, facts, spans)
+    fates, by_fate = _doubt(fates, by_fate, misses, late, quiet, facts, spans)
     failed_state = CallState.FAILED
     failed = any(call.state is failed_state for call in facts.order)
     more_live = (
@@ -75,9 +82,11 @@ def predict(facts: ForecastInput, strategy: str) -> Forecast:
     spent = [facts.tokens_of(key) for key in wasted]
     known = [tokens for tokens in spent if tokens is not None]
     rerun_tokens = sum(known) if wasted and len(known) == len(wasted) else None
+    calls = tuple(fates)
+    seed_by_fate(calls, by_fate)
     return Forecast(
         strategy=strategy,
-        calls=tuple(fates),
+        calls=calls,
         more_live=more_live,
         first_miss=first_miss,
         rerun_tokens=rerun_tokens,
@@ -88,12 +97,16 @@ def predict(facts: ForecastInput, strategy: str) -> Forecast:
 
 def _walk(
     facts: ForecastInput, spans: Mapping[str, Span]
-) -> tuple[list[CallFate], list[str], set[str], str | None]:
+) -> tuple[list[CallFate], list[str], set[str], str | None, dict[Fate, list[str]]]:
     """The CLI's walk in the given order: fates, the calls that end reuse themselves (in
-    order), those of them re-keyed by a re-run result, and the first of them."""
+    order), those of them re-keyed by a re-run result, the first of them, and the labels
+    by fate (as `wftop.core.forecast.fates.seed_by_fate` takes them: a plan asks for them,
+    and a pass over 100,000 fates made them again)."""
     sticky = False
     first_miss: str | None = None
     fates: list[CallFate] = []
+    cached_labels: list[str] = []
+    by_fate: dict[Fate, list[str]] = {}
     misses: list[str] = []
     late: set[str] = set()
     rerunning = Rerunning(spans)
@@ -107,6 +120,7 @@ def _walk(
         had = call.has_result
         if had and reason is None and not sticky:
             fates.append(CallFate(call.label, call.key, cached, "result in the journal", had))
+            cached_labels.append(call.label)
             continue
         rerunning.add(call)
         busy = True
@@ -118,15 +132,19 @@ def _walk(
             late.add(call.key)
         if sticky:
             fate = Fate.RERUN if had else Fate.LIVE
-            fates.append(CallFate(call.label, call.key, fate, f"after {first_miss}", had))
+            made = CallFate(call.label, call.key, fate, f"after {first_miss}", had)
         elif in_flight:
             why = "in flight when it stopped"
-            fates.append(CallFate(call.label, call.key, Fate.LIVE_IN_FLIGHT, why, had))
+            made = CallFate(call.label, call.key, Fate.LIVE_IN_FLIGHT, why, had)
         else:
             sticky, first_miss = True, call.label
             why = reason or ("failed" if call.failed else "demoted by a newer attempt")
-            fates.append(CallFate(call.label, call.key, Fate.LIVE_ENDS_REUSE, why, had))
-    return fates, misses, late, first_miss
+            made = CallFate(call.label, call.key, Fate.LIVE_ENDS_REUSE, why, had)
+        fates.append(made)
+        by_fate.setdefault(made.fate, []).append(made.label)
+    if cached_labels:
+        by_fate[cached] = cached_labels
+    return fates, misses, late, first_miss, by_fate
 
 
 def _quiet_failures(facts: ForecastInput) -> list[str]:
@@ -146,15 +164,17 @@ def _quiet_failures(facts: ForecastInput) -> list[str]:
 
 def _doubt(
     fates: list[CallFate],
+    by_fate: dict[Fate, list[str]],
     misses: list[str],
     late: set[str],
     quiet: list[str],
     facts: ForecastInput,
     spans: Mapping[str, Span],
-) -> list[CallFate]:
-    """Put at risk each walked fate of a call with a result that the timeline cannot back."""
+) -> tuple[list[CallFate], dict[Fate, list[str]]]:
+    """Put at risk each walked fate of a call with a result that the timeline cannot back;
+    with the labels by fate (``by_fate``, the walk's) of the fates returned."""
     if not misses and not quiet:
-        return fates  # nothing ends reuse, so nothing re-runs after it either (`doubts`)
+        return fates, by_fate  # nothing ends reuse, so nothing re-runs after it (`doubts`)
     sure = [fate for fate in fates if fate.had_result and fate.key not in misses]
     reasons = doubts(
         spans,
@@ -166,10 +186,16 @@ def _doubt(
         quiet=quiet,
         live=[fate.key for fate in fates if fate.fate is not Fate.CACHED],
     )
-    return [
-        replace(fate, fate=Fate.AT_RISK, reason=reasons[fate.key]) if fate.key in reasons else fate
-        for fate in fates
-    ]
+    if not reasons:
+        return fates, by_fate
+    doubted: list[CallFate] = []
+    by_fate = {}
+    for fate in fates:
+        if fate.key in reasons:
+            fate = replace(fate, fate=Fate.AT_RISK, reason=reasons[fate.key])
+        doubted.append(fate)
+        by_fate.setdefault(fate.fate, []).append(fate.label)
+    return doubted, by_fate
 
 
 class Rerunning:
