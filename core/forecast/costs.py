@@ -169,13 +169,17 @@ def call_costs(run: Run, spends: Spends | None = None) -> CallCosts:
     book = (spends.settle(folder) if settled(run) else None) or {}
     found: dict[str, tuple[Spend, bool]] = {}
     done: list[Spend] = []  # the last attempts that returned, for their median
-    for call in calls:
-        spent = book_spend(call, book)
+    get = book.get
+    for call in calls:  # `book_spend` and `returned` of each call, with no call of either
+        agents = call.agent_ids
+        agent = agents[-1] if agents else None
+        spent = get("agent-" + agent + ".jsonl") if type(agent) is str else None
         if spent is None:
-            agents = call.agent_ids[-1:]
-            spent = agents_spend(folder, agents, spends, call.returned_agent_ids)
+            spent = agents_spend(folder, agents[-1:], spends, call.returned_agent_ids)
             found[call.key] = (spent, returned(call, spent))
-        if returned(call, spent):
+        elif spent.unpriced_models:
+            spent = NOTHING + spent
+        if call.has_result and agents and call.result_agent_id == agent and not spent.missing:
             done.append(spent)
     median = median_of(done)
     unreached = unreached_from = None
