@@ -24,7 +24,7 @@ from wftop.core.cost.tokens import NOTHING, Spend, Tokens, total
 from wftop.core.cost.usage import Spends
 from wftop.core.forecast.cachewarm import TTL_1H, last_response
 from wftop.core.forecast.costrange import CostRange
-from wftop.core.forecast.fates import LIVE_FATES, Fate, Forecast
+from wftop.core.forecast.fates import LIVE_FATES, Fate, Forecast, uncached
 from wftop.core.index.cachefile import settled
 from wftop.core.model import Run
 from wftop.core.read.foldcall import Call
@@ -110,7 +110,7 @@ def estimate(forecast: Forecast, costs: CallCosts) -> CostRange:
     not reached yet where the rehearsal or an earlier run says how many or what they cost."""
     low: list[Spend] = []
     high: list[Spend] = []
-    for call in forecast.calls:
+    for call in uncached(forecast.calls):  # a call from cache costs nothing
         if call.fate in LIVE_FATES:
             spent = costs.of(call.key)
             low.append(spent)

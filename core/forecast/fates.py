@@ -79,7 +79,8 @@ class Forecast:
     def labels(self, *fates: Fate) -> list[str]:
         if len(fates) == 1:
             return list(_by_fate(self.calls).get(fates[0], ()))
-        return [call.label for call in self.calls if call.fate in fates]
+        among = self.calls if Fate.CACHED in fates else uncached(self.calls)
+        return [call.label for call in among if call.fate in fates]
 
     # Each list is made once per forecast (its calls never change): a plan asks for them
     # a dozen times, and a forecast can hold 100,000 calls. Read them, never change them.
@@ -115,7 +116,9 @@ class Forecast:
             "cached": self.cached,
             "live": self.live,
             "at_risk": [
-                {"label": c.label, "reason": c.reason} for c in self.calls if c.fate is Fate.AT_RISK
+                {"label": c.label, "reason": c.reason}
+                for c in uncached(self.calls)
+                if c.fate is Fate.AT_RISK
             ]
             if self.at_risk
             else [],
@@ -154,45 +157,83 @@ class Forecast:
         return f"{text}, {_span(len(self.cached), risky)} from cache"
 
 
-_sorted: list[tuple[tuple[CallFate, ...], dict[Fate, list[str]]]] = []
-"""The calls of the last forecast sorted by fate (`_by_fate`), with those calls."""
+class _Lists:
+    """What is made of one tuple of calls (`_lists`): its labels by fate, the fates of
+    the calls that do not come from cache and the labels of its re-runs of finished work,
+    each made when first asked for (or handed over by the walk that made the calls)."""
+
+    __slots__ = ("calls", "by_fate", "uncached", "rerun")
+
+    def __init__(self, calls: tuple[CallFate, ...]) -> None:
+        self.calls = calls
+        self.by_fate: dict[Fate, list[str]] | None = None
+        self.uncached: list[CallFate] | None = None
+        self.rerun: list[str] | None = None
+
+
+_last: list[_Lists] = []
+"""The lists of the last two tuples of calls asked about, the latest first."""
+
+
+def _lists(calls: tuple[CallFate, ...]) -> _Lists:
+    """The lists of ``calls``, kept for the last two tuples asked about: a plan's forecasts
+    share one tuple of 100,000 calls (two where the heal drops lines), and each asks for
+    its cached, live and at-risk labels, its re-runs and its calls to price."""
+    for at, lists in enumerate(_last):
+        if lists.calls is calls:
+            if at:
+                _last[:] = [lists, _last[0]]
+            return lists
+    made = _Lists(calls)
+    _last[:] = [made, *_last[:1]]
+    return made
 
 
 def _by_fate(calls: tuple[CallFate, ...]) -> dict[Fate, list[str]]:
-    """The labels of ``calls`` by fate, in order, made in one pass and kept for the last
-    calls asked about: a plan's three forecasts share one tuple of 100,000 calls, and each
-    asks for its cached, live and at-risk labels. Read them, never change them."""
-    if _sorted and _sorted[0][0] is calls:
-        return _sorted[0][1]
-    found: dict[Fate, list[str]] = {}
-    for call in calls:
-        labels = found.get(call.fate)
-        if labels is None:
-            labels = found[call.fate] = []
-        labels.append(call.label)
-    _sorted[:] = [(calls, found)]
+    """The labels of ``calls`` by fate, in order, made in one pass (`_lists`). Read them,
+    never change them."""
+    lists = _lists(calls)
+    found = lists.by_fate
+    if found is None:
+        found = lists.by_fate = {}
+        for call in calls:
+            labels = found.get(call.fate)
+            if labels is None:
+                labels = found[call.fate] = []
+            labels.append(call.label)
     return found
 
 
-def seed_by_fate(calls: tuple[CallFate, ...], by_fate: dict[Fate, list[str]]) -> None:
-    """Keep ``by_fate`` as the labels of ``calls`` by fate (`_by_fate`'s lists, made by
-    whoever made the calls: the forecast's walk), each fate with a label present and its
-    labels in the order of ``calls``."""
-    _sorted[:] = [(calls, by_fate)]
+def uncached(calls: tuple[CallFate, ...]) -> list[CallFate]:
+    """The fates of ``calls`` that are not `Fate.CACHED`, in order (`_lists`): what a
+    forecast prices, and where its re-runs are. Read them, never change them."""
+    lists = _lists(calls)
+    found = lists.uncached
+    if found is None:
+        cached = Fate.CACHED
+        found = lists.uncached = [call for call in calls if call.fate is not cached]
+    return found
 
 
-_reruns: list[tuple[tuple[CallFate, ...], list[str]]] = []
-"""The labels of the last forecast's calls that re-run finished work (`_rerun`)."""
+def seed_lists(
+    calls: tuple[CallFate, ...], by_fate: dict[Fate, list[str]], others: list[CallFate]
+) -> None:
+    """Keep ``by_fate`` as the labels of ``calls`` by fate (each fate with a label present,
+    its labels in the order of ``calls``) and ``others`` as their `uncached` fates: made by
+    whoever made the calls (the forecast's walk), not by another pass over them."""
+    lists = _lists(calls)
+    lists.by_fate, lists.uncached = by_fate, others
 
 
 def _rerun(calls: tuple[CallFate, ...]) -> list[str]:
-    """The labels of the calls of ``calls`` that had a result and run live, kept for the
-    last calls asked about (as `_by_fate` keeps its lists): a plan's forecasts of one
-    strategy each share their calls. Read them, never change them."""
-    if _reruns and _reruns[0][0] is calls:
-        return _reruns[0][1]
-    found = [call.label for call in calls if call.had_result and call.fate in LIVE_FATES]
-    _reruns[:] = [(calls, found)]
+    """The labels of the calls of ``calls`` that had a result and run live (`_lists`): a
+    plan's forecasts of one strategy each share their calls. Read them, never change them."""
+    lists = _lists(calls)
+    found = lists.rerun
+    if found is None:
+        found = lists.rerun = [
+            call.label for call in uncached(calls) if call.had_result and call.fate in LIVE_FATES
+        ]
     return found
 
 

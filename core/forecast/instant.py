@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from wftop.core.forecast.fates import (
     LIVE_FATES,
@@ -28,7 +28,7 @@ from wftop.core.forecast.fates import (
     CallFate,
     Fate,
     Forecast,
-    seed_by_fate,
+    seed_lists,
 )
 from wftop.core.forecast.inputs import ForecastInput, leaves_of
 from wftop.core.forecast.keyorder import (
@@ -57,11 +57,11 @@ def predict(facts: ForecastInput, strategy: str) -> Forecast:
     """Walk the calls in keying order the way the CLI's cache does, then put every call the
     journal cannot be sure of at risk (never ``cached``)."""
     spans = facts.spans or journal_spans(facts.damaged or facts.fold)
-    fates, misses, late, first_miss, by_fate = _walk(facts, spans)
-    quiet = _quiet_failures(facts)
-    fates, by_fate = _doubt(fates, by_fate, misses, late, quiet, facts, spans)
+    walked = _walk(facts, spans)
+    quiet = _quiet_failures(facts, walked.unsure)
+    walked = _doubt(walked, quiet, facts, spans)
     failed_state = CallState.FAILED
-    failed = any(call.state is failed_state for call in facts.order)
+    failed = any(call.state is failed_state for call in walked.unsure)
     more_live = (
         not facts.script_returned
         or (facts.agent_count is not None and facts.agent_count > len(facts.order))
@@ -69,8 +69,7 @@ def predict(facts: ForecastInput, strategy: str) -> Forecast:
         or bool(quiet)
     )
     notes = []
-    at_risk = Fate.AT_RISK
-    risky = sum(1 for fate in fates if fate.fate is at_risk)
+    risky = len(walked.by_fate.get(Fate.AT_RISK, ()))
     if risky:
         notes.append(
             f"{risky} calls at risk: the journal cannot tell whether the resume serves them "
@@ -78,35 +77,52 @@ def predict(facts: ForecastInput, strategy: str) -> Forecast:
         )
     if facts.script_returned and (failed or quiet):
         notes.append("a failed call re-runs: calls its failure skipped may run after it")
-    wasted = [fate.key for fate in fates if fate.had_result and fate.fate in LIVE_FATES]
+    wasted = [fate.key for fate in walked.uncached if fate.had_result and fate.fate in LIVE_FATES]
     spent = [facts.tokens_of(key) for key in wasted]
     known = [tokens for tokens in spent if tokens is not None]
     rerun_tokens = sum(known) if wasted and len(known) == len(wasted) else None
-    calls = tuple(fates)
-    seed_by_fate(calls, by_fate)
+    calls = tuple(walked.fates)
+    seed_lists(calls, walked.by_fate, walked.uncached)
     return Forecast(
         strategy=strategy,
         calls=calls,
         more_live=more_live,
-        first_miss=first_miss,
+        first_miss=walked.first_miss,
         rerun_tokens=rerun_tokens,
         order=facts.order_source,
         notes=tuple(notes),
     )
 
 
-def _walk(
-    facts: ForecastInput, spans: Mapping[str, Span]
-) -> tuple[list[CallFate], list[str], set[str], str | None, dict[Fate, list[str]]]:
-    """The CLI's walk in the given order: fates, the calls that end reuse themselves (in
-    order), those of them re-keyed by a re-run result, the first of them, and the labels
-    by fate (as `wftop.core.forecast.fates.seed_by_fate` takes them: a plan asks for them,
-    and a pass over 100,000 fates made them again)."""
+@dataclass(slots=True)
+class Walked:
+    """What the walk (`_walk`) found, and what the forecast asks of its fates, made as it
+    walked (a plan asked each of 100,000 fates again for each)."""
+
+    fates: list[CallFate]
+    misses: list[str]
+    """The calls that end reuse themselves, in order."""
+    late: set[str]
+    """Those of them re-keyed by a re-run result."""
+    first_miss: str | None
+    by_fate: dict[Fate, list[str]]
+    """The labels by fate (as `wftop.core.forecast.fates.seed_lists` takes them)."""
+    uncached: list[CallFate]
+    """The fates that are not cached, in order."""
+    unsure: list[Call]
+    """The calls the walk did not serve from cache, in order: every call of the journal
+    whose latest attempt did not return among them (a call holds a result only when its
+    latest line is its ``result``)."""
+
+
+def _walk(facts: ForecastInput, spans: Mapping[str, Span]) -> Walked:
+    """The CLI's walk in the given order (`Walked`)."""
     sticky = False
     first_miss: str | None = None
     fates: list[CallFate] = []
     cached_labels: list[str] = []
     by_fate: dict[Fate, list[str]] = {}
+    uncached: list[CallFate] = []
     misses: list[str] = []
     late: set[str] = set()
     rerunning = Rerunning(spans)
@@ -141,19 +157,21 @@ def _walk(
             why = reason or ("failed" if call.failed else "demoted by a newer attempt")
             made = CallFate(call.label, call.key, Fate.LIVE_ENDS_REUSE, why, had)
         fates.append(made)
+        uncached.append(made)
         by_fate.setdefault(made.fate, []).append(made.label)
     if cached_labels:
         by_fate[cached] = cached_labels
-    return fates, misses, late, first_miss, by_fate
+    return Walked(fates, misses, late, first_miss, by_fate, uncached, rerunning.calls)
 
 
-def _quiet_failures(facts: ForecastInput) -> list[str]:
+def _quiet_failures(facts: ForecastInput, unsure: Iterable[Call]) -> list[str]:
     """Calls that failed in the damaged run but that the resume reads as in flight (a healed
-    ``failed`` line, or none written): they re-run without ending reuse."""
+    ``failed`` line, or none written): they re-run without ending reuse. Looked for among
+    the calls the walk did not serve from cache (``unsure``: every call in flight is)."""
     damaged = facts.damaged or facts.fold
     found = []
     in_flight, failed, errored = CallState.IN_FLIGHT, CallState.FAILED, facts.errored
-    for call in facts.order:
+    for call in unsure:
         if call.state is not in_flight:
             continue
         before = damaged.calls.get(call.key)
@@ -163,18 +181,13 @@ def _quiet_failures(facts: ForecastInput) -> list[str]:
 
 
 def _doubt(
-    fates: list[CallFate],
-    by_fate: dict[Fate, list[str]],
-    misses: list[str],
-    late: set[str],
-    quiet: list[str],
-    facts: ForecastInput,
-    spans: Mapping[str, Span],
-) -> tuple[list[CallFate], dict[Fate, list[str]]]:
-    """Put at risk each walked fate of a call with a result that the timeline cannot back;
-    with the labels by fate (``by_fate``, the walk's) of the fates returned."""
+    walked: Walked, quiet: list[str], facts: ForecastInput, spans: Mapping[str, Span]
+) -> Walked:
+    """Put at risk each walked fate of a call with a result that the timeline cannot back
+    (its fates, labels by fate and uncached fates made again where any is)."""
+    fates, misses = walked.fates, walked.misses
     if not misses and not quiet:
-        return fates, by_fate  # nothing ends reuse, so nothing re-runs after it (`doubts`)
+        return walked  # nothing ends reuse, so nothing re-runs after it either (`doubts`)
     sure = [fate for fate in fates if fate.had_result and fate.key not in misses]
     reasons = doubts(
         spans,
@@ -182,20 +195,24 @@ def _doubt(
         cached=[fate.key for fate in sure if fate.fate is Fate.CACHED],
         rerun=[fate.key for fate in sure if fate.fate is Fate.RERUN],
         misses=misses,
-        late=late,
+        late=walked.late,
         quiet=quiet,
         live=[fate.key for fate in fates if fate.fate is not Fate.CACHED],
     )
     if not reasons:
-        return fates, by_fate
+        return walked
     doubted: list[CallFate] = []
-    by_fate = {}
+    by_fate: dict[Fate, list[str]] = {}
+    uncached: list[CallFate] = []
+    cached = Fate.CACHED
     for fate in fates:
         if fate.key in reasons:
             fate = replace(fate, fate=Fate.AT_RISK, reason=reasons[fate.key])
         doubted.append(fate)
+        if fate.fate is not cached:
+            uncached.append(fate)
         by_fate.setdefault(fate.fate, []).append(fate.label)
-    return doubted, by_fate
+    return replace(walked, fates=doubted, by_fate=by_fate, uncached=uncached)
 
 
 class Rerunning:
