@@ -2,17 +2,23 @@
 its transcripts spent by file name and stamp, each spend kept once, and the directory's own
 stamp when they were last vouched for; and how a spend is written in the book's file.
 
-The file writes a directory's entries as columns (`COLUMNS`: the names, then each part of
-the stamps and the spend of each), not as an object of 100,000 small arrays: orjson reads
-a run folder of 100,000 transcripts' columns in a third of the time (0.024 s, where the
-arrays took 0.074 s), and a folder vouched for is priced from them without a list per file
-(`Shelf.table`). The entries by name (`Shelf.files`) are made from them when first asked
-for (a stamp compared, an entry added or dropped).
+The file writes a directory's entries as columns (`COLUMNS`), not as an object of 100,000
+small arrays: the names, the agents' transcripts (``agent-<id>.jsonl``) first and by their
+id alone (`AGENTS` of them), the spend of each, and their stamps as one text (`STAMPS`:
+each entry's size, modification time and inode as little-endian unsigned 64-bit numbers, in
+base 64). A plan prices a folder vouched for by agent id from the names and spends alone
+(`Shelf.agents`, in C): it parses no stamp as a number and makes no file name per call
+(the stamps were half of the numbers orjson read). The entries by name (`Shelf.files`) are
+made from the columns when first asked for (a stamp compared, an entry added or dropped).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import base64
+import binascii
+import sys
+from array import array
+from typing import Any, cast
 
 from wftop.core.cost.tokens import Spend, Tokens
 
@@ -25,26 +31,69 @@ list of spends (``[input, output, cache_read, cache_write_5m, cache_write_1h, co
 null, [unpriced models], messages]``), each spend written once however many transcripts
 spent it."""
 
-COLUMNS = ("names", "sizes", "mtimes", "inodes", "at")
-"""A directory's entries in the file: lists of the same length, an `Entry` a row (by name)."""
+COLUMNS = ("names", "at", "stamps", "agents")
+"""A directory's entries in the file: its names and the spend of each (lists of one
+length), their stamps (`STAMPS`) and how many of the names are agents' ids (`AGENTS`)."""
 
-Columns = tuple[list[Any], ...]
-"""`COLUMNS` as read: the names are strings, the rest as the file holds them."""
+STAMP_TEXT = 32
+"""The characters of one entry's stamp in `STAMPS` (24 bytes in base 64)."""
+
+AGENT_PREFIX, AGENT_SUFFIX = "agent-", ".jsonl"
+"""An agent's transcript is named ``agent-<id>.jsonl``."""
+
+Columns = tuple[list[str], list[Any], str, int]
+"""`COLUMNS` as read: the names, the spends' places as the file holds them, the stamps'
+text and the count of agents."""
 
 
 def columns_of(entries: dict[str, Any]) -> Columns | None:
-    """A directory's `COLUMNS` in its file's ``entries``; None when they are not lists of
-    one length, or a name is not a string."""
-    found: list[list[Any]] = []
-    for name in COLUMNS:
-        column = entries.get(name)
-        if type(column) is not list:
-            return None
-        found.append(column)
-    names = found[0]
-    if any(len(column) != len(names) for column in found) or not set(map(type, names)) <= {str}:
+    """A directory's `COLUMNS` in its file's ``entries``; None when the names and spends
+    are not lists of one length, a name is not a string, the stamps' text is not one stamp
+    a name long or the count of agents is not one of the names."""
+    names, at, stamps, agents = (entries.get(name) for name in COLUMNS)
+    if type(names) is not list or type(at) is not list or len(at) != len(names):
         return None
-    return tuple(found)
+    if type(stamps) is not str or len(stamps) != STAMP_TEXT * len(names):
+        return None
+    if type(agents) is not int or not 0 <= agents <= len(names):
+        return None
+    if not set(map(type, names)) <= {str}:
+        return None
+    return names, at, stamps, agents
+
+
+def agent_of(name: str) -> str | None:
+    """The agent id of transcript file ``name`` (``agent-<id>.jsonl``); None for another."""
+    if name.startswith(AGENT_PREFIX) and name.endswith(AGENT_SUFFIX) and len(name) >= 12:
+        return name[6:-6]
+    return None
+
+
+def stamps_text(stamps: list[int]) -> str | None:
+    """Stamps' numbers as `STAMPS` writes them; None when one is not an unsigned 64-bit
+    number (a file modified before 1970)."""
+    try:
+        numbers = array("Q", stamps)
+    except (OverflowError, TypeError):
+        return None
+    if sys.byteorder != "little":
+        numbers.byteswap()
+    return base64.b64encode(numbers.tobytes()).decode("ascii")
+
+
+def text_stamps(text: str) -> list[int] | None:
+    """The numbers of `stamps_text`'s ``text``; None when it is not such a text."""
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    numbers = array("Q")
+    if len(raw) % numbers.itemsize:
+        return None
+    numbers.frombytes(raw)
+    if sys.byteorder != "little":
+        numbers.byteswap()
+    return numbers.tolist()
 
 
 def spend_payload(spend: Spend) -> list[Any]:
@@ -100,10 +149,17 @@ class Shelf:
 
     @property
     def files(self) -> dict[str, Entry]:
-        """By file name, its `Entry`."""
+        """By file name, its `Entry` (none when the stamps' text is not one: every file of
+        the directory is then read again)."""
         if self._files is None:
-            names, *stamps = self._columns or ([],)
-            self._files = dict(zip(names, map(list, zip(*stamps, strict=True)), strict=True))
+            names, at, text, agents = self._columns or ([], [], "", 0)
+            numbers = text_stamps(text)
+            self._files = {}
+            if numbers is not None and len(numbers) == 3 * len(names):
+                full = [AGENT_PREFIX + agent + AGENT_SUFFIX for agent in names[:agents]]
+                full += names[agents:]
+                rows = zip(numbers[0::3], numbers[1::3], numbers[2::3], at, strict=True)
+                self._files = dict(zip(full, map(list, rows), strict=True))
             self._columns = None
         return self._files
 
@@ -115,27 +171,31 @@ class Shelf:
         at = entry[3]
         return self.spends[at] if type(at) is int and 0 <= at < len(self.spends) else None
 
-    def table(self) -> dict[str, Spend]:
-        """The spend kept for each file, by name, whatever its stamp now (`kept` of each)."""
+    def agents(self) -> dict[str, Spend]:
+        """The spend kept for each agent's transcript, by agent id, whatever its stamp now
+        (`kept` of each)."""
         spends, count = self.spends, len(self.spends)
         whole = self._columns
-        if whole is not None:  # as read: in C where every file's spend is a valid one
-            names, spent = whole[0], whole[-1]
+        if whole is not None:  # as read: in C where every agent's spend is a valid one
+            names, spent, _text, agents = whole
+            spent = spent[:agents]
             if not spent or (
                 set(map(type, spent)) == {int}
                 and min(spent) >= 0
                 and max(spent) < count
                 and all(spend is not None for spend in spends)
             ):
-                return dict(zip(names, map(spends.__getitem__, spent), strict=True))
+                valid = cast(list[Spend], spends)  # none is None
+                return dict(zip(names[:agents], map(valid.__getitem__, spent), strict=True))
         found: dict[str, Spend] = {}
         for name, entry in self.files.items():
-            if type(entry) is list and len(entry) == 4:
+            agent = agent_of(name)
+            if agent is not None and type(entry) is list and len(entry) == 4:
                 at = entry[3]
                 if type(at) is int and 0 <= at < count:
                     spend = spends[at]
                     if spend is not None:
-                        found[name] = spend
+                        found[agent] = spend
         return found
 
     def get(self, name: str, stamp: Stamp) -> Spend | None:
@@ -165,9 +225,6 @@ class Shelf:
 
     def payload(self) -> dict[str, Any]:
         """What its file holds: every entry whose spend is valid, their spends once each."""
-        whole = self._as_it_is()
-        if whole is not None:
-            return whole
         used: dict[int, int] = {}
         spends: list[list[Any]] = []
         files: dict[str, Entry] = {}
@@ -182,31 +239,30 @@ class Shelf:
             files[name] = [*entry[:3], used[at]]
         return self._written(spends, files)
 
-    def _as_it_is(self) -> dict[str, Any] | None:
-        """`payload` when every entry is valid and every spend used by one (as a book read
-        and then added to holds them): the entries as they are, not made again one by one
-        (a folder of 100,000 transcripts); None otherwise."""
-        spends, count = self.spends, len(self.spends)
-        entries = self.files.values()
-        if not all(
-            type(entry) is list
-            and len(entry) == 4
-            and type(entry[3]) is int
-            and 0 <= entry[3] < count
-            and spends[entry[3]] is not None
-            for entry in entries
-        ):
-            return None
-        if len({entry[3] for entry in entries}) != count:
-            return None
-        payloads = [spend_payload(spend) for spend in spends if spend is not None]
-        return self._written(payloads, self.files)
-
     def _written(self, spends: list[list[Any]], files: dict[str, Entry]) -> dict[str, Any]:
-        """The file's entries of this directory: its spends, its `COLUMNS`, its stamp."""
-        stamps = zip(*files.values(), strict=True) if files else ((), (), (), ())
-        kept: dict[str, Any] = {"spends": spends, "names": list(files)}
-        kept.update(zip(COLUMNS[1:], map(list, stamps), strict=True))
+        """The file's entries of this directory: its spends, its `COLUMNS`, its stamp. An
+        entry whose stamp `STAMPS` cannot write is left out (its file is read again)."""
+        agents: list[tuple[str, Entry]] = []
+        others: list[tuple[str, Entry]] = []
+        for name, entry in files.items():
+            agent = agent_of(name)
+            if agent is None:
+                others.append((name, entry))
+            else:
+                agents.append((agent, entry))
+        rows = agents + others
+        text = stamps_text([number for _name, entry in rows for number in entry[:3]])
+        if text is None:  # some stamp cannot be written: the others are
+            rows = [row for row in rows if stamps_text(row[1][:3]) is not None]
+            agents = [row for row in agents if stamps_text(row[1][:3]) is not None]
+            text = stamps_text([number for _name, entry in rows for number in entry[:3]]) or ""
+        kept: dict[str, Any] = {
+            "spends": spends,
+            "names": [name for name, _entry in rows],
+            "at": [entry[3] for _name, entry in rows],
+            "stamps": text,
+            "agents": len(agents),
+        }
         if self.folder is not None:
             kept["folder"] = self.folder
         return kept

@@ -41,13 +41,13 @@ import orjson
 
 from wftop.core.cost.prices import keep_rates, price_data
 from wftop.core.cost.ratebook import RATES, RateBook
-from wftop.core.cost.shelf import COLUMNS, Shelf, Stamp, columns_of, payload_spend
+from wftop.core.cost.shelf import Shelf, Stamp, agent_of, columns_of, payload_spend
 from wftop.core.cost.tokens import Spend
 from wftop.core.system.atomic import atomic_write
 
-VERSION = 4
-"""Bump whenever what an entry holds, how the file writes it (4: as columns), or what a
-transcript's spend means, changes."""
+VERSION = 5
+"""Bump whenever what an entry holds, how the file writes it (4: as columns; 5: agents by
+id first, the stamps as one text), or what a transcript's spend means, changes."""
 
 MAX_BYTES = 128 << 20
 """The book's folder at most (its files, least recently used first out)."""
@@ -157,8 +157,8 @@ class SpendBook:
             self._dirty.add(directory)
 
     def checked(self, directory: str) -> dict[str, Spend]:
-        """What each file of ``directory`` spent as kept, by file name, for the files whose
-        stamp now (a ``stat`` each) is the one kept."""
+        """What each agent's transcript of ``directory`` spent as kept, by agent id, for
+        the files whose stamp now (a ``stat`` each) is the one kept."""
         shelf = self._shelf(directory)
         spends, count = shelf.spends, len(shelf.spends)
         found: dict[str, Spend] = {}
@@ -169,7 +169,8 @@ class SpendBook:
             return found
         try:
             for name, entry in shelf.files.items():
-                if type(entry) is not list or len(entry) != 4:
+                agent = agent_of(name)
+                if agent is None or type(entry) is not list or len(entry) != 4:
                     continue
                 at = entry[3]
                 spend = spends[at] if type(at) is int and 0 <= at < count else None
@@ -183,16 +184,16 @@ class SpendBook:
                 except (OSError, ValueError):
                     continue
                 if (info.st_size, info.st_mtime_ns, info.st_ino) == (entry[0], entry[1], entry[2]):
-                    found[name] = spend
+                    found[agent] = spend
         finally:
             if by_fd:
                 os.close(folder)
         return found
 
     def kept(self, directory: str) -> dict[str, Spend]:
-        """What each file of ``directory`` spent as kept, by file name, its stamp not
-        compared (for a directory `vouched` for)."""
-        return self._shelf(directory).table()
+        """What each agent's transcript of ``directory`` spent as kept, by agent id, its
+        stamp not compared (for a directory `vouched` for)."""
+        return self._shelf(directory).agents()
 
     def save(self, keep: Collection[str] = ()) -> None:
         """Write the files of the directories that gained entries, let go of every entry
@@ -249,9 +250,9 @@ class SpendBook:
             with contextlib.suppress(OSError):
                 os.utime(path)  # used: the last to go when the folder is pruned
         for other, entries in kept.items():
-            if other not in self._dirs:
+            if other not in self._dirs:  # its columns were checked (`_entries`)
                 spends = [payload_spend(payload) for payload in entries["spends"]]
-                columns = tuple(entries[name] for name in COLUMNS)
+                columns = (entries["names"], entries["at"], entries["stamps"], entries["agents"])
                 self._dirs[other] = Shelf.read(columns, spends, entries.get("folder"))
         found = self._dirs.get(directory)
         if found is None:

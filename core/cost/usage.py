@@ -143,12 +143,12 @@ class Spends:
     _vouch: dict[str, FolderStamp] = field(default_factory=dict)
 
     def settle(self, directory: str) -> Mapping[str, Spend] | None:
-        """What the transcripts of a settled run's folder ``directory`` spent, by file name,
-        from the book without a ``stat`` of each, when the folder's own stamp is the one
-        vouched for; else those of its files whose stamp is the one kept (a ``stat`` each:
-        `SpendBook.checked`, where a listing left them), and `keep` vouches for the stamp
-        it has now (every transcript of it looked up meanwhile is checked against its own
-        stamp). None without a book.
+        """What the agents' transcripts of a settled run's folder ``directory`` spent, by
+        agent id (of ``agent-<id>.jsonl``), from the book without a ``stat`` of each, when
+        the folder's own stamp is the one vouched for; else those of its files whose stamp
+        is the one kept (a ``stat`` each: `SpendBook.checked`, where a listing left them),
+        and `keep` vouches for the stamp it has now (every transcript of it looked up
+        meanwhile is checked against its own stamp). None without a book.
 
         Only for a run that has ended or whose owner cannot be alive: its agents' transcripts
         are written by its owner's process alone, appended while an agent runs, and never

@@ -67,7 +67,8 @@ class CallCosts:
     calls: Mapping[str, Call]
     """The run's calls by key."""
     book: Mapping[str, Spend]
-    """The spend of each transcript of the run's folder by file name (`book_spend`)."""
+    """The spend of each agent's transcript of the run's folder by agent id
+    (`book_spend`)."""
     found: dict[str, tuple[Spend, bool]]
     """By key, the calls the book does not price, priced (`last_of`); the others are added
     as they are asked for."""
@@ -145,15 +146,15 @@ def returned(call: Call, spent: Spend) -> bool:
 
 
 def book_spend(call: Call, book: Mapping[str, Spend]) -> Spend | None:
-    """What ``call``'s last attempt spent by ``book`` (a settled folder's transcripts' spends
-    by file name); None when it does not say."""
+    """What ``call``'s last attempt spent by ``book`` (a settled folder's agents' transcripts'
+    spends by agent id); None when it does not say."""
     agents = call.agent_ids
     agent = agents[-1] if agents else None
     if type(agent) is not str:
         return None
     # As `agents_spend` adds it up: an id that is not one the CLI writes names no kept
     # transcript (no valid id's file name is that of another id).
-    spent = book.get("agent-" + agent + ".jsonl")
+    spent = book.get(agent)
     if spent is None or not spent.unpriced_models:
         return spent
     return NOTHING + spent
@@ -173,7 +174,7 @@ def call_costs(run: Run, spends: Spends | None = None) -> CallCosts:
     for call in calls:  # `book_spend` and `returned` of each call, with no call of either
         agents = call.agent_ids
         agent = agents[-1] if agents else None
-        spent = get("agent-" + agent + ".jsonl") if type(agent) is str else None
+        spent = get(agent) if type(agent) is str else None
         if spent is None:
             spent = agents_spend(folder, agents[-1:], spends, call.returned_agent_ids)
             found[call.key] = (spent, returned(call, spent))

@@ -27,7 +27,8 @@ REJECTED = Spend(Tokens(), 0.0, (), 1)
 
 
 class Booked(Spends):
-    """Spends whose book prices a settled folder's transcripts from ``table`` (no disk)."""
+    """Spends whose book prices a settled folder's agents' transcripts from ``table``, by
+    agent id (no disk)."""
 
     def __init__(self, table: Mapping[str, Spend]) -> None:
         super().__init__()
@@ -69,10 +70,10 @@ def costs_kept(run: Any, spends: Spends) -> tuple[CallCosts, int]:
 def test_cached_calls_are_priced_when_asked_with_no_table_kept(monkeypatch: Any) -> None:
     run = a_dead_run(CALLS)
     calls = run.fold.ordered_calls()
-    book = {f"agent-{call.agent_ids[-1]}.jsonl": CHEAP for call in calls}
-    book[f"agent-{calls[7].agent_ids[-1]}.jsonl"] = DEAR
-    book[f"agent-{calls[-1].agent_ids[-1]}.jsonl"] = REJECTED
-    del book[f"agent-{calls[3].agent_ids[-1]}.jsonl"]
+    book = {call.agent_ids[-1]: CHEAP for call in calls}  # by agent id
+    book[calls[7].agent_ids[-1]] = DEAR
+    book[calls[-1].agent_ids[-1]] = REJECTED
+    del book[calls[3].agent_ids[-1]]
     read: list[tuple[str, ...]] = []
 
     def agents_spend(_folder: str, agents: Any, *_args: Any) -> Spend:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from wftop.core.cost.shelf import COLUMNS
+from wftop.core.cost.shelf import COLUMNS, STAMP_TEXT, text_stamps
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.usage import Spends
 
@@ -61,26 +61,57 @@ def test_a_folder_s_entries_are_written_as_columns_and_answer_as_kept(tmp_path: 
     folder, paths, file = kept_folder(tmp_path)
     entries = entries_of(file, folder)
     assert sorted(entries) == sorted([*COLUMNS, "spends"])
-    assert entries["names"] == list(paths)
+    assert entries["names"] == ["a1", "a2", "a3"]  # the agents' transcripts by id
+    assert entries["agents"] == 3
     assert len(entries["spends"]) == 2  # each spend once
+    stamps = text_stamps(entries["stamps"])
+    assert stamps is not None
     for row, path in enumerate(paths.values()):
         info = os.stat(path)
-        stamp = [entries[column][row] for column in COLUMNS[1:4]]
-        assert stamp == [info.st_size, info.st_mtime_ns, info.st_ino]
+        assert stamps[3 * row : 3 * row + 3] == [info.st_size, info.st_mtime_ns, info.st_ino]
     again = book(tmp_path)
     table = again.kept(str(folder))
-    assert {name: spend.tokens.output for name, spend in table.items()} == {
-        "agent-a1.jsonl": 10,
-        "agent-a2.jsonl": 20,
-        "agent-a3.jsonl": 10,
+    assert {agent: spend.tokens.output for agent, spend in table.items()} == {
+        "a1": 10,
+        "a2": 20,
+        "a3": 10,
     }
     info = os.stat(paths["agent-a2.jsonl"])
     found = again.get(paths["agent-a2.jsonl"], (info.st_size, info.st_mtime_ns, info.st_ino))
     assert found is not None and found.tokens.output == 20
 
 
+def test_a_plan_reads_a_folders_agents_by_id_and_no_stamp_as_a_number(tmp_path: Path) -> None:
+    """The agents' transcripts come first, by id, the other files after them by name, and
+    each entry's stamp in one text: a folder vouched for is priced from the names and the
+    spends alone, by agent id (a plan looks each call's agent up by id, with no file name
+    made per call); a stamp the text cannot hold (a file of before 1970) is not kept."""
+    folder = tmp_path / "run"
+    paths = [transcript(folder, name, 10) for name in ("notes.jsonl", "agent-b1.jsonl")]
+    old = transcript(folder, "agent-b2.jsonl", 30)
+    os.utime(old, ns=(-(10**9), -(10**9)))
+    spends = Spends(book(tmp_path))
+    for path in [*paths, old]:
+        spends.of(path)
+    spends.keep()
+    entries = entries_of(book(tmp_path).file_of(str(folder)), folder)
+    assert (entries["names"], entries["agents"]) == (["b1", "notes.jsonl"], 1)
+    assert len(entries["stamps"]) == 2 * STAMP_TEXT
+    again = book(tmp_path)
+    assert {agent: spend.tokens.output for agent, spend in again.kept(str(folder)).items()} == {
+        "b1": 10
+    }
+    for path in paths:
+        info = os.stat(path)
+        assert again.get(path, (info.st_size, info.st_mtime_ns, info.st_ino)) is not None
+
+
 def unlined(entries: dict[str, Any]) -> None:
-    entries["sizes"].pop()
+    entries["at"].pop()
+
+
+def a_stamp_short(entries: dict[str, Any]) -> None:
+    entries["stamps"] = entries["stamps"][:-STAMP_TEXT]
 
 
 def a_name_not_text(entries: dict[str, Any]) -> None:
@@ -99,9 +130,10 @@ def a_spend_not_a_number(entries: dict[str, Any]) -> None:
     ("damage", "taken"),
     [
         (unlined, set()),
+        (a_stamp_short, set()),
         (a_name_not_text, set()),
-        (a_spend_out_of_range, {"agent-a2.jsonl", "agent-a3.jsonl"}),
-        (a_spend_not_a_number, {"agent-a2.jsonl", "agent-a3.jsonl"}),
+        (a_spend_out_of_range, {"a2", "a3"}),
+        (a_spend_not_a_number, {"a2", "a3"}),
     ],
 )
 def test_columns_that_do_not_line_up_cost_time_never_an_answer(
@@ -117,9 +149,9 @@ def test_columns_that_do_not_line_up_cost_time_never_an_answer(
     for name, tokens in (("agent-a1.jsonl", 30), ("agent-a2.jsonl", 40), ("agent-a3.jsonl", 30)):
         transcript(folder, name, tokens)  # the same size and stamp: only a read sees it
     spends = Spends(book(tmp_path))
-    found = {name: spends.of(path) for name, path in paths.items()}
-    assert {name: spend and spend.tokens.output for name, spend in found.items()} == {
-        "agent-a1.jsonl": 10 if "agent-a1.jsonl" in taken else 30,
-        "agent-a2.jsonl": 20 if "agent-a2.jsonl" in taken else 40,
-        "agent-a3.jsonl": 10 if "agent-a3.jsonl" in taken else 30,
+    found = {name[6:-6]: spends.of(path) for name, path in paths.items()}
+    assert {agent: spend and spend.tokens.output for agent, spend in found.items()} == {
+        "a1": 10 if "a1" in taken else 30,
+        "a2": 20 if "a2" in taken else 40,
+        "a3": 10 if "a3" in taken else 30,
     }
