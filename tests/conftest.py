@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, settings
 
 from tests.leftovers_kit import MARK, start_reaper
 from tests.realcli import CliHome, find_claude
+from tests.shortpath_kit import short_dir
 from wftop.mockapi.server import MockAPI
 
 pytest_plugins = ("tests.launch_kit",)
@@ -53,6 +54,16 @@ def isolated_environment(
     monkeypatch.setenv("WFTOP_ENGINE_LINGER", "1")
     monkeypatch.setenv("TZ", "UTC")
     return home
+
+
+@pytest.fixture
+def short_state_dir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """wftop's state dir (``WFTOP_STATE_DIR``) at a short path of the test's own, removed after
+    it: an engine's socket there fits ``sun_path`` however long the temp dir's path is (under a
+    long one the engine runs over pipes, `tests.shortpath_kit`)."""
+    with short_dir("wftop-state-") as folder:
+        monkeypatch.setenv("WFTOP_STATE_DIR", str(folder))
+        yield folder
 
 
 LEFT_COLLECTOR_OFF = pytest.StashKey[list[str]]()

@@ -1,4 +1,4 @@
-"""A tmux server of a test's own: `TmuxServer` (its socket and dir in the test's tmp dir)."""
+"""A tmux server of a test's own: `TmuxServer` (its socket in a short folder of its own)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+
+from tests.shortpath_kit import new_short_dir, remove
 
 WAIT = 30.0
 
@@ -25,11 +27,14 @@ def needs(*tools: str) -> None:
 class TmuxServer:
     """``tmux -L <socket> -f /dev/null``, outside any tmux the suite runs in."""
 
-    def __init__(self, tmp_path: Path, name: str) -> None:
+    def __init__(self, name: str) -> None:
         needs("tmux")
         self.socket = f"wftop-{name}-{uuid.uuid4().hex[:8]}"
         self.base = ["tmux", "-L", self.socket, "-f", os.devnull]
-        self.env = {**os.environ, "TMUX_TMPDIR": str(tmp_path)}
+        self.dir: Path = new_short_dir("wftop-tmux-")
+        """``TMUX_TMPDIR``, short: the socket's path must fit sun_path whatever the temp
+        dir's length; `kill` removes it."""
+        self.env = {**os.environ, "TMUX_TMPDIR": str(self.dir)}
         self.env.pop("TMUX", None)
 
     def start(self, *session: str) -> None:
@@ -54,3 +59,4 @@ class TmuxServer:
 
     def kill(self) -> None:
         subprocess.run([*self.base, "kill-server"], env=self.env, check=False, capture_output=True)
+        remove(self.dir)

@@ -8,7 +8,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 
 from tests.cli.test_global_options import GIVEN
 from tests.corpus import copy_tree
+from tests.shortpath_kit import new_short_dir, remove
 
 BIN = Path(sys.executable).parent
 
@@ -132,8 +132,8 @@ def test_zsh_completes_run_ids_and_commands_after_global_options(root, tmp_path)
         "autoload -U compinit && compinit -u -D\nPROMPT='%% '\n"
     )
     ids = listed_ids(root)
-    sockets = tempfile.TemporaryDirectory(prefix="wftop-zsh-")  # short: a socket's path is
-    env = {**shell_env(), "ZDOTDIR": str(tmp_path), "TMUX_TMPDIR": sockets.name}  # <108 bytes
+    sockets = new_short_dir("wftop-zsh-")  # short: a socket's path fits sun_path
+    env = {**shell_env(), "ZDOTDIR": str(tmp_path), "TMUX_TMPDIR": str(sockets)}
     env.pop("TMUX", None)
     tmux = ["tmux", "-L", f"wftop-zsh-{uuid.uuid4().hex[:8]}", "-f", os.devnull]
 
@@ -152,8 +152,8 @@ def test_zsh_completes_run_ids_and_commands_after_global_options(root, tmp_path)
             time.sleep(0.1)
         return screen
 
-    run("new-session", "-d", "-s", "zsh", "-x", "200", "-y", "50", "zsh")
     try:
+        run("new-session", "-d", "-s", "zsh", "-x", "200", "-y", "50", "zsh")
         typed(f"wftop --root {root} --no-default-root resume ", *ids)
         run("send-keys", "-t", "zsh", "C-c")
         screen = typed(f"wftop --stall-window 5 --root {root} sta", "stats", "status")
@@ -162,4 +162,4 @@ def test_zsh_completes_run_ids_and_commands_after_global_options(root, tmp_path)
         typed("wftop ls --no-", "--no-default-root", "--no-mouse")
     finally:
         subprocess.run([*tmux, "kill-server"], env=env, capture_output=True, check=False)
-        sockets.cleanup()
+        remove(sockets)

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from tests.hostile_kit import (
     hostile_tree,
     raw_leaks,
 )
+from tests.shortpath_kit import short_dir
 from wftop.core.read.deepjson import DeepJson, parse_deep
 
 TOP = Path(__file__).resolve().parents[2]
@@ -48,19 +50,22 @@ RAW_IN_JSON = re.compile(
 
 
 @pytest.fixture(scope="module")
-def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    base = tmp_path_factory.mktemp("hostile") / f"in {NAME}"
-    tree = hostile_tree(base)
-    home = base.parent / "home"
-    home.mkdir()
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "WFTOP_CONFIG": str(home / "no-config.toml"),
-        "WFTOP_STATE_DIR": str(base.parent / "state"),
-        "WFTOP_CACHE_DIR": str(base.parent / "cache"),
-    }
-    return {"tree": tree, "env": env}
+def hostile() -> Iterator[dict[str, Any]]:
+    """The tree in a short folder of its own: ``scan --list-sessions`` cuts its CWD column at
+    60 characters, which a long temp dir's path would fill before the planted folder name."""
+    with short_dir("wftop-hostile-") as folder:
+        base = folder / f"in {NAME}"
+        tree = hostile_tree(base)
+        home = folder / "home"
+        home.mkdir()
+        env = {
+            **os.environ,
+            "HOME": str(home),
+            "WFTOP_CONFIG": str(home / "no-config.toml"),
+            "WFTOP_STATE_DIR": str(folder / "state"),
+            "WFTOP_CACHE_DIR": str(folder / "cache"),
+        }
+        yield {"tree": tree, "env": env}
 
 
 def wftop(

@@ -29,22 +29,22 @@ HOSTILE = "mock-six #(touch PWNED)#[fg=red]"
 
 
 @pytest.fixture
-def tmux(tmp_path: Path) -> Iterator[TmuxServer]:
+def tmux() -> Iterator[TmuxServer]:
     needs("script")
-    run = TmuxServer(tmp_path, "notify")
-    run.start("-s", "notify", "-x", "100", "-y", "30", "-n", "watch", "sh")
+    run = TmuxServer("notify")
     try:
+        run.start("-s", "notify", "-x", "100", "-y", "30", "-n", "watch", "sh")
         yield run
     finally:
         run.kill()
 
 
-def planted(tmp_path: Path) -> tuple[Path, subprocess.Popen[bytes]]:
-    """The killed tree, its run named `HOSTILE`, written now, with a live owner."""
+def planted(tmp_path: Path, pwned: Path) -> tuple[Path, subprocess.Popen[bytes]]:
+    """The killed tree, its run named `HOSTILE` (the file it would touch: ``pwned``),
+    written now, with a live owner."""
     root = copy_tree("killed", tmp_path)
     (script,) = root.glob("projects/*/*/workflows/scripts/*.js")
-    pwned = str(tmp_path / "pwned")
-    name = HOSTILE.replace("PWNED", pwned)
+    name = HOSTILE.replace("PWNED", str(pwned))
     script.write_text(script.read_text().replace("name: 'mock-six'", f"name: '{name}'"))
     now = time.time()
     for path in root.rglob("*"):
@@ -78,7 +78,8 @@ def until(check: Callable[[], bool], what: str) -> None:
 def test_a_death_flags_the_window_and_shows_on_the_clients_status_line(
     tmux, tmp_path, view, ready, told
 ):
-    root, owner = planted(tmp_path)
+    pwned = tmux.dir / "pwned"  # short: the status line's message is cut at 100 columns
+    root, owner = planted(tmp_path, pwned)
     env = {
         "WFTOP_NOTIFY": "bell,tmux",
         "WFTOP_STATE_DIR": str(tmp_path / "state"),
@@ -112,9 +113,9 @@ def test_a_death_flags_the_window_and_shows_on_the_clients_status_line(
         flags = lambda: tmux("list-windows", "-F", "#{window_name} #{window_bell_flag}")  # noqa: E731
         # the bell follows the line on the wire: under load tmux may show one before the other
         until(lambda: flags().split("\n")[:2] == ["watch 1", "other 0"], "the window flagged")
-        shown = f"Run died: mock-six #(touch {tmp_path}"  # as written, cut at 100 columns
+        shown = f"Run died: mock-six #(touch {pwned}"  # as written
         until(lambda: shown.encode() in typescript.read_bytes(), "the status line message")
-        assert not (tmp_path / "pwned").exists()
+        assert not pwned.exists()
     finally:
         owner.kill()
         client.kill()

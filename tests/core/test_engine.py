@@ -362,11 +362,13 @@ async def test_the_views_read_every_first_row_before_the_live_index_is_read(tmp_
     assert view.feed.complete
 
 
-async def test_a_new_engine_waits_for_its_first_view_longer_than_its_linger(tmp_path):
+async def test_a_new_engine_waits_for_its_first_view_longer_than_its_linger(
+    tmp_path, short_state_dir
+):
     root = copy_tree("killed", tmp_path)
     engine = Engine([str(root)], processes=FakeProcessTable(), cache=None)
     server = SocketServer(engine, linger=0.01)
-    serving = asyncio.create_task(server.serve(bind(str(tmp_path / "engine.sock"))))
+    serving = asyncio.create_task(server.serve(bind(str(short_state_dir / "engine.sock"))))
     await asyncio.sleep(0.3)  # its first view comes later than its linger
     assert not serving.done()
     server.stop.set()

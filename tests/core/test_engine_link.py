@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+import pytest
 
 from tests.corpus import copy_tree, only_journal
 from wftop.core.engine import protocol as wire
@@ -39,6 +40,8 @@ from wftop.core.version import package_version
 
 WAIT = 30.0
 TOP = Path(__file__).parents[2]
+
+pytestmark = pytest.mark.usefixtures("short_state_dir")  # a socket's path fits sun_path
 
 
 class Watch:
@@ -179,14 +182,16 @@ async def test_views_share_one_engine_over_a_socket_and_it_goes_when_idle(tmp_pa
     assert place is not None and not os.path.exists(place.socket)
 
 
-def test_where_no_socket_can_be_used_each_view_runs_its_own_engine(tmp_path, monkeypatch):
+def test_where_no_socket_can_be_used_each_view_runs_its_own_engine(
+    tmp_path, monkeypatch, short_state_dir
+):
     roots = [str(tmp_path)]
     assert isinstance(connector_for(roots), SocketConnector)
-    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep = short_state_dir / ("d" * 60) / ("e" * 60)
     monkeypatch.setenv("WFTOP_STATE_DIR", str(deep))
     assert place_for(roots, DEFAULT_STALL_WINDOW, cache=True) is None
     assert isinstance(connector_for(roots), PipeConnector)
-    monkeypatch.delenv("WFTOP_STATE_DIR")
+    monkeypatch.setenv("WFTOP_STATE_DIR", str(short_state_dir))
     monkeypatch.delattr(socket, "AF_UNIX")
     assert isinstance(connector_for(roots), PipeConnector)
 

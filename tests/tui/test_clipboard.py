@@ -9,6 +9,7 @@ import uuid
 
 import pytest
 
+from tests.shortpath_kit import new_short_dir, remove
 from tests.tui_kit import SIZE, build, finished, settle
 from wftop.tui import clipboard
 
@@ -76,12 +77,13 @@ async def test_y_says_where_the_text_was_copied(tui_root, tui_processes, monkeyp
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="no tmux on this machine")
-def test_a_real_tmux_server_holds_the_copied_text(monkeypatch, tmp_path):
+def test_a_real_tmux_server_holds_the_copied_text(monkeypatch):
     socket = f"wftop-test-{uuid.uuid4().hex[:8]}"
-    monkeypatch.setenv("TMUX_TMPDIR", str(tmp_path))
+    sockets = new_short_dir("wftop-tmux-")  # the socket's path fits sun_path
+    monkeypatch.setenv("TMUX_TMPDIR", str(sockets))
     tmux = ["tmux", "-L", socket]
-    subprocess.run([*tmux, "new-session", "-d", "-s", "copy"], check=True)
     try:
+        subprocess.run([*tmux, "new-session", "-d", "-s", "copy"], check=True)
         path = subprocess.run(
             [*tmux, "display-message", "-p", "#{socket_path}"],
             check=True,
@@ -98,3 +100,4 @@ def test_a_real_tmux_server_holds_the_copied_text(monkeypatch, tmp_path):
         assert shown == "wftop resume wf_cd4c7489-d27"
     finally:
         subprocess.run([*tmux, "kill-server"], check=False)
+        remove(sockets)

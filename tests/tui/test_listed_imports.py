@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.corpus import copy_tree
 from tests.tui.test_start_early import started
 
@@ -56,5 +58,6 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.usefixtures("short_state_dir")  # the engine's socket fits sun_path
 def test_the_list_is_drawn_without_what_only_a_later_key_needs(tmp_path: Path) -> None:
-    assert started(LISTED, copy_tree("killed", tmp_path), tmp_path) == []
+    assert started(LISTED, copy_tree("killed", tmp_path)) == []

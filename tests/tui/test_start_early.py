@@ -13,9 +13,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.corpus import copy_tree
 
 TOP = Path(__file__).parents[2]
+
+pytestmark = pytest.mark.usefixtures("short_state_dir")  # the engine's socket fits sun_path
 
 MAKE = r"""
 import json, subprocess, sys
@@ -51,9 +55,9 @@ print(json.dumps(started))
 """
 
 
-def started(script: str, root: Path, tmp_path: Path) -> Any:
+def started(script: str, root: Path) -> Any:
     """What ``script``, a TUI made over ``root`` in a process of its own, printed (JSON)."""
-    env = {**os.environ, "WFTOP_STATE_DIR": str(tmp_path / "state"), "PYTHONPATH": str(TOP)}
+    env = {**os.environ, "PYTHONPATH": str(TOP)}  # the state dir: `short_state_dir`
     env["WFTOP_ENGINE_LINGER"] = "1"
     done = subprocess.run(
         [sys.executable, "-c", script, str(root)],
@@ -69,7 +73,7 @@ def started(script: str, root: Path, tmp_path: Path) -> Any:
 
 
 def test_the_tui_starts_its_engine_before_it_imports_textual_or_the_rehearsal(tmp_path):
-    said = started(MAKE, copy_tree("killed", tmp_path), tmp_path)
+    said = started(MAKE, copy_tree("killed", tmp_path))
     (engine,) = [seen for seen in said if "wftop.core.engine" in seen["argv"]]
     try:
         assert engine["textual"] is False
@@ -118,7 +122,7 @@ def test_the_tui_lists_its_runs_with_the_cyclic_collector_paused(tmp_path):
     # the modules and the rows of a start: many objects, few cycles, that the collector's
     # passes walked again and again while the list waited (a third of the app's CPU at
     # 20,000 runs); collection resumes once every run is drawn, what the start built frozen
-    said = started(PAUSED, copy_tree("killed", tmp_path), tmp_path)
+    said = started(PAUSED, copy_tree("killed", tmp_path))
     assert said["runs"] and said["listed"] == []  # no pass of the collector until listed
     assert said["frozen"] > 10_000  # what the start built: out of its sight, not walked
 
@@ -151,4 +155,4 @@ def test_wftop_starts_its_engine_before_it_imports_a_command_textual_or_the_rehe
     # `wftop` alone read its line with every command's parser (their modules: 0.16 s of
     # CPU), checked the default keys with Textual's names and imported the rehearsal, all
     # before the TUI started its engine
-    assert started(CLI, copy_tree("killed", tmp_path), tmp_path) == []
+    assert started(CLI, copy_tree("killed", tmp_path)) == []

@@ -20,10 +20,10 @@ WAIT = 30.0
 
 
 @pytest.fixture
-def tmux(tmp_path: Path):  # type: ignore[no-untyped-def]
-    run = TmuxServer(tmp_path, "first-run")
-    run.start("-s", "first", "-x", "60", "-y", "30", "sh")
+def tmux():  # type: ignore[no-untyped-def]
+    run = TmuxServer("first-run")
     try:
+        run.start("-s", "first", "-x", "60", "-y", "30", "sh")
         yield run
     finally:
         run.kill()

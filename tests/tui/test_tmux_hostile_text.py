@@ -25,10 +25,10 @@ WAIT = 30.0
 
 
 @pytest.fixture
-def tmux(tmp_path: Path):  # type: ignore[no-untyped-def]
-    run = TmuxServer(tmp_path, "hostile")
-    run.start("-s", "gate", "-x", "200", "-y", "50", "sh")
+def tmux():  # type: ignore[no-untyped-def]
+    run = TmuxServer("hostile")
     try:
+        run.start("-s", "gate", "-x", "200", "-y", "50", "sh")
         run("set-option", "-g", "set-clipboard", "on")
         yield run
     finally:
