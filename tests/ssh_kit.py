@@ -39,6 +39,11 @@ class Host:
     def root(self) -> Path:
         return self.home / ".claude"
 
+    @property
+    def state(self) -> Path:
+        """wftop's state dir there (its resumes' launches, the engine's socket)."""
+        return self.home / "state"
+
 
 @dataclass
 class SshHosts:
@@ -98,7 +103,7 @@ class SshHosts:
             "PATH": f"{self.bin}:/usr/local/bin:/usr/bin:/bin",
             "WFTOP_CONFIG": str(host.home / "no-config.toml"),
             "WFTOP_CACHE_DIR": str(host.home / "cache"),
-            "WFTOP_STATE_DIR": str(host.home / "state"),
+            "WFTOP_STATE_DIR": str(host.state),
             "XDG_CACHE_HOME": str(host.home / ".cache"),
             "TZ": "UTC",
             "LANG": "C.UTF-8",
