@@ -64,6 +64,9 @@ def hostile() -> Iterator[dict[str, Any]]:
             "WFTOP_CONFIG": str(home / "no-config.toml"),
             "WFTOP_STATE_DIR": str(folder / "state"),
             "WFTOP_CACHE_DIR": str(folder / "cache"),
+            # set up before the test's own environment: a shared engine that a command
+            # starts goes a second after its last view, not a minute
+            "WFTOP_ENGINE_LINGER": "1",
         }
         yield {"tree": tree, "env": env}
 

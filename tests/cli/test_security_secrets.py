@@ -31,6 +31,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from tests.corpus import copy_tree
 from tests.faults_kit import FAKE_CLAUDE, TIMEOUT, World, read_lines, wftop
 from tests.secrets_kit import leaks as leaked_kinds
 from tests.secrets_kit import name_slug, one_of_each, pieces, project_folder, samples
+from tests.shortpath_kit import short_dir
 from wftop.core.system.procs import FakeProcessTable
 from wftop.core.text.redact import PATH_KEYS, PATTERNS
 
@@ -151,12 +153,16 @@ def planted_everywhere(root: Path) -> None:
 
 
 @pytest.fixture
-def secret_root(tmp_path: Path) -> Path:
+def secret_root(tmp_path: Path) -> Iterator[Path]:
+    """The planted tree; its session's cwd in a short folder of its own: the project folder's
+    name, the cwd cut at 200 characters, holds the first secrets after a long temp dir's path
+    too."""
     root = copy_tree("killed", tmp_path)
     plant(root)
-    plant_paths(root, tmp_path / "elsewhere")
-    planted_everywhere(root)
-    return root
+    with short_dir("wftop-secrets-") as elsewhere:
+        plant_paths(root, elsewhere)
+        planted_everywhere(root)
+        yield root
 
 
 def private_env(tmp_path: Path) -> dict[str, str]:
