@@ -25,8 +25,11 @@ from wftop.core.engine import protocol as wire
 from wftop.core.index import rowcache
 from wftop.core.index.coldpass import ColdPass
 from wftop.core.index.rowfile import ENDED, load_root
+from wftop.core.index.supersede import find_superseded
 from wftop.core.read import discovery
+from wftop.core.read.sessions import NO_OWNER, local_pid_domain, owners_by_session
 from wftop.core.row import RunRow
+from wftop.core.system.procs import FakeProcessTable
 from wftop.core.text.redact import Redactor
 
 
@@ -332,3 +335,39 @@ async def test_rows_read_without_what_they_spent_are_kept_as_rows_read_with_it(t
         }
     assert keys[1] == keys[500]
     assert any(key.startswith(ENDED) for key in keys[1].values())
+
+
+async def test_a_cache_that_keeps_no_row_has_each_key_taken_by_the_worker_reading_the_run(
+    tmp_path, monkeypatch
+):
+    # A first start has no kept row to check: the engine takes no run's key before it forks
+    # its workers; each worker takes the keys of the runs it reads, before reading them,
+    # and the keys are those the engine would have taken.
+    roots = [str(copy_tree(name, tmp_path)) for name in ("killed", "clean", "mid-failure")]
+    engine_pid, noted, real = os.getpid(), tmp_path / "stamped", rowcache.stamp
+
+    def stamp(path: str, **options: Any) -> list[int]:
+        if path.endswith("journal.jsonl"):
+            with noted.open("a") as out:
+                out.write(f"{os.getpid()} {path}\n")
+        return real(path, **options)
+
+    monkeypatch.setattr(rowcache, "stamp", stamp)
+    cache = rowcache.RowCache.open(roots, tmp_path / "rows-cache")
+    processes = FakeProcessTable()
+    firsts = await coldstart.first_rows(
+        roots, lambda *_: None, cache=cache, processes=processes, workers=2, lazy_spend=1
+    )
+    taken = [line.split(" ", 1) for line in noted.read_text().splitlines()]
+    assert len(taken) == len(firsts.unpriced) == 3
+    assert all(int(pid) != engine_pid for pid, _ in taken)
+    folders = discovery.run_folders_of(roots)[0]
+    owners = owners_by_session(roots, processes, local_pid_domain())
+    superseded = find_superseded(folders)
+    expected = {
+        folder.journal: rowcache.RowCache.open(roots, tmp_path / "another").key(
+            folder, owners.get(folder.session_id, NO_OWNER), superseded.get(folder.ident)
+        )
+        for folder in folders
+    }
+    assert firsts.unpriced == expected and all(expected.values())
