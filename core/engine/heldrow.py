@@ -13,7 +13,7 @@ import orjson
 from wftop.core.engine.protocol import one_line
 from wftop.core.read.discovery import run_ident
 from wftop.core.row import RowError, RunRow
-from wftop.core.text.redact import Redactor
+from wftop.core.text.redact import Redactor, may_hold_secret_bytes
 
 Naming = tuple[str | None, str, str]
 """What naming a row's project needs of it: its ``cwd``, ``project`` and ``project_name``."""
@@ -81,7 +81,22 @@ def printed(
 ) -> tuple[bytes, tuple[bytes, str, Naming]]:
     """A row read in a worker as ``ls --json`` prints it (``keep``: for the cache, else
     empty), and on one line with what `Held` needs, read from what was printed (names
-    masked), so that the process that takes it decodes nothing."""
+    masked), so that the process that takes it decodes nothing.
+
+    Not kept, a row whose text holds no secret is printed once, on its line: the same
+    bytes as printed indented, masked, parsed and printed again (where the masking's quick
+    test finds nothing in the indented text it finds nothing in this one: a secret's
+    literals hold no character JSON lays out, and none begins at one)."""
+    if not keep:
+        fields = row.json_fields()
+        try:
+            line = orjson.dumps(fields)
+        except TypeError:  # a name that is not UTF-8: as printed, made printable
+            line = b""
+        if line and not may_hold_secret_bytes(line):
+            ident = run_ident(fields["root"], fields["session_id"], fields["run_id"])
+            naming = (fields.get("cwd"), fields["project"], fields.get("project_name", ""))
+            return b"", (exact(line), ident, naming)
     item = row.printed(redactor)
     data = orjson.loads(item)
     ident = run_ident(data["root"], data["session_id"], data["run_id"])
