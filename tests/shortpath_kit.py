@@ -13,9 +13,14 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+import psutil
+
+from tests.leftovers_kit import gone
 
 SHORT_BASE = "/tmp"
 """Where short folders go when it can be written (short on every POSIX system); else the
@@ -29,8 +34,26 @@ def new_short_dir(prefix: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=prefix, dir=base))
 
 
-def remove(folder: Path) -> None:
-    """Remove ``folder`` and what is in it (what ended in it meanwhile may be gone already)."""
+def naming(folder: Path) -> list[int]:
+    """The pids of the processes whose command line names ``folder`` or a path in it."""
+    inside = f"{folder}{os.sep}"
+    pids = []
+    for process in psutil.process_iter(["cmdline"]):
+        argv = process.info["cmdline"] or []
+        if any(arg == str(folder) or arg.startswith(inside) for arg in argv):
+            pids.append(process.pid)
+    return pids
+
+
+def remove(folder: Path, *, wait: float = 10.0) -> None:
+    """Remove ``folder`` and what is in it, once no process names it in its command line or
+    after ``wait`` seconds: an engine there goes a second after its last view, and what it
+    writes as it goes (its spends) would make the folder anew."""
+    deadline = time.monotonic() + wait
+    running = naming(folder)
+    while running and time.monotonic() < deadline:
+        time.sleep(0.05)
+        running = [pid for pid in running if not gone(pid)]
     shutil.rmtree(folder, ignore_errors=True)
 
 
