@@ -35,24 +35,28 @@ from wftop.core.engine import holding
 from wftop.core.engine import protocol as wire
 from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, first_rows
 from wftop.core.engine.failing import failure_said, log_trace
-from wftop.core.engine.heldrow import Held
+from wftop.core.engine.heldrow import Held, held_row, same
 from wftop.core.engine.holding import Gone, ProjectNames, held_of
-from wftop.core.engine.seeding import Late, cached_seeds, filled_rows, keep_late, kept_filled
+from wftop.core.engine.seeding import (
+    Late,
+    cached_seeds,
+    filled_rows,
+    index_read,
+    keep_late,
+    kept_filled,
+)
 from wftop.core.engine.views import Subscriber, Views
-from wftop.core.index.cachefile import ended, settled
 from wftop.core.index.gcpause import paused_gc
 from wftop.core.index.held import Seed
 from wftop.core.index.live import LiveIndex
-from wftop.core.index.rowcache import Kept, NamedScript, RowCache
+from wftop.core.index.rowcache import RowCache
 from wftop.core.model import DEFAULT_STALL_WINDOW, NEEDS_YOU, Run
-from wftop.core.row import RowError, RunRow
+from wftop.core.row import RunRow
 from wftop.core.system.memory import Trim, give_back_memory, trimmer
 from wftop.core.system.procs import ProcessTable, default_table
 from wftop.core.text.redact import Redactor
 from wftop.core.version import package_version
 
-SNAPSHOT_BATCH = 1000
-"""Rows per ``rows`` message of a snapshot sent to a view that joins."""
 PROBLEMS_KEPT = 200
 """Problems told again to a view that joins (the newest)."""
 FILL_BATCH = 1000
@@ -60,29 +64,6 @@ FILL_BATCH = 1000
 first read it holds every row again, filled in with what it spent (20,000 rows, 26 MB, sent
 at once on top of a snapshot a view was still reading passed what a view may leave unread,
 and the view was dropped); each waits for the views to read (`Views.drained`)."""
-
-
-def _row(entry: Held | None) -> RunRow | None:
-    """The row held (None: none, or a cached line that is not a row after all)."""
-    if entry is None:
-        return None
-    try:
-        return entry.row
-    except RowError:
-        return None
-
-
-def _peek(entry: Held) -> RunRow | None:
-    """The row held, not kept where it was not decoded (None: a line that is no row)."""
-    try:
-        return entry.peek()
-    except RowError:
-        return None
-
-
-def _same(old: Held | None, new: Held) -> bool:
-    """``new`` says what ``old`` said: the same line, or (printed otherwise) the same row."""
-    return old is not None and (old.line == new.line or _peek(old) == _peek(new))
 
 
 class Engine:
@@ -177,12 +158,7 @@ class Engine:
         if self.notice is not None:
             lines.append(wire.problem_line(self.notice, notice=True))
         held = [entry.line for entry in self.held.values()]
-        for start in range(0, len(held), SNAPSHOT_BATCH):
-            chunk = held[start : start + SNAPSHOT_BATCH]
-            last = start + SNAPSHOT_BATCH >= len(held)
-            lines.append(wire.rows_line(self.seq, chunk, final=self.complete and last))
-        if self.complete and not held:
-            lines.append(wire.rows_line(self.seq, [], final=True))
+        lines += wire.snapshot_lines(self.seq, held, final=self.complete)
         self._views.join(subscriber, lines)
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
@@ -194,14 +170,14 @@ class Engine:
 
     def counts(self) -> dict[str, int]:
         """Runs per shown status (``wftop status``)."""
-        rows = (_row(entry) for entry in self.held.values())
+        rows = (held_row(entry) for entry in self.held.values())
         return dict(sorted(Counter(row.shown_status for row in rows if row is not None).items()))
 
     def needy(self) -> list[RunState]:
         """The runs that may need a person (``wftop status`` holds them to its window)."""
         return [
             RunState(row.ident, row.run_id, row.shown_status, row.last_activity)
-            for row in (_row(entry) for entry in self.held.values())
+            for row in (held_row(entry) for entry in self.held.values())
             if row is not None and row.shown_status in NEEDS_YOU
         ]
 
@@ -341,26 +317,14 @@ class Engine:
     def _read_all(
         self, index: LiveIndex, firsts: FirstRows, seeds: dict[str, Seed]
     ) -> tuple[dict[str, Held], set[str], list[Late]]:
-        """The live index's own cold start (in a worker thread): the rows of the runs it
-        read, each made as its run is read (the index lets go of a settled run's fold at
-        once), the idents of every run it holds (the seeded ones, not read, too), and what
-        the rows cache is to keep of the runs whose first rows went without what they
-        spent, that the rows filled in did not keep (`keep_late`)."""
-        made: dict[str, Held] = {}
-        late: list[Late] = []
-        unpriced = firsts.unpriced  # those the rows filled in did not keep (`_fill`)
-
-        def take(run: Run) -> None:
-            journal = run.folder.journal
-            if journal in unpriced and settled(run) and not run.problems:
-                row = RunRow.of(run, self._spends).printed(self._redactor)
-                named = run.snapshot.script_path if run.snapshot is not None else None
-                kept = Kept(run.last_activity, row, ended(run))
-                late.append((journal, unpriced.pop(journal), kept, NamedScript.of(named)))
-            made.update(self._rows_of((run,))[0])  # their problems went with the first rows
-
-        added = index.cold_start(take=take, seeds=seeds).added
-        return made, {run.ident for run in added}, late
+        """The live index's own cold start, in a worker thread (`index_read`)."""
+        return index_read(
+            index,
+            firsts.unpriced,
+            seeds,
+            lambda run: RunRow.of(run, self._spends).printed(self._redactor),
+            lambda run: self._rows_of((run,))[0],  # their problems went with the first rows
+        )
 
     def _rows_of(self, runs: Iterable[Run]) -> tuple[dict[str, Held], list[str]]:
         """The runs as held rows, and their problems not told yet."""
@@ -384,7 +348,7 @@ class Engine:
 
     def _apply(self, rows: dict[str, Held], removed: Iterable[str]) -> None:
         """One change set: the rows that differ from what was sent, and the runs gone."""
-        changed = [entry for ident, entry in rows.items() if not _same(self.held.get(ident), entry)]
+        changed = [entry for ident, entry in rows.items() if not same(self.held.get(ident), entry)]
         now = self._now()
         gone = [ident for ident in removed if self._gone.keep(self.held.pop(ident, None), now)]
         projects = False

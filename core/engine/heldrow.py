@@ -116,3 +116,26 @@ def exact(line: bytes) -> bytes:
     """A copy of ``line`` of its own size: the bytes ``orjson.dumps`` makes keep 16 KB of
     room behind a 1 KB row (a warm start's 20,000 held rows took 300 MB so)."""
     return bytes(memoryview(line))
+
+
+def held_row(entry: Held | None) -> RunRow | None:
+    """The row held (None: none, or a cached line that is not a row after all)."""
+    if entry is None:
+        return None
+    try:
+        return entry.row
+    except RowError:
+        return None
+
+
+def _peeked(entry: Held) -> RunRow | None:
+    """The row held, not kept where it was not decoded (None: a line that is no row)."""
+    try:
+        return entry.peek()
+    except RowError:
+        return None
+
+
+def same(old: Held | None, new: Held) -> bool:
+    """``new`` says what ``old`` said: the same line, or (printed otherwise) the same row."""
+    return old is not None and (old.line == new.line or _peeked(old) == _peeked(new))

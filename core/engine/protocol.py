@@ -50,6 +50,8 @@ from wftop.core.attention import RunState
 from wftop.core.engine.version import PROTOCOL as PROTOCOL
 from wftop.core.row import RowError, RunRow
 
+SNAPSHOT_BATCH = 1000
+"""Rows per ``rows`` message of a snapshot sent to a view that joins."""
 MAX_LINE = 1 << 30
 """Longest line a view reads (one snapshot batch of rows is far below it)."""
 
@@ -164,6 +166,18 @@ def rows_line(seq: int, rows: Sequence[bytes], *, final: bool) -> bytes:
     """A ``rows`` message of rows already printed (one line each, masked)."""
     head = b'{"type":"rows","seq":%d,"final":%s,"rows":' % (seq, b"true" if final else b"false")
     return head + _rows(rows) + b"}\n"
+
+
+def snapshot_lines(seq: int, rows: Sequence[bytes], *, final: bool) -> list[bytes]:
+    """A snapshot of ``rows`` (one line each) as of change set ``seq`` in ``rows`` messages
+    of at most `SNAPSHOT_BATCH` rows, the last one ``final`` if it ends the snapshot."""
+    lines = []
+    for start in range(0, len(rows), SNAPSHOT_BATCH):
+        last = start + SNAPSHOT_BATCH >= len(rows)
+        lines.append(rows_line(seq, rows[start : start + SNAPSHOT_BATCH], final=final and last))
+    if final and not rows:
+        lines.append(rows_line(seq, [], final=True))
+    return lines
 
 
 def changed_line(seq: int, rows: Sequence[bytes], removed: Sequence[str]) -> bytes:

@@ -33,8 +33,9 @@ from wftop.core.index.cachefile import Key, ended, settled
 from wftop.core.index.coldpass import ColdPass, paused_gc
 from wftop.core.index.fanout import streamed
 from wftop.core.index.held import RunKeys, Seed
+from wftop.core.index.live import LiveIndex
 from wftop.core.index.rowcache import Kept, NamedScript, RowCache
-from wftop.core.model import DEFAULT_STALL_WINDOW
+from wftop.core.model import DEFAULT_STALL_WINDOW, Run
 from wftop.core.read.discovery import RunFolder, newest_sessions_first, run_folders_of
 from wftop.core.read.sessions import NO_OWNER
 from wftop.core.row import RunRow
@@ -190,3 +191,30 @@ async def kept_filled(
         del filled
     cache.save()
     return rows
+
+
+def index_read(
+    index: LiveIndex,
+    unpriced: dict[str, Key | None],
+    seeds: dict[str, Seed],
+    printed_row: Callable[[Run], bytes],
+    rows_of: Callable[[Run], dict[str, Held]],
+) -> tuple[dict[str, Held], set[str], list[Late]]:
+    """The live index's own cold start (in a worker thread): the rows of the runs it
+    read (``rows_of``), each made as its run is read (the index lets go of a settled run's
+    fold at once), the idents of every run it holds (the seeded ones, not read, too), and
+    what the rows cache is to keep of the runs whose first rows went without what they
+    spent, that the rows filled in did not keep (those left in ``unpriced``: `keep_late`)."""
+    made: dict[str, Held] = {}
+    late: list[Late] = []
+
+    def take(run: Run) -> None:
+        journal = run.folder.journal
+        if journal in unpriced and settled(run) and not run.problems:
+            named = run.snapshot.script_path if run.snapshot is not None else None
+            kept = Kept(run.last_activity, printed_row(run), ended(run))
+            late.append((journal, unpriced.pop(journal), kept, NamedScript.of(named)))
+        made.update(rows_of(run))
+
+    added = index.cold_start(take=take, seeds=seeds).added
+    return made, {run.ident for run in added}, late
