@@ -56,6 +56,9 @@ values = st.recursive(
 @example([deep({"client_secret": ["x", "x"]}), deep([SECRETS[2]])], True)
 @example({"private_key_id": HEX40}, False)  # found by its key alone
 @example([{"SecretAccessKey": BASE40}] * 2, False)
+@example([{"a": "x", "b": "y"}, {"a": "x", "private_key_id": HEX40}], False)  # as many keys
+@example([{"a": 1, "b": 2, "c": 3}, {"a": SECRETS[3]}], True)  # fewer keys than the first
+@example([{"b": "y", "a": "x"}, {"a": SECRETS[4], "b": "z"}], False)  # the same keys
 def test_the_masked_json_is_the_same_with_each_distinct_string_tested_once(value, indent):
     option = orjson.OPT_INDENT_2 if indent else 0
     by_text, by_strings = Redactor.for_json(), Redactor.for_json()
