@@ -17,6 +17,7 @@ import os
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import cast
 
 from wftop.core.cost.prices import price
 from wftop.core.cost.runs import agents_spend, calls_spend
@@ -25,6 +26,7 @@ from wftop.core.cost.usage import Spends
 from wftop.core.forecast.cachewarm import TTL_1H, last_response
 from wftop.core.forecast.costrange import CostRange
 from wftop.core.forecast.fates import LIVE_FATES, Fate, Forecast, uncached
+from wftop.core.forecast.instant import MetCalls
 from wftop.core.index.cachefile import settled
 from wftop.core.model import Run
 from wftop.core.read.foldcall import Call
@@ -160,16 +162,46 @@ def book_spend(call: Call, book: Mapping[str, Spend]) -> Spend | None:
     return NOTHING + spent
 
 
-def call_costs(run: Run, spends: Spends | None = None) -> CallCosts:
+def call_costs(run: Run, spends: Spends | None = None, met: MetCalls | None = None) -> CallCosts:
     """What each call's last attempt spent, the median, and the last completed run of the
     same script (`previous_completed`) for the calls not reached yet: one pass over the
-    calls, which reads the transcripts the book does not price."""
+    calls, which reads the transcripts the book does not price. ``met``: the calls as a
+    forecast's walk of this fold met them (`MetCalls`): those it served from cache are
+    priced by their last agents alone (`_met_spends`), where that finds what the pass does."""
     spends = spends or Spends()
     calls = run.fold.ordered_calls()
     folder = run.folder.path
     book = (spends.settle(folder) if settled(run) else None) or {}
     found: dict[str, tuple[Spend, bool]] = {}
-    done: list[Spend] = []  # the last attempts that returned, for their median
+    done = None
+    if met is not None and len(met.ends) + len(met.others) == len(calls):
+        done = _met_spends(met, book, folder, spends, found)
+    if done is None:
+        found.clear()
+        done = _priced(calls, book, folder, spends, found)
+    median = median_of(done)
+    unreached = unreached_from = None
+    previous = previous_completed(run)
+    if previous is not None:
+        folder, fold = previous
+        known = {call.label for call in calls}
+        others = [call for call in fold.ordered_calls() if call.label not in known]
+        unreached = calls_spend(folder, others, spends).total
+        unreached_from = os.path.basename(folder)
+    label = calls[-1].label if calls else None
+    return CallCosts(run.fold.calls, book, found, median, label, unreached, unreached_from)
+
+
+def _priced(
+    calls: list[Call],
+    book: Mapping[str, Spend],
+    folder: str,
+    spends: Spends,
+    found: dict[str, tuple[Spend, bool]],
+) -> list[Spend]:
+    """The spends of the last attempts of ``calls`` that returned, in order (for their
+    median); the calls ``book`` does not price are priced into ``found``."""
+    done: list[Spend] = []
     get = book.get
     for call in calls:  # `book_spend` and `returned` of each call, with no call of either
         agents = call.agent_ids
@@ -182,17 +214,34 @@ def call_costs(run: Run, spends: Spends | None = None) -> CallCosts:
             spent = NOTHING + spent
         if call.has_result and agents and call.result_agent_id == agent and not spent.missing:
             done.append(spent)
-    median = median_of(done)
-    unreached = unreached_from = None
-    previous = previous_completed(run)
-    if previous is not None:
-        folder, fold = previous
-        known = {call.label for call in calls}
-        others = [call for call in fold.ordered_calls() if call.label not in known]
-        unreached = calls_spend(folder, others, spends).total
-        unreached_from = os.path.basename(folder)
-    label = calls[-1].label if calls else None
-    return CallCosts(run.fold.calls, book, found, median, label, unreached, unreached_from)
+    return done
+
+
+def _met_spends(
+    met: MetCalls,
+    book: Mapping[str, Spend],
+    folder: str,
+    spends: Spends,
+    found: dict[str, tuple[Spend, bool]],
+) -> list[Spend] | None:
+    """`_priced` of the calls as a walk met them: the spends of their ends looked up in C
+    (each a call that returned from its last agent), the others priced one by one. None
+    where that may not be what `_priced` finds over the calls in order: an end the book
+    does not price or prices as a lower bound or with unpriced models (each made anew), or
+    two distinct spends of one weight (their median would depend on their order)."""
+    looked = list(map(book.get, met.ends))
+    if type(None) in map(type, looked):  # compared as types, in C (a Spend compares in Python)
+        return None
+    done = cast(list[Spend], looked)
+    distinct = dict(zip(map(id, done), done, strict=True))
+    if any(spent.unpriced_models or spent.missing for spent in distinct.values()):
+        return None
+    rest = _priced(met.others, book, folder, spends, found)
+    distinct.update(zip(map(id, rest), rest, strict=True))
+    if len({_weight(spent) for spent in distinct.values()}) != len(distinct):
+        return None
+    done += rest
+    return done
 
 
 def median_of(done: list[Spend]) -> Spend | None:
