@@ -81,8 +81,9 @@ def parse_version(text: str | None) -> tuple[int, int, int] | None:
 
 
 def writer_version(run: Run) -> tuple[int, int, int] | None:
-    """The CLI build that wrote the run's journal, from its first agent transcript."""
-    for call in run.fold.ordered_calls():
+    """The CLI build that wrote the run's journal, from its first agent transcript (the
+    first call's first agent: no list of every call made)."""
+    for call in run.fold.calls.values():
         for agent in call.agent_ids[:1]:
             path = transcript_path(run.folder.path, agent)
             for _, record in JsonlTail(path).read().records[:5] if path else ():

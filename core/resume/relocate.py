@@ -111,7 +111,10 @@ class RelocationResult:
 
 
 def heal_plan(fold: JournalFold) -> HealPlan:
-    """Decide, from a journal fold, which calls' ``failed`` lines a heal drops."""
+    """Decide, from a journal fold, which calls' ``failed`` lines a heal drops (a fold of no
+    ``failed`` line: none, and no call looked at)."""
+    if not fold.failed_lines:
+        return HealPlan(frozenset(), ())
     drop: set[str] = set()
     kept: list[KeptFailure] = []
     for call in fold.ordered_calls():
