@@ -40,8 +40,8 @@ import orjson
 
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.usage import Spends
-from wftop.core.engine.heldrow import Held, Naming, exact, held, held_read, printed
-from wftop.core.index.cachefile import Key, ended, settled
+from wftop.core.engine.heldrow import Held, Naming, exact, held, held_read, printed_fields
+from wftop.core.index.cachefile import Key
 from wftop.core.index.coldpass import ColdPass, paused_gc
 from wftop.core.index.fanout import streamed
 from wftop.core.index.rowcache import Kept, NamedScript, RowCache
@@ -53,7 +53,7 @@ from wftop.core.read.discovery import (
     run_folders_of,
 )
 from wftop.core.read.sessions import NO_OWNER, Owner, local_pid_domain, owners_by_session
-from wftop.core.row import RowError, RunRow
+from wftop.core.row import RowError
 from wftop.core.system.procs import ProcessTable, default_table
 from wftop.core.text.redact import Redactor
 
@@ -195,16 +195,16 @@ async def first_rows(
         taken = {} if looked else keyed(part)
         reads = [
             Read(
-                *printed(RunRow.of(run, spends, pending=lazy), redactor, keep=not lazy),
+                *printed_fields(run.fields, redactor, keep=not lazy),
                 tuple(str(problem) for problem in run.problems),
                 run.last_activity,
-                run.folder.journal,
-                NamedScript.of(run.snapshot.script_path if run.snapshot is not None else None),
-                settled(run),
-                ended(run),
-                taken.get(run.folder.journal),
+                run.journal,
+                NamedScript.of(run.named),
+                run.settled,
+                run.ended,
+                taken.get(run.journal),
             )
-            for run in cold.read(part, for_rows=True, spend=not lazy)
+            for run in cold.counted(part, spends, pending=lazy)
         ]
         cold.save_spends()  # in each forked worker too: a project's spends merged into its file
         return reads

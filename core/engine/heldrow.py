@@ -7,12 +7,14 @@ in the worker, `held_read` in the engine).
 from __future__ import annotations
 
 from sys import intern
+from typing import Any
 
 import orjson
 
 from wftop.core.engine.protocol import one_line
 from wftop.core.read.discovery import run_ident
 from wftop.core.row import RowError, RunRow
+from wftop.core.text.jsonout import dumps_masked
 from wftop.core.text.redact import Redactor, may_hold_secret_bytes
 
 Naming = tuple[str | None, str, str]
@@ -81,14 +83,21 @@ def printed(
 ) -> tuple[bytes, tuple[bytes, str, Naming]]:
     """A row read in a worker as ``ls --json`` prints it (``keep``: for the cache, else
     empty), and on one line with what `Held` needs, read from what was printed (names
-    masked), so that the process that takes it decodes nothing.
+    masked), so that the process that takes it decodes nothing (`printed_fields`)."""
+    return printed_fields(row.json_fields(), redactor, keep=keep)
+
+
+def printed_fields(
+    fields: dict[str, Any], redactor: Redactor, *, keep: bool
+) -> tuple[bytes, tuple[bytes, str, Naming]]:
+    """`printed` of a row's `RunRow.json_fields` (a cold pass's counted row:
+    `wftop.core.index.countrow`).
 
     Not kept, a row whose text holds no secret is printed once, on its line: the same
     bytes as printed indented, masked, parsed and printed again (where the masking's quick
     test finds nothing in the indented text it finds nothing in this one: a secret's
     literals hold no character JSON lays out, and none begins at one)."""
     if not keep:
-        fields = row.json_fields()
         try:
             line = orjson.dumps(fields)
         except TypeError:  # a name that is not UTF-8: as printed, made printable
@@ -97,7 +106,8 @@ def printed(
             ident = run_ident(fields["root"], fields["session_id"], fields["run_id"])
             naming = (fields.get("cwd"), fields["project"], fields.get("project_name", ""))
             return b"", (exact(line), ident, naming)
-    item = row.printed(redactor)
+    text = dumps_masked(fields, redactor, indent=True)
+    item = b"  " + text.replace(b"\n", b"\n  ")
     data = orjson.loads(item)
     ident = run_ident(data["root"], data["session_id"], data["run_id"])
     naming = (data.get("cwd"), data["project"], data.get("project_name", ""))

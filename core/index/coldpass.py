@@ -13,11 +13,12 @@ import os
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar, cast
 
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.index.cachefile import ended, settled
 from wftop.core.index.context import RunContext, no_cwd
+from wftop.core.index.countrow import Counted, counted_row
 from wftop.core.index.fanout import fan_out
 from wftop.core.index.gcpause import paused_gc as paused_gc
 from wftop.core.index.keptrows import (
@@ -39,7 +40,11 @@ from wftop.core.read.discovery import RunFolder, run_folders_of
 from wftop.core.read.journal import JournalFold, folding
 from wftop.core.read.jsonl import Problem
 from wftop.core.read.sessions import Owner, transcript_cwd
+from wftop.core.row import RunRow
 from wftop.core.system.procs import ProcessTable
+
+if TYPE_CHECKING:  # what reads transcripts is needed only where a row is made of a run
+    from wftop.core.cost.usage import Spends
 
 Row = TypeVar("Row")
 
@@ -139,6 +144,44 @@ class ColdPass:
         rows alone, `RunReader`'s counting read; ``spend`` False: no transcript read for
         what they spent, the rows say it is to come; ``packed`` False: their calls' results
         kept as parsed, `JournalFold.packs`, for a process that reads them once and ends)."""
+        for reader, context in self._readers(
+            folders, for_rows=for_rows, spend=spend, packed=packed
+        ):
+            run = reader.run(context)
+            if self.spend_book is not None and settled(run):
+                reader.vouch_spends()  # its first plan takes the transcripts' spends as read
+            yield run
+
+    def counted(
+        self, folders: Iterable[RunFolder], spends: Spends, *, pending: bool
+    ) -> Iterator[Counted]:
+        """`read` ``for_rows``, each run's row made straight from its reader
+        (`wftop.core.index.countrow.counted_row`: the same fields as ``RunRow.of(run,
+        spends, pending=pending)``'s), no `Run` made but where that row needs one.
+        ``pending``: what they spent is not read, the rows say it is to come."""
+        for reader, context in self._readers(folders, for_rows=True, spend=not pending):
+            counted = counted_row(reader, context, pending=pending)
+            if counted is None:
+                run = reader.run(context)
+                fields = RunRow.of(run, spends, pending=pending).json_fields()
+                script = run.snapshot.script_path if run.snapshot is not None else None
+                counted = Counted(
+                    fields,
+                    run.problems,
+                    run.last_activity,
+                    run.folder.journal,
+                    script,
+                    settled(run),
+                    ended(run),
+                )
+            if self.spend_book is not None and counted.settled:
+                reader.vouch_spends()
+            yield counted
+
+    def _readers(
+        self, folders: Iterable[RunFolder], *, for_rows: bool, spend: bool, packed: bool = True
+    ) -> Iterator[tuple[RunReader, RunContext]]:
+        """Each folder's reader, as `read` reads it, with the pass's context."""
         facts = SessionFacts()
         context = self.context(facts)
         with paused_gc():
@@ -155,10 +198,7 @@ class ColdPass:
                     reader.tail.sink = folding(reader.fold, folder.journal)  # as it is read
                 alive = context.owner(folder).may_be_alive
                 reader.refresh(owner_alive=alive, listing=facts.scripts)
-                run = reader.run(context)
-                if self.spend_book is not None and settled(run):
-                    reader.vouch_spends()  # its first plan takes the transcripts' spends as read
-                yield run
+                yield reader, context
 
     def save_spends(self) -> None:
         """What this process read of transcripts, written into the spend book (if any)."""

@@ -7,15 +7,16 @@ failed calls, so every surface that reads a folder makes the same run of it.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from wftop.core.cost.tokens import Spend
 from wftop.core.index.context import RunContext
-from wftop.core.model import Run, TranscriptStats, classify
+from wftop.core.model import Run, Status, TranscriptStats, classify
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.failures import Failure, LastReplies, RunEnd, find_failures, fold_candidates
 from wftop.core.read.journal import JournalFold
 from wftop.core.read.jsonl import Problem
+from wftop.core.read.sessions import Owner
 from wftop.core.read.snapshot import Snapshot
 
 
@@ -53,8 +54,25 @@ class Read(Protocol):
     def notices(self) -> list[tuple[str, str]]: ...
 
 
-def made_run(read: Read, context: RunContext, *, frozen: bool = False) -> Run:
-    """The run ``read``, classified in ``context`` (``frozen``: see `RunReader.run`)."""
+class Classified(NamedTuple):
+    """How a run read stands in its context (`classified`)."""
+
+    owner: Owner
+    superseded_by: str | None
+    current: bool
+    """Its snapshot is current: the run ended when it was written."""
+    last_activity: float | None
+    unreadable: str | None
+    """`wftop.core.index.reader.RunReader.unreadable_reason`."""
+    status: Status
+    problems: tuple[Problem, ...]
+    """The journal's and the snapshot's."""
+    failures: tuple[Failure, ...]
+
+
+def classified(read: Read, context: RunContext) -> Classified:
+    """How the run ``read`` stands in ``context``: what `made_run` makes a `Run` of, and a
+    list's cold pass a row of (`wftop.core.index.countrow`)."""
     owner = context.owner(read.folder)
     superseded_by = context.superseded.get(read.folder.ident)
     snapshot = read.snapshot
@@ -80,25 +98,34 @@ def made_run(read: Read, context: RunContext, *, frozen: bool = False) -> Run:
     if read.snapshot_problem is not None:
         problems.append(read.snapshot_problem)
     over = current or superseded_by is not None or not owner.may_be_alive
+    found = failures(read, snapshot if current else None, over=over)
+    return Classified(
+        owner, superseded_by, current, last_growth, unreadable, status, tuple(problems), found
+    )
+
+
+def made_run(read: Read, context: RunContext, *, frozen: bool = False) -> Run:
+    """The run ``read``, classified in ``context`` (``frozen``: see `RunReader.run`)."""
+    how = classified(read, context)
     return Run(
         folder=read.folder,
         fold=read.fold.snapshot() if frozen else read.fold,
-        snapshot=snapshot,
-        snapshot_current=current,
-        owner=owner,
-        status=status,
+        snapshot=read.snapshot,
+        snapshot_current=how.current,
+        owner=how.owner,
+        status=how.status,
         cwd=context.cwd(read.folder),
         name=read.run_name,
         journal_missing=read.journal_missing,
-        unreadable_reason=unreadable,
+        unreadable_reason=how.unreadable,
         script_path=read.script_path,
         journal_size=read.journal_size,
         journal_mtime=read.journal_mtime,
         transcripts=read.transcripts,
-        last_activity=last_growth,
-        problems=tuple(problems),
-        superseded_by=superseded_by,
-        failures=failures(read, snapshot if current else None, over=over),
+        last_activity=how.last_activity,
+        problems=how.problems,
+        superseded_by=how.superseded_by,
+        failures=how.failures,
         rerun_tokens=read.rerun_tokens,
         spend=read.spend() if read.count_spend and not read.journal_missing else None,
     )

@@ -1,5 +1,6 @@
 """A list's first read folds each journal into what a row shows (`CountingFold`); its rows are
-the rows of the full fold, field for field.
+the rows of the full fold, field for field, and so are the rows a cold pass makes straight
+from each run's reader, with no `Run` (`wftop.core.index.countrow`).
 
 The differential: every run of every tree under ``tests/data`` (the CLI's current and older
 builds, forensics' damaged sessions, the fixtures), read both ways; then journals made by
@@ -23,9 +24,11 @@ from hypothesis import strategies as st
 from bench.fuzz import row_facts
 from tests.core.test_reliability_props import journals, records
 from tests.corpus import DATA, copy_tree, only_journal
+from wftop.core.cost.usage import Spends
+from wftop.core.index.cachefile import ended, settled
 from wftop.core.index.coldpass import ColdPass
 from wftop.core.read.countfold import CountingFold, WholeCallsNotKept
-from wftop.core.read.discovery import run_folders_of
+from wftop.core.read.discovery import RunFolder, run_folders_of
 from wftop.core.read.journal import JournalFold
 from wftop.core.row import RunRow
 from wftop.core.system.procs import FakeProcess, FakeProcessTable
@@ -39,12 +42,34 @@ TREES = sorted(
 
 
 def both_rows(roots: list[str], processes: FakeProcessTable | None = None) -> list[Any]:
-    """Every run's row read in full and read for its row, side by side."""
+    """Every run's row read in full and read for its row, side by side; and the row made
+    straight from its reader (`ColdPass.counted`), field for field the full row's."""
     folders, _problems = run_folders_of(roots)
     cold = ColdPass.of(roots, folders, processes=processes or FakeProcessTable(), now=lambda: NOW)
     full = [RunRow.of(run) for run in cold.read(folders)]
     counted = [RunRow.of(run) for run in cold.read(folders, for_rows=True)]
+    for pending in (False, True):
+        assert straight_rows(cold, folders, pending) == [
+            (
+                list(RunRow.of(run, pending=pending).json_fields().items()),
+                (run.problems, run.last_activity, run.folder.journal),
+                (run.snapshot.script_path if run.snapshot else None, settled(run), ended(run)),
+            )
+            for run in cold.read(folders)
+        ]
     return list(zip(full, counted, strict=True))
+
+
+def straight_rows(cold: ColdPass, folders: list[RunFolder], pending: bool) -> list[Any]:
+    """`ColdPass.counted`'s rows: their fields in order, and what is kept of each run."""
+    return [
+        (
+            list(made.fields.items()),
+            (made.problems, made.last_activity, made.journal),
+            (made.named, made.settled, made.ended),
+        )
+        for made in cold.counted(folders, Spends(), pending=pending)
+    ]
 
 
 @pytest.mark.parametrize("root", TREES, ids=lambda root: os.path.relpath(root, DATA))

@@ -43,7 +43,6 @@ def count_decoding(monkeypatch: Any) -> list[object]:
             decoded.append(data)
             return RunRow.from_json(data, host=host)
 
-    monkeypatch.setattr(coldstart, "RunRow", Counted)
     monkeypatch.setattr(heldrow, "RunRow", Counted)
     return decoded
 

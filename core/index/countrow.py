@@ -1,0 +1,134 @@
+"""A run's row made straight from what its reader read: no `Run`, no `RunRow`.
+
+A list's cold pass reads every run for its row alone (`wftop.core.index.reader.RunReader`
+with a `wftop.core.read.countfold.CountingFold`). `counted_row` takes what that row shows
+from the reader and the pass's `RunContext`, and gives the row's JSON fields as
+`RunRow.json_fields` gives them of ``RunRow.of(made_run(reader, context))``: the same
+values, in the same order, with the facts the caller keeps of the run besides (its problems,
+its last activity, whether it is settled or ended, the script its snapshot names). Making the
+`Run` and the `RunRow` only to print the row was about a fifth of a cold pass's work a run.
+
+A row whose spend must be read from the transcripts of a run without its journal has no
+counted row (None): its reader's run is made and its row printed as every other's.
+A differential test holds the fields equal to the full way's on every tree under
+``tests/data`` and on fuzzed journals (``tests/core/test_counting_fold.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from wftop.core.cost.tokens import NOTHING
+from wftop.core.index.context import RunContext
+from wftop.core.index.reader import RunReader
+from wftop.core.index.runmade import classified
+from wftop.core.model import ENDED, Status, iso_utc
+from wftop.core.read.discovery import short_project
+from wftop.core.read.journal import CallState
+from wftop.core.read.jsonl import Problem
+from wftop.core.rowwire import moment
+
+_LIVE = (Status.RUNNING, Status.STALLED)
+
+
+class Counted(NamedTuple):
+    """A run's row as `RunRow.json_fields` gives it, and what its reader keeps of the run."""
+
+    fields: dict[str, Any]
+    problems: tuple[Problem, ...]
+    last_activity: float | None
+    journal: str
+    named: str | None
+    """The script path its snapshot names (`wftop.core.index.rowcache.NamedScript`)."""
+    settled: bool
+    """`wftop.core.index.cachefile.settled` of its run."""
+    ended: bool
+    """`wftop.core.index.cachefile.ended` of its run."""
+
+
+def counted_row(reader: RunReader, context: RunContext, *, pending: bool) -> Counted | None:
+    """The row of the run ``reader`` read, classified in ``context`` (see the module);
+    ``pending``: without what it spent, as `RunRow.of`'s. None: make the run instead."""
+    if pending:
+        spent = NOTHING
+    elif reader.count_spend and not reader.journal_missing:
+        spent = reader.spend()
+    else:
+        return None
+    folder, fold = reader.folder, reader.fold
+    how = classified(reader, context)
+    owner, superseded_by, status, found = how.owner, how.superseded_by, how.status, how.failures
+    snapshot, current = reader.snapshot, how.current
+    ended = status in ENDED
+    failed_keys = {failure.key for failure in found}
+    flight = (
+        []
+        if ended
+        else [
+            call.label for call in fold.calls_in(CallState.IN_FLIGHT) if call.key not in failed_keys
+        ]
+    )
+    cwd = context.cwd(folder)
+    failed = len(found)
+    calls = len(fold.calls)
+    open_keys = fold.open_keys
+    still = len(open_keys) - (sum(1 for f in found if f.key in open_keys) if found else 0)
+    returned = calls - failed - still
+    cached = len(snapshot.cached) if snapshot is not None and current else 0
+    cached = min(cached, returned)
+    live = status in _LIVE
+    cost = None if pending or spent.cost_usd is None else round(round(spent.cost_usd, 6), 6)
+    fields: dict[str, Any] = {
+        "run_id": folder.run_id,
+        "session_id": folder.session_id,
+        "project": folder.project,
+        "project_name": short_project(cwd, folder.project),
+        "root": folder.root,
+        "cwd": cwd,
+        "name": reader.run_name,
+        "status": status.value,
+        "started": fold.started_lines,
+        "returned": fold.result_lines,
+        "failed": failed,
+        "calls": calls,
+        "in_flight": flight,
+        "failed_calls": [failure.label for failure in found],
+        "rerun_tokens": reader.rerun_tokens,
+        "dead_workers": len(flight) if status is Status.DEAD else 0,
+        "journal": None if reader.journal_missing else folder.journal,
+        "snapshot": folder.snapshot if snapshot is not None else None,
+        "snapshot_current": current,
+        "script_path": reader.script_path,
+        "owner": owner.liveness.value,
+        "owner_pid": owner.entry.pid if owner.entry else None,
+        "superseded_by": superseded_by,
+        "last_activity": iso_utc(moment(iso_utc(how.last_activity), "last_activity")),
+        "unreadable_lines": len(how.problems),
+        "host": None,
+        "unreadable_reason": how.unreadable,
+        "call_states": {
+            "done": returned - cached,
+            "cached": cached,
+            "failed": failed,
+            "running": still if live else 0,
+            "dead": 0 if live else still,
+        },
+        "cost_usd": cost,
+        "tokens": spent.tokens.to_json(),
+        "unpriced_models": list(spent.unpriced_models),
+        "missing_transcripts": spent.missing,
+        "cost_is_lower_bound": spent.lower_bound,
+    }
+    if pending:
+        fields["cost_pending"] = True
+    fields["failed_lines"] = fold.failed_lines
+    fields["failures"] = [{"label": failure.label, "kind": failure.kind} for failure in found]
+    return Counted(
+        fields,
+        how.problems,
+        how.last_activity,
+        folder.journal,
+        snapshot.script_path if snapshot is not None else None,
+        how.unreadable is None and (ended or not owner.may_be_alive),
+        ended and snapshot is not None and current,
+    )
