@@ -12,10 +12,11 @@ from typing import Any
 import orjson
 
 from wftop.core.engine.protocol import one_line
+from wftop.core.index.countrow import may_be_masked
 from wftop.core.read.discovery import run_ident
 from wftop.core.row import RowError, RunRow
 from wftop.core.text.jsonout import dumps_masked
-from wftop.core.text.redact import Redactor, may_hold_secret_bytes
+from wftop.core.text.redact import Redactor
 
 Naming = tuple[str | None, str, str]
 """What naming a row's project needs of it: its ``cwd``, ``project`` and ``project_name``."""
@@ -93,16 +94,16 @@ def printed_fields(
     """`printed` of a row's `RunRow.json_fields` (a cold pass's counted row:
     `wftop.core.index.countrow`).
 
-    Not kept, a row whose text holds no secret is printed once, on its line: the same
-    bytes as printed indented, masked, parsed and printed again (where the masking's quick
-    test finds nothing in the indented text it finds nothing in this one: a secret's
-    literals hold no character JSON lays out, and none begins at one)."""
+    Not kept, a row that masking would not change (no string of it but its paths holds a
+    literal of the masking's quick test: `wftop.core.index.countrow.may_be_masked`) is
+    printed once, on its line: the same bytes as printed indented, masked, parsed and
+    printed again."""
     if not keep:
         try:
             line = orjson.dumps(fields)
         except TypeError:  # a name that is not UTF-8: as printed, made printable
             line = b""
-        if line and not may_hold_secret_bytes(line):
+        if line and not may_be_masked(fields):
             ident = run_ident(fields["root"], fields["session_id"], fields["run_id"])
             naming = (fields.get("cwd"), fields["project"], fields.get("project_name", ""))
             return b"", (exact(line), ident, naming)

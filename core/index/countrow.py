@@ -16,6 +16,7 @@ A differential test holds the fields equal to the full way's on every tree under
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from wftop.core.cost.tokens import NOTHING
@@ -27,6 +28,8 @@ from wftop.core.read.discovery import short_project
 from wftop.core.read.journal import CallState
 from wftop.core.read.jsonl import Problem
 from wftop.core.rowwire import moment
+from wftop.core.text.prefilter import may_hold_secret
+from wftop.core.text.redact import PATH_KEYS
 
 _LIVE = (Status.RUNNING, Status.STALLED)
 
@@ -132,3 +135,42 @@ def counted_row(reader: RunReader, context: RunContext, *, pending: bool) -> Cou
         how.unreadable is None and (ended or not owner.may_be_alive),
         ended and snapshot is not None and current,
     )
+
+
+def may_be_masked(fields: dict[str, Any]) -> bool:
+    """Whether masking could change a row's JSON (`wftop.core.text.jsonout.dumps_masked`
+    with `wftop.core.text.redact.Redactor.for_json`): where no string value of it, but the
+    paths it keeps real, holds any of the quick test's literals, it is printed as it is.
+    Only the values are searched, not the keys (no key of a row names a secret, which would
+    mask its value by its name: a test holds them to that), nor the paths."""
+    texts: list[str] = []
+    for key, value in fields.items():
+        if type(value) is str:
+            if key not in PATH_KEYS:
+                texts.append(value)
+        elif type(value) not in _PLAIN and not _strings(value, texts):
+            return True
+    return may_hold_secret("\n".join(texts))
+
+
+_PLAIN = frozenset((int, float, bool, type(None)))
+"""Values with no string in them."""
+
+
+def _strings(value: Any, texts: list[str]) -> bool:
+    """The strings of a row's list or object field (labels, models, the failures' labels
+    and kinds) added to ``texts``; False: it holds something else than these and plain
+    values, which is not searched (the row may be masked)."""
+    items: Iterable[Any]
+    if type(value) is list:
+        items = value
+    elif type(value) is dict:
+        items = value.values()
+    else:
+        return False
+    for item in items:
+        if type(item) is str:
+            texts.append(item)
+        elif type(item) not in _PLAIN and not _strings(item, texts):
+            return False
+    return True

@@ -4,6 +4,7 @@ printed as ``ls`` prints it, masked, parsed and printed again on one line."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -49,7 +50,44 @@ def test_a_row_for_the_stream_alone_is_the_line_it_was_printed_as():
         assert printed(row, redactor, keep=False)[1] == printed(row, redactor, keep=True)[1]
 
 
-def test_a_plain_row_for_the_stream_alone_is_neither_indented_nor_parsed(monkeypatch):
+TEXTS = (
+    "run_id", "session_id", "project", "project_name", "root", "cwd", "name", "journal",
+    "snapshot", "script_path", "superseded_by", "unreadable_reason",
+)  # fmt: skip
+"""Every text field of a row (paths too: kept real, the masking searches them not)."""
+
+
+def test_a_secret_in_any_text_of_a_row_for_the_stream_alone_is_masked_as_printed():
+    """Only a row's string values are searched for a secret's literals, not its keys or the
+    paths it keeps real: a secret anywhere else, at any depth (labels, the failures'
+    labels, the unpriced models), is masked as the row printed as ``ls`` prints it is."""
+    redactor = Redactor.for_json()
+    row = corpus_rows()[0]
+    for secret in ODD_NAMES[:2]:
+        made = [replace(row, **{field: secret}) for field in TEXTS]
+        made += [
+            replace(row, in_flight=("a1", secret)),
+            replace(row, failed_calls=(secret,), failures=((secret, "unknown"),)),
+            replace(row, failures=(("a1", secret),)),
+            replace(row, unpriced_models=("m", secret)),
+        ]
+        for odd in made:
+            line = printed(odd, redactor, keep=False)[1]
+            assert line == printed(odd, redactor, keep=True)[1]
+            assert line[0] != printed(row, redactor, keep=False)[1][0]
+
+
+def test_no_key_of_a_row_names_a_secret():
+    """A value under a key naming a secret is masked by its key's name, which the search of
+    a row's values alone would miss (`wftop.core.text.redact.Redactor.item`)."""
+    fields = corpus_rows()[0].json_fields()
+    keys = [*fields, *fields["tokens"], *fields["call_states"], "label", "kind"]
+    assert len(keys) > 40
+    assert not [key for key in keys if re.search(r"(?ai)secret|private_key_id|authorization", key)]
+
+
+def count_parsing(monkeypatch: Any) -> list[bytes]:
+    """What `printed` parses from now on."""
     parsed: list[bytes] = []
 
     class Counted:
@@ -62,7 +100,24 @@ def test_a_plain_row_for_the_stream_alone_is_neither_indented_nor_parsed(monkeyp
             return orjson.loads(data)
 
     monkeypatch.setattr(heldrow, "orjson", Counted)
+    return parsed
+
+
+def test_a_plain_row_for_the_stream_alone_is_neither_indented_nor_parsed(monkeypatch):
+    parsed = count_parsing(monkeypatch)
     row = corpus_rows()[0]
     line, ident, naming = printed(row, Redactor.for_json(), keep=False)[1]
     assert not parsed and b"\n" not in line
     assert (ident, naming) == (row.ident, (row.cwd, row.project, row.project_name))
+
+
+def test_a_row_whose_paths_alone_hold_a_secrets_literal_is_not_parsed(monkeypatch):
+    """The paths a row keeps real are not searched: a project in a folder ``secrets`` is
+    printed once, as a row with no such literal is."""
+    redactor = Redactor.for_json()
+    folder = "/home/dev/secrets/app"
+    row = replace(corpus_rows()[0], cwd=folder, script_path=folder + "/bearer-sk-x.js")
+    as_printed = printed(row, redactor, keep=True)[1]
+    parsed = count_parsing(monkeypatch)
+    assert printed(row, redactor, keep=False)[1] == as_printed
+    assert not parsed
