@@ -96,23 +96,21 @@ async def filled_rows(
         spend_book=spend_book,
     )
     keys = RunKeys()
-    wanted: list[tuple[RunFolder, Key | None]] = [
-        (
-            folder,
-            keys(
-                folder,
-                cold.owners.get(folder.session_id, NO_OWNER),
-                cold.superseded.get(folder.ident),
-            ),
-        )
-        for folder in folders
-        if folder.journal in journals
-    ]
+    wanted = [folder for folder in folders if folder.journal in journals]
     redactor = Redactor.for_json()
     spends = Spends()
 
-    def work(part: Sequence[tuple[RunFolder, Key | None]]) -> tuple[list[bytes], list[Filled]]:
-        key_of = {folder.journal: key for folder, key in part}
+    def work(part: Sequence[RunFolder]) -> tuple[list[bytes], list[Filled]]:
+        # Each run's key taken before any of the chunk is read, by the worker that reads
+        # it: the engine took them all before it forked (0.5 s at 20,000 runs).
+        key_of = {
+            folder.journal: keys(
+                folder,
+                cold.owners.get(folder.session_id, NO_OWNER),
+                cold.superseded.get(folder.ident),
+            )
+            for folder in part
+        }
         reads = [
             Filled(
                 *printed(RunRow.of(run, spends), redactor, keep=True),
@@ -124,7 +122,7 @@ async def filled_rows(
                 key_of[run.folder.journal],
                 ended(run),
             )
-            for run in cold.read([folder for folder, _key in part], for_rows=True)
+            for run in cold.read(part, for_rows=True)
         ]
         cold.save_spends()
         # the printed rows first: the rows cache lets go of them once saved, and made first

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import threading
 import time
 import weakref
@@ -326,3 +327,43 @@ async def test_the_rows_filled_in_are_kept_a_chunk_at_a_time_their_keys_let_go_o
         "kept",
         "index built with 0 keys, the rows cache let go of",
     ]
+
+
+async def test_the_keys_of_the_rows_filled_in_are_taken_by_the_workers_reading_them(
+    tmp_path, monkeypatch
+):
+    """The engine takes no key of a run whose row is filled in with what it spent: each
+    worker takes the keys of the runs it reads, before reading them, and they are the keys
+    the engine would have taken."""
+    from wftop.core.engine import seeding
+    from wftop.core.index import held
+
+    roots = [str(copy_tree(name, tmp_path)) for name in ("killed", "clean", "mid-failure")]
+    engine_pid, noted, real = os.getpid(), tmp_path / "stamped", held.stamp
+
+    def stamp(path: str, **options: Any) -> list[int]:
+        with noted.open("a") as out:
+            out.write(f"{os.getpid()} {path}\n")
+        return real(path, **options)
+
+    monkeypatch.setattr(held, "stamp", stamp)
+    folders, _ = run_folders_of(roots)
+    processes = FakeProcessTable()
+    journals = [folder.journal for folder in folders]
+    filled = [
+        one
+        async for chunk in seeding.filled_rows(roots, journals, processes=processes, workers=2)
+        for one in chunk
+    ]
+    taken = [line.split(" ", 1) for line in noted.read_text().splitlines()]
+    assert len(taken) == len(filled) == 3
+    assert all(int(pid) != engine_pid for pid, _ in taken)
+    cold = ColdPass.of(roots, folders, processes=processes)
+    keys = RunKeys()
+    expected = {
+        folder.journal: keys(
+            folder, cold.owners.get(folder.session_id, NO_OWNER), cold.superseded.get(folder.ident)
+        )
+        for folder in folders
+    }
+    assert {one.journal: one.key for one in filled} == expected and all(expected.values())
