@@ -27,7 +27,7 @@ from typing import NamedTuple
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.usage import Spends
 from wftop.core.engine.coldstart import kept_folder
-from wftop.core.engine.heldrow import Held, Naming, held_read, printed
+from wftop.core.engine.heldrow import Held, Naming, held_read, printed_fields
 from wftop.core.engine.holding import ProjectNames
 from wftop.core.index.cachefile import Key, ended, settled
 from wftop.core.index.coldpass import ColdPass, paused_gc
@@ -38,7 +38,6 @@ from wftop.core.index.rowcache import Kept, NamedScript, RowCache
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
 from wftop.core.read.discovery import RunFolder, newest_sessions_first, run_folders_of
 from wftop.core.read.sessions import NO_OWNER
-from wftop.core.row import RunRow
 from wftop.core.system.procs import ProcessTable
 from wftop.core.text.redact import Redactor
 
@@ -113,16 +112,16 @@ async def filled_rows(
         }
         reads = [
             Filled(
-                *printed(RunRow.of(run, spends), redactor, keep=True),
+                *printed_fields(run.fields, redactor, keep=True),
                 len(run.problems),
                 run.last_activity,
-                run.folder.journal,
-                NamedScript.of(run.snapshot.script_path if run.snapshot is not None else None),
-                settled(run),
-                key_of[run.folder.journal],
-                ended(run),
+                run.journal,
+                NamedScript.of(run.named),
+                run.settled,
+                key_of[run.journal],
+                run.ended,
             )
-            for run in cold.read(part, for_rows=True)
+            for run in cold.counted(part, spends, pending=False)
         ]
         cold.save_spends()
         # the printed rows first: the rows cache lets go of them once saved, and made first

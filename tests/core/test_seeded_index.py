@@ -367,3 +367,30 @@ async def test_the_keys_of_the_rows_filled_in_are_taken_by_the_workers_reading_t
         for folder in folders
     }
     assert {one.journal: one.key for one in filled} == expected and all(expected.values())
+
+
+async def test_the_rows_filled_in_are_made_with_no_run_and_printed_as_ls_prints_them(
+    tmp_path, monkeypatch
+):
+    """A row filled in with what its run spent is made straight from the run's reader
+    (`wftop.core.index.countrow`), no `Run` made, and printed as ``ls --json`` prints it."""
+    from wftop.core.engine import seeding
+
+    roots = [str(copy_tree(name, tmp_path)) for name in ("killed", "clean", "mid-failure")]
+    folders, _ = run_folders_of(roots)
+    processes = FakeProcessTable()
+    cold = ColdPass.of(roots, folders, processes=processes)
+    expected = {run.folder.journal: RunRow.of(run).printed(REDACTOR) for run in cold.read(folders)}
+    made: list[RunReader] = []
+    real = RunReader.run
+
+    def run(self: RunReader, *args: Any, **options: Any) -> Run:
+        made.append(self)
+        return real(self, *args, **options)
+
+    monkeypatch.setattr(RunReader, "run", run)
+    journals = [folder.journal for folder in folders]
+    chunks = seeding.filled_rows(roots, journals, processes=processes, workers=1)
+    filled = {one.journal: one.item async for chunk in chunks for one in chunk}
+    assert filled == expected and len(filled) == 3
+    assert not made
