@@ -20,7 +20,7 @@ from wftop.cli.options import (
     whole_number,
 )
 from wftop.cli.output import fail, print_json
-from wftop.core.forensics.limits import MAX_LISTED_SESSIONS, RECENT_SESSIONS, cut
+from wftop.core.forensics.limits import CWD_CHARS, MAX_LISTED_SESSIONS, RECENT_SESSIONS
 from wftop.core.forensics.masking import redaction_json, redaction_line
 from wftop.core.forensics.report import build_report, root_of
 from wftop.core.forensics.sessionlist import (
@@ -35,6 +35,7 @@ from wftop.core.read.discovery import resolve_roots
 from wftop.core.read.errors import cause_words
 from wftop.core.read.sessions import Liveness, Owner
 from wftop.core.system.procs import default_table
+from wftop.core.text.cuts import cut_start
 from wftop.core.text.gate import gate, gate_each
 from wftop.core.text.redact import Redactor, redact_tree
 
@@ -73,7 +74,7 @@ def add_parser(subparsers: Any) -> None:
 
 def sessions_table(rows: list[dict[str, Any]]) -> str:
     """The recent sessions; the root first when one session is listed under two roots (which
-    copy is which)."""
+    copy is which). The CWD is cut at its start, as it is shown: its end names the project."""
     twice = listed_twice(rows)
     width = max([len("ROOT"), *(len(gate(row["root"])) for row in rows)]) if twice else 0
     lead = f"{'ROOT':<{width}} " if twice else ""
@@ -84,7 +85,7 @@ def sessions_table(rows: list[dict[str, Any]]) -> str:
         root = f"{gate(row['root']):<{width}} " if twice else ""
         lines.append(
             f"{root}{when:<20} {row['session_id'][:8]:<10} {row['dead']:>4}/{row['launched']:<4} "
-            f"{cause_words(row['cause']):<22} {cut(cwd, 60)}"
+            f"{cause_words(row['cause']):<22} {cut_start(gate(cwd), CWD_CHARS)}"
         )
     return gate_each(lines)
 

@@ -36,6 +36,10 @@ MAX_WORKER_TRANSCRIPT_BYTES: Final = 64 * 1024 * 1024
 LAST_TEXT_CHARS: Final = 20_000
 """The salvaged last assistant text of a call that died is cut to this length."""
 
+CWD_CHARS: Final = 60
+"""The CWD column of ``--list-sessions`` is cut to this many characters at its start: the
+path's end names the project (`wftop.core.text.cuts.cut_start`)."""
+
 LIMITS: Final[dict[str, float]] = {
     "tail_records": TAIL_RECORDS,
     "evidence_chars": EVIDENCE_CHARS,
@@ -45,6 +49,7 @@ LIMITS: Final[dict[str, float]] = {
     "recent_sessions": RECENT_SESSIONS,
     "max_worker_transcript_bytes": MAX_WORKER_TRANSCRIPT_BYTES,
     "last_text_chars": LAST_TEXT_CHARS,
+    "cwd_chars": CWD_CHARS,
 }
 """The same values by name, for ``--json`` output and documentation."""
 

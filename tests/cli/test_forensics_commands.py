@@ -17,6 +17,7 @@ from tests.forensics_kit import (
     write_session,
 )
 from wftop.core.forensics import limits
+from wftop.core.text.cuts import cut_start
 
 
 def wftop(*args, cwd=None):
@@ -152,6 +153,29 @@ def test_list_sessions_table():
     assert "rate_limited" not in done.stdout  # the cause in words; --json keeps the value
 
 
+def test_list_sessions_keeps_the_end_of_a_long_cwd(tmp_path):
+    """Two projects under one long home path: the table keeps each path's end (the project's
+    name, what tells them apart), cut at a folder's start; ``--json`` keeps the whole path."""
+    home = "/home/" + "a-person-with-a-rather-long-login-name" + "/clients/acme-corporation"
+    cwds = {"d0000000": f"{home}/backend/api", "e0000000": f"{home}/frontend/storybook-site"}
+    for session, cwd in cwds.items():
+        write_session(
+            tmp_path,
+            [prompt("hello", cwd)],
+            session=f"{session}-0000-4000-8000-000000000000",
+            slug=cwd.replace("/", "-"),
+        )
+    done = wftop("scan", "--no-default-root", "--root", str(tmp_path), "--list-sessions")
+    assert done.returncode == 0, done.stderr
+    shown = {line.split()[2]: line.split()[-1] for line in done.stdout.splitlines()[1:3]}
+    assert shown == {
+        "d0000000": "…/clients/acme-corporation/backend/api",
+        "e0000000": "…/clients/acme-corporation/frontend/storybook-site",
+    }
+    data = scan_json("--root", str(tmp_path), "--list-sessions")
+    assert {row["session_id"][:8]: row["cwd"] for row in data["sessions"]} == cwds
+
+
 def test_export_markdown_holds_results_and_last_words(tmp_path):
     root = copy_tree("killed", tmp_path)
     (run_dir,) = root.glob("projects/*/*/subagents/workflows/wf_*")
@@ -226,8 +250,13 @@ def test_limits_are_what_the_docs_say():
         "recent_sessions",
         "max_worker_transcript_bytes",
         "last_text_chars",
+        "cwd_chars",
     }
+    assert limits.CWD_CHARS == 60
     assert limits.cut("abcdef", 4) == "abc…"
+    assert cut_start("/home/me/work/proj", 18) == "/home/me/work/proj"
+    assert cut_start("/home/me/work/proj", 12) == "…/work/proj"
+    assert cut_start("/home/me/a-long-project", 12) == "…ong-project"
 
 
 def test_the_tail_limit_bounds_where_a_cause_is_looked_for(tmp_path):
