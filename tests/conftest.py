@@ -30,13 +30,9 @@ KEPT = ("WFTOP_CLAUDE", MARK)
 of what the suite starts (`tests.leftovers_kit`)."""
 
 
-@pytest.fixture(autouse=True)
-def isolated_environment(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Path:
-    """Every test (and every command it starts) sees a throwaway HOME, XDG dirs, config dir
-    and cache, no ``CLAUDE_CONFIG_DIR``, no ``NO_COLOR``, UTC: never the machine's own."""
-    home = tmp_path_factory.mktemp("home")
+def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """A throwaway HOME (``home``), XDG dirs, config dir and cache, no ``CLAUDE_CONFIG_DIR``,
+    no ``NO_COLOR``, UTC: never the machine's own."""
     for name in list(os.environ):
         if (name.startswith(CLEARED_PREFIXES) or name in CLEARED) and name not in KEPT:
             monkeypatch.delenv(name)
@@ -53,6 +49,27 @@ def isolated_environment(
     # A shared engine a test starts goes soon after its last view (not a minute later).
     monkeypatch.setenv("WFTOP_ENGINE_LINGER", "1")
     monkeypatch.setenv("TZ", "UTC")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """`isolate` for the whole session, set up before every fixture of a module, class or
+    package, which run before a test's own `isolated_environment`: what they copy or start
+    (a shared tree's commands, the wheel's pip, the JSON oracle) sees no variable, HOME or
+    config of the machine's either."""
+    home = tmp_path_factory.mktemp("session-home")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        isolate(monkeypatch, home)
+        yield home
+
+
+@pytest.fixture(autouse=True)
+def isolated_environment(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Every test (and every command it starts) sees a throwaway HOME of its own (`isolate`)."""
+    home = tmp_path_factory.mktemp("home")
+    isolate(monkeypatch, home)
     return home
 
 

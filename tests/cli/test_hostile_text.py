@@ -51,8 +51,9 @@ RAW_IN_JSON = re.compile(
 
 @pytest.fixture(scope="module")
 def hostile() -> Iterator[dict[str, Any]]:
-    """The tree in a short folder of its own: ``scan --list-sessions`` cuts its CWD column at
-    60 characters, which a long temp dir's path would fill before the planted folder name."""
+    """The tree in a short folder of its own (a state dir whose engine socket fits
+    ``sun_path``); the commands' environment is the session's isolated one (this fixture is
+    set up before a test's own), with a HOME, state dir and cache here."""
     with short_dir("wftop-hostile-") as folder:
         base = folder / f"in {NAME}"
         tree = hostile_tree(base)
@@ -64,9 +65,6 @@ def hostile() -> Iterator[dict[str, Any]]:
             "WFTOP_CONFIG": str(home / "no-config.toml"),
             "WFTOP_STATE_DIR": str(folder / "state"),
             "WFTOP_CACHE_DIR": str(folder / "cache"),
-            # set up before the test's own environment: a shared engine that a command
-            # starts goes a second after its last view, not a minute
-            "WFTOP_ENGINE_LINGER": "1",
         }
         yield {"tree": tree, "env": env}
 
