@@ -62,10 +62,10 @@ async def settle(  # type: ignore[no-untyped-def]
     and what the app held, when that takes more than ``wait`` seconds of ``clock``."""
     app = pilot.app
     deadline = clock() + wait
-    while not app.store.progress.loaded:
+    while not app.store.progress.known:
         if clock() >= deadline:
             raise AssertionError(
-                f"settle: the app never held every run (store.progress.loaded) in {wait:g} s;"
+                f"settle: the app never held every run (store.progress.known) in {wait:g} s;"
                 f" it held {held(app)}"
             )
         await pilot.pause(0.01)

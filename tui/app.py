@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -33,7 +34,7 @@ from wftop.core.config import Config
 from wftop.core.engine.channel import Connector
 from wftop.core.engine.feed import Delta
 from wftop.core.engine.link import EngineLink, EngineLost, EngineUp, connector_for
-from wftop.core.engine.protocol import ProblemSeen, Progress
+from wftop.core.engine.protocol import Kept, ProblemSeen, Progress
 from wftop.core.index.details import Details
 from wftop.core.system.memory import give_back_memory
 from wftop.core.system.procs import ProcessTable, default_table
@@ -212,12 +213,14 @@ class WftopApp(TellApp):
             async for update in self.link.updates():
                 if isinstance(update, Delta):
                     store.take((*update.added, *update.changed), update.removed)
-                    if update.complete and not store.told.loaded:
+                    if update.complete and not store.told.known:
                         done = len(self.link.rows)
                         store.progressed(Reading(done, done, loaded=True))
+                elif isinstance(update, Kept) and not store.told.loaded:
+                    done = len(self.link.rows)  # listed while the engine walks for the rest
+                    store.progressed(Reading(done, done, loaded=True, walking=True))
                 elif isinstance(update, Progress):
-                    loaded = store.told.loaded
-                    store.progressed(Reading(update.read, update.total, loaded))
+                    store.progressed(replace(store.told, read=update.read, total=update.total))
                 elif isinstance(update, EngineLost):
                     self.engine_lost += 1
                     store.engine_state(f"engine lost: {update.why}; starting another")

@@ -48,7 +48,16 @@ class Progress:
     read: int = 0
     total: int = 0
     loaded: bool = False
-    """Every run is known (the engine's snapshot has ended once)."""
+    """Every run is known (the engine's snapshot has ended once), or ``walking``."""
+    walking: bool = False
+    """Loaded with every run the engine's rows cache kept, while its walk of the roots goes
+    on: what that finds (runs not kept, gone or changed meanwhile) comes before the snapshot
+    ends (`wftop.core.engine.protocol.Kept`)."""
+
+    @property
+    def known(self) -> bool:
+        """Every run is known: the engine's snapshot has ended once."""
+        return self.loaded and not self.walking
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ class TellApp(Working, ToastApp):
     def tell_changes(self, change: Change) -> None:
         """Alerts for the runs whose status changed (not while the first read goes on), the
         notifications they make, and the title."""
-        if (change.changed or change.added) and self.store.progress.loaded:
+        if (change.changed or change.added) and self.store.progress.known:
             now = self.services.clock()
             for row in (*change.added, *change.changed):
                 before = change.before.get(row.ident)

@@ -3,7 +3,8 @@
 `first_rows` hands out first the rows the rows cache holds that still hold
 (`wftop.core.index.rowcache`: settled runs whose files did not change, no journal read), each
 run's folder read from its journal's path, before the roots are walked: a view is sent them
-while the engine walks. Then it walks the roots (newest sessions first): a run whose kept
+while the engine walks (once they are all out a view may list them: ``kept``). Then it
+walks the roots (newest sessions first): a run whose kept
 row went out is passed over (unless a session superseded it, which only the walk can tell),
 a run the walk does not find is said gone once the first rows are out (`FirstRows.gone`),
 and the others are read as ``wftop ls`` reads them, every one by forked workers
@@ -133,11 +134,15 @@ async def first_rows(
     workers: int | None = None,
     lazy_spend: int = LAZY_SPEND,
     spend_book: SpendBook | None = None,
+    all_kept: Callable[[], None] = lambda: None,
 ) -> FirstRows:
     """Every run under the roots, handed to ``emit`` in batches (with ``lazy_spend`` runs
-    or more to read, without what they spent: see the module)."""
+    or more to read, without what they spent: see the module); ``all_kept`` is called once the
+    rows the cache kept are all handed out, before the roots are walked (not when none was)."""
     owners = owners_by_session(roots, processes or default_table(), local_pid_domain())
     early = await _kept_first(cache, owners, emit)
+    if early:
+        all_kept()
     done = len(early)
     folders, trouble = run_folders_of(roots, cache.snapshot_names, cache.run_names)
     total = len(folders)

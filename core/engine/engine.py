@@ -3,11 +3,13 @@
 Theory of operation. `Engine.run` first hands out every run's row as early as it can
 (`wftop.core.engine.coldstart.first_rows`: the rows cache, then forked readers), each batch
 sent at once to every subscriber as part of its snapshot; the last batch (``final``) ends
-it. Then it builds the live index (`wftop.core.index.live.LiveIndex`) in a worker thread,
-sends what differs from the first rows as change set 1, and follows the disk with it: each
-change set of the index becomes one ``changed`` message holding only the rows that differ
-from what was sent. A subscriber that joins later gets the rows held then as its snapshot,
-then the change sets after it, so every view holds the same runs as the engine.
+it. The rows the rows cache kept go first, then ``kept`` (a view may list them), then what
+the walk of the roots finds. Then it builds the live index
+(`wftop.core.index.live.LiveIndex`) in a worker thread, sends what differs from the first
+rows as change set 1, and follows the disk with it: each change set of the index becomes
+one ``changed`` message holding only the rows that differ from what was sent. A subscriber
+that joins later gets the rows held then as its snapshot, then the change sets after it, so
+every view holds the same runs as the engine.
 
 A row's ``project_name`` is the name the listing gives its project
 (`wftop.core.engine.holding.ProjectNames`). When the projects held change, the rows whose
@@ -117,6 +119,8 @@ class Engine:
         """The last change set sent (0: the first rows only)."""
         self.complete = False
         """The first rows are all out (the snapshot's ``final`` batch was sent)."""
+        self.kept = False
+        """The rows the rows cache kept are all out (``kept`` was sent), before the walk."""
         self.following = False
         """The live index is built and follows the disk."""
         self.read = self.total = 0
@@ -159,6 +163,8 @@ class Engine:
             lines.append(wire.problem_line(self.notice, notice=True))
         held = [entry.line for entry in self.held.values()]
         lines += wire.snapshot_lines(self.seq, held, final=self.complete)
+        if self.kept and not self.complete:
+            lines.append(wire.KEPT_LINE)
         self._views.join(subscriber, lines)
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
@@ -226,6 +232,7 @@ class Engine:
             workers=self.workers,
             lazy_spend=self.lazy_spend,
             spend_book=self.spend_book,
+            all_kept=self._kept,
         )
         for ident, entry in self.held.items():
             self._names.track(ident, entry)
@@ -297,6 +304,12 @@ class Engine:
         self.read, self.total = done, total
         if first or (batch and moved):
             self._broadcast(wire.progress_line(done, total))
+
+    def _kept(self) -> None:
+        """The rows the cache kept are all out: every view may list them while the walk goes
+        on (what it finds follows in the snapshot)."""
+        self.kept = True
+        self._broadcast(wire.KEPT_LINE)
 
     async def _fill(self, cache: RowCache, firsts: FirstRows) -> dict[str, Held]:
         """The rows that went without what they spent, read again with it by forked workers

@@ -6,7 +6,9 @@
 * `EngineUp`: an engine answers (its hello; ``restarted`` after one was lost);
 * `wftop.core.engine.feed.Delta`: rows added, changed and removed (the link's `RowFeed`
   holds them all: `EngineLink.rows`); ``complete`` once the engine's snapshot has ended;
-* `wftop.core.engine.protocol.Progress` and `wftop.core.engine.protocol.ProblemSeen`;
+* `wftop.core.engine.protocol.Progress`, `wftop.core.engine.protocol.Kept` (the rows so
+  far may be listed: the engine walks the roots for the rest) and
+  `wftop.core.engine.protocol.ProblemSeen`;
 * `EngineLost`: the stream ended (the engine was killed, crashed, went idle, or spoke
   nonsense), in one line saying so. The link connects again at once (then after a growing
   pause while connecting fails), starting a new engine when none answers; the new
@@ -61,7 +63,7 @@ class EngineLost:
     why: str
 
 
-Update = EngineUp | EngineLost | Delta | wire.Progress | wire.ProblemSeen
+Update = EngineUp | EngineLost | Delta | wire.Progress | wire.Kept | wire.ProblemSeen
 
 
 def connector_for(
@@ -166,7 +168,7 @@ class EngineLink:
                 delta = self.feed.change(message.rows, message.removed)
             elif isinstance(message, wire.Bye):
                 raise EngineError(f"the engine went ({message.why})")
-            elif isinstance(message, (wire.Progress, wire.ProblemSeen)):
+            elif isinstance(message, (wire.Progress, wire.Kept, wire.ProblemSeen)):
                 yield message
                 continue
             else:

@@ -10,6 +10,11 @@ Engine to view, in this order on every connection:
 * ``rows``: ``{"type": "rows", "seq": 0, "rows": [...], "final": false}``: the runs the
   engine holds, in batches (the first ones early, while the cold pass still reads); the
   batch with ``final: true`` ends this connection's snapshot, as of change set ``seq``.
+* ``kept``: ``{"type": "kept"}``, within a snapshot: the rows sent so far hold every run the
+  engine's rows cache kept (a start before read them, and they have not changed): a view may
+  list them now. The rest of the snapshot follows (what the engine's walk of the roots finds:
+  runs it did not keep, runs gone or superseded meanwhile) up to its ``final`` batch. Sent
+  once per connection at most, never after ``final`` (none on a start with no row kept).
 * ``changed``: ``{"type": "changed", "seq": 7, "rows": [...], "removed": [ident, ...]}``: one
   change set, numbered from 1 with no gaps on one engine: the rows of runs added or changed,
   and the idents of runs that went. Only rows that differ from what was sent are sent.
@@ -80,6 +85,12 @@ class Progress:
 
 
 @dataclass(frozen=True)
+class Kept:
+    """The rows of the snapshot so far are every run the rows cache kept: they may be
+    listed (the rest of the snapshot, what the walk of the roots finds, follows)."""
+
+
+@dataclass(frozen=True)
 class Rows:
     """A batch of the runs the engine holds; ``final`` ends the snapshot (as of ``seq``)."""
 
@@ -128,7 +139,7 @@ class Bye:
     why: str
 
 
-Message = Hello | Progress | Rows | Changed | ProblemSeen | Counts | Bye
+Message = Hello | Progress | Kept | Rows | Changed | ProblemSeen | Counts | Bye
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -166,6 +177,9 @@ def rows_line(seq: int, rows: Sequence[bytes], *, final: bool) -> bytes:
     """A ``rows`` message of rows already printed (one line each, masked)."""
     head = b'{"type":"rows","seq":%d,"final":%s,"rows":' % (seq, b"true" if final else b"false")
     return head + _rows(rows) + b"}\n"
+
+
+KEPT_LINE = b'{"type":"kept"}\n'
 
 
 def snapshot_lines(seq: int, rows: Sequence[bytes], *, final: bool) -> list[bytes]:
@@ -258,6 +272,8 @@ def decode(line: bytes) -> Message:
     if kind == "progress":
         read = _field(payload, "read", int, "a whole number")
         return Progress(read, _field(payload, "total", int, "a whole number"))
+    if kind == "kept":
+        return Kept()
     if kind == "rows":
         seq = _field(payload, "seq", int, "a whole number")
         final = _field(payload, "final", bool, "true or false")
@@ -286,7 +302,7 @@ def decode(line: bytes) -> Message:
     raise ProtocolError(f"unknown message type {kind!r:.40} (expected one of {KINDS})")
 
 
-KINDS = "hello, progress, rows, changed, problem, status, bye"
+KINDS = "hello, progress, kept, rows, changed, problem, status, bye"
 
 
 def _needy(items: Any) -> tuple[RunState, ...]:

@@ -116,6 +116,13 @@ async def test_rows_read_at_the_start_go_out_without_being_decoded_again(tmp_pat
             assert view.feed.rows == cold_rows([str(root) for root in roots], engine._now())
 
 
+def removed(root: Path) -> None:
+    """The run of the tree at ``root`` removed: its folder and its snapshot."""
+    shutil.rmtree(only_journal(root).parent)
+    for made in root.glob("projects/*/*/workflows/wf_*.json"):
+        made.unlink()
+
+
 async def warm_cache(roots: list[Path], cache: Path) -> None:
     """A start before: the rows cache holds every run's row."""
     async with running(roots, cache=cache) as engine:
@@ -144,6 +151,53 @@ async def test_a_warm_start_sends_its_kept_rows_before_it_walks_the_roots(tmp_pa
         assert not view.of(wire.Changed)
 
 
+async def test_a_warm_start_says_its_kept_rows_may_be_listed_before_it_walks_the_roots(
+    tmp_path, monkeypatch
+):
+    """``kept`` follows the rows the cache kept, before the walk; what the walk finds (a run
+    added while no engine ran, one removed after its kept row went out) follows it in the
+    same snapshot; a view joining during the walk is told ``kept`` after the rows it is
+    sent; a start with no row kept sends none."""
+    roots = [copy_tree(name, tmp_path) for name in ("killed", "clean")]
+    cache = tmp_path / "rows-cache"
+    first = View()
+    async with running(roots, cache=cache) as engine:
+        engine.subscribe(first)
+        await until(lambda: engine.following)
+    assert first.feed.complete and not first.of(wire.Kept)
+    (project,) = copy_tree("mid-failure-resumed", tmp_path / "later").glob("projects/*")
+    shutil.copytree(project, roots[0] / "projects" / project.name)  # added, no engine running
+    view, joining = View(), View()
+    at_walk: list[list[type]] = []
+    walk = coldstart.run_folders_of
+
+    def walked(where: list[str], *how: Any) -> Any:
+        at_walk.append([type(message) for message in view.messages])
+        engine.subscribe(joining)
+        removed(roots[1])  # after its kept row went out
+        return walk(where, *how)
+
+    async with running(roots, cache=cache) as engine:
+        engine.subscribe(view)  # the engine's task has not begun: the walk is not yet patched
+        monkeypatch.setattr(coldstart, "run_folders_of", walked)
+        await until(lambda: engine.following)
+        expected = cold_rows([str(root) for root in roots], engine._now())
+        for each in (view, joining):
+            kinds = [type(message) for message in each.messages]
+            assert kinds.count(wire.Kept) == 1
+            told = kinds.index(wire.Kept)
+            assert all(kind is not wire.Kept for kind in kinds[told + 1 :])
+            finals = [n for n, message in enumerate(each.messages) if getattr(message, "final", 0)]
+            assert wire.Rows in kinds[:told] and finals and told < finals[0]
+            assert each.feed.rows == expected
+        assert at_walk and at_walk[0][-1] is wire.Kept  # told before the walk
+        told = [type(message) for message in view.messages].index(wire.Kept)
+        kept = {row.ident for rows in view.messages[:told] if isinstance(rows, wire.Rows)
+                for row in rows.rows}  # fmt: skip
+        assert len(kept) == len(expected) == 2
+        assert kept != set(expected)  # the run added is listed, the one removed is not
+
+
 async def test_runs_changed_since_the_cache_are_shown_as_their_files_say(tmp_path, monkeypatch):
     roots = [copy_tree(name, tmp_path) for name in ("killed", "clean", "mid-failure-resumed")]
     cache = tmp_path / "rows-cache"
@@ -157,9 +211,7 @@ async def test_runs_changed_since_the_cache_are_shown_as_their_files_say(tmp_pat
     walk = coldstart.run_folders_of
 
     def walked(where: list[str], *how: Any) -> Any:  # and one removed after its row went out
-        shutil.rmtree(only_journal(roots[2]).parent)
-        for made in roots[2].glob("projects/*/*/workflows/wf_*.json"):
-            made.unlink()
+        removed(roots[2])
         return walk(where, *how)
 
     monkeypatch.setattr(coldstart, "run_folders_of", walked)

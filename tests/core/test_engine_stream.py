@@ -31,6 +31,7 @@ def test_every_message_reads_back_as_it_was_written():
     hello = wire.Hello(wire.PROTOCOL, "9.9", 42, ("/a", "/b"), 600.0)
     assert wire.decode(wire.hello_line(hello)) == hello
     assert wire.decode(wire.progress_line(3, 10)) == wire.Progress(3, 10)
+    assert wire.decode(wire.KEPT_LINE) == wire.Kept()
     batch = wire.decode(wire.rows_line(0, [line(row) for row in rows], final=True))
     assert batch == wire.Rows(0, tuple(rows), True)
     changed = wire.decode(wire.changed_line(7, [line(rows[0])], ["s/r@/x"]))

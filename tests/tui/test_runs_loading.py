@@ -4,6 +4,7 @@ are said in the header and drawn in one go once every run is known."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from tests.tui.test_tui_units import only_row
 from tests.tui_kit import drawn, runs_host, until
@@ -22,17 +23,23 @@ def many(count: int) -> list[RunRow]:
     ]
 
 
+def counting_shows(host: Any) -> tuple[RunsScreen, RunTable, list[int]]:
+    """The runs screen, its table, and how many runs the table was shown each time from now."""
+    screen = host.screen
+    assert isinstance(screen, RunsScreen)
+    shows: list[int] = []
+    table = screen.query_one(RunTable)
+    show = table.show
+    table.show = lambda items: shows.append(len(items)) or show(items)  # type: ignore[method-assign]
+    return screen, table, shows
+
+
 async def test_the_first_read_is_drawn_first_rows_then_every_run_in_one_go():
     host = runs_host()
     runs = many(30)
     async with host.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        screen = host.screen
-        assert isinstance(screen, RunsScreen)
-        shows: list[int] = []
-        table = screen.query_one(RunTable)
-        show = table.show
-        table.show = lambda items: shows.append(len(items)) or show(items)  # type: ignore[method-assign]
+        screen, table, shows = counting_shows(host)
         store = host.store
         store.take(runs[:10])
         store.progressed(Progress(10, 30))
@@ -52,6 +59,37 @@ async def test_the_first_read_is_drawn_first_rows_then_every_run_in_one_go():
         await pilot.pause()
         assert shows == [10, 30]  # every run, drawn once, newest first
         assert table.item_keys == [run.ident for run in runs]
+
+
+async def test_runs_kept_are_drawn_at_once_and_what_the_walk_finds_in_one_go_after():
+    """A start with the engine's rows cache: its kept rows are listed once it says they are
+    all out (loaded, walking), then what its walk of the roots finds (a run added, one
+    removed) is said in the header and drawn in one go once every run is known."""
+    host = runs_host()
+    runs = many(30)
+    async with host.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen, table, shows = counting_shows(host)
+        store = host.store
+        store.take(runs[:10])
+        store.apply()
+        await pilot.pause()
+        store.take(runs[10:29])
+        store.progressed(Progress(29, 29, loaded=True, walking=True))
+        store.apply()
+        await pilot.pause()
+        assert shows == [10, 29]  # every run kept, listed at once
+        assert not store.progress.known
+        store.take([runs[29]], [runs[0].ident, runs[1].ident])
+        store.apply()
+        await pilot.pause()
+        assert shows == [10, 29]  # the table is not drawn again while the walk goes on
+        assert " 28 dead " in str(screen.query_one("#runs-header").render())  # said there
+        store.progressed(Progress(29, 29, loaded=True))
+        store.apply()
+        await pilot.pause()
+        assert store.progress.known and shows == [10, 29, 28]
+        assert table.item_keys == [run.ident for run in runs[2:]]
 
 
 async def test_what_the_filter_searches_is_made_once_the_spends_are_filled_in():

@@ -21,8 +21,8 @@ async def test_settle_that_waits_in_vain_says_what_it_waited_for_and_what_it_saw
         with pytest.raises(AssertionError) as failed:
             await settle(pilot, wait=5, clock=lambda: float(next(ticks)))
     said = str(failed.value)
-    assert "never held every run (store.progress.loaded) in 5 s" in said
-    assert "1 rows; progress Progress(read=1, total=3, loaded=False)" in said
+    assert "never held every run (store.progress.known) in 5 s" in said
+    assert "1 rows; progress Progress(read=1, total=3, loaded=False, walking=False)" in said
     assert "engine link up" in said and "screen RunsScreen" in said
     assert next(ticks) == 6  # it gave up as its clock read 5 s after the start, not later
 

@@ -22,6 +22,7 @@ from wftop.tui.app import WftopApp
 from wftop.tui.navigator import Navigator, run_folder
 from wftop.tui.screens.agent import AgentScreen
 from wftop.tui.start import make_app
+from wftop.tui.store import Progress
 
 
 def live_app(root: Path, processes: FakeProcessTable) -> WftopApp:
@@ -61,6 +62,27 @@ async def test_live_change_updates_the_row_in_place_and_keeps_the_cursor(tui_roo
         assert runs.item_keys == before
         assert runs.cursor_key() == chosen
         assert runs.cell_text(running.ident, "status") == "‖ stalled"
+
+
+async def test_what_the_engine_walk_finds_raises_no_alert(tui_root, tui_processes):
+    """Listed from the engine's rows cache while it walks the roots: a run that died while no
+    engine ran is found then, and is not told as a death now (as in any first read)."""
+    app = build(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        count = len(app.store.rows)
+        app.store.progressed(Progress(count, count, loaded=True, walking=True))
+        running = app.store.rows[ident_of(app, "wf_1a8e2cea-7df")]
+        changed(app, dataclasses.replace(running, status=Status.DEAD))
+        await pilot.pause()
+        assert app.alerts == []
+        app.store.progressed(Progress(count, count, loaded=True))
+        changed(app, running)
+        await pilot.pause()
+        changed(app, dataclasses.replace(running, status=Status.DEAD))
+        await pilot.pause()
+        alert = app.alerts[-1]  # every run known: changes are told again
+        assert (alert.before, alert.after) == ("running", "dead")
 
 
 async def test_death_raises_a_toast_and_the_title(tui_root, tui_processes):

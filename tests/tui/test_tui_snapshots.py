@@ -29,7 +29,7 @@ def app_for(root: Path, processes):  # type: ignore[no-untyped-def]
 
 async def loaded(pilot) -> None:  # type: ignore[no-untyped-def]
     for _ in range(2000):
-        if pilot.app.store.progress.loaded:
+        if pilot.app.store.progress.known:
             break
         await pilot.pause(0.01)
     await pilot.pause()

@@ -94,6 +94,8 @@ class RunsScreen(RunsPalette, RunsMarks):
         """What the line under an empty list says now."""
         self._held_back = False
         """Runs came during the first read and are not in the list yet (`_take`)."""
+        self._listed = False
+        """The runs were listed once loaded (from the rows cache, while the engine walks)."""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="runs-header")
@@ -121,7 +123,7 @@ class RunsScreen(RunsPalette, RunsMarks):
     # -- data --------------------------------------------------------------------------------
 
     def on_store_changed(self, change: Change) -> None:
-        caught_up = self._held_back and self.store.progress.loaded
+        caught_up = self._held_back and not self._holding()
         moved = (change.rows or caught_up) and self._take(change)
         if change.rows:
             self._counts = None
@@ -135,14 +137,21 @@ class RunsScreen(RunsPalette, RunsMarks):
         elif change.rows or change.progress or change.links or change.clock:
             self._header(self.table.row_count)
 
+    def _holding(self) -> bool:
+        """The runs that come are held back: the first read goes on (listed once from the
+        engine's rows cache, or not yet), and are taken in one go, with the change that says
+        every run is known (or that lists the runs the rows cache kept)."""
+        progress = self.store.progress
+        return not progress.loaded or (progress.walking and self._listed)
+
     def _take(self, change: Change) -> bool:
         """Move the change's runs into place (a change of most runs is sorted anew); False
-        while the first read goes on and some runs are drawn already: those that come then
-        are taken in one go, with the change that says every run is known."""
+        while they are held back (`_holding`) and some runs are drawn already."""
         store = self.store
-        if not store.progress.loaded and self.view.held:
+        if self._holding() and self.view.held:
             self._held_back = True
             return False
+        self._listed = store.progress.loaded
         moved = len(change.added) + len(change.changed) + len(change.removed)
         self.table.forget_widths()  # the lists it measured hold runs as they were
         if self._held_back or moved * RELOAD_SHARE > max(self.view.held, 1):
