@@ -6,8 +6,9 @@ One start as `bench/tui_goals.py` measures it (a fresh process running ``wftop``
 app it makes run headless at 100×30, a state dir of its own, so it starts its own engine;
 with the rows cache of a start before unless ``--no-cache``), its steps noted as they
 happen: the engine started, the app made (Textual imported), the app running, the engine's
-hello, the first and the last rows received, the snapshot's final message (its engine's walk
-after the kept rows ends before it), every run known, the list ordered and drawn,
+hello, the first and the last rows received, ``kept`` (its engine's rows cache's rows all
+sent: the list may be drawn), the snapshot's final message (its engine's walk after the kept
+rows ends before it), the runs listable ("every run known": ``loaded``), the list drawn,
 the app idle ("listed", what the goal counts: the pilot waits for a 20 ms window in which
 the app spends under 1 ms of CPU). Beside them: the time spent decoding rows
 (`RunRow.from_json`, in the view), applying them to the store, ordering the runs and
@@ -73,6 +74,8 @@ def rows_came(message, _line):
     if isinstance(message, protocol.Rows | protocol.Changed) and message.rows:
         note("first rows")
         moments["last rows"] = time.time()
+    if isinstance(message, protocol.Kept):
+        note("kept")
     if isinstance(message, protocol.Rows) and message.final:
         note("final rows")
 
