@@ -17,6 +17,7 @@ import os
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import cast
 
 from wftop.core.cost.prices import price
@@ -173,13 +174,14 @@ def call_costs(run: Run, spends: Spends | None = None, met: MetCalls | None = No
     folder = run.folder.path
     book = (spends.settle(folder) if settled(run) else None) or {}
     found: dict[str, tuple[Spend, bool]] = {}
-    done = None
+    median, sure = None, False
     if met is not None and len(met.ends) + len(met.others) == len(calls):
         done = _met_spends(met, book, folder, spends, found)
-    if done is None:
+        if done is not None:
+            median, sure = _median(done)  # not sure: its spends' order might choose another
+    if not sure:
         found.clear()
-        done = _priced(calls, book, folder, spends, found)
-    median = median_of(done)
+        median = median_of(_priced(calls, book, folder, spends, found))
     unreached = unreached_from = None
     previous = previous_completed(run)
     if previous is not None:
@@ -224,24 +226,22 @@ def _met_spends(
     spends: Spends,
     found: dict[str, tuple[Spend, bool]],
 ) -> list[Spend] | None:
-    """`_priced` of the calls as a walk met them: the spends of their ends looked up in C
-    (each a call that returned from its last agent), the others priced one by one. None
-    where that may not be what `_priced` finds over the calls in order: an end the book
-    does not price or prices as a lower bound or with unpriced models (each made anew), or
-    two distinct spends of one weight (their median would depend on their order)."""
+    """`_priced` of the calls as a walk met them, in another order: the spends of their ends
+    looked up in C (each a call that returned from its last agent), the others priced one
+    by one. None where an end is not what `_priced` finds of it: one the book does not
+    price, or prices as a lower bound (a transcript gone) or with models it has no price
+    of (`_priced` makes each such spend anew)."""
     looked = list(map(book.get, met.ends))
     if type(None) in map(type, looked):  # compared as types, in C (a Spend compares in Python)
         return None
     done = cast(list[Spend], looked)
-    distinct = dict(zip(map(id, done), done, strict=True))
-    if any(spent.unpriced_models or spent.missing for spent in distinct.values()):
+    if any(map(_UNPRICED, done)) or any(map(_MISSING, done)):
         return None
-    rest = _priced(met.others, book, folder, spends, found)
-    distinct.update(zip(map(id, rest), rest, strict=True))
-    if len({_weight(spent) for spent in distinct.values()}) != len(distinct):
-        return None
-    done += rest
+    done += _priced(met.others, book, folder, spends, found)
     return done
+
+
+_UNPRICED, _MISSING = attrgetter("unpriced_models"), attrgetter("missing")
 
 
 def median_of(done: list[Spend]) -> Spend | None:
@@ -249,16 +249,26 @@ def median_of(done: list[Spend]) -> Spend | None:
     when any is (an unpriced call has no place among dollars); None when empty. The calls
     of a run share few distinct spends (a book keeps each once): they are counted, and
     the distinct ones sorted."""
+    return _median(done)[0]
+
+
+def _median(done: list[Spend]) -> tuple[Spend | None, bool]:
+    """`median_of`, and whether ``done`` in any other order has that median: no other
+    distinct spend weighs what it weighs (the spends of one weight are sorted in the order
+    they come)."""
     counts = Counter(map(id, done))
     distinct = dict(zip(map(id, done), done, strict=True))
     priced = [(at, spend) for at, spend in distinct.items() if spend.cost_usd is not None]
     pool = priced or list(distinct.items())
     middle = (sum(counts[at] for at, _spend in pool) - 1) // 2
-    for at, spend in sorted(pool, key=lambda item: _weight(item[1])):
+    ranked = sorted(pool, key=lambda item: _weight(item[1]))
+    for place, (at, spend) in enumerate(ranked):
         middle -= counts[at]
         if middle < 0:
-            return spend
-    return None
+            weight = _weight(spend)
+            near = ranked[max(place - 1, 0) : place] + ranked[place + 1 : place + 2]
+            return spend, all(_weight(other) != weight for _at, other in near)
+    return None, True
 
 
 def previous_completed(run: Run) -> tuple[str, JournalFold] | None:

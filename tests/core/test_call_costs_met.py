@@ -8,15 +8,19 @@ time: a plan of 100,000 calls walked them all once more to price them)."""
 from __future__ import annotations
 
 from pathlib import Path
+from random import Random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.core.test_spend_folders import NOW, costs_of, last_spends, the_run
 from tests.corpus import copy_tree
 from wftop.core.cost.spendbook import SpendBook
+from wftop.core.cost.tokens import Spend, Tokens
 from wftop.core.cost.usage import Spends
-from wftop.core.forecast.costs import CallCosts, call_costs
+from wftop.core.forecast.costs import CallCosts, _median, call_costs, median_of
 from wftop.core.forecast.inputs import gather
 from wftop.core.forecast.instant import MetCalls, predict
 from wftop.core.read.foldcall import Call
@@ -81,3 +85,32 @@ def test_the_pricing_reads_no_call_the_walk_served_from_cache_again(
     apart = len(run.fold.calls) if name == "costs" else len(met.others)
     assert met.ends and Read.reads == apart
     assert (costs.found, costs.median) == (by_pass.found, by_pass.median)
+
+
+spends = st.lists(
+    st.builds(
+        lambda output, cost, messages: Spend(Tokens(output=output), cost, (), messages),
+        st.integers(0, 2),
+        st.sampled_from([None, 0.5, 1.0]),
+        st.integers(1, 2),  # two spends of one weight that are not one spend
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(spends, st.lists(st.integers(0, 3), min_size=1, max_size=9), st.randoms())
+def test_a_median_said_sure_is_the_median_of_its_spends_in_any_order(
+    distinct: list[Spend], picks: list[int], random: Random
+) -> None:
+    """Where the calls served from cache are priced apart from the others, their spends
+    come in another order than the calls': a median said sure is the one that order finds
+    too, else the pricing is done again in the calls' order."""
+    done = [distinct[pick % len(distinct)] for pick in picks]
+    median, sure = _median(done)
+    assert median is median_of(done)
+    if sure:
+        for _ in range(5):
+            random.shuffle(done)
+            assert median_of(done) is median
