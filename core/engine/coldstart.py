@@ -45,7 +45,9 @@ from wftop.core.engine.heldrow import Held, Naming, exact, held, held_read, prin
 from wftop.core.index.cachefile import Key
 from wftop.core.index.coldpass import ColdPass, paused_gc
 from wftop.core.index.fanout import streamed
-from wftop.core.index.rowcache import Kept, NamedScript, RowCache
+from wftop.core.index.rowcache import RowCache
+from wftop.core.index.rowfile import Kept
+from wftop.core.index.scriptlook import NamedScript
 from wftop.core.index.supersede import find_superseded
 from wftop.core.model import DEFAULT_STALL_WINDOW
 from wftop.core.read.discovery import (

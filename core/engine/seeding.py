@@ -34,7 +34,9 @@ from wftop.core.index.coldpass import ColdPass, paused_gc
 from wftop.core.index.fanout import streamed
 from wftop.core.index.held import RunKeys, Seed
 from wftop.core.index.live import LiveIndex
-from wftop.core.index.rowcache import Kept, NamedScript, RowCache
+from wftop.core.index.rowcache import RowCache
+from wftop.core.index.rowfile import Kept
+from wftop.core.index.scriptlook import NamedScript
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
 from wftop.core.read.discovery import RunFolder, newest_sessions_first, run_folders_of
 from wftop.core.read.sessions import NO_OWNER

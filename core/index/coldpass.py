@@ -32,8 +32,9 @@ from wftop.core.index.keptrows import (
 from wftop.core.index.listkeep import LIST_KEEP_BYTES
 from wftop.core.index.naming import sorted_listing
 from wftop.core.index.reader import RunReader
-from wftop.core.index.rowcache import Kept, NamedScript, RowCache
-from wftop.core.index.rowfile import Naming, row_naming
+from wftop.core.index.rowcache import RowCache
+from wftop.core.index.rowfile import Kept, Naming, row_naming
+from wftop.core.index.scriptlook import NamedScript
 from wftop.core.index.supersede import find_superseded
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
 from wftop.core.read.discovery import RunFolder, run_folders_of

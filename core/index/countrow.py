@@ -42,7 +42,7 @@ class Counted(NamedTuple):
     last_activity: float | None
     journal: str
     named: str | None
-    """The script path its snapshot names (`wftop.core.index.rowcache.NamedScript`)."""
+    """The script path its snapshot names (`wftop.core.index.scriptlook.NamedScript`)."""
     settled: bool
     """`wftop.core.index.cachefile.settled` of its run."""
     ended: bool

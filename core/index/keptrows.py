@@ -16,8 +16,8 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from wftop.core.index.cachefile import Key
-from wftop.core.index.rowcache import Kept, RowCache
-from wftop.core.index.rowfile import Naming, kept_superseded
+from wftop.core.index.rowcache import RowCache
+from wftop.core.index.rowfile import Kept, Naming, kept_superseded
 from wftop.core.index.supersede import find_superseded
 from wftop.core.read.discovery import RunFolder, run_folders_of
 from wftop.core.read.problem import Problem

@@ -30,7 +30,7 @@ import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from wftop.core.index.cachefile import (
     Key,
@@ -42,7 +42,7 @@ from wftop.core.index.cachefile import (
 )
 from wftop.core.index.rowfile import (
     ENDED,
-    Naming,
+    Kept,
     by_root,
     kept_names,
     key_text,
@@ -52,7 +52,7 @@ from wftop.core.index.rowfile import (
     row_naming,
     save_rows,
 )
-from wftop.core.index.scriptlook import ScriptLooks
+from wftop.core.index.scriptlook import NamedScript, ScriptLooks
 from wftop.core.read.discovery import RunFolder, run_names, snapshot_names
 from wftop.core.read.problem import Problem
 from wftop.core.read.sessions import Owner
@@ -66,29 +66,6 @@ SETTLE_NS = 2_000_000_000
 def rows_cache_path() -> Path:
     """The folder of the rows caches: one file per root in it."""
     return cache_dir() / "ls-rows"
-
-
-class NamedScript(NamedTuple):
-    """The script path a run's snapshot names, and whether it existed when the run was read."""
-
-    path: str | None
-    exists: bool
-
-    @classmethod
-    def of(cls, path: str | None) -> NamedScript:
-        return cls(path, bool(path and os.path.isfile(path)))
-
-
-@dataclass
-class Kept:
-    """What a cached row says about its run, besides the row itself."""
-
-    last_activity: float | None
-    row: bytes
-    ended: bool = False
-    """The run has `wftop.core.index.cachefile.ended`: kept without its journal's stamp."""
-    naming: Naming | None = None
-    """Read from ``row`` when it is kept, if not given."""
 
 
 class _Session:

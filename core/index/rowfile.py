@@ -14,6 +14,7 @@ import contextlib
 import mmap
 import os
 from binascii import crc32
+from dataclasses import dataclass
 from itertools import product
 from mmap import ACCESS_READ
 from pathlib import Path
@@ -45,6 +46,18 @@ Naming = tuple[str | None, str, str]
 
 ENDED = "[null,"
 """How the key of an `ended` run's row begins: no journal stamp."""
+
+
+@dataclass
+class Kept:
+    """What a cached row says about its run, besides the row itself."""
+
+    last_activity: float | None
+    row: bytes
+    ended: bool = False
+    """The run has `wftop.core.index.cachefile.ended`: kept without its journal's stamp."""
+    naming: Naming | None = None
+    """Read from ``row`` when it is kept, if not given."""
 
 
 def key_text(key: Key) -> str:

@@ -6,8 +6,20 @@ from __future__ import annotations
 
 import os
 import stat
+from typing import NamedTuple
 
 from wftop.core.index.cachefile import Stat
+
+
+class NamedScript(NamedTuple):
+    """The script path a run's snapshot names, and whether it existed when the run was read."""
+
+    path: str | None
+    exists: bool
+
+    @classmethod
+    def of(cls, path: str | None) -> NamedScript:
+        return cls(path, bool(path and os.path.isfile(path)))
 
 
 class ScriptLooks:

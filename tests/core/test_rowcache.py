@@ -18,8 +18,9 @@ from tests.corpus import CORPUS, copy_tree, only_journal, tree
 from wftop.cli.commands.ls import json_item
 from wftop.core.index.cachefile import Stat
 from wftop.core.index.coldpass import scan_rows
-from wftop.core.index.rowcache import Kept, NamedScript, RowCache
-from wftop.core.index.rowfile import former_root_file, load_root, root_file, row_naming
+from wftop.core.index.rowcache import RowCache
+from wftop.core.index.rowfile import Kept, former_root_file, load_root, root_file, row_naming
+from wftop.core.index.scriptlook import NamedScript
 from wftop.core.system.procs import FakeProcess, FakeProcessTable
 from wftop.core.text.redact import Redactor
 
