@@ -236,8 +236,7 @@ class RunRow:
         """The row as ``ls --json`` prints it, secrets masked: one item of the array,
         indented as an item of it (the rows cache keeps it so, the engine's stream on one
         line: `wftop.core.engine.protocol.one_line`)."""
-        text = dumps_masked(self.json_fields(), redactor, indent=True)
-        return b"  " + text.replace(b"\n", b"\n  ")
+        return printed_item(self.json_fields(), redactor)
 
     @classmethod
     def from_json(cls, data: Any, *, host: str | None = None) -> RunRow:
@@ -311,3 +310,10 @@ def guessed_tally(values: Mapping[str, Any]) -> Tally:
     if values.get("status") in (Status.RUNNING, Status.STALLED):
         return Tally(done=done, failed=failed, running=flight)
     return Tally(done=done, failed=failed, dead=flight)
+
+
+def printed_item(fields: dict[str, Any], redactor: Redactor) -> bytes:
+    """A row's JSON fields (`RunRow.json_fields`) as ``ls --json`` prints the row, secrets
+    masked: one item of the array, indented as an item of it (`RunRow.printed`)."""
+    text = dumps_masked(fields, redactor, indent=True)
+    return b"  " + text.replace(b"\n", b"\n  ")

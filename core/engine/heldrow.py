@@ -1,7 +1,7 @@
 """A run as the engine holds it (`Held`): its row printed on one line, ready to send, with
 what naming its project needs, the row itself decoded only when first asked for; and how a
-row read in a forked worker becomes one without being decoded where it is held (`printed`
-in the worker, `held_read` in the engine).
+row read in a forked worker becomes one without being decoded where it is held
+(`printed_fields` in the worker, `held_read` in the engine).
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ import orjson
 from wftop.core.engine.protocol import one_line
 from wftop.core.index.countrow import may_be_masked
 from wftop.core.read.discovery import run_ident
-from wftop.core.row import RowError, RunRow
-from wftop.core.text.jsonout import dumps_masked
+from wftop.core.row import RowError, RunRow, printed_item
 from wftop.core.text.redact import Redactor
 
 Naming = tuple[str | None, str, str]
@@ -79,20 +78,13 @@ def held(item: bytes) -> Held:
     return Held(RunRow.from_json(data), line)
 
 
-def printed(
-    row: RunRow, redactor: Redactor, *, keep: bool
-) -> tuple[bytes, tuple[bytes, str, Naming]]:
-    """A row read in a worker as ``ls --json`` prints it (``keep``: for the cache, else
-    empty), and on one line with what `Held` needs, read from what was printed (names
-    masked), so that the process that takes it decodes nothing (`printed_fields`)."""
-    return printed_fields(row.json_fields(), redactor, keep=keep)
-
-
 def printed_fields(
     fields: dict[str, Any], redactor: Redactor, *, keep: bool
 ) -> tuple[bytes, tuple[bytes, str, Naming]]:
-    """`printed` of a row's `RunRow.json_fields` (a cold pass's counted row:
-    `wftop.core.index.countrow`).
+    """A row read in a worker, as its JSON fields (`RunRow.json_fields`, or a cold pass's
+    counted row: `wftop.core.index.countrow`), printed as ``ls --json`` prints it (``keep``:
+    for the cache, else empty), and on one line with what `Held` needs, read from what was
+    printed (names masked), so that the process that takes it decodes nothing.
 
     Not kept, a row that masking would not change (no string of it but its paths holds a
     literal of the masking's quick test: `wftop.core.index.countrow.may_be_masked`) is
@@ -107,8 +99,7 @@ def printed_fields(
             ident = run_ident(fields["root"], fields["session_id"], fields["run_id"])
             naming = (fields.get("cwd"), fields["project"], fields.get("project_name", ""))
             return b"", (exact(line), ident, naming)
-    text = dumps_masked(fields, redactor, indent=True)
-    item = b"  " + text.replace(b"\n", b"\n  ")
+    item = printed_item(fields, redactor)
     data = orjson.loads(item)
     ident = run_ident(data["root"], data["session_id"], data["run_id"])
     naming = (data.get("cwd"), data["project"], data.get("project_name", ""))
@@ -116,7 +107,7 @@ def printed_fields(
 
 
 def held_read(read: tuple[bytes, str, Naming]) -> Held:
-    """The held form of a row a worker `printed`, nothing decoded (its ident and names
+    """The held form of a row a worker `printed_fields`, nothing decoded (its ident and names
     interned: every table of the engine keys the run by the same ident)."""
     line, ident, (cwd, project, name) = read
     naming = (None if cwd is None else intern(cwd), intern(project), intern(name))

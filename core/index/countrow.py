@@ -80,7 +80,7 @@ def counted_row(reader: RunReader, context: RunContext, *, pending: bool) -> Cou
     cached = len(snapshot.cached) if snapshot is not None and current else 0
     cached = min(cached, returned)
     live = status in _LIVE
-    cost = None if pending or spent.cost_usd is None else round(round(spent.cost_usd, 6), 6)
+    cost = None if pending or spent.cost_usd is None else round(spent.cost_usd, 6)
     fields: dict[str, Any] = {
         "run_id": folder.run_id,
         "session_id": folder.session_id,

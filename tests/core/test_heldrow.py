@@ -12,7 +12,7 @@ import orjson
 
 from tests.corpus import CORPUS, VERSIONS
 from wftop.core.engine import heldrow
-from wftop.core.engine.heldrow import printed
+from wftop.core.engine.heldrow import printed_fields
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.row import RunRow
 from wftop.core.system.procs import FakeProcessTable
@@ -47,7 +47,10 @@ def test_a_row_for_the_stream_alone_is_the_line_it_was_printed_as():
         for field in ("name", "project_name", "cwd", "script_path")
     ]
     for row in rows + odd + [replace(rows[0], cwd=None, in_flight=("a1", "a2"))]:
-        assert printed(row, redactor, keep=False)[1] == printed(row, redactor, keep=True)[1]
+        assert (
+            printed_fields(row.json_fields(), redactor, keep=False)[1]
+            == printed_fields(row.json_fields(), redactor, keep=True)[1]
+        )
 
 
 TEXTS = (
@@ -72,9 +75,9 @@ def test_a_secret_in_any_text_of_a_row_for_the_stream_alone_is_masked_as_printed
             replace(row, unpriced_models=("m", secret)),
         ]
         for odd in made:
-            line = printed(odd, redactor, keep=False)[1]
-            assert line == printed(odd, redactor, keep=True)[1]
-            assert line[0] != printed(row, redactor, keep=False)[1][0]
+            line = printed_fields(odd.json_fields(), redactor, keep=False)[1]
+            assert line == printed_fields(odd.json_fields(), redactor, keep=True)[1]
+            assert line[0] != printed_fields(row.json_fields(), redactor, keep=False)[1][0]
 
 
 def test_no_key_of_a_row_names_a_secret():
@@ -87,7 +90,7 @@ def test_no_key_of_a_row_names_a_secret():
 
 
 def count_parsing(monkeypatch: Any) -> list[bytes]:
-    """What `printed` parses from now on."""
+    """What `printed_fields` parses from now on."""
     parsed: list[bytes] = []
 
     class Counted:
@@ -106,7 +109,7 @@ def count_parsing(monkeypatch: Any) -> list[bytes]:
 def test_a_plain_row_for_the_stream_alone_is_neither_indented_nor_parsed(monkeypatch):
     parsed = count_parsing(monkeypatch)
     row = corpus_rows()[0]
-    line, ident, naming = printed(row, Redactor.for_json(), keep=False)[1]
+    line, ident, naming = printed_fields(row.json_fields(), Redactor.for_json(), keep=False)[1]
     assert not parsed and b"\n" not in line
     assert (ident, naming) == (row.ident, (row.cwd, row.project, row.project_name))
 
@@ -117,7 +120,7 @@ def test_a_row_whose_paths_alone_hold_a_secrets_literal_is_not_parsed(monkeypatc
     redactor = Redactor.for_json()
     folder = "/home/dev/secrets/app"
     row = replace(corpus_rows()[0], cwd=folder, script_path=folder + "/bearer-sk-x.js")
-    as_printed = printed(row, redactor, keep=True)[1]
+    as_printed = printed_fields(row.json_fields(), redactor, keep=True)[1]
     parsed = count_parsing(monkeypatch)
-    assert printed(row, redactor, keep=False)[1] == as_printed
+    assert printed_fields(row.json_fields(), redactor, keep=False)[1] == as_printed
     assert not parsed
