@@ -17,8 +17,6 @@ import os
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from operator import attrgetter
-from typing import cast
 
 from wftop.core.cost.prices import price
 from wftop.core.cost.runs import agents_spend, calls_spend
@@ -27,7 +25,6 @@ from wftop.core.cost.usage import Spends
 from wftop.core.forecast.cachewarm import TTL_1H, last_response
 from wftop.core.forecast.costrange import CostRange
 from wftop.core.forecast.fates import LIVE_FATES, Fate, Forecast, uncached
-from wftop.core.forecast.instant import MetCalls
 from wftop.core.index.cachefile import settled
 from wftop.core.model import Run
 from wftop.core.read.foldcall import Call
@@ -163,47 +160,16 @@ def book_spend(call: Call, book: Mapping[str, Spend]) -> Spend | None:
     return NOTHING + spent
 
 
-def call_costs(run: Run, spends: Spends | None = None, met: MetCalls | None = None) -> CallCosts:
+def call_costs(run: Run, spends: Spends | None = None) -> CallCosts:
     """What each call's last attempt spent, the median, and the last completed run of the
     same script (`previous_completed`) for the calls not reached yet: one pass over the
-    calls, which reads the transcripts the book does not price. ``met``: the calls as a
-    forecast's walk of this fold met them (`MetCalls`): those it served from cache are
-    priced by their last agents alone (`_met_spends`), where that finds what the pass does."""
+    calls, which reads the transcripts the book does not price."""
     spends = spends or Spends()
     calls = run.fold.ordered_calls()
     folder = run.folder.path
     book = (spends.settle(folder) if settled(run) else None) or {}
     found: dict[str, tuple[Spend, bool]] = {}
-    median, sure = None, False
-    if met is not None and len(met.ends) + len(met.others) == len(calls):
-        done = _met_spends(met, book, folder, spends, found)
-        if done is not None:
-            median, sure = _median(done)  # not sure: its spends' order might choose another
-    if not sure:
-        found.clear()
-        median = median_of(_priced(calls, book, folder, spends, found))
-    unreached = unreached_from = None
-    previous = previous_completed(run)
-    if previous is not None:
-        folder, fold = previous
-        known = {call.label for call in calls}
-        others = [call for call in fold.ordered_calls() if call.label not in known]
-        unreached = calls_spend(folder, others, spends).total
-        unreached_from = os.path.basename(folder)
-    label = calls[-1].label if calls else None
-    return CallCosts(run.fold.calls, book, found, median, label, unreached, unreached_from)
-
-
-def _priced(
-    calls: list[Call],
-    book: Mapping[str, Spend],
-    folder: str,
-    spends: Spends,
-    found: dict[str, tuple[Spend, bool]],
-) -> list[Spend]:
-    """The spends of the last attempts of ``calls`` that returned, in order (for their
-    median); the calls ``book`` does not price are priced into ``found``."""
-    done: list[Spend] = []
+    done: list[Spend] = []  # the last attempts that returned, for their median
     get = book.get
     for call in calls:  # `book_spend` and `returned` of each call, with no call of either
         agents = call.agent_ids
@@ -216,32 +182,17 @@ def _priced(
             spent = NOTHING + spent
         if call.has_result and agents and call.result_agent_id == agent and not spent.missing:
             done.append(spent)
-    return done
-
-
-def _met_spends(
-    met: MetCalls,
-    book: Mapping[str, Spend],
-    folder: str,
-    spends: Spends,
-    found: dict[str, tuple[Spend, bool]],
-) -> list[Spend] | None:
-    """`_priced` of the calls as a walk met them, in another order: the spends of their ends
-    looked up in C (each a call that returned from its last agent), the others priced one
-    by one. None where an end is not what `_priced` finds of it: one the book does not
-    price, or prices as a lower bound (a transcript gone) or with models it has no price
-    of (`_priced` makes each such spend anew)."""
-    looked = list(map(book.get, met.ends))
-    if type(None) in map(type, looked):  # compared as types, in C (a Spend compares in Python)
-        return None
-    done = cast(list[Spend], looked)
-    if any(map(_UNPRICED, done)) or any(map(_MISSING, done)):
-        return None
-    done += _priced(met.others, book, folder, spends, found)
-    return done
-
-
-_UNPRICED, _MISSING = attrgetter("unpriced_models"), attrgetter("missing")
+    median = median_of(done)
+    unreached = unreached_from = None
+    previous = previous_completed(run)
+    if previous is not None:
+        folder, fold = previous
+        known = {call.label for call in calls}
+        others = [call for call in fold.ordered_calls() if call.label not in known]
+        unreached = calls_spend(folder, others, spends).total
+        unreached_from = os.path.basename(folder)
+    label = calls[-1].label if calls else None
+    return CallCosts(run.fold.calls, book, found, median, label, unreached, unreached_from)
 
 
 def median_of(done: list[Spend]) -> Spend | None:
@@ -249,26 +200,16 @@ def median_of(done: list[Spend]) -> Spend | None:
     when any is (an unpriced call has no place among dollars); None when empty. The calls
     of a run share few distinct spends (a book keeps each once): they are counted, and
     the distinct ones sorted."""
-    return _median(done)[0]
-
-
-def _median(done: list[Spend]) -> tuple[Spend | None, bool]:
-    """`median_of`, and whether ``done`` in any other order has that median: no other
-    distinct spend weighs what it weighs (the spends of one weight are sorted in the order
-    they come)."""
     counts = Counter(map(id, done))
     distinct = dict(zip(map(id, done), done, strict=True))
     priced = [(at, spend) for at, spend in distinct.items() if spend.cost_usd is not None]
     pool = priced or list(distinct.items())
     middle = (sum(counts[at] for at, _spend in pool) - 1) // 2
-    ranked = sorted(pool, key=lambda item: _weight(item[1]))
-    for place, (at, spend) in enumerate(ranked):
+    for at, spend in sorted(pool, key=lambda item: _weight(item[1])):
         middle -= counts[at]
         if middle < 0:
-            weight = _weight(spend)
-            near = ranked[max(place - 1, 0) : place] + ranked[place + 1 : place + 2]
-            return spend, all(_weight(other) != weight for _at, other in near)
-    return None, True
+            return spend
+    return None
 
 
 def previous_completed(run: Run) -> tuple[str, JournalFold] | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from wftop.core.forecast.fates import (
     LIVE_FATES,
@@ -53,12 +53,11 @@ def _miss_reason(
     return None
 
 
-def predict(facts: ForecastInput, strategy: str, met: MetCalls | None = None) -> Forecast:
+def predict(facts: ForecastInput, strategy: str) -> Forecast:
     """Walk the calls in keying order the way the CLI's cache does, then put every call the
-    journal cannot be sure of at risk (never ``cached``). ``met``: filled with the calls as
-    the walk met them, for their pricing (`wftop.core.forecast.costs.call_costs`)."""
+    journal cannot be sure of at risk (never ``cached``)."""
     spans = facts.spans or journal_spans(facts.damaged or facts.fold)
-    walked = _walk(facts, spans, met)
+    walked = _walk(facts, spans)
     quiet = _quiet_failures(facts, walked.unsure)
     walked = _doubt(walked, quiet, facts, spans)
     failed_state = CallState.FAILED
@@ -96,17 +95,6 @@ def predict(facts: ForecastInput, strategy: str, met: MetCalls | None = None) ->
 
 
 @dataclass(slots=True)
-class MetCalls:
-    """Every call of a fold as a forecast's walk met it, each once, for the pricing of the
-    calls (`wftop.core.forecast.costs.call_costs`), which then walks none of them again."""
-
-    ends: list[str] = field(default_factory=list)
-    """The last agent of each call served from cache whose result that agent returned."""
-    others: list[Call] = field(default_factory=list)
-    """Every other call (those the walk did not serve from cache among them)."""
-
-
-@dataclass(slots=True)
 class Walked:
     """What the walk (`_walk`) found, and what the forecast asks of its fates, made as it
     walked (a plan asked each of 100,000 fates again for each)."""
@@ -127,8 +115,8 @@ class Walked:
     latest line is its ``result``)."""
 
 
-def _walk(facts: ForecastInput, spans: Mapping[str, Span], met: MetCalls | None = None) -> Walked:
-    """The CLI's walk in the given order (`Walked`; ``met``: filled, `MetCalls`)."""
+def _walk(facts: ForecastInput, spans: Mapping[str, Span]) -> Walked:
+    """The CLI's walk in the given order (`Walked`)."""
     sticky = False
     first_miss: str | None = None
     fates: list[CallFate] = []
@@ -140,9 +128,6 @@ def _walk(facts: ForecastInput, spans: Mapping[str, Span], met: MetCalls | None 
     rerunning = Rerunning(spans)
     cached, plain = Fate.CACHED, facts.chain_differs_from is None
     busy = False  # whether `rerunning` holds a call yet
-    ends: list[str] = []  # `MetCalls`, when ``met`` asks
-    odd: list[Call] = []
-    meeting = met is not None
     for call in facts.order:
         if plain and not busy and not call.keyless:
             reason = None  # what `_miss_reason` says of such a call, without asking it
@@ -152,12 +137,6 @@ def _walk(facts: ForecastInput, spans: Mapping[str, Span], met: MetCalls | None 
         if had and reason is None and not sticky:
             fates.append(CallFate(call.label, call.key, cached, "result in the journal", had))
             cached_labels.append(call.label)
-            if meeting:
-                agents = call.agent_ids
-                if agents and call.result_agent_id == agents[-1]:
-                    ends.append(agents[-1])
-                else:
-                    odd.append(call)
             continue
         rerunning.add(call)
         busy = True
@@ -182,8 +161,6 @@ def _walk(facts: ForecastInput, spans: Mapping[str, Span], met: MetCalls | None 
         by_fate.setdefault(made.fate, []).append(made.label)
     if cached_labels:
         by_fate[cached] = cached_labels
-    if met is not None:
-        met.ends, met.others = ends, odd + rerunning.calls
     return Walked(fates, misses, late, first_miss, by_fate, uncached, rerunning.calls)
 
 

@@ -20,7 +20,7 @@ from wftop.core.forecast.cachewarm import COLD, read_cache_warmth
 from wftop.core.forecast.costs import CallCosts, call_costs, cold_cache_cost, estimate
 from wftop.core.forecast.fates import Forecast
 from wftop.core.forecast.inputs import gather
-from wftop.core.forecast.instant import MetCalls, predict
+from wftop.core.forecast.instant import predict
 from wftop.core.forecast.launchinfo import (
     LaunchInfo,
     find_launch,
@@ -284,8 +284,7 @@ def _make_plan(
     # resume-owner and relocate read the same journal, and surgical too when the heal drops
     # nothing (the very fold comes back): the calls are walked once for all of them.
     facts = gather(run, cli_version=version)
-    met = MetCalls()  # the calls as its walk meets them: their pricing walks them no more
-    default = predict(facts, Strategy.RESUME_OWNER.value, met)
+    default = predict(facts, Strategy.RESUME_OWNER.value)
     if healed is run.fold:
         surgical = replace(default, strategy=Strategy.SURGICAL.value)
     else:
@@ -300,8 +299,7 @@ def _make_plan(
         forecasts = {Strategy.FRESH.value: fresh_forecast(run)}
     elif run.journal_missing:  # its calls are the snapshot's: no cache keys to forecast from
         forecasts = {name: fresh_forecast(run, name) for name in forecasts}
-    costs = call_costs(run, spends, met)
-    del met  # its 100,000 agents, let go once priced
+    costs = call_costs(run, spends)
     forecasts = priced_each(forecasts, costs)
     hazards = find_hazards(run, launch.has_args, launch.source, script_path, version)
     transcript_gone = any(h.code == "transcript_missing" for h in hazards)
