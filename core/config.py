@@ -25,9 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from wftop.core import tomlscan
 from wftop.core.notify.settings import NotifySettings, SettingsError, parse_notifications
-from wftop.core.remote.transport import HostError, check_host
 from wftop.core.stall import DEFAULT_STALL_WINDOW
 
 MAX_SECONDS: Final = 366 * 24 * 3600.0
@@ -198,6 +196,8 @@ def load_config(path: str | None = None) -> Config:
         line = text_line(error.object, error.start)
         msg = f"{path}:{line}: not valid TOML (expected UTF-8 text)"
         raise ConfigError(msg) from None
+    from wftop.core import tomlscan  # as tomllib: when there is a file
+
     depth, line, key = tomlscan.toml_nesting(text)
     if depth > MAX_CONFIG_DEPTH:
         name = key[:60] or "a value"
@@ -272,11 +272,14 @@ def parse_config(
                 msg = f"{path}: {key} must be {FIELDS[key][1]}, got {shown_value(items)}"
                 raise ConfigError(msg)
             values[key] = tuple(items)
-    for host in values.get("hosts", ()):
-        try:
-            check_host(host, where=f"{path}: hosts:")
-        except HostError as error:
-            raise ConfigError(str(error)) from None
+    if values.get("hosts"):  # the links to other hosts, imported when a config names one
+        from wftop.core.remote.transport import HostError, check_host
+
+        for host in values["hosts"]:
+            try:
+                check_host(host, where=f"{path}: hosts:")
+            except HostError as error:
+                raise ConfigError(str(error)) from None
     if "notifications" in values:
         try:
             values["notifications"] = parse_notifications(values["notifications"], path)

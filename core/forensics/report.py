@@ -10,7 +10,6 @@ from wftop.core.calls import call_states, dominant_failure, error_json
 from wftop.core.forensics.causes import Verdict, session_verdict
 from wftop.core.forensics.limits import TAIL_RECORDS
 from wftop.core.forensics.receipts import Completion, Launch, WorkerKind
-from wftop.core.forensics.salvage import read_run
 from wftop.core.forensics.session_transcript import read_transcript, read_worker_events
 from wftop.core.forensics.workers import DeadWorker, examine
 from wftop.core.model import Run, Status, iso_utc
@@ -182,6 +181,8 @@ def workflow_runs(
     }
     if not wanted:
         return {}
+    from wftop.core.forensics.salvage import read_run  # a stop cause reads no run: not imported
+
     folders, _problems = find_run_folders(root_of(transcript))
     session = os.path.basename(session_dir)
     runs = {}

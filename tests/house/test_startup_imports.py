@@ -68,3 +68,25 @@ def test_the_plan_command_imports_no_event_loop():
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert done.stdout.split() == ["False"]
+
+
+def test_the_plan_imports_no_module_only_other_commands_use():
+    """A plan reads its run's stop cause from the session's report, and a config with no
+    hosts: the salvage of runs and the listing of sessions (``export``, ``scan``), the
+    links to other hosts and the config file's scan are imported by what uses them."""
+    later = (
+        "wftop.core.forensics.salvage",
+        "wftop.core.forensics.sessionlist",
+        "wftop.core.remote.transport",
+        "wftop.core.tomlscan",
+    )
+    script = (
+        "import sys; import wftop.cli.main, wftop.cli.commands.resume, wftop.core.config; "
+        "import wftop.core.resume.stopcause, wftop.core.forensics.report; "
+        "from wftop.core.config import parse_config; parse_config({}, 'config.toml'); "
+        f"print(' '.join(name for name in {later!r} if name in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == []
