@@ -136,6 +136,44 @@ def fold_records(
         if type(key) is str and key:
             call = calls.get(key)
             if call is None:
+                if kind == "started":  # most calls: made whole at their first line,
+                    # the call the `started` branch below would make of it
+                    started += 1
+                    agent_id = get("agentId")
+                    if type(agent_id) is not str:
+                        agent_id = ""
+                    elif agent_id:
+                        last_agent = agent_id
+                    label, phase = get("label"), get("phase")
+                    if type(label) is not str or not label:
+                        label = agent_id or key
+                        unlabelled[key] = None
+                    if type(phase) is not str or not phase:
+                        phase = None
+                    calls[key] = Call(  # by position: keywords cost a class's call a dict
+                        key,
+                        len(calls),
+                        label,
+                        phase,
+                        (agent_id,),  # agent_ids
+                        (line,),  # attempt_lines
+                        (),  # returned_agent_ids
+                        False,  # started_after_result
+                        in_flight,  # state
+                        None,  # packed_result
+                        None,  # result_agent_id
+                        False,  # has_result
+                        False,  # failed
+                        False,  # demoted
+                        False,  # replaced
+                        False,  # keyless
+                        line,  # first_line
+                        line,  # last_line
+                    )
+                    open_keys[key] = None
+                    if failed_keys:
+                        failed_keys.pop(key, None)
+                    continue
                 call = calls[key] = Call(key, len(calls), first_line=line)
         else:
             keyless += 1
@@ -174,8 +212,8 @@ def fold_records(
             results += 1
             if call.has_result or call.demoted or call.failed:
                 call.replaced = True
+                call.demoted = False
             call.has_result = True
-            call.demoted = False
             call.packed_result = pack(get("result")) if packs else get("result")
             call.result_agent_id = agent_id
             call.returned_agent_ids += (agent_id or "",)
