@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from textual.widgets import DataTable, Static
 
-from tests.corpus import tree
+from tests.corpus import copy_tree, tree
 from tests.forensics_kit import fixture
 from tests.tui_kit import ScreenHost, services_for
 from wftop.tui.messages import OpenRunAt
@@ -116,3 +118,47 @@ async def test_a_session_under_two_roots_says_which_root(tmp_path):
         table = screen.query_one("#sessions-table", DataTable)
         shown = sorted(str(table.get_row_at(row)[-1]) for row in range(2))
         assert [where.rsplit("(root ", 1)[-1] for where in shown] == [f"{one})", f"{two})"]
+
+
+LONG = "/home/a-person-with-a-rather-long-login-name/clients/acme-corporation"
+
+
+def long_cwds(tmp_path):
+    """Two sessions whose cwds differ only after a long common start."""
+    planted = []
+    for name, end in (("killed", "backend/api"), ("clean", "frontend/storybook-site")):
+        root = copy_tree(name, tmp_path)
+        for transcript in (root / "projects").glob("*/*.jsonl"):
+            text = transcript.read_text()
+            transcript.write_text(re.sub(r'"cwd":"[^"]*"', f'"cwd":"{LONG}/{end}"', text))
+        planted.append(str(root))
+    return planted
+
+
+def cwd_cells(screen):
+    table = screen.query_one("#sessions-table", DataTable)
+    return [str(table.get_row_at(row)[-1]) for row in range(table.row_count)]
+
+
+async def test_a_narrow_screen_shows_the_end_of_each_cwd_and_the_selected_one_whole(tmp_path):
+    app = Host(long_cwds(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = app.screen
+        await wait_for(pilot, lambda: len(screen.rows) == 2)
+        table = screen.query_one("#sessions-table", DataTable)
+        cut = sorted(cwd_cells(screen))
+        assert [cell[0] for cell in cut] == ["…", "…"]
+        assert cut[0].endswith("-corporation/backend/api"), cut
+        assert cut[1].endswith("/frontend/storybook-site"), cut
+        assert table.virtual_size.width <= table.scrollable_content_region.width  # no scrolling
+        table.move_cursor(row=1)
+        await pilot.pause()
+        details = str(screen.query_one("#sessions-evidence", Static).render())
+        assert details.splitlines()[1] == screen.rows[1]["cwd"]
+        await pilot.resize_terminal(160, 30)
+        await wait_for(pilot, lambda: cwd_cells(screen)[0].startswith("/home/"))
+        assert sorted(cwd_cells(screen)) == [
+            f"{LONG}/backend/api",
+            f"{LONG}/frontend/storybook-site",
+        ]
+        assert table.cursor_row == 1  # on the row it was on

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -27,6 +27,7 @@ from wftop.core.forensics.masking import redaction_line
 from wftop.core.forensics.report import build_report
 from wftop.core.forensics.summary import listed_twice, recent_rows, report_text
 from wftop.core.read.errors import cause_words
+from wftop.core.text.cuts import cut_start
 from wftop.core.text.gate import gate
 from wftop.core.text.redact import Redactor, redact_tree
 from wftop.tui.format import display_path
@@ -52,6 +53,13 @@ def cells(*values: str) -> list[Text]:
     return [Text(gate(value)) for value in values]
 
 
+def widths(labels: Sequence[str], rows: Sequence[list[Text]]) -> list[int]:
+    """Each column's width: its label's or its widest cell's."""
+    return [
+        max([len(label), *(row[at].cell_len for row in rows)]) for at, label in enumerate(labels)
+    ]
+
+
 def fill(
     table: DataTable[Any],
     labels: Sequence[str],
@@ -61,18 +69,25 @@ def fill(
     """Every row at once, each column as wide as its label and its widest cell: the table
     measures nothing afterwards, so no row is drawn at widths that change when it is idle
     (as an auto-width column's are, while rows it drew are kept)."""
-    widths = [
-        max([len(label), *(row[at].cell_len for row in rows)]) for at, label in enumerate(labels)
-    ]
     table.clear(columns=True)
-    for label, width in zip(labels, widths, strict=True):
+    for label, width in zip(labels, widths(labels, rows), strict=True):
         table.add_column(label, width=width)
     for at, row in enumerate(rows):
         table.add_row(*row, key=keys[at] if keys is not None else None)
 
 
 SESSION_COLUMNS = ("last write", "session", "dead/all", "cause", "cwd")
+CWD_LEAST = 24
+"""The cwd column's width when the screen leaves it less: its end still tells sessions apart
+(the whole path is on the line below the table)."""
 WORKER_COLUMNS = ("kind", "id", "liveness", "got", "action", "description")
+
+
+def where(row: dict[str, Any], twice: bool) -> tuple[str, str]:
+    """Where a session ran, gated: its cwd (else its project), and its root when one
+    session is listed under two roots (the root tells the rows apart)."""
+    shown = gate(row["cwd"] or row["project"])
+    return shown, gate(f"  (root {display_path(row['root'])})") if twice else ""
 
 
 class SessionsScreen(Working, Screen[None]):
@@ -93,6 +108,9 @@ class SessionsScreen(Working, Screen[None]):
         self.services = services
         self.limit = limit
         self.rows: list[dict[str, Any]] = []
+        self.heads: list[list[Text]] = []
+        self.wheres: list[tuple[str, str]] = []
+        self.room = -1
         self.redactor = Redactor()
 
     def compose(self) -> ComposeResult:
@@ -118,34 +136,51 @@ class SessionsScreen(Working, Screen[None]):
     def show(self, found: tuple[list[dict[str, Any]], Redactor]) -> None:
         rows, redactor = found
         self.rows, self.redactor = rows, redactor
-        table = self.query_one("#sessions-table", DataTable)
         twice = listed_twice(rows)  # one session under two roots: each row says its root
-
-        def where(row: dict[str, Any]) -> str:
-            shown = row["cwd"] or row["project"]
-            return f"{shown}  (root {display_path(row['root'])})" if twice else shown
-
-        fill(
-            table,
-            SESSION_COLUMNS,
-            [
-                cells(
-                    (row["last_write"] or "-")[:19].replace("T", " "),
-                    row["session_id"][:8],
-                    f"{row['dead']}/{row['launched']}",
-                    cause_words(row["cause"]),
-                    where(row),
-                )
-                for row in rows
-            ],
-            [row["transcript"] for row in rows],
-        )
+        self.heads = [
+            cells(
+                (row["last_write"] or "-")[:19].replace("T", " "),
+                row["session_id"][:8],
+                f"{row['dead']}/{row['launched']}",
+                cause_words(row["cause"]),
+            )
+            for row in rows
+        ]
+        self.wheres = [where(row, twice) for row in rows]
+        self.room = -1
+        self.draw(self.size.width)
         dead = sum(1 for row in rows if row["dead"])
         header = (
             f"Sessions · {len(rows)} newest · {dead} with dead workers · {redaction_line(redactor)}"
         )
         self.query_one("#sessions-header", Static).update(Text(gate(header)))
         self.show_evidence()
+
+    def draw(self, width: int, *, keep: bool = False) -> None:
+        """The rows with each cwd cut from its start to what the screen leaves it (at least
+        `CWD_LEAST`), again when that changes (``keep``: the cursor stays on its row)."""
+        table = self.query_one("#sessions-table", DataTable)
+        pad = 2 * table.cell_padding
+        fixed = sum(wide + pad for wide in widths(SESSION_COLUMNS[:-1], self.heads))
+        room = max(CWD_LEAST, width - table.styles.scrollbar_size_vertical - fixed - pad)
+        if room == self.room:
+            return
+        self.room, cursor = room, table.cursor_row
+        rows = [
+            [*head, Text(cut_start(path, max(CWD_LEAST, room - len(root))) + root)]
+            for head, (path, root) in zip(self.heads, self.wheres, strict=True)
+        ]
+        fill(table, SESSION_COLUMNS, rows, [row["transcript"] for row in self.rows])
+        if keep and 0 < cursor < len(rows):
+            table.move_cursor(row=cursor, animate=False)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.rows:
+            self.draw(event.size.width, keep=True)
+
+    def on_screen_resume(self) -> None:
+        if self.rows:  # resized while another screen was shown
+            self.draw(self.size.width, keep=True)
 
     def selected(self) -> dict[str, Any] | None:
         table = self.query_one("#sessions-table", DataTable)
@@ -158,8 +193,10 @@ class SessionsScreen(Working, Screen[None]):
         row = self.selected()
         text = ""
         if row is not None:
-            text = f"{cause_words(row['cause'])}: {row['evidence'] or 'no evidence line'}"
-        self.query_one("#sessions-evidence", Static).update(Text(gate(text)))
+            path, root = self.wheres[self.query_one("#sessions-table", DataTable).cursor_row]
+            cause = f"{cause_words(row['cause'])}: {row['evidence'] or 'no evidence line'}"
+            text = f"{gate(cause)}\n{path}{root}"  # the whole path, cut in the table
+        self.query_one("#sessions-evidence", Static).update(Text(text))
 
     @on(DataTable.RowSelected, "#sessions-table")
     def action_open(self) -> None:
