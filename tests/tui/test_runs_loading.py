@@ -3,14 +3,16 @@ are said in the header and drawn in one go once every run is known."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from tests.tui.test_tui_units import only_row
 from tests.tui_kit import drawn, runs_host, until
 from wftop.core.row import RunRow
 from wftop.tui.screens.runs import RunsScreen
-from wftop.tui.store import Progress
+from wftop.tui.store import Progress, Store
 from wftop.tui.widgets.run_table import RunTable
 
 
@@ -34,14 +36,30 @@ def counting_shows(host: Any) -> tuple[RunsScreen, RunTable, list[int]]:
     return screen, table, shows
 
 
-async def test_the_first_read_is_drawn_first_rows_then_every_run_in_one_go():
+class Loading(NamedTuple):
+    pilot: Any
+    screen: RunsScreen
+    table: RunTable
+    shows: list[int]
+    store: Store
+    runs: list[RunRow]
+
+
+@asynccontextmanager
+async def first_ten() -> AsyncIterator[Loading]:
+    """A runs screen at 100×30 whose store has taken the first ten of 30 runs (not applied
+    yet), the table's shows counted from before they were taken (`counting_shows`)."""
     host = runs_host()
     runs = many(30)
     async with host.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         screen, table, shows = counting_shows(host)
-        store = host.store
-        store.take(runs[:10])
+        host.store.take(runs[:10])
+        yield Loading(pilot, screen, table, shows, host.store, runs)
+
+
+async def test_the_first_read_is_drawn_first_rows_then_every_run_in_one_go():
+    async with first_ten() as (pilot, screen, table, shows, store, runs):
         store.progressed(Progress(10, 30))
         store.apply()
         await pilot.pause()
@@ -65,13 +83,7 @@ async def test_runs_kept_are_drawn_at_once_and_what_the_walk_finds_in_one_go_aft
     """A start with the engine's rows cache: its kept rows are listed once it says they are
     all out (loaded, walking), then what its walk of the roots finds (a run added, one
     removed) is said in the header and drawn in one go once every run is known."""
-    host = runs_host()
-    runs = many(30)
-    async with host.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        screen, table, shows = counting_shows(host)
-        store = host.store
-        store.take(runs[:10])
+    async with first_ten() as (pilot, screen, table, shows, store, runs):
         store.apply()
         await pilot.pause()
         store.take(runs[10:29])
