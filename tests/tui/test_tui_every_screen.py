@@ -6,7 +6,8 @@ reviewer should see in each, at every size:
 
 * runs: status, name, parity and dead always; age, then the run id, then the project as
   the pane widens; a cut name ends with ``…``; the key line ends with ``q quit  ? help``.
-* run: the summary lines end with ``…`` when cut; the calls keep CALL, STATE and RESULT.
+* run: the summary lines end with ``…`` when cut, but a path's (script, cwd) starts with
+  ``…`` and keeps its end; the calls keep CALL, STATE and RESULT.
 * agent, journal: the header cut with ``…``; one row per line, each cut with ``…``; the
   agent's row under the cursor shown whole below the list, wrapped.
 * help: the binding ids whole; descriptions wrap in a narrow pane.

@@ -248,13 +248,14 @@ class RunScreen(Working, Screen[None]):
 
     def show_summary(self) -> None:
         summary_widget = self.query_one("#run-summary", Static)
+        width = self.size.width - summary_widget.styles.gutter.width  # a path keeps its end
         run = self.run
         if run is None:
             row = self.row
             if row is None:
                 summary_widget.update("This run is gone from disk.")
             else:
-                summary_widget.update(Text(row_summary(row)))
+                summary_widget.update(Text(row_summary(row, width)))
             return
         until = self._warm.get(run.ident, False)
         cache = None if until is False else cache_text(until, self.services.clock())
@@ -274,8 +275,13 @@ class RunScreen(Working, Screen[None]):
             tokens = row.tokens
             cost = Spend(tokens, row.cost_usd, row.unpriced_models, 0, row.missing_transcripts)
             spent = spent_line(cost, None)
-        text = summary(run, launch, cache, root=self.several_roots, facts=facts, spent=spent)
+        text = summary(
+            run, launch, cache, root=self.several_roots, facts=facts, spent=spent, width=width
+        )
         summary_widget.update(Text(text))
+
+    def on_resize(self) -> None:
+        self.show_summary()  # its paths cut to the new width
 
     def read_warmth(self, run: Run) -> None:
         """Until when the owner's prompt cache stays warm, from its transcript's tail."""

@@ -8,6 +8,7 @@ import orjson
 from wftop.core.forecast.launchinfo import LaunchInfo
 from wftop.core.model import Run
 from wftop.core.row import RunRow
+from wftop.core.text.cuts import cut_start
 from wftop.core.text.gate import gate
 from wftop.core.text.redact import Redactor
 from wftop.tui.calls import call_facts
@@ -47,6 +48,13 @@ def args_text(run: Run, launch: LaunchInfo | None = None) -> str:
     return one_line(orjson.dumps(args, default=repr).decode(), 120) + where
 
 
+def path_line(label: str, path: str | None, mask: Redactor, width: int) -> str:
+    """``label`` and ``path``, masked and gated, then cut from its start to what ``width``
+    leaves it (0: whole): the end, the file's or the project's name, is what is read."""
+    shown = gate(mask(display_path(path)))
+    return label + (cut_start(shown, max(16, width - len(label))) if width > 0 else shown)
+
+
 def summary(
     run: Run,
     launch: LaunchInfo | None = None,
@@ -55,10 +63,12 @@ def summary(
     root: bool = False,
     facts: list[str] | None = None,
     spent: str | None = None,
+    width: int = 0,
 ) -> str:
     """The block above the calls, one fact per line (``cache``: `cache_text`, once read;
     ``root``: name the run's root, which tells apart copies of one run under several roots;
-    ``facts``: `call_facts`, when made already; ``spent``: `spent_line`, once read)."""
+    ``facts``: `call_facts`, when made already; ``spent``: `spent_line`, once read;
+    ``width``: the block's, which a path's line keeps to by its start, `path_line`)."""
     mask = Redactor()
     head = f"{status_label(run.shown_status)}  {run.name or '(unnamed)'}  {run.run_id}"
     if run.superseded_by:
@@ -67,12 +77,12 @@ def summary(
         head,
         *(call_facts(run) if facts is None else facts),
         *([f"spent    {spent}"] if spent else []),
-        f"script   {display_path(run.script_path)}",
+        path_line("script   ", run.script_path, mask, width),
         f"args     {args_text(run, launch)}",
         f"session  {run.session_id}   owner: {owner_text(run)}",
         *([f"         {cache}"] if cache else []),  # the owner session's prompt cache
-        f"cwd      {display_path(run.cwd)}",
-        *([f"root     {display_path(run.folder.root)}"] if root else []),
+        path_line("cwd      ", run.cwd, mask, width),
+        *([path_line("root     ", run.folder.root, mask, width)] if root else []),
         f"snapshot {snapshot_text(run)}",
     ]
     if run.problems:
@@ -91,15 +101,15 @@ BACKGROUND_CALLS = 2_000
 calls take about a second); a smaller one has them made at once (a few milliseconds)."""
 
 
-def row_summary(row: RunRow) -> str:
+def row_summary(row: RunRow, width: int = 0) -> str:
     """The summary from the row alone, while the run is read."""
     head = f"{status_label(row.shown_status)}  {row.name or '(unnamed)'}  {row.run_id}"
+    mask = Redactor()
     lines = [
         head,
         f"calls    {row.calls:,} (reading the run…)",
-        f"script   {display_path(row.script_path)}",
+        path_line("script   ", row.script_path, mask, width),
         f"session  {row.session_id}",
-        f"cwd      {display_path(row.cwd)}",
+        path_line("cwd      ", row.cwd, mask, width),
     ]
-    mask = Redactor()
     return "\n".join(gate(mask(line)) for line in lines)
