@@ -149,17 +149,18 @@ def demo_app(root: str, message: str) -> WftopApp:
 
 
 def why_read_only(args: argparse.Namespace) -> tuple[str, str]:
-    """(the banner, what r says) of the bundled demo: why nothing can be resumed."""
-    shown = "Real runs bundled with wftop, written by the real claude CLI against its mock API;"
+    """(the banner, what r says) of the bundled demo: why nothing can be resumed, said
+    first (a toast shows two lines of its text)."""
+    shown = "real runs bundled with wftop, written by the real claude CLI against its mock API."
     if args.read_only:
-        return f"{shown} read-only (--read-only).", "The demo was started with --read-only."
+        return f"Read-only (--read-only): {shown}", "The demo was started with --read-only."
     if args.bundled:
-        return f"{shown} read-only (--bundled only browses them).", (
+        return f"Read-only (--bundled only browses them): {shown}", (
             "wftop demo --bundled only browses the bundled runs."
         )
     return (
-        f"{shown} read-only: no claude CLI to resume them with. For the full demo: "
-        "npm install -g @anthropic-ai/claude-code (or set WFTOP_CLAUDE).",
+        "Read-only: no claude CLI to resume with. Full demo: npm install -g "
+        f"@anthropic-ai/claude-code (or WFTOP_CLAUDE). These are {shown}",
         "The demo has no claude CLI to resume with (it browses runs bundled with wftop); "
         "install Claude Code for the full demo.",
     )

@@ -12,6 +12,7 @@ from textual.widgets import Static
 from tests.tui_kit import SIZE, build, settle, until
 from wftop.cli.commands import demo
 from wftop.tui.screens.plan import ResumePlanScreen
+from wftop.tui.toasts import TOAST_FRAME, TOAST_RACK, TOAST_WIDTH, calm
 
 
 def verdict(app):  # type: ignore[no-untyped-def]
@@ -57,6 +58,20 @@ def test_the_bundled_demo_opens_the_tui_with_a_banner_and_a_reason(monkeypatch, 
     assert words in str(seen["read_only_reason"])
     if not flags:
         assert "npm install -g @anthropic-ai/claude-code" in text
+
+
+@pytest.mark.parametrize(
+    ("flags", "words"),
+    [
+        ({}, "no claude CLI to resume with. Full demo: npm install -g @anthropic-ai/claude-code"),
+        ({"bundled": True}, "Read-only (--bundled only browses them)"),
+        ({"read_only": True}, "Read-only (--read-only)"),
+    ],
+)
+def test_the_two_lines_the_banner_shows_at_60_columns_say_why_it_is_read_only(flags, words):
+    text, _ = demo.why_read_only(demo_args(**flags))
+    width = min(TOAST_WIDTH, 60 - TOAST_RACK) - TOAST_FRAME  # as the app's toast is drawn
+    assert words in calm(text, width).replace("\n", " ")
 
 
 async def test_the_banner_shows_and_the_plan_says_the_reason(tui_root, tui_processes):
