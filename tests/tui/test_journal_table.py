@@ -81,6 +81,16 @@ async def test_the_columns_leave_from_the_right_as_the_pane_narrows():
         assert shown_rows(screen)[2].split()[:5] == ["3", "09:58:20", "result", "a1", "1"]
 
 
+async def test_a_narrow_pane_s_header_still_names_the_run():
+    """The journal's path, which ends with the run's folder, is cut at 60 columns: the
+    header names the run before it."""
+    app = build(tree(TREE), FakeProcessTable())
+    async with app.run_test(size=(60, 20)) as pilot:
+        screen = await open_journal(pilot)
+        header = static_text(screen, "#viewer-header")
+        assert header.startswith(f"journal  ·  run {RUN}  ·  14 lines  ·  ")  # 41 of 58 cells
+
+
 async def test_v_switches_to_the_raw_lines_and_back():
     app = build(tree(TREE), FakeProcessTable())
     async with app.run_test(size=(100, 30)) as pilot:

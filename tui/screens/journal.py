@@ -260,7 +260,7 @@ class JournalScreen(FileViewer):
 
     def header(self) -> Text:
         index = self.index
-        facts = ["journal" + (" (raw)" if self.raw else "")]
+        facts = ["journal" + (" (raw)" if self.raw else ""), f"run {self.run.run_id}"]
         shown_rows = f"{index.row_count:,} of " if self._filter is not None else ""
         if self.error:
             facts.append(f"couldn't read: {self.error}")
