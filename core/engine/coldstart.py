@@ -206,7 +206,7 @@ async def first_rows(
                 tuple(str(problem) for problem in run.problems),
                 run.last_activity,
                 run.journal,
-                NamedScript.of(run.named),
+                run.named,
                 run.settled,
                 run.ended,
                 taken.get(run.journal),

@@ -118,7 +118,7 @@ async def filled_rows(
                 len(run.problems),
                 run.last_activity,
                 run.journal,
-                NamedScript.of(run.named),
+                run.named,
                 run.settled,
                 key_of[run.journal],
                 run.ended,

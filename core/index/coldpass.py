@@ -165,13 +165,12 @@ class ColdPass:
             if counted is None:
                 run = reader.run(context)
                 fields = RunRow.of(run, spends, pending=pending).json_fields()
-                script = run.snapshot.script_path if run.snapshot is not None else None
                 counted = Counted(
                     fields,
                     run.problems,
                     run.last_activity,
                     run.folder.journal,
-                    script,
+                    reader.names.named,
                     settled(run),
                     ended(run),
                 )

@@ -23,6 +23,7 @@ from wftop.core.cost.tokens import NOTHING
 from wftop.core.index.context import RunContext
 from wftop.core.index.reader import RunReader
 from wftop.core.index.runmade import classified
+from wftop.core.index.scriptlook import NamedScript
 from wftop.core.model import ENDED, Status, iso_utc
 from wftop.core.read.discovery import short_project
 from wftop.core.read.journal import CallState
@@ -41,8 +42,9 @@ class Counted(NamedTuple):
     problems: tuple[Problem, ...]
     last_activity: float | None
     journal: str
-    named: str | None
-    """The script path its snapshot names (`wftop.core.index.scriptlook.NamedScript`)."""
+    named: NamedScript
+    """The script path its snapshot names, and whether it was a file when its reader looked
+    (`wftop.core.index.naming.RunNames.named`: the look it took, not another)."""
     settled: bool
     """`wftop.core.index.cachefile.settled` of its run."""
     ended: bool
@@ -131,7 +133,7 @@ def counted_row(reader: RunReader, context: RunContext, *, pending: bool) -> Cou
         how.problems,
         how.last_activity,
         folder.journal,
-        snapshot.script_path if snapshot is not None else None,
+        reader.names.named,
         how.unreadable is None and (ended or not owner.may_be_alive),
         ended and snapshot is not None and current,
     )

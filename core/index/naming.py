@@ -10,6 +10,7 @@ import os
 import re
 from collections.abc import Callable
 
+from wftop.core.index.scriptlook import NamedScript
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.receipt import launched_name
 from wftop.core.read.snapshot import Snapshot
@@ -38,6 +39,9 @@ class RunNames:
         when nothing else names the run (`wftop.core.read.receipt`)."""
         self._receipt_looked: int | None = None
         """The session transcript's size when it was last read for that name."""
+        self.named = NamedScript(None, False)
+        """The script the snapshot names, and whether it was a file when last looked at
+        (what a rows cache keeps with a row: the look `find` took, not one more)."""
 
     def find(
         self, snapshot: Snapshot | None, listing: Callable[[str], list[str]] = sorted_listing
@@ -53,7 +57,8 @@ class RunNames:
         matches = [name for name in listing(self.folder.scripts_dir) if name.endswith(suffix)]
         self.script_slug = matches[0][: -len(suffix)] if matches else None
         named = snapshot.script_path if snapshot is not None else None
-        if named and os.path.isfile(named):
+        self.named = NamedScript(named, bool(named and os.path.isfile(named)))
+        if self.named.exists:
             self.script_path = named
         elif self.script_path is None or not os.path.isfile(self.script_path):
             self.script_path = self.script_path or named

@@ -27,6 +27,7 @@ from tests.corpus import DATA, copy_tree, only_journal
 from wftop.core.cost.usage import Spends
 from wftop.core.index.cachefile import ended, settled
 from wftop.core.index.coldpass import ColdPass
+from wftop.core.index.scriptlook import NamedScript
 from wftop.core.read.countfold import CountingFold, WholeCallsNotKept
 from wftop.core.read.discovery import RunFolder, run_folders_of
 from wftop.core.read.journal import JournalFold
@@ -53,7 +54,8 @@ def both_rows(roots: list[str], processes: FakeProcessTable | None = None) -> li
             (
                 list(RunRow.of(run, pending=pending).json_fields().items()),
                 (run.problems, run.last_activity, run.folder.journal),
-                (run.snapshot.script_path if run.snapshot else None, settled(run), ended(run)),
+                (NamedScript.of(run.snapshot.script_path if run.snapshot else None),)
+                + (settled(run), ended(run)),
             )
             for run in cold.read(folders)
         ]
@@ -161,3 +163,23 @@ def test_a_result_under_another_key_than_its_start_is_not_a_return_of_it(tmp_pat
     only_journal(root).write_text("".join(json.dumps(line) + "\n" for line in lines))
     for full, counted in both_rows([str(root)]):
         assert counted == full
+
+
+def test_a_counted_row_keeps_whether_the_script_its_snapshot_names_is_a_file(
+    tmp_path: Path,
+) -> None:
+    """What a rows cache keeps with a row (`NamedScript`) is the look its reader took at the
+    script the snapshot names: a file there, and a path with none, as `NamedScript.of` says."""
+    root = copy_tree("clean", tmp_path)
+    snapshot = next(root.glob("projects/*/*/workflows/wf_*.json"))
+    script = tmp_path / "kept-script.js"
+    script.write_text("export const meta = { name: 'kept' }\n")
+    for named, exists in ((script, True), (tmp_path / "gone.js", False)):
+        data = json.loads(snapshot.read_text())
+        data["scriptPath"] = str(named)
+        snapshot.write_text(json.dumps(data))
+        both_rows([str(root)])
+        folders, _problems = run_folders_of([str(root)])
+        cold = ColdPass.of([str(root)], folders, processes=FakeProcessTable(), now=lambda: NOW)
+        made = list(cold.counted(folders, Spends(), pending=True))
+        assert [row.named for row in made] == [NamedScript(str(named), exists)]
