@@ -32,7 +32,7 @@ import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache, wraps
 from sys import intern
 from typing import Any, NamedTuple, ParamSpec, TypeVar
@@ -106,6 +106,12 @@ class FirstRows:
     gone: tuple[str, ...] = ()
     """Runs whose kept rows went out before the walk, and the walk did not find (removed
     or moved meanwhile): the views are told they went once the first rows are out."""
+    folders: list[RunFolder] = field(default_factory=list)
+    """The folders of the runs in ``unpriced``, in the order they were read, and"""
+    superseded: dict[str, str] = field(default_factory=dict)
+    """the walk's superseded runs: the spends fill reads those runs again with what they
+    spent and does not walk the roots again (`wftop.core.engine.seeding.filled_rows`; it
+    empties ``folders``)."""
 
 
 def collector_paused(
@@ -235,7 +241,9 @@ async def first_rows(
         async for reads in streamed(unread, work, workers=workers, chunk=CHUNK):
             take(reads)
     cache.save()
-    return FirstRows(done, keys if lazy else {}, tuple(early))
+    if not lazy:
+        return FirstRows(done, {}, tuple(early))
+    return FirstRows(done, keys, tuple(early), unread, cold.superseded)
 
 
 async def _kept_first(cache: RowCache, owners: dict[str, Owner], emit: Emit) -> dict[str, str]:

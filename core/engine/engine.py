@@ -318,7 +318,8 @@ class Engine:
             return {}
         chunks = filled_rows(
             self.roots,
-            firsts.unpriced,
+            firsts.folders,
+            firsts.superseded,
             processes=self.processes,
             now=self._now,
             stall_window=self.stall_window,

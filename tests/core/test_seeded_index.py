@@ -349,12 +349,11 @@ async def test_the_keys_of_the_rows_filled_in_are_taken_by_the_workers_reading_t
     monkeypatch.setattr(held, "stamp", stamp)
     folders, _ = run_folders_of(roots)
     processes = FakeProcessTable()
-    journals = [folder.journal for folder in folders]
-    filled = [
-        one
-        async for chunk in seeding.filled_rows(roots, journals, processes=processes, workers=2)
-        for one in chunk
-    ]
+    walked = ColdPass.of(roots, folders, processes=processes)
+    chunks = seeding.filled_rows(
+        roots, list(folders), walked.superseded, processes=processes, workers=2
+    )
+    filled = [one async for chunk in chunks for one in chunk]
     taken = [line.split(" ", 1) for line in noted.read_text().splitlines()]
     assert len(taken) == len(filled) == 3
     assert all(int(pid) != engine_pid for pid, _ in taken)
@@ -389,8 +388,50 @@ async def test_the_rows_filled_in_are_made_with_no_run_and_printed_as_ls_prints_
         return real(self, *args, **options)
 
     monkeypatch.setattr(RunReader, "run", run)
-    journals = [folder.journal for folder in folders]
-    chunks = seeding.filled_rows(roots, journals, processes=processes, workers=1)
+    chunks = seeding.filled_rows(
+        roots, list(folders), cold.superseded, processes=processes, workers=1
+    )
     filled = {one.journal: one.item async for chunk in chunks for one in chunk}
     assert filled == expected and len(filled) == 3
     assert not made
+
+
+async def test_the_spends_fill_reads_the_first_rows_walk_and_walks_no_root_again(
+    tmp_path, monkeypatch
+):
+    """The rows sent without what they spent are read again from the folders the first
+    rows' walk found (`FirstRows.folders`): the engine walks the roots once before its live
+    index, and every row is filled in as a cold read makes it."""
+    from wftop.core.engine import coldstart, seeding
+
+    walks: list[list[str]] = []
+    real = coldstart.run_folders_of
+
+    def walking(roots: list[str], *args: Any, **options: Any) -> Any:
+        walks.append(list(roots))
+        return real(roots, *args, **options)
+
+    monkeypatch.setattr(coldstart, "run_folders_of", walking)
+    monkeypatch.setattr(seeding, "run_folders_of", walking, raising=False)
+    filled: list[str] = []
+    real_fill = seeding.kept_filled
+
+    async def kept(chunks: Any, *args: Any) -> Any:
+        async def noted() -> Any:
+            async for chunk in chunks:
+                filled.extend(one.journal for one in chunk)
+                yield chunk
+
+        return await real_fill(noted(), *args)
+
+    from wftop.core.engine import engine as engine_module
+
+    monkeypatch.setattr(engine_module, "kept_filled", kept)
+    roots = [aged(copy_tree(name, tmp_path / name)) for name in ("killed", "clean")]
+    async with running(roots, lazy_spend=1, cache=tmp_path / "cache") as engine:
+        await until(lambda: engine.following)
+        expected = cold_rows([str(root) for root in roots], engine._now())
+        assert {ident: entry.peek() for ident, entry in engine.held.items()} == expected
+    assert walks == [[str(root) for root in roots]]
+    folders, _ = run_folders_of([str(root) for root in roots])
+    assert sorted(filled) == sorted(folder.journal for folder in folders)
