@@ -250,17 +250,20 @@ def find_failures(
             failed.append((call, event))
     if not failed:
         return ()
-    logs = _log_lines(snapshot)
+    logs: list[tuple[str, str | None, str]] | None = None  # parsed when first needed
     found: dict[str, Failure] = {}
     unexplained: list[Candidate] = []
     for call, event in failed:
         made = _from_event(call, event) or _from_row(call, snapshot, errors)
-        made = made or _from_log(call, logs, "snapshot", snapshot.timestamp if snapshot else None)
+        if made is None and snapshot is not None:
+            logs = _log_lines(snapshot) if logs is None else logs
+            made = _from_log(call, logs, "snapshot", snapshot.timestamp)
         if made is None:
             unexplained.append(call)
         else:
             found[call.key] = made
     if unexplained and snapshot is not None:
+        logs = _log_lines(snapshot) if logs is None else logs
         unexplained = _give_slot_lines(unexplained, logs, "snapshot", found)
     if unexplained and notice is not None and snapshot is None:
         listed = _parse(notice())
@@ -277,10 +280,9 @@ def find_failures(
     return tuple(found[call.key] for call, _ in failed)
 
 
-def _log_lines(snapshot: Snapshot | None) -> list[tuple[str, str | None, str]]:
-    """(where, label or None, text) of every failure line of a snapshot's log."""
-    if snapshot is None:
-        return []
+def _log_lines(snapshot: Snapshot) -> list[tuple[str, str | None, str]]:
+    """(where, label or None, text) of every failure line of a snapshot's log (its object
+    parsed, for a snapshot read for a list: asked only where a row does not explain a call)."""
     return _parse([(f"{snapshot.path}:1", line) for line in snapshot.logs])
 
 

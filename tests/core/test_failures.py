@@ -73,6 +73,21 @@ def test_without_the_transcripts_record_the_snapshots_row_says_why(tmp_path):
     assert a6.evidence == f"{snapshot_of(root)}:1: API Error: Request rejected (429) · mock 429"
 
 
+def test_a_snapshots_log_is_not_read_where_its_rows_and_transcripts_say_why(tmp_path, monkeypatch):
+    # A run list reads every ended run's failures: the snapshot's log (its object parsed
+    # again) is read only for a failed call no transcript nor row explains.
+    from wftop.core.read import failures
+
+    def no_log(snapshot):  # type: ignore[no-untyped-def]
+        raise AssertionError("the snapshot's log was read")
+
+    monkeypatch.setattr(failures, "_log_lines", no_log)
+    root = copy_tree("api-errors-429", tmp_path)
+    assert failure(the_run(root), "a6").source == "transcript"
+    drop_api_error(agent_file(root, "a6"))
+    assert failure(the_run(root), "a6").source == "snapshot"
+
+
 def test_without_a_row_error_the_runs_log_line_for_the_label_says_why(tmp_path):
     root = copy_tree("api-errors-429", tmp_path)
     drop_api_error(agent_file(root, "a6"))
