@@ -234,7 +234,7 @@ class RunReader(SpendKeeping):
         if not self._snapshot_checked:
             # First look: open it straight away (one system call less than stat first).
             self._snapshot_checked = True
-            snapshot, problem, info = read_snapshot_with_stat(path)
+            snapshot, problem, info = read_snapshot_with_stat(path, packed=not self.for_rows)
             self._take_snapshot(snapshot, problem, info, _stamp(info) if info else None)
             return snapshot is not None or problem is not None
         try:
@@ -243,7 +243,7 @@ class RunReader(SpendKeeping):
             stamp = None
         if stamp == self._snapshot_stamp:
             return False
-        snapshot, problem, info = read_snapshot_with_stat(path)
+        snapshot, problem, info = read_snapshot_with_stat(path, packed=not self.for_rows)
         self._take_snapshot(snapshot, problem, info, _stamp(info) if info else stamp)
         return True
 

@@ -175,13 +175,19 @@ def read_snapshot(path: str) -> tuple[Snapshot | None, Problem | None]:
 
 
 def read_snapshot_with_stat(
-    path: str,
+    path: str, *, packed: bool = True
 ) -> tuple[Snapshot | None, Problem | None, os.stat_result | None]:
-    """`read_snapshot`, plus the status of the file that was read (None if none was)."""
+    """`read_snapshot`, plus the status of the file that was read (None if none was).
+    ``packed`` False: its object is kept as parsed (`Snapshot.data` at once, `Snapshot.packed`
+    empty), for a snapshot read for a row and let go of with it: packing it cost a list
+    an ``orjson.dumps`` of every snapshot, and the failures of a run parsed it again."""
     data, problem, info = _read_object(path)
     if data is None:
         return None, problem, info
-    return _snapshot_from(path, data), None, info
+    snapshot = _snapshot_from(path, data, packed)
+    if not packed:
+        snapshot.__dict__["data"] = data  # what `Snapshot.data` would have parsed
+    return snapshot, None, info
 
 
 def _read_object(
@@ -264,7 +270,7 @@ BULKY_FIELDS = ("script", "result")
 is on disk, the result in the journal): dropped so an index's memory does not follow them."""
 
 
-def _snapshot_from(path: str, data: dict[str, Any]) -> Snapshot:
+def _snapshot_from(path: str, data: dict[str, Any], packed: bool = True) -> Snapshot:
     for bulky in BULKY_FIELDS:
         data.pop(bulky, None)
     items = agent_items(data)
@@ -288,7 +294,7 @@ def _snapshot_from(path: str, data: dict[str, Any]) -> Snapshot:
         _str(get("status")),
         _str(get("workflowName")),
         _str(get("scriptPath")),
-        bytes(memoryview(dumps(data))),  # a copy: orjson leaves room at the end
+        bytes(memoryview(dumps(data))) if packed else b"{}",  # a copy: orjson leaves room
         parse_iso_time(get("timestamp")),
         frozenset(agents),
         frozenset(errored),

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bench.fuzz import row_facts
@@ -183,3 +183,97 @@ def test_a_counted_row_keeps_whether_the_script_its_snapshot_names_is_a_file(
         cold = ColdPass.of([str(root)], folders, processes=FakeProcessTable(), now=lambda: NOW)
         made = list(cold.counted(folders, Spends(), pending=True))
         assert [row.named for row in made] == [NamedScript(str(named), exists)]
+
+
+DEEP, HUGE = "\x00deep", "\x00huge"
+"""Stand-ins in a fuzzed snapshot for what `json` cannot write: nesting past what orjson
+reads back, and a number past a float's range (`1e999`, read as infinity)."""
+_texts = st.one_of(
+    st.text(max_size=12),
+    st.sampled_from(["a3", "[a3] failed: API Error: 529 Overloaded", "parallel[1] failed: x"]),
+    st.sampled_from(["\ud800", DEEP, HUGE, "completed", "failed", "killed"]),
+)
+_values = st.one_of(st.none(), st.booleans(), st.integers(-2, 2**70), _texts)
+_items = st.fixed_dictionaries(
+    {},
+    optional={
+        "type": st.sampled_from(["workflow_agent", "workflow_phase", "other"]),
+        "agentId": st.one_of(st.sampled_from(["", "a1"]), _values),
+        "state": st.one_of(st.sampled_from(["error", "done", "start"]), _values),
+        "cached": _values,
+        "skipped": _values,
+        "error": _values,
+        "label": _values,
+    },
+)
+_failure_lines = st.sampled_from(
+    ["[a3] failed: API Error: 529 Overloaded", "parallel[1] failed: 429", "[a1] failed: x"]
+)
+snapshots = st.fixed_dictionaries(
+    {
+        "logs": st.one_of(st.lists(st.one_of(_failure_lines, _values), max_size=4), _values),
+        "workflowProgress": st.one_of(st.lists(_items, max_size=3), _values),
+    },
+    optional={
+        "status": st.one_of(st.sampled_from(["completed", "failed", "killed"]), _values),
+        "workflowName": _values,
+        "scriptPath": _values,
+        "timestamp": st.one_of(st.sampled_from(["2027-01-15T08:00:00.000Z", "x"]), _values),
+        "error": _values,
+        "summary": _values,
+        "script": _values,
+    },
+)
+
+
+@pytest.fixture(scope="module")
+def failed_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run whose call ``a3`` failed, its transcript gone: only the snapshot says why."""
+    root = copy_tree("mid-failure", tmp_path_factory.mktemp("snapshots"))
+    (only_journal(root).parent / "agent-ae6bf04ed763901ff.jsonl").unlink()
+    return root
+
+
+@PROPS
+@given(
+    snapshots,
+    st.sampled_from(["", "done", "error", "done"]),
+    st.sampled_from([None, None, 0, 40]),
+    st.booleans(),
+    st.one_of(st.none(), _failure_lines),
+)
+@example({"logs": [], "workflowProgress": []}, "done", None, False, "[a3] failed: API Error: 529")
+@example(
+    {"logs": [DEEP, HUGE], "workflowProgress": [], "status": "failed"}, "error", None, True, None
+)
+def test_a_run_read_for_its_row_reads_any_snapshot_as_the_run_read_in_full(
+    failed_run: Path,
+    data: dict[str, Any],
+    journals_agents: str,
+    cut: int | None,
+    alive: bool,
+    said: str | None,
+) -> None:
+    """A fuzzed snapshot (any field of any type, rows naming the journal's agents or not,
+    log lines naming its calls, a lone surrogate, nesting deeper than orjson writes back,
+    1e999, cut short) beside a run that failed, its owner alive or gone: the row read for
+    a list (its snapshot kept as parsed, not packed) is the row read in full."""
+    if said is not None and isinstance(data["logs"], list):
+        data["logs"].append(said)
+    (target,) = failed_run.glob("projects/*/*/workflows/wf_*.json")
+    if journals_agents and isinstance(data.get("workflowProgress"), list):
+        journal = [json.loads(line) for line in only_journal(failed_run).read_text().splitlines()]
+        agents = {line["agentId"] for line in journal if "agentId" in line}
+        for agent in sorted(agents):
+            item = {"type": "workflow_agent", "agentId": agent, "state": journals_agents}
+            data["workflowProgress"].append({**item, "error": agent} if agent < "a8" else item)
+    text = json.dumps(data).replace(json.dumps(DEEP), "[" * 300 + "]" * 300)
+    raw = text.replace(json.dumps(HUGE), "1e999").encode()
+    target.write_bytes(raw if cut is None else raw[:cut])
+    processes = FakeProcessTable({4242: FakeProcess("777")} if alive else {})
+    registry = failed_run / "sessions" / "4242.json"
+    registry.parent.mkdir(exist_ok=True)
+    session = target.parents[1].name
+    registry.write_text(json.dumps({"pid": 4242, "sessionId": session, "procStart": "777"}))
+    for full, counted in both_rows([str(failed_run)], processes):
+        assert counted == full
