@@ -1,4 +1,5 @@
-"""The store: what came in is applied once a frame, rows and progress together."""
+"""The store: what came in is applied once a frame, rows and progress together; the moments
+the list is drawn at once."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Callable
 from textual.app import App
 
 from tests.tui.test_tui_units import only_row
-from wftop.tui.store import Progress, Store
+from wftop.tui.store import Change, Progress, Store
 
 
 def test_every_run_is_held_once_the_store_says_the_first_read_ended():
@@ -15,12 +16,38 @@ def test_every_run_is_held_once_the_store_says_the_first_read_ended():
     store = Store(App(), frames.append)
     rows = [only_row("killed"), only_row("clean")]
     store.take(rows)
-    store.progressed(Progress(2, 2, loaded=True))
+    store.progressed(Progress(1, 2))
     assert len(frames) == 1  # one application asked for, whatever came in
-    assert not store.progress.loaded and store.told.loaded and store.rows == {}
+    assert store.told.read == 1 and store.progress.read == 0 and store.rows == {}
     change = store.apply()
-    assert store.progress.loaded and sorted(store.rows) == sorted(row.ident for row in rows)
+    assert store.progress.read == 1 and sorted(store.rows) == sorted(row.ident for row in rows)
     assert change.progress and len(change.added) == 2
+
+
+def test_the_moments_the_list_is_drawn_are_applied_at_once_with_the_rows_before_them():
+    """``loaded`` (the list may be drawn) and ``known`` (every run known) wait for no frame:
+    the frame timer fired 20-50 ms late on a loop busy reading the last rows. The frame
+    asked for before still comes, and publishes nothing when nothing came since."""
+    from dataclasses import replace
+
+    frames: list[Callable[[], object]] = []
+    published: list[Change] = []
+    store = Store(App(), frames.append)
+    store.changed.publish = published.append  # type: ignore[method-assign]
+    first, second = only_row("killed"), only_row("clean")
+    store.take([first])
+    store.progressed(Progress(1, 1, loaded=True, walking=True))
+    assert store.progress.loaded and not store.progress.known
+    assert list(store.rows) == [first.ident] and len(published) == 1
+    assert published[0].progress and published[0].added == (first,)
+    later = replace(first, started=first.started + 1)
+    store.take([second, later])
+    store.progressed(Progress(2, 2, loaded=True))
+    assert store.progress.known and store.rows[first.ident] == later
+    assert published[1].added == (second,) and published[1].changed == (later,)
+    assert frames == [store.apply]  # the one asked for by the first rows, not another
+    frames[0]()
+    assert len(published) == 2 and store.applied == 2
 
 
 def test_a_large_application_moves_what_is_held_out_of_the_collectors_passes():
