@@ -127,3 +127,27 @@ async def test_what_the_filter_searches_is_made_once_the_spends_are_filled_in():
         store.take([replace(runs[29], cost_pending=False)])
         store.apply()
         await until(pilot, lambda: screen.view.searchable, "the filter's texts")
+
+
+async def test_the_filters_texts_are_made_a_while_after_every_run_is_drawn(monkeypatch):
+    """Neither while the engine walks for runs its rows cache did not keep (every run is
+    ordered anew once it has) nor in the moments after the list is drawn, when the job's
+    CPU was the app's (5 ms at 5,000 runs): `TEXTS_AFTER` later."""
+    from wftop.tui.screens import runs as runs_screen
+
+    monkeypatch.setattr(runs_screen, "TEXTS_AFTER", 600.0)
+    host = runs_host()
+    async with host.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = host.screen
+        assert isinstance(screen, RunsScreen)
+        store = host.store
+        store.take(many(30))
+        store.progressed(Progress(30, 30, loaded=True, walking=True))
+        await drawn(host)
+        assert len(screen.table.item_keys) == 30 and screen.view.texts_due
+        store.progressed(Progress(30, 30, loaded=True))
+        await drawn(host)
+        assert screen.view.texts_due
+        screen._make_texts()  # what the timer does when it fires
+        await until(pilot, lambda: screen.view.searchable, "the filter's texts")

@@ -15,6 +15,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
+from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from wftop.core.row import RunRow
@@ -47,6 +48,9 @@ from wftop.tui.widgets.table import FittedTable
 
 RELOAD_SHARE = 4
 """A change of more than one run in this many is ordered by a sort, not run by run."""
+TEXTS_AFTER = 0.5
+"""Seconds after the list is drawn with every run known that the filter's texts are made
+(`RunsScreen._make_texts`): not in the moments the list is first looked at."""
 
 
 def no_runs_yet(roots: tuple[str, ...], missing: tuple[str, ...] = ()) -> str:
@@ -96,6 +100,8 @@ class RunsScreen(RunsPalette, RunsMarks):
         """Runs came during the first read and are not in the list yet (`_take`)."""
         self._listed = False
         """The runs were listed once loaded (from the rows cache, while the engine walks)."""
+        self._texts_timer: Timer | None = None
+        """Makes the filter's texts when it fires (`_make_texts`)."""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="runs-header")
@@ -183,15 +189,28 @@ class RunsScreen(RunsPalette, RunsMarks):
             self._spent = view.rerun_tokens()
             self._cost = view.cost_total()
         self._header(len(rows) - groups)
-        if view.texts_due and self.store.progress.loaded and not self.store.filling:
-            self.call_after_refresh(self._make_texts)
+        if self._texts_due() and self._texts_timer is None:
+            self.call_after_refresh(self._texts_later)
+
+    def _texts_due(self) -> bool:
+        store = self.store
+        return self.view.texts_due and store.progress.known and not store.filling
+
+    def _texts_later(self) -> None:
+        if self._texts_timer is None:
+            self._texts_timer = self.set_timer(TEXTS_AFTER, self._make_texts, name="texts")
 
     def _make_texts(self) -> None:
-        """What a filter of free words searches, made in a job once the list is drawn, so
-        that ``/`` finds it made (20,000 runs: 15-22 ms of the loop's, 4.4 MB kept); moved
-        with the runs' order, made again when every run is ordered anew. Not while the
-        spends are filled in: those replace every row, and texts made among the first rows
-        kept the memory they were freed from (20-25 MB more at 20,000 runs)."""
+        """What a filter of free words searches, made in a job `TEXTS_AFTER` the list is
+        drawn with every run known (at once, the job's CPU was the app's in the moments
+        after the first frame, 5 ms at 5,000 runs), so that ``/`` finds it made (20,000
+        runs: 15-22 ms of the loop's, 4.4 MB kept); moved with the runs' order, made again
+        when every run is ordered anew. Not while the spends are filled in: those replace
+        every row, and texts made among the first rows kept the memory they were freed
+        from (20-25 MB more at 20,000 runs)."""
+        self._texts_timer = None
+        if not self._texts_due():
+            return
         wanted = self.view.texts_wanted()
         if wanted is not None:
             loads, runs = wanted
