@@ -221,9 +221,9 @@ def read_rows(
     transcripts spent kept in the spend book, unless the cache is not used)."""
     from wftop.core.cost.spendbook import book_for
     from wftop.core.cost.usage import Spends
-    from wftop.core.index.coldpass import scan_rows
+    from wftop.core.index.coldpass import FromFields, scan_rows
+    from wftop.core.index.countrow import printed_row  # before the fork, not in each worker
     from wftop.core.resume.store import state_dir
-    from wftop.core.row import RunRow  # here, before the fork: not once in each worker
     from wftop.core.text.redact import Redactor
 
     kwargs = {} if args.stall_window is None else {"stall_window": args.stall_window}
@@ -232,7 +232,7 @@ def read_rows(
     spends = Spends(book)
     items = scan_rows(
         roots,
-        lambda run: RunRow.of(run, spends).printed(redactor),
+        FromFields(lambda fields: printed_row(fields, redactor), spends),
         now=lambda: now,
         cache=cache,
         spend_book=book,

@@ -13,7 +13,7 @@ import os
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, cast
 
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.index.cachefile import ended, settled
@@ -242,9 +242,19 @@ def scan_roots(
     return result
 
 
+class FromFields(NamedTuple, Generic[Row]):
+    """A row made of a run's JSON fields (`RunRow.json_fields`'s) where `scan_rows` is
+    given one: each run's fields made straight from its reader
+    (`wftop.core.index.countrow.counted_row`), no `Run` nor `RunRow` made but where its row
+    needs them (a run without its journal), what it spent read as every row's."""
+
+    row: Callable[[dict[str, Any]], Row]
+    spends: Spends
+
+
 def scan_rows(
     roots: list[str],
-    make_row: Callable[[Run], Row],
+    make_row: Callable[[Run], Row] | FromFields[Row],
     *,
     processes: ProcessTable | None = None,
     now: Callable[[], float] = time.time,
@@ -254,7 +264,9 @@ def scan_rows(
     spend_book: SpendBook | None = None,
     kept: KeptRows | None = None,
 ) -> RowScan[Row]:
-    """`scan_roots`, but one ``make_row(run)`` per run, possibly made in forked workers.
+    """`scan_roots`, but one ``make_row(run)`` per run, possibly made in forked workers
+    (a `FromFields`: ``make_row.row(fields)`` of each run's row fields, the same row made
+    with less work).
 
     ``make_row`` runs in whichever process read the run, so its result must pickle
     (keep it to bytes, strings, tuples); ``workers`` None picks by CPUs and tree size.
@@ -267,6 +279,13 @@ def scan_rows(
     placed: list[Placed[Row]] = [cast(Placed[Row], entry) for entry in kept.kept]
 
     def hand(part: Sequence[RunFolder]) -> list[Made[Row]]:
+        if isinstance(make_row, FromFields):
+            made = [
+                _made(one, make_row.row(one.fields))
+                for one in cold.counted(part, make_row.spends, pending=False)
+            ]
+            cold.save_spends()
+            return made
         made = []
         for run in cold.read(part, for_rows=True):
             row = make_row(run)
@@ -299,6 +318,22 @@ def scan_rows(
     if cache is not None:
         cache.save()
     return scan
+
+
+def _made(counted: Counted, row: Row) -> Made[Row]:
+    """The `Made` of a row made of a run's counted fields (`ColdPass.counted`)."""
+    fields = counted.fields
+    return Made(
+        (-(counted.last_activity or 0.0), fields["run_id"], fields["session_id"], fields["root"]),
+        row,
+        counted.problems,
+        counted.last_activity,
+        counted.journal,
+        counted.named,
+        counted.settled,
+        counted.ended,
+        row_naming(row) if isinstance(row, bytes) else None,
+    )
 
 
 class Made(NamedTuple, Generic[Row]):
