@@ -123,14 +123,14 @@ async def test_a_session_under_two_roots_says_which_root(tmp_path):
 LONG = "/home/a-person-with-a-rather-long-login-name/clients/acme-corporation"
 
 
-def long_cwds(tmp_path):
+def long_cwds(tmp_path, start=LONG, ends=("backend/api", "frontend/storybook-site")):
     """Two sessions whose cwds differ only after a long common start."""
     planted = []
-    for name, end in (("killed", "backend/api"), ("clean", "frontend/storybook-site")):
+    for name, end in zip(("killed", "clean"), ends, strict=True):
         root = copy_tree(name, tmp_path)
         for transcript in (root / "projects").glob("*/*.jsonl"):
             text = transcript.read_text()
-            transcript.write_text(re.sub(r'"cwd":"[^"]*"', f'"cwd":"{LONG}/{end}"', text))
+            transcript.write_text(re.sub(r'"cwd":"[^"]*"', f'"cwd":"{start}/{end}"', text))
         planted.append(str(root))
     return planted
 
@@ -140,17 +140,36 @@ def cwd_cells(screen):
     return [str(table.get_row_at(row)[-1]) for row in range(table.row_count)]
 
 
+async def cut_at_100_columns(app, pilot, ends):
+    """The two rows' cwds, each cut from its start to what fits: the table does not scroll
+    sideways."""
+    await wait_for(pilot, lambda: len(app.screen.rows) == 2)
+    table = app.screen.query_one("#sessions-table", DataTable)
+    cut = sorted(cwd_cells(app.screen))
+    assert [cell[0] for cell in cut] == ["…", "…"]
+    assert [shown.endswith(end) for shown, end in zip(cut, ends, strict=True)] == [True, True], cut
+    assert table.virtual_size.width <= table.scrollable_content_region.width  # no scrolling
+    return table
+
+
+async def test_a_cwd_of_wide_characters_is_cut_to_its_cells_not_its_characters(tmp_path):
+    """A CJK name takes two cells a character: cut by characters, the cwd overflowed its
+    column and the table scrolled sideways at 100 columns."""
+    start, ends = (
+        "/home/利用者/顧客/株式会社アクメ/開発チーム",
+        ("バックエンド/接続口", "フロントエンド/見本帳"),
+    )
+    app = Host(long_cwds(tmp_path, start, ends))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await cut_at_100_columns(app, pilot, [f"/{end}" for end in ends])
+
+
 async def test_a_narrow_screen_shows_the_end_of_each_cwd_and_the_selected_one_whole(tmp_path):
     app = Host(long_cwds(tmp_path))
     async with app.run_test(size=(100, 30)) as pilot:
         screen = app.screen
-        await wait_for(pilot, lambda: len(screen.rows) == 2)
-        table = screen.query_one("#sessions-table", DataTable)
-        cut = sorted(cwd_cells(screen))
-        assert [cell[0] for cell in cut] == ["…", "…"]
-        assert cut[0].endswith("-corporation/backend/api"), cut
-        assert cut[1].endswith("/frontend/storybook-site"), cut
-        assert table.virtual_size.width <= table.scrollable_content_region.width  # no scrolling
+        ends = ["-corporation/backend/api", "/frontend/storybook-site"]
+        table = await cut_at_100_columns(app, pilot, ends)
         table.move_cursor(row=1)
         await pilot.pause()
         details = str(screen.query_one("#sessions-evidence", Static).render())

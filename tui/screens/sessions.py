@@ -27,7 +27,7 @@ from wftop.core.forensics.masking import redaction_line
 from wftop.core.forensics.report import build_report
 from wftop.core.forensics.summary import listed_twice, recent_rows, report_text
 from wftop.core.read.errors import cause_words
-from wftop.core.text.cuts import cut_start
+from wftop.core.text.cuts import cell_width, cut_start
 from wftop.core.text.gate import gate
 from wftop.core.text.redact import Redactor, redact_tree
 from wftop.tui.format import display_path
@@ -167,7 +167,7 @@ class SessionsScreen(Working, Screen[None]):
             return
         self.room, cursor = room, table.cursor_row
         rows = [
-            [*head, Text(cut_start(path, max(CWD_LEAST, room - len(root))) + root)]
+            [*head, Text(cut_start(path, max(CWD_LEAST, room - cell_width(root))) + root)]
             for head, (path, root) in zip(self.heads, self.wheres, strict=True)
         ]
         fill(table, SESSION_COLUMNS, rows, [row["transcript"] for row in self.rows])
