@@ -82,10 +82,13 @@ class SpendTally:
         self._pending: set[str] = set()
         """Agents to read (again) at the next `total`, not counted in the sum."""
         self._sum = ExactSum()
-        self._returned: set[str] = set()
-        """Agents the journal holds a result of under the call they started in."""
-        self._starts: set[tuple[str, str]] = set()
-        """(call key, agent) of every attempt started."""
+        self._returned: dict[str, int] = {}
+        """Agents the journal holds a result of under the call they started in → how many of
+        their attempts returned so (each attempt started under a call that has its result:
+        a damaged journal may start one agent twice under one key, and every attempt counts,
+        as the run's spend counts them)."""
+        self._starts: dict[tuple[str, str], int] = {}
+        """(call key, agent) of every attempt started → how many times."""
         self._results: set[tuple[str, str]] = set()
         """(call key, agent) of every result line."""
         self._absent: dict[str, bool | None] = {}
@@ -107,9 +110,9 @@ class SpendTally:
     def started(self, attempts: Iterable[tuple[str, str]]) -> None:
         """Attempts the journal gained, by their call's key and agent."""
         for attempt in attempts:
-            self._starts.add(attempt)
+            self._starts[attempt] = self._starts.get(attempt, 0) + 1
             if attempt in self._results:
-                self._return(attempt[1])
+                self._return(attempt[1], 1)
             agent = attempt[1]
             self._times[agent] = self._times.get(agent, 0) + 1
             known = self._known.get(agent)
@@ -141,16 +144,23 @@ class SpendTally:
         call it started in and has no transcript is missing (as the fold files them: a result
         naming no key is a call of its own, not a return of the attempt)."""
         for attempt in attempts:
+            if attempt in self._results:
+                continue  # a result line again: its attempts returned already
             self._results.add(attempt)
-            if attempt in self._starts:
-                self._return(attempt[1])
+            started = self._starts.get(attempt)
+            if started:
+                self._return(attempt[1], started)
 
-    def _return(self, agent: str) -> None:
-        if agent in self._returned:
-            return
-        self._returned.add(agent)
+    def _return(self, agent: str, attempts: int) -> None:
+        """``attempts`` more attempts of ``agent`` returned under the call they started in."""
+        before = self._returned.get(agent, 0)
+        self._returned[agent] = before + attempts
         if agent in self._absent:
-            self._absent_returned(agent)
+            if before:
+                if self._absent[agent] is False:
+                    self._missing += attempts
+            else:
+                self._absent_returned(agent)
 
     def _absent_returned(self, agent: str) -> None:
         """``agent`` is absent and returned now (it was not both)."""
@@ -159,7 +169,7 @@ class SpendTally:
         if asked is None:
             self._unasked.add(agent)
         elif not asked:
-            self._missing += 1
+            self._missing += self._returned[agent]
 
     def _not_absent(self, agent: str) -> None:
         if agent not in self._absent:
@@ -169,7 +179,7 @@ class SpendTally:
             self._gone -= 1
             self._unasked.discard(agent)
             if asked is False:
-                self._missing -= 1
+                self._missing -= self._returned[agent]
 
     def changed(self, agent_ids: Iterable[str] | None = None) -> None:
         """Transcripts that may have changed (None: every one): read again at the next
@@ -216,7 +226,7 @@ class SpendTally:
         for agent in self._unasked:  # asked once each: the project's other sessions are listed
             there = self._absent[agent] = elsewhere(folder, agent)
             if not there:
-                self._missing += 1
+                self._missing += self._returned[agent]
         self._unasked.clear()
         return replace(spent, missing=self._missing)
 

@@ -151,3 +151,32 @@ def test_a_live_tally_says_so_as_results_come_and_transcripts_come_back(tmp_path
     tally.changed([a2])
     spent = tally.total(str(journal.parent))
     assert spent.missing == 0 and spent.tokens.total > 0
+
+
+def test_an_agent_started_twice_under_its_call_is_missing_twice_as_lines_come(
+    tmp_path: Path,
+) -> None:
+    """A damaged journal starts one agent twice under one key and returns it, its transcript
+    gone: the run's spend counts each attempt (two missing), and so does the tally a live
+    list keeps, whatever order the lines come in and whether the transcript was read first."""
+    tree = copy_tree("clean", tmp_path)
+    journal = only_journal(tree)
+    a2 = agent_of(journal, "a2")
+    (journal.parent / f"agent-{a2}.jsonl").unlink()
+    folder = str(journal.parent)
+    orders = [
+        ["started", "started", "returned"],
+        ["started", "returned", "started"],
+        ["started", "total", "returned", "total", "started", "returned"],
+        ["returned", "started", "total", "started"],
+    ]
+    for order in orders:
+        tally = SpendTally()
+        for step in order:
+            if step == "started":
+                tally.started([("k2", a2)])
+            elif step == "returned":
+                tally.returned([("k2", a2)])
+            else:
+                tally.total(folder)
+        assert tally.total(folder).missing == 2, order

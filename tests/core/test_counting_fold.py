@@ -277,3 +277,15 @@ def test_a_run_read_for_its_row_reads_any_snapshot_as_the_run_read_in_full(
     registry.write_text(json.dumps({"pid": 4242, "sessionId": session, "procStart": "777"}))
     for full, counted in both_rows([str(failed_run)], processes):
         assert counted == full
+
+
+def test_an_agent_started_twice_under_one_key_is_missing_twice_both_ways(tmp_path: Path) -> None:
+    """A damaged journal starts one agent twice under one key and returns it, its transcript
+    gone: the full read counts each attempt missing, and so does the row read counting."""
+    root = copy_tree("killed", tmp_path)
+    start = {"type": "started", "key": "v2:k1", "label": "a1", "agentId": "a0000000000000001"}
+    lines = [start, start, {**start, "type": "result", "result": "done"}]
+    only_journal(root).write_text("".join(json.dumps(line) + "\n" for line in lines))
+    for full, counted in both_rows([str(root)]):
+        assert counted == full
+        assert full.missing_transcripts == 2
