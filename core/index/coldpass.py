@@ -19,7 +19,6 @@ from wftop.core.cost.spendbook import SpendBook
 from wftop.core.index.cachefile import ended, settled
 from wftop.core.index.context import RunContext, no_cwd
 from wftop.core.index.countrow import Counted, counted_row
-from wftop.core.index.fanout import fan_out
 from wftop.core.index.gcpause import paused_gc as paused_gc
 from wftop.core.index.keptrows import (
     KeptRows,
@@ -304,6 +303,8 @@ def scan_rows(
             )
         cold.save_spends()  # in each worker: a project's spends merged into its file
         return made
+
+    from wftop.core.index.fanout import fan_out  # not at the top: a plan reads one run
 
     with paused_gc():
         for fresh in fan_out(kept.unread, hand, workers=workers):

@@ -46,7 +46,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -278,6 +277,8 @@ def _make_run_dir(run_dir: Path) -> None:
 
 
 def _temp_path(folder: Path) -> Path:
+    import secrets  # not at the top: a plan writes no journal
+
     return folder / f".journal.jsonl.{secrets.token_hex(6)}.tmp"
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -161,6 +160,8 @@ class ResumeStore:
             latest = self.latest(run_id)
             if latest is not None and latest.active:
                 raise _in_progress(latest)
+            import secrets  # not at the top: a plan starts no request
+
             request = f"{self.clock().astimezone(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
             transition = Transition(
                 time=self._now(),
