@@ -118,6 +118,7 @@ def fold_records(
     folded = Folded()
     started = results = failures = keyless = others = 0
     last_agent: str | None = None
+    last_phase: str | None = None  # a phase's text kept once where the lines repeat it
     restore: str | None = None
     in_flight, done, failed = _IN_FLIGHT, _DONE, _FAILED
     for line, record in records:
@@ -150,6 +151,10 @@ def fold_records(
                         unlabelled[key] = None
                     if type(phase) is not str or not phase:
                         phase = None
+                    elif phase == last_phase:
+                        phase = last_phase
+                    else:
+                        last_phase = phase
                     calls[key] = Call(  # by position: keywords cost a class's call a dict
                         key,
                         len(calls),
@@ -215,8 +220,16 @@ def fold_records(
                 call.demoted = False
             call.has_result = True
             call.packed_result = pack(get("result")) if packs else get("result")
+            agents = call.agent_ids
+            if agent_id and agents and agents[-1] == agent_id:  # as nearly always: the
+                agent_id = agents[-1]  # text its `started` line kept, and its tuple
+                if len(agents) == 1 and not call.returned_agent_ids:
+                    call.returned_agent_ids = agents
+                else:
+                    call.returned_agent_ids += (agent_id,)
+            else:
+                call.returned_agent_ids += (agent_id or "",)
             call.result_agent_id = agent_id
-            call.returned_agent_ids += (agent_id or "",)
             call.results_seen += 1
             call.state = done
             open_keys.pop(key, None)
