@@ -24,6 +24,7 @@ from wftop.cli.options import (
     top_parser,
 )
 from wftop.cli.output import fail, gated_output
+from wftop.core.index.gcpause import paused_gc
 
 if TYPE_CHECKING:
     from wftop.core.config import Config
@@ -154,7 +155,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     making them imports every command's module, 0.16 s of CPU before the TUI could start
     its engine; such a line reads, and fails, the same either way."""
     only = "" if options_alone(argv) else command_in(argv)
-    return merge_global_options(build_parser(only).parse_args(argv))
+    with paused_gc(aged=True):  # the command's modules imported: no collection walks them
+        return merge_global_options(build_parser(only).parse_args(argv))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -38,6 +38,30 @@ def test_a_command_imports_its_own_module_and_no_other(tmp_path, argv):
     assert last.split(" ", 1)[1] == str([f"wftop.cli.commands.{argv[0]}"]), done.stderr
 
 
+COLLECTED = """
+import gc, sys
+from wftop.cli import main
+collected = []
+gc.callbacks.append(lambda phase, info: phase == "start" and collected.append(phase))
+main.parse(sys.argv[1:])
+loaded = "wftop.cli.commands.resume" in sys.modules
+print(len(collected), gc.isenabled(), gc.get_freeze_count(), loaded)
+"""
+
+
+def test_a_command_line_imports_its_command_with_no_collection():
+    """The command's modules (the plan's: some 200) are imported with the collector paused
+    and put in its oldest generation: some 30 collections walked them as they came."""
+    done = subprocess.run(
+        [sys.executable, "-c", COLLECTED, "resume", "wf_none", "--dry-run"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    *_, last = done.stdout.splitlines()
+    assert last == "0 True 0 True", done.stderr
+
+
 def imported(path: Path) -> set[str]:
     """Every module ``path`` imports, at any depth (inside functions too)."""
     names = set()
