@@ -26,8 +26,8 @@ import orjson
 from wftop.core.model import iso_utc
 from wftop.core.resume.errors import ResumeBusy
 from wftop.core.resume.lock import RunLock
-from wftop.core.resume.store import state_dir
 from wftop.core.supervise.audit import AuditError, AuditLog, check_own_file
+from wftop.core.supervise.files import STATE_NAME, supervise_dir
 from wftop.core.system.atomic import atomic_write
 from wftop.core.system.procs import ProcessTable
 from wftop.core.system.statedir import ensure_private_dir
@@ -101,9 +101,9 @@ class SuperviseStore:
     """The supervisor's files in one state dir (default: wftop's)."""
 
     def __init__(self, root: Path | None = None) -> None:
-        self.folder = (root if root is not None else state_dir()) / "supervise"
+        self.folder = supervise_dir(root)
         self.audit = AuditLog(self.folder / "audit.jsonl")
-        self.state_path = self.folder / "state.json"
+        self.state_path = self.folder / STATE_NAME
         self.lock_path = self.folder / "supervisor.lock"
 
     def read_state(self) -> SuperviseState:

@@ -1,8 +1,9 @@
 """What the TUI has imported when every run is known, started as the command starts it
 (`wftop.tui.start.make_app`, the shared engine): not the resume guard or launcher (a plan's
 key), the fetch of a remote run's files (a remote run opened), psutil (the process table,
-read when a run is), or what reads a run's journal, snapshot, failures and spend (its
-engine reads them; a view reads rows), none of which drawing the list needs. Looked at as
+read when a run is), what reads a run's journal, snapshot, failures and spend (its engine
+reads them; a view reads rows), or what reads the supervisor's marks where it has no state
+file (no run was ever marked), none of which drawing the list needs. Looked at as
 the store applies the change that says every run is known: before anything the list's
 first frame starts (the run screen readied a second later imports the readers)."""
 
@@ -25,6 +26,9 @@ LATER = (
     "wftop.core.read.failures",
     "wftop.core.read.journal",
     "wftop.core.read.snapshot",
+    "wftop.core.supervise.state",
+    "wftop.core.supervise.audit",
+    "wftop.core.supervise.decide",
 )
 
 LISTED = rf"""
