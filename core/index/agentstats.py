@@ -59,8 +59,9 @@ def restat(
     updating ``stamps`` in place; the stats follow from ``stats`` without a walk of the
     others."""
     count, total = len(stamps), stats.total_bytes
-    newest = stats.newest_mtime
+    newest = was_newest = stats.newest_mtime
     lost_newest = False
+    fresh: float | None = None  # the newest stamp taken now
     for name in names:
         agent = name[6:-6]
         try:
@@ -80,6 +81,9 @@ def restat(
             stamps[agent] = now
             count, total = count + 1, total + now[0]
             newest = now[1] if newest is None else max(newest, now[1])
-    if lost_newest:  # the newest one went back in time or went: look at them all
+            fresh = now[1] if fresh is None else max(fresh, now[1])
+    if lost_newest and (fresh is None or was_newest is None or fresh < was_newest):
+        # The newest one went back in time or went, and none came as new: look at them all
+        # (the newest written again, a live run's at each of its lines, needs no look).
         newest = max((mtime for _, mtime in stamps.values()), default=None)
     return TranscriptStats(count, total, newest)

@@ -19,7 +19,7 @@ from wftop.core.cost.spendbook import SpendBook
 from wftop.core.index.changeset import Batch, ChangeSet
 from wftop.core.index.coldpass import SessionFacts, newest_first
 from wftop.core.index.context import RunContext
-from wftop.core.index.held import Holder, RunKeys, Seed, held_seed
+from wftop.core.index.held import Holder, RunKeys, Seed, held_seed, may_doze
 from wftop.core.index.listings import Listings
 from wftop.core.index.reader import RunReader
 from wftop.core.index.revive import Ghosts
@@ -97,6 +97,9 @@ class Indexed:
         self._timers = StallTimers(self.stall_window)
         self._ghosts = Ghosts()
         """Runs gone that may come back unread (`wftop.core.index.revive`)."""
+        self._awake: dict[str, str] = {}
+        """Ident → folder of the runs built last that may not doze (`may_doze`: one that
+        grows): the spend book keeps their entries between change sets (`_spends_kept`)."""
 
     # -- queries ---------------------------------------------------------------------------
 
@@ -206,7 +209,7 @@ class Indexed:
             (added if ident in batch.added else changed).append(run)
         self._holder.settle_batch()
         if self.spend_book is not None:  # the runs that changed keep theirs: they may again
-            self.spend_book.save(keep={run.folder.path for run in (*added, *changed)})
+            self.spend_book.save(keep=self._spends_kept([*added, *changed], context.now))
         self._ghosts.back.clear()
         for ident in batch.removed:
             self._ghosts.keep(batch.left.get(ident), self._runs.pop(ident, None), context.now)
@@ -222,6 +225,20 @@ class Indexed:
             removed=tuple(sorted(batch.removed)),
             revived=tuple(revived),
         )
+
+    def _spends_kept(self, built: list[Run], now: float) -> set[str]:
+        """The folders whose spend book entries stay read after this change set: the runs
+        just built, and those that may not doze at ``now`` (a run that grows). A change set
+        that left a growing run out (an owner checked, a timer, a touch that changed nothing)
+        let go of its entries, and its next line read them all again from the book's file
+        (a transcript each: 50,000 in a large run)."""
+        for run in built:
+            self._awake[run.ident] = run.folder.path
+        for ident in list(self._awake):
+            held = self._runs.get(ident)
+            if held is None or may_doze(held, now):
+                del self._awake[ident]
+        return {run.folder.path for run in built} | set(self._awake.values())
 
     def _as_it_went(self, ident: str) -> bool:
         """Keep the run back unread as it went (its reader dozing), when its owner and the
