@@ -343,11 +343,24 @@ def touches_from(
             touches.append(Touch(Kind.SNAPSHOT, ident=ident))
         agents = seen.transcripts.get(ident)
         if agents is not None and agents != reader.agent_stamps:
-            touches.append(Touch(Kind.TRANSCRIPT, ident=ident))
+            touches += _transcripts_differing(ident, agents, reader.agent_stamps)
     for root, stamps in seen.registries.items():
         if stamps != registries.get(root):
             touches.append(Touch(Kind.REGISTRY, root=root))
     return touches
+
+
+def _transcripts_differing(ident: str, seen: AgentStamps, held: AgentStamps) -> list[Touch]:
+    """A touch for each transcript whose stamp the sweep saw differ from the one held (a
+    live run's written since, or one an event was missed for): those alone are stat'ed and
+    read again, not every one of a run that may have made 50,000. None held: all of them."""
+    if not held:
+        return [Touch(Kind.TRANSCRIPT, ident=ident)]
+    names = {agent for agent, stamp in seen.items() if held.get(agent) != stamp}
+    names.update(held.keys() - seen.keys())
+    return [
+        Touch(Kind.TRANSCRIPT, name=f"agent-{agent}.jsonl", ident=ident) for agent in sorted(names)
+    ]
 
 
 def shallow_paths(roots: Iterable[str]) -> tuple[str, ...]:

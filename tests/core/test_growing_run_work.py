@@ -12,10 +12,15 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.core.test_change_cost import live_tree, row_of, spend_line
+from tests.core.test_spend_reads import counted
 from tests.corpus import copy_tree, only_journal
 from wftop.core.cost import shelf as shelf_module
+from wftop.core.cost import tally as tally_module
 from wftop.core.cost.spendbook import SpendBook
+from wftop.core.index import reader as reader_module
 from wftop.core.index.agentstats import restat, stats_of
+from wftop.core.index.coldpass import scan_roots
 from wftop.core.index.live import LiveIndex
 from wftop.core.system.procs import FakeProcessTable
 
@@ -115,3 +120,34 @@ def test_a_growing_run_reads_its_spend_entries_once_whatever_its_size(
     large = entries_read_per_line(tmp_path / "large", monkeypatch, 1000)
     assert small[0] >= 10 and large[0] >= 1000
     assert small[1:] == large[1:] == [0, 0, 0]
+
+
+@pytest.mark.parametrize("calls", [10, 300])
+def test_a_sweep_reads_again_the_transcripts_it_saw_change_not_every_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, calls: int
+) -> None:
+    """A sweep that sees a live run's transcript differ from what the index holds (written
+    since, its event missed) names that one: it alone is stat'ed and its spend read again,
+    where every transcript of the run was listed and stat'ed (at each sweep while it grew)."""
+    root, journal, owner = live_tree(tmp_path, calls)
+    moment = journal.stat().st_mtime + 5
+    index = LiveIndex(
+        [str(root)], processes=owner, now=lambda: moment, spends=True, hold_settled=True
+    )
+    (run,) = index.cold_start().added
+    index.apply(index.sweep_touches(index.sweep_plan(full=True).observe()))
+    agent = journal.parent / "agent-ag3.jsonl"
+    added = spend_line("m-late", "claude-opus-5-5", 1234)
+    with agent.open("a") as handle:
+        handle.write(added)
+    os.utime(agent, (moment, moment))
+    seen = index.sweep_plan(full=True).observe()
+    listed = counted(monkeypatch, reader_module.os, "scandir")
+    stamped = counted(monkeypatch, tally_module, "_stamp")
+    change = index.apply(index.sweep_touches(seen))
+    assert change is not None and listed == [] and stamped == [str(agent)]
+    (after,) = change.changed
+    assert after.transcripts.total_bytes == run.transcripts.total_bytes + len(added)
+    assert row_of(after)["tokens"]["input"] == row_of(run)["tokens"]["input"] + 1234
+    fresh = scan_roots([str(root)], processes=owner, now=lambda: moment).runs
+    assert [row_of(run) for run in index.runs()] == [row_of(run) for run in fresh]
