@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from wftop.core.engine.protocol import one_line
-from wftop.core.index.countrow import may_be_masked
+from wftop.core.index.countrow import indented, may_be_masked
 from wftop.core.read.discovery import run_ident
 from wftop.core.row import RowError, RunRow, printed_item
 from wftop.core.text.redact import Redactor
@@ -86,19 +86,18 @@ def printed_fields(
     for the cache, else empty), and on one line with what `Held` needs, read from what was
     printed (names masked), so that the process that takes it decodes nothing.
 
-    Not kept, a row that masking would not change (no string of it but its paths holds a
-    literal of the masking's quick test: `wftop.core.index.countrow.may_be_masked`) is
-    printed once, on its line: the same bytes as printed indented, masked, parsed and
-    printed again."""
-    if not keep:
-        try:
-            line = orjson.dumps(fields)
-        except TypeError:  # a name that is not UTF-8: as printed, made printable
-            line = b""
-        if line and not may_be_masked(fields):
-            ident = run_ident(fields["root"], fields["session_id"], fields["run_id"])
-            naming = (fields.get("cwd"), fields["project"], fields.get("project_name", ""))
-            return b"", (exact(line), ident, naming)
+    A row that masking would not change (no string of it but its paths holds a literal of
+    the masking's quick test: `wftop.core.index.countrow.may_be_masked`) is printed on its
+    line and, kept, indented, each once: the same bytes as printed indented, masked, parsed
+    and printed again."""
+    try:
+        line = orjson.dumps(fields)
+    except TypeError:  # a name that is not UTF-8: as printed, made printable
+        line = b""
+    if line and not may_be_masked(fields):
+        ident = run_ident(fields["root"], fields["session_id"], fields["run_id"])
+        naming = (fields.get("cwd"), fields["project"], fields.get("project_name", ""))
+        return indented(fields) if keep else b"", (exact(line), ident, naming)
     item = printed_item(fields, redactor)
     data = orjson.loads(item)
     ident = run_ident(data["root"], data["session_id"], data["run_id"])

@@ -151,12 +151,17 @@ def printed_row(fields: dict[str, Any], redactor: Redactor) -> bytes:
     long to search)."""
     if not may_be_masked(fields):
         try:
-            text = orjson.dumps(fields, option=orjson.OPT_INDENT_2)
+            return indented(fields)
         except TypeError:  # a name that is not UTF-8: as printed_item prints it
             pass
-        else:
-            return b"  " + escape_json(text).replace(b"\n", b"\n  ")
     return printed_item(fields, redactor)
+
+
+def indented(fields: dict[str, Any]) -> bytes:
+    """A row's JSON fields printed as an item of ``ls --json``'s array, unmasked (a row
+    `may_be_masked` says masking leaves as it is); TypeError: a name that is not UTF-8."""
+    text = orjson.dumps(fields, option=orjson.OPT_INDENT_2)
+    return b"  " + escape_json(text).replace(b"\n", b"\n  ")
 
 
 def may_be_masked(fields: dict[str, Any]) -> bool:

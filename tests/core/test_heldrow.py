@@ -14,8 +14,10 @@ from tests.corpus import CORPUS, VERSIONS
 from wftop.core.engine import heldrow
 from wftop.core.engine.heldrow import printed_fields
 from wftop.core.index.coldpass import scan_roots
-from wftop.core.row import RunRow
+from wftop.core.read.discovery import run_ident
+from wftop.core.row import RunRow, printed_item
 from wftop.core.system.procs import FakeProcessTable
+from wftop.core.text import redact
 from wftop.core.text.redact import Redactor
 
 ODD_NAMES = (
@@ -36,6 +38,16 @@ def corpus_rows() -> list[RunRow]:
     return rows
 
 
+def as_printed(fields: dict[str, Any], redactor: Redactor) -> tuple[bytes, Any]:
+    """A row printed as ``ls`` prints it, masked, parsed and printed again on its line, with
+    its ident and names read from what was printed: what `printed_fields` gives, kept."""
+    item = printed_item(fields, redactor)
+    data = orjson.loads(item)
+    ident = run_ident(data["root"], data["session_id"], data["run_id"])
+    naming = (data.get("cwd"), data["project"], data.get("project_name", ""))
+    return item, (orjson.dumps(data), ident, naming)
+
+
 def test_a_row_for_the_stream_alone_is_the_line_it_was_printed_as():
     redactor = Redactor.for_json()
     rows = corpus_rows()
@@ -47,10 +59,9 @@ def test_a_row_for_the_stream_alone_is_the_line_it_was_printed_as():
         for field in ("name", "project_name", "cwd", "script_path")
     ]
     for row in rows + odd + [replace(rows[0], cwd=None, in_flight=("a1", "a2"))]:
-        assert (
-            printed_fields(row.json_fields(), redactor, keep=False)[1]
-            == printed_fields(row.json_fields(), redactor, keep=True)[1]
-        )
+        printed = as_printed(row.json_fields(), redactor)
+        assert printed_fields(row.json_fields(), redactor, keep=True) == printed
+        assert printed_fields(row.json_fields(), redactor, keep=False) == (b"", printed[1])
 
 
 TEXTS = (
@@ -75,8 +86,10 @@ def test_a_secret_in_any_text_of_a_row_for_the_stream_alone_is_masked_as_printed
             replace(row, unpriced_models=("m", secret)),
         ]
         for odd in made:
+            printed = as_printed(odd.json_fields(), redactor)
             line = printed_fields(odd.json_fields(), redactor, keep=False)[1]
-            assert line == printed_fields(odd.json_fields(), redactor, keep=True)[1]
+            assert line == printed[1]
+            assert printed_fields(odd.json_fields(), redactor, keep=True) == printed
             assert line[0] != printed_fields(row.json_fields(), redactor, keep=False)[1][0]
 
 
@@ -112,6 +125,19 @@ def test_a_plain_row_for_the_stream_alone_is_neither_indented_nor_parsed(monkeyp
     line, ident, naming = printed_fields(row.json_fields(), Redactor.for_json(), keep=False)[1]
     assert not parsed and b"\n" not in line
     assert (ident, naming) == (row.ident, (row.cwd, row.project, row.project_name))
+
+
+def test_a_plain_row_kept_is_printed_indented_and_on_its_line_with_neither_parsed(monkeypatch):
+    """Kept (for the rows cache), a row that masking leaves as it is is printed once each
+    way: its indented text is neither searched for a secret nor parsed to make its line."""
+    redactor = Redactor.for_json()
+    fields = corpus_rows()[0].json_fields()
+    printed = as_printed(fields, redactor)
+    parsed = count_parsing(monkeypatch)
+    searched: list[bytes] = []
+    monkeypatch.setattr(redact, "may_hold_secret_bytes", searched.append)
+    assert printed_fields(fields, redactor, keep=True) == printed
+    assert not parsed and not searched
 
 
 def test_a_row_whose_paths_alone_hold_a_secrets_literal_is_not_parsed(monkeypatch):
