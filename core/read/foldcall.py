@@ -137,48 +137,6 @@ def fold_records(
         if type(key) is str and key:
             call = calls.get(key)
             if call is None:
-                if kind == "started":  # most calls: made whole at their first line,
-                    # the call the `started` branch below would make of it
-                    started += 1
-                    agent_id = get("agentId")
-                    if type(agent_id) is not str:
-                        agent_id = ""
-                    elif agent_id:
-                        last_agent = agent_id
-                    label, phase = get("label"), get("phase")
-                    if type(label) is not str or not label:
-                        label = agent_id or key
-                        unlabelled[key] = None
-                    if type(phase) is not str or not phase:
-                        phase = None
-                    elif phase == last_phase:
-                        phase = last_phase
-                    else:
-                        last_phase = phase
-                    calls[key] = Call(  # by position: keywords cost a class's call a dict
-                        key,
-                        len(calls),
-                        label,
-                        phase,
-                        (agent_id,),  # agent_ids
-                        (line,),  # attempt_lines
-                        (),  # returned_agent_ids
-                        False,  # started_after_result
-                        in_flight,  # state
-                        None,  # packed_result
-                        None,  # result_agent_id
-                        False,  # has_result
-                        False,  # failed
-                        False,  # demoted
-                        False,  # replaced
-                        False,  # keyless
-                        line,  # first_line
-                        line,  # last_line
-                    )
-                    open_keys[key] = None
-                    if failed_keys:
-                        failed_keys.pop(key, None)
-                    continue
                 call = calls[key] = Call(key, len(calls), first_line=line)
         else:
             keyless += 1
@@ -200,6 +158,10 @@ def fold_records(
                 if unlabelled:
                     unlabelled.pop(key, None)
             if type(phase) is str and phase:
+                if phase == last_phase:  # one text where the calls' lines repeat it
+                    phase = last_phase
+                else:
+                    last_phase = phase
                 call.phase = phase
             if call.has_result:
                 call.has_result = False
