@@ -18,10 +18,10 @@ wftop, another host), which then reads as the default.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from itertools import repeat
-from operator import call
+from operator import attrgetter, call
 from sys import intern
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,7 @@ from wftop.core.model import ENDED, Status, iso_utc, json_safe_dict, status_word
 from wftop.core.read.discovery import run_ident
 from wftop.core.read.errors import Cause
 from wftop.core.read.sessions import Liveness
+from wftop.core.rowbatch import PlainBatch
 from wftop.core.rowwire import (
     COUNT,
     DOLLARS,
@@ -153,6 +154,37 @@ class RunRow:
             setter(row, default)
         row.__post_init__()
         return row
+
+    @classmethod
+    def batch_from_json(cls, items: Sequence[Any]) -> list[RunRow] | None:
+        """The rows of a batch of JSON rows (a message of the engine's stream), read a field
+        at a time over all of them (`wftop.core.rowbatch.PlainBatch`), each equal to its
+        `from_json`; None when not every one is as wftop prints a row: then read each with
+        `from_json`, which says what is wrong with which."""
+        columns = BATCH.columns(items)
+        if columns is None:
+            return None
+        for at in SHARED_AT:
+            if STR_ONLY.issuperset(map(type, columns[at])):
+                columns[at] = list(map(intern, columns[at]))
+            else:
+                columns[at] = [intern(text) if type(text) is str else text for text in columns[at]]
+        rows: list[RunRow] = [object.__new__(cls) for _ in columns[0]]
+        for setter, column in zip(SETTERS, columns, strict=True):
+            deque(map(setter, rows, column), 0)
+        for setter, default in UNSENT:
+            deque(map(setter, rows, repeat(default)), 0)
+        roots = columns[ROOT_AT]
+        if any(host is not None for host in columns[HOST_AT]):
+            roots = [
+                root if host is None else f"{host}:{root}"
+                for root, host in zip(roots, columns[HOST_AT], strict=True)
+            ]
+        idents = map(run_ident, roots, columns[SESSION_AT], columns[RUN_AT])
+        deque(map(IDENT_SET, rows, idents), 0)
+        words = map(status_word, map(WORD_OF, columns[STATUS_AT]), map(len, columns[FAILED_AT]))
+        deque(map(SHOWN_SET, rows, words), 0)
+        return rows
 
     @property
     def ended(self) -> bool:
@@ -300,6 +332,16 @@ UNSENT = tuple(
     if item.init and item.name not in PLAIN.names
 )
 """The setter and default of each field a row's JSON does not hold (``stale``)."""
+BATCH = PlainBatch(
+    WIRE, {item.name: item.default for item in fields(RunRow) if item.name in SPARSE}
+)
+"""How a batch of rows as wftop prints them is read (`RunRow.batch_from_json`)."""
+STR_ONLY = frozenset({str})
+ROOT_AT, SESSION_AT, RUN_AT = (PLAIN.names.index(name) for name in ("root", "session_id", "run_id"))
+STATUS_AT, FAILED_AT = PLAIN.names.index("status"), PLAIN.names.index("failed_calls")
+IDENT_SET, SHOWN_SET = vars(RunRow)["ident"].__set__, vars(RunRow)["shown_status"].__set__
+"""What `RunRow.__post_init__` sets, set for a batch (`RunRow.batch_from_json`)."""
+WORD_OF = attrgetter("value")
 
 
 def guessed_tally(values: Mapping[str, Any]) -> Tally:

@@ -207,6 +207,11 @@ _PLAIN_TYPES: dict[Wire, frozenset[type]] = {
 ``int`` here: `type`, not `isinstance`)."""
 
 
+def plain_types(kind: Wire) -> frozenset[type]:
+    """The JSON types a field of ``kind`` holds in a row as wftop prints it."""
+    return _PLAIN_TYPES[kind]
+
+
 def _picker(positions: list[int]) -> Callable[[list[Any]], tuple[Any, ...]]:
     """The values at ``positions`` of a list, as a tuple (`operator.itemgetter`'s, which
     gives one position's value alone)."""

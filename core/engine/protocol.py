@@ -235,13 +235,22 @@ def _row_list(payload: dict[str, Any]) -> tuple[tuple[RunRow, ...], tuple[str, .
     """The rows of a message, and why each of the others is not a row: one bad row is
     left out, not the whole message (a view asking again would get it again)."""
     items = _field(payload, "rows", list, "a list of rows")
+    batch = RunRow.batch_from_json(items)
+    if batch is not None:  # every row as wftop prints one: read a field at a time
+        return tuple(batch), ()
+    return rows_each(items, payload.get("type"))
+
+
+def rows_each(items: list[Any], kind: Any) -> tuple[tuple[RunRow, ...], tuple[str, ...]]:
+    """The rows of a ``kind`` message read a row at a time (`RunRow.from_json`), and why
+    each of the others is not a row."""
     rows: list[RunRow] = []
     rejected: list[str] = []
     for at, item in enumerate(items):
         try:
             rows.append(RunRow.from_json(item))
         except RowError as error:
-            rejected.append(f"{payload.get('type')} row {at}: {error}")
+            rejected.append(f"{kind} row {at}: {error}")
     return tuple(rows), tuple(rejected)
 
 

@@ -1,0 +1,77 @@
+"""A message of the engine's stream whose every row is as wftop prints one is read a field at
+a time over all its rows (`RunRow.batch_from_json`), not a row at a time (a view reads every
+row of its engine's snapshot at its start); whatever a message holds, it reads as the row at
+a time reading says, each bad row named."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import orjson
+import pytest
+
+from tests.core.test_row_plain import ODD, printed_rows
+from wftop.core import row as rowmodule
+from wftop.core.engine import protocol
+from wftop.core.row import WIRE, RunRow
+
+
+def message(datas: list[Any]) -> bytes:
+    return protocol.rows_line(0, [orjson.dumps(data) for data in datas], final=False)
+
+
+def row_at_a_time(datas: list[Any]) -> tuple[tuple[RunRow, ...], tuple[str, ...]]:
+    """The rows and refusals of a ``rows`` message, each row read by `RunRow.from_json`."""
+    return protocol.rows_each(datas, "rows")
+
+
+def decoded(datas: list[Any]) -> tuple[tuple[RunRow, ...], tuple[str, ...]]:
+    found = protocol.decode(message(datas))
+    assert isinstance(found, protocol.Rows)
+    return found.rows, found.rejected
+
+
+class Counted:
+    """`rowmodule.PLAIN`, counting the rows it reads one at a time."""
+
+    def __init__(self) -> None:
+        self.plain, self.calls = rowmodule.PLAIN, 0
+
+    def read(self, data: dict[str, Any]) -> list[Any] | None:
+        self.calls += 1
+        return self.plain.read(data)
+
+
+def test_a_message_of_rows_as_wftop_prints_them_is_read_without_a_call_a_row(monkeypatch):
+    datas = printed_rows()
+    pending = [replace(RunRow.from_json(data), cost_pending=True).to_json() for data in datas]
+    expected = [row_at_a_time(datas), row_at_a_time(pending)]
+    counted = Counted()
+    monkeypatch.setattr(rowmodule, "PLAIN", counted)
+    read = [decoded(datas), decoded(pending)]
+    assert counted.calls == 0
+    assert read == expected
+    assert all(row.cost_pending for row in read[1][0])
+    for (rows, _rejected), (want, _) in zip(read, expected, strict=True):
+        assert [row.ident for row in rows] == [row.ident for row in want]
+        assert [row.shown_status for row in rows] == [row.shown_status for row in want]
+    again = decoded(datas)[0]
+    for first, second in zip(read[0][0], again, strict=True):
+        for name in ("root", "project", "project_name", "cwd", "name"):
+            assert getattr(first, name) is getattr(second, name), name
+
+
+@pytest.mark.parametrize("name", [name for name, _kind in WIRE])
+def test_any_value_of_any_field_in_a_message_reads_as_a_row_at_a_time_says(name):
+    datas = printed_rows()[:4]
+    assert RunRow.batch_from_json(datas) == list(row_at_a_time(datas)[0])
+    varied = [[data for data in datas if data is not datas[1]] + [{**datas[1]} | {"x": 1}]]
+    varied += [[{key: value for key, value in datas[1].items() if key != name}, *datas[2:]]]
+    varied += [[datas[0], {**datas[1], name: value}, *datas[2:]] for value in ODD]
+    varied += [[*datas, {**datas[0], "cost_pending": True}], [*datas, 7]]
+    for batch in varied:
+        rows, rejected = row_at_a_time(batch)
+        read = RunRow.batch_from_json(batch)
+        assert read is None or (read == list(rows) and not rejected), batch
+        assert decoded(batch) == row_at_a_time(orjson.loads(orjson.dumps(batch))), batch
