@@ -222,7 +222,7 @@ def read_rows(
     from wftop.core.cost.spendbook import book_for
     from wftop.core.cost.usage import Spends
     from wftop.core.index.coldpass import FromFields, scan_rows
-    from wftop.core.index.countrow import printed_row  # before the fork, not in each worker
+    from wftop.core.index.countrow import printed_named  # before the fork, not in each worker
     from wftop.core.resume.store import state_dir
     from wftop.core.text.redact import Redactor
 
@@ -232,7 +232,7 @@ def read_rows(
     spends = Spends(book)
     items = scan_rows(
         roots,
-        FromFields(lambda fields: printed_row(fields, redactor), spends),
+        FromFields(lambda fields: printed_named(fields, redactor), spends),
         now=lambda: now,
         cache=cache,
         spend_book=book,

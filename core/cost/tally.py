@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -106,6 +106,8 @@ class SpendTally:
         book), while no transcript was said to have changed since (`vouch`)."""
         self._spoiled = False
         """A transcript was said to have changed, or the first read took no stamp."""
+        self.seen: Callable[[str, bytes], None] | None = None
+        """Told each transcript read (its path and bytes), where one is given."""
 
     def started(self, attempts: Iterable[tuple[str, str]]) -> None:
         """Attempts the journal gained, by their call's key and agent."""
@@ -253,7 +255,7 @@ class SpendTally:
             kept = self.book.get(path, stamp)
             if kept is not None:
                 return stamp, kept
-        read = stamped_spend(path)
+        read = stamped_spend(path, self.seen)
         if read is None:
             return None, None
         if self.book is not None:

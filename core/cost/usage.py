@@ -15,7 +15,7 @@ messages (an API error: ``isApiErrorMessage``, model ``<synthetic>``) cost nothi
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import orjson
@@ -99,12 +99,18 @@ def transcript_spend(path: str) -> Spend | None:
     return None if read is None else spend_of_bytes(read[1])
 
 
-def stamped_spend(path: str) -> tuple[Stamp, Spend] | None:
+def stamped_spend(
+    path: str, seen: Callable[[str, bytes], None] | None = None
+) -> tuple[Stamp, Spend] | None:
     """The stamp (size, time, inode) of transcript ``path`` as it was read, and what it
     spent; None when it cannot be read. One ``fstat`` of the open file: no ``stat`` of the
-    path before it."""
+    path before it. ``seen``: told the path and its bytes as read."""
     read = _read(path)
-    return None if read is None else (read[0], spend_of_bytes(read[1]))
+    if read is None:
+        return None
+    if seen is not None:
+        seen(path, read[1])
+    return read[0], spend_of_bytes(read[1])
 
 
 def _read(path: str) -> tuple[Stamp, bytes] | None:

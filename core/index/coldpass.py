@@ -247,7 +247,8 @@ class FromFields(NamedTuple, Generic[Row]):
     (`wftop.core.index.countrow.counted_row`), no `Run` nor `RunRow` made but where its row
     needs them (a run without its journal), what it spent read as every row's."""
 
-    row: Callable[[dict[str, Any]], Row]
+    row: Callable[[dict[str, Any]], tuple[Row, Naming | None]]
+    """The row of a run's fields, and its `Naming` (`row_naming`'s of a printed row)."""
     spends: Spends
 
 
@@ -265,7 +266,7 @@ def scan_rows(
 ) -> RowScan[Row]:
     """`scan_roots`, but one ``make_row(run)`` per run, possibly made in forked workers
     (a `FromFields`: ``make_row.row(fields)`` of each run's row fields, the same row made
-    with less work).
+    with less work, with its naming).
 
     ``make_row`` runs in whichever process read the run, so its result must pickle
     (keep it to bytes, strings, tuples); ``workers`` None picks by CPUs and tree size.
@@ -280,7 +281,7 @@ def scan_rows(
     def hand(part: Sequence[RunFolder]) -> list[Made[Row]]:
         if isinstance(make_row, FromFields):
             made = [
-                _made(one, make_row.row(one.fields))
+                _made(one, *make_row.row(one.fields))
                 for one in cold.counted(part, make_row.spends, pending=False)
             ]
             cold.save_spends()
@@ -321,8 +322,9 @@ def scan_rows(
     return scan
 
 
-def _made(counted: Counted, row: Row) -> Made[Row]:
-    """The `Made` of a row made of a run's counted fields (`ColdPass.counted`)."""
+def _made(counted: Counted, row: Row, naming: Naming | None) -> Made[Row]:
+    """The `Made` of a row made of a run's counted fields (`ColdPass.counted`), with its
+    naming (`FromFields.row`)."""
     fields = counted.fields
     return Made(
         (-(counted.last_activity or 0.0), fields["run_id"], fields["session_id"], fields["root"]),
@@ -333,7 +335,7 @@ def _made(counted: Counted, row: Row) -> Made[Row]:
         counted.named,
         counted.settled,
         counted.ended,
-        row_naming(row) if isinstance(row, bytes) else None,
+        naming,
     )
 
 

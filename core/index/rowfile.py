@@ -79,8 +79,11 @@ def row_naming(row: bytes) -> Naming | None:
         data = orjson.loads(row)
     except orjson.JSONDecodeError:
         return None
-    if not isinstance(data, dict):
-        return None
+    return naming_of(data) if isinstance(data, dict) else None
+
+
+def naming_of(data: dict[str, Any]) -> Naming | None:
+    """The `Naming` of a row's JSON fields (None: not a row that can be kept)."""
     cwd, project, name = data.get("cwd"), data.get("project"), data.get("project_name")
     if not isinstance(project, str) or not isinstance(name, str):
         return None

@@ -110,6 +110,13 @@ class LastReplies:
         self._told: dict[str, ErrorEvent | None] = {}
         """What each transcript looked at ended on, while no change of it was said."""
 
+    def tell(self, path: str, data: bytes) -> None:
+        """What transcript ``path`` ends on, from ``data``, its bytes as just read whole
+        (`last_api_error_of`): not read again when `error` is next asked, until said to have
+        changed (a first listing read the transcripts of a run's failed calls for what they
+        spent, then opened each again for its last reply)."""
+        self._told[path] = last_api_error_of(path, data)
+
     def error(self, path: str | None) -> ErrorEvent | None:
         """The API error an agent's transcript ends on; None when it ends otherwise."""
         if path is None:
@@ -158,6 +165,18 @@ def last_api_error(path: str) -> ErrorEvent | None:
         return None
     finally:
         os.close(fd)
+    return _ends_on(path, tail, start, before)
+
+
+def last_api_error_of(path: str, data: bytes) -> ErrorEvent | None:
+    """`last_api_error` of transcript ``path`` whose bytes were read whole (``data``)."""
+    start = max(0, len(data) - TAIL_BYTES)
+    return _ends_on(path, data[start:], start, data.count(b"\n", 0, start))
+
+
+def _ends_on(path: str, tail: bytes, start: int, before: int) -> ErrorEvent | None:
+    """The API error record a transcript's replies end on, in its ``tail`` from byte
+    ``start`` on (the lines before: ``before``)."""
     lines = tail.split(b"\n")
     first = 1 if start else 0  # a tail's first piece ends a line that began before it
     for index in range(len(lines) - 1, first - 1, -1):

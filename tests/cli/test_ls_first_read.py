@@ -10,12 +10,19 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from tests.corpus import CORPUS, DATA
+from tests.corpus import CORPUS, DATA, VERSIONS, copy_tree, only_journal
 from wftop.cli.main import main
-from wftop.core.index import reader
-from wftop.core.index.countrow import printed_row
+from wftop.core.index import coldpass, countrow, reader
+from wftop.core.index.countrow import printed_moment, printed_named, printed_row
+from wftop.core.index.rowfile import row_naming
+from wftop.core.model import iso_utc
+from wftop.core.read import failures
+from wftop.core.read.failures import TAIL_BYTES, LastReplies
 from wftop.core.row import RunRow, printed_item
+from wftop.core.rowwire import moment
 from wftop.core.text import redact
 from wftop.core.text.redact import Redactor
 
@@ -91,3 +98,105 @@ def test_a_row_is_printed_as_the_full_way_prints_it(change: dict[str, Any]) -> N
     fields = {**FIELDS, **change}
     redactor = Redactor.for_json()
     assert printed_row(fields, redactor) == printed_item(fields, redactor)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{}, {"name": f"deploy {SECRET}"}, {"name": "not utf-8 \udcff"}, {"project_name": SECRET}],
+    ids=["plain", "secret", "surrogate", "secret-name"],
+)
+def test_a_rows_naming_is_that_of_what_was_printed(change: dict[str, Any]) -> None:
+    fields = {**FIELDS, "cwd": "/home/dev/p", "project": "-home-dev-p", "project_name": "p"}
+    fields.update(change)
+    redactor = Redactor.for_json()
+    printed = printed_item(fields, redactor)
+    assert printed_named(fields, redactor) == (printed, row_naming(printed))
+
+
+def test_a_first_listing_takes_its_rows_names_from_their_fields_not_their_printed_text(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    parsed: Counter[str] = Counter()
+    for module in (coldpass, countrow):
+        real = row_naming
+
+        def naming(row: bytes, real: Any = real) -> Any:
+            parsed["rows"] += 1
+            return real(row)
+
+        monkeypatch.setattr(module, "row_naming", naming, raising=False)
+    trees = sorted(tree for tree in CORPUS.iterdir() if tree.is_dir())
+    roots = [arg for tree in trees for arg in ("--root", str(tree))]
+    assert main(["ls", "--json", "--no-cache", "--no-default-root", *roots]) == 0
+    rows = json.loads(capfd.readouterr()[0])
+    assert len(rows) == len(trees) and all(row["project_name"] for row in rows)
+    assert parsed == Counter()  # no row printed as it is was parsed back for its names
+
+
+def test_a_first_listing_opens_the_transcript_of_a_failed_call_once(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], tmp_path: Any
+) -> None:
+    """What a failed call's transcript ends on is taken from its bytes read for what it
+    spent, not from opening it again: the same rows as when each is opened again, a
+    transcript longer than the tail that is searched among them."""
+    padded = copy_tree("six-mid-failure", tmp_path)
+    for path in only_journal(padded).parent.glob("agent-*.jsonl"):
+        lines = path.read_text().splitlines()
+        filler = json.dumps({"type": "attachment", "pad": "x" * 1000})
+        body = lines[:-1] + [filler] * (2 * TAIL_BYTES // 1000) + lines[-1:]
+        path.write_text("\n".join(body) + "\n")
+    trees = [CORPUS / "api-errors-429", DATA / "fanout-failure", DATA / "six-mid-failure"]
+    trees += [*sorted(VERSIONS.glob("*-mid-failure")), padded]
+    roots = [arg for tree in trees for arg in ("--root", str(tree))]
+    opened: Counter[str] = Counter()
+    real = failures.last_api_error
+
+    def last_api_error(path: str) -> Any:
+        opened[path] += 1
+        return real(path)
+
+    monkeypatch.setattr(failures, "last_api_error", last_api_error)
+    argv = ["ls", "--json", "--no-cache", "--no-default-root", *roots]
+    assert main(argv) == 0
+    told = capfd.readouterr()
+    assert opened == Counter()
+    monkeypatch.setattr(LastReplies, "tell", lambda self, path, data: None)
+    assert main(argv) == 0
+    assert capfd.readouterr() == told
+    assert len(opened) >= len(trees)  # each tree's failures looked at a transcript
+    rows = json.loads(told[0])
+    assert all(row["failures"] for row in rows)
+    assert {"rate_limited"} <= {item["kind"] for row in rows for item in row["failures"]}
+
+
+def test_a_first_listing_prints_each_rows_last_activity_without_reading_it_back(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    read: Counter[str] = Counter()
+
+    def read_back(value: Any, key: str) -> Any:
+        read[key] += 1
+        return moment(value, key)
+
+    monkeypatch.setattr(countrow, "moment", read_back)
+    trees = sorted(tree for tree in CORPUS.iterdir() if tree.is_dir())
+    roots = [arg for tree in trees for arg in ("--root", str(tree))]
+    assert main(["ls", "--json", "--no-cache", "--no-default-root", *roots]) == 0
+    rows = json.loads(capfd.readouterr()[0])
+    assert len(rows) == len(trees) and all(row["last_activity"] for row in rows)
+    assert read == Counter()
+
+
+EDGES = [0.0, 1.0005, 1.0004999, -1.0005, 1796500000.1235, 2.0**31 + 0.0005, 2.0**32 - 0.0005]
+
+
+@given(
+    st.one_of(
+        st.sampled_from(EDGES),
+        st.floats(-(2.0**35), 2.0**35),
+        st.integers(-(2**32), 2**32).map(lambda ms: ms / 1000),
+        st.integers(-(2**35), 2**35).map(lambda us: us / 1e6 + 0.0005),
+    )
+)
+def test_a_moment_is_printed_as_a_row_read_back_prints_it(at: float) -> None:
+    assert printed_moment(at) == iso_utc(moment(iso_utc(at), "last_activity"))

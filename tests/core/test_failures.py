@@ -13,7 +13,7 @@ from tests.corpus import copy_tree, only_journal, tree
 from tests.forensics_kit import fixture
 from wftop.core.calls import State, call_states, run_cause
 from wftop.core.index.coldpass import scan_roots
-from wftop.core.read.failures import TAIL_BYTES, last_api_error
+from wftop.core.read.failures import TAIL_BYTES, last_api_error, last_api_error_of
 from wftop.core.read.sessions import Liveness
 from wftop.core.row import RunRow
 from wftop.core.system.procs import FakeProcess, FakeProcessTable
@@ -232,3 +232,4 @@ def test_the_evidence_names_the_line_of_a_record_past_the_tail(tmp_path):
     event = last_api_error(str(path))
     assert event is not None and event.line == len(body)
     assert event.text == "API Error: Request rejected (429) · mock 429"
+    assert last_api_error_of(str(path), path.read_bytes()) == event  # read whole for its spend
