@@ -23,7 +23,10 @@ row itself when first asked for): decoding 20,000 of them was most of a warm sta
 Lazy spend: when `LAZY_SPEND` runs or more are to be read, their rows go out before their
 agents' transcripts are read (``cost_pending``: reading them was a third of a first read at
 5,000 runs). The engine's live index reads what they spent and sends the rows again, filled
-in, as its first change set; only then are they kept in the cache (`FirstRows.unpriced`).
+in, as its first change set; only then are they kept in the cache (`FirstRows.unpriced`),
+each under the key the worker that filled it in took before reading it
+(`wftop.core.engine.seeding.filled_rows`): the workers of the first rows take none (a
+tenth of their time, with every view waiting for the list).
 """
 
 from __future__ import annotations
@@ -90,7 +93,8 @@ class Read(NamedTuple):
     """The run has ended, its snapshot says so (kept without its journal's stamp)."""
     key: Key | None
     """Its rows-cache key, taken in the worker before the run was read, where the engine
-    took none (a cache that keeps no row: `first_rows`)."""
+    took none (a cache that keeps no row: `first_rows`) and the row is kept as it is (not
+    one sent without what it spent: the fill takes its key)."""
 
 
 Given = ParamSpec("Given")
@@ -107,6 +111,7 @@ class FirstRows:
 
     count: int
     unpriced: dict[str, Key | None]
+    """(None where no key was taken: the fill takes each before it reads the run again.)"""
     gone: tuple[str, ...] = ()
     """Runs whose kept rows went out before the walk, and the walk did not find (removed
     or moved meanwhile): the views are told they went once the first rows are out."""
@@ -171,7 +176,8 @@ async def first_rows(
     batch: list[Held] = []
     # A cache that keeps no row (a first start) has none to check: each run's key is taken
     # by the worker that reads it, before (the engine took 0.5 s of CPU at 20,000 runs to
-    # take them, before any worker was forked).
+    # take them, before any worker was forked); by the fill's, for a row sent without what
+    # it spent (kept once filled in).
     looked = cache.held > 0
     for number, folder in enumerate(newest_sessions_first(left), 1):
         superseded = cold.superseded.get(folder.ident)
@@ -209,7 +215,7 @@ async def first_rows(
         }
 
     def work(part: Sequence[RunFolder]) -> list[Read]:
-        taken = {} if looked else keyed(part)
+        taken = {} if looked or lazy else keyed(part)
         reads = [
             Read(
                 *printed_fields(run.fields, redactor, keep=not lazy),

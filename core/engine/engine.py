@@ -325,6 +325,7 @@ class Engine:
             stall_window=self.stall_window,
             workers=self.workers,
             spend_book=self.spend_book,
+            cache_key=cache.key,
         )
         return await kept_filled(chunks, cache, firsts.unpriced, self._names)
 

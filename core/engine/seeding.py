@@ -40,7 +40,7 @@ from wftop.core.index.rowfile import Kept
 from wftop.core.index.scriptlook import NamedScript
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
 from wftop.core.read.discovery import RunFolder
-from wftop.core.read.sessions import NO_OWNER
+from wftop.core.read.sessions import NO_OWNER, Owner
 from wftop.core.system.procs import ProcessTable
 from wftop.core.text.redact import Redactor
 
@@ -48,6 +48,9 @@ CHUNK = 256
 """Runs read in one go: a worker sends back each such chunk's rows as it has them (where
 the engine reads them itself, a turn of its loop between two)."""
 
+CacheKey = Callable[[RunFolder, Owner, str | None], Key | None]
+"""The rows cache's key of a run, from its folder, owner and the session that continued it
+(`wftop.core.index.rowcache.RowCache.key`)."""
 Late = tuple[str, Key | None, Kept, NamedScript]
 """A row the live index read, for the rows cache (`keep_late`): its
 journal, the key taken before its first row was read, the row, the script it names."""
@@ -70,6 +73,9 @@ class Filled(NamedTuple):
     """The run's key taken before it was read (None: it is never seeded)."""
     ended: bool
     """The run has ended, its snapshot says so (kept without its journal's stamp)."""
+    cache_key: Key | None = None
+    """Its rows-cache key, taken before it was read (None: its row is not kept, or no
+    rows cache was given)."""
 
 
 async def filled_rows(
@@ -82,6 +88,7 @@ async def filled_rows(
     stall_window: float = DEFAULT_STALL_WINDOW,
     workers: int | None = None,
     spend_book: SpendBook | None = None,
+    cache_key: CacheKey | None = None,
 ) -> AsyncIterator[list[Filled]]:
     """The runs of ``folders`` under the roots read again, with what they spent, by forked
     workers (the engine itself where none can be forked), a chunk of them at a time as
@@ -92,7 +99,9 @@ async def filled_rows(
     ``folders`` and ``superseded`` are the first rows' walk's (`FirstRows`): the roots are
     not walked again (0.3 s of the engine's CPU at 20,000 runs, before any worker was
     forked); the owners are looked up again. ``folders`` is emptied once the workers have
-    it (the engine holds no second list of them while its live index is built)."""
+    it (the engine holds no second list of them while its live index is built).
+    ``cache_key``: the rows cache's key of a run (`RowCache.key`), taken with its live
+    index's key: the first rows' workers took none (`wftop.core.engine.coldstart`)."""
     cold = ColdPass(
         session_owners(roots, processes),
         superseded,
@@ -107,16 +116,16 @@ async def filled_rows(
     spends = Spends()
 
     def work(part: Sequence[RunFolder]) -> tuple[list[bytes], list[Filled]]:
-        # Each run's key taken before any of the chunk is read, by the worker that reads
+        # Each run's keys taken before any of the chunk is read, by the worker that reads
         # it: the engine took them all before it forked (0.5 s at 20,000 runs).
-        key_of = {
-            folder.journal: keys(
-                folder,
-                cold.owners.get(folder.session_id, NO_OWNER),
-                cold.superseded.get(folder.ident),
-            )
-            for folder in part
-        }
+        key_of: dict[str, Key | None] = {}
+        kept_key_of: dict[str, Key | None] = {}
+        for folder in part:
+            owner = cold.owners.get(folder.session_id, NO_OWNER)
+            superseded = cold.superseded.get(folder.ident)
+            key_of[folder.journal] = keys(folder, owner, superseded)
+            if cache_key is not None:
+                kept_key_of[folder.journal] = cache_key(folder, owner, superseded)
         reads = [
             Filled(
                 *printed_fields(run.fields, redactor, keep=True),
@@ -127,6 +136,7 @@ async def filled_rows(
                 run.settled,
                 key_of[run.journal],
                 run.ended,
+                kept_key_of.get(run.journal),
             )
             for run in cold.counted(part, spends, pending=False)
         ]
@@ -176,19 +186,21 @@ async def kept_filled(
     names: ProjectNames,
 ) -> dict[str, Held]:
     """The rows filled in (`filled_rows`) that the engine holds again: the settled ones,
-    kept in the rows cache (where the live index's seeds come from), each taken out of
-    ``unpriced`` (its keys, 9 MB at 20,000 runs, are let go of before the live index is
-    built). Runs with problems, and runs that may change, are left to the live index to
-    read."""
+    kept in the rows cache (where the live index's seeds come from) under the key their
+    worker took, each taken out of ``unpriced`` (its keys, 9 MB at 20,000 runs, are let go
+    of before the live index is built). Runs with problems, and runs that may change, are
+    left to the live index to read, under the key taken for the fill (`keep_late`)."""
     rows: dict[str, Held] = {}
     async for filled in chunks:
         for one in filled:
             if not one.settled or one.problems:
+                unpriced[one.journal] = one.cache_key
                 continue
             entry = held_read(one.held)  # its names as the printed row says them
             naming = (entry.cwd, entry.project, entry.project_name)
             kept = Kept(one.last_activity, one.item, one.ended, naming=naming)
-            cache.put(one.journal, unpriced.pop(one.journal), kept, one.named)
+            del unpriced[one.journal]
+            cache.put(one.journal, one.cache_key, kept, one.named)
             if one.key is not None:
                 entry = names.named(entry)
                 rows[entry.ident] = entry

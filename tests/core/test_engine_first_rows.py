@@ -388,14 +388,14 @@ async def test_rows_read_without_what_they_spent_are_kept_as_rows_read_with_it(t
     assert any(key.startswith(ENDED) for key in keys[1].values())
 
 
-async def test_a_cache_that_keeps_no_row_has_each_key_taken_by_the_worker_reading_the_run(
-    tmp_path, monkeypatch
-):
-    # A first start has no kept row to check: the engine takes no run's key before it forks
-    # its workers; each worker takes the keys of the runs it reads, before reading them,
-    # and the keys are those the engine would have taken.
+def _first_start(
+    tmp_path: Path, monkeypatch: Any
+) -> tuple[list[str], Path, rowcache.RowCache, FakeProcessTable]:
+    """Three runs' roots, where each journal the rows cache stamps (its key) is noted with
+    the stamping process, an empty rows cache and a process table."""
     roots = [str(copy_tree(name, tmp_path)) for name in ("killed", "clean", "mid-failure")]
-    engine_pid, noted, real = os.getpid(), tmp_path / "stamped", rowcache.stamp
+    noted = tmp_path / "stamped"
+    real = rowcache.stamp
 
     def stamp(path: str, **options: Any) -> list[int]:
         if path.endswith("journal.jsonl"):
@@ -405,20 +405,70 @@ async def test_a_cache_that_keeps_no_row_has_each_key_taken_by_the_worker_readin
 
     monkeypatch.setattr(rowcache, "stamp", stamp)
     cache = rowcache.RowCache.open(roots, tmp_path / "rows-cache")
-    processes = FakeProcessTable()
-    firsts = await coldstart.first_rows(
-        roots, lambda *_: None, cache=cache, processes=processes, workers=2, lazy_spend=1
-    )
-    taken = [line.split(" ", 1) for line in noted.read_text().splitlines()]
-    assert len(taken) == len(firsts.unpriced) == 3
-    assert all(int(pid) != engine_pid for pid, _ in taken)
+    return roots, noted, cache, FakeProcessTable()
+
+
+def _keys_now(roots: list[str], processes: FakeProcessTable, where: Path) -> dict[str, Any]:
+    """Each run's rows-cache key, as the engine would take it now."""
     folders = discovery.run_folders_of(roots)[0]
     owners = owners_by_session(roots, processes, local_pid_domain())
     superseded = find_superseded(folders)
-    expected = {
-        folder.journal: rowcache.RowCache.open(roots, tmp_path / "another").key(
+    return {
+        folder.journal: rowcache.RowCache.open(roots, where).key(
             folder, owners.get(folder.session_id, NO_OWNER), superseded.get(folder.ident)
         )
         for folder in folders
     }
-    assert firsts.unpriced == expected and all(expected.values())
+
+
+async def test_a_cache_that_keeps_no_row_has_each_key_taken_by_the_worker_reading_the_run(
+    tmp_path, monkeypatch
+):
+    # A first start has no kept row to check: the engine takes no run's key before it forks
+    # its workers; each worker takes the keys of the runs it reads, before reading them,
+    # and the rows are kept under the keys the engine would have taken.
+    roots, noted, cache, processes = _first_start(tmp_path, monkeypatch)
+    firsts = await coldstart.first_rows(
+        roots, lambda *_: None, cache=cache, processes=processes, workers=2
+    )
+    taken = [line.split(" ", 1) for line in noted.read_text().splitlines()]
+    assert len(taken) == firsts.count == 3 and not firsts.unpriced
+    assert all(int(pid) != os.getpid() for pid, _ in taken)
+    expected = _keys_now(roots, processes, tmp_path / "another")
+    kept = {
+        journal: entry[0]
+        for root in roots
+        for journal, entry in load_root(tmp_path / "rows-cache", root)[0].items()
+    }
+    assert kept.keys() == expected.keys() and all(expected.values())
+    for journal, key in expected.items():  # an ended run's kept without its journal's stamp
+        assert kept[journal] in (rowcache.key_text(key), rowcache.key_text([None, *key[1:]]))
+
+
+async def test_rows_sent_without_what_they_spent_have_their_keys_taken_by_the_fill(
+    tmp_path, monkeypatch
+):
+    # Their rows are kept once filled in, under a key the fill's worker takes before it
+    # reads the run again: the first rows' workers take none (a tenth of their time).
+    from wftop.core.engine import seeding
+
+    roots, noted, cache, processes = _first_start(tmp_path, monkeypatch)
+    firsts = await coldstart.first_rows(
+        roots, lambda *_: None, cache=cache, processes=processes, workers=2, lazy_spend=1
+    )
+    assert not noted.exists()  # no key taken by the first rows
+    assert list(firsts.unpriced.values()) == [None, None, None]
+    chunks = seeding.filled_rows(
+        roots,
+        firsts.folders,
+        firsts.superseded,
+        processes=processes,
+        workers=2,
+        cache_key=cache.key,
+    )
+    filled = [one async for chunk in chunks for one in chunk]
+    taken = [line.split(" ", 1) for line in noted.read_text().splitlines()]
+    assert len(taken) == len(filled) == 3
+    assert all(int(pid) != os.getpid() for pid, _ in taken)
+    expected = _keys_now(roots, processes, tmp_path / "another")
+    assert {one.journal: one.cache_key for one in filled} == expected and all(expected.values())
