@@ -220,13 +220,16 @@ class JsonlTail:
                     continue
                 self._finish_big_line(batch, end=position - len(chunk) + newline + 1)
                 chunk = chunk[newline + 1 :]
-            pending += chunk
             if b"\n" in chunk:  # only a chunk with a newline ends lines
-                lines = _split_lines(pending)
+                lines = _split_lines(chunk)
+                if pending:  # the line left open ends here (the chunk itself is not copied)
+                    lines[0] = pending + lines[0]
                 rest = lines.pop()
                 self._take(lines, batch)
-                self.offset += len(pending) - len(rest)
+                self.offset += len(pending) + len(chunk) - len(rest)
                 pending = rest
+            else:
+                pending += chunk
             if len(pending) > self.max_line_bytes:
                 self._big_prefix = pending[:PREFIX_BYTES]
                 self._big_scanned = position
