@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from wftop.cli.options import EXIT_OK, EXIT_USAGE, add_host_options, roots_or_exit
-from wftop.cli.output import fail
+from wftop.cli.output import fail, write_json
 from wftop.core.index.gcpause import paused_gc
 from wftop.core.index.keptrows import KeptRows, RowScan, kept_rows
 from wftop.core.index.projects import name_rows
@@ -279,7 +279,7 @@ def merged(args: argparse.Namespace, rows: list[dict[str, Any]], now: float) -> 
     name_rows(rows, masked)
     if args.json:
         items = [json_row(row) for row in rows]
-        sys.stdout.buffer.write(json_array(items) + b"\n")
+        write_json(json_array(items))
     else:
         width = max(len(row["host"] or "-") for row in rows) if rows else 4
         header = f"{'HOST':<{width}} {HEADER}"

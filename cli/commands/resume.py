@@ -24,7 +24,7 @@ from wftop.cli.options import (
     roots_or_exit,
     seconds,
 )
-from wftop.cli.output import fail, print_json
+from wftop.cli.output import fail, print_json, write_json
 from wftop.core.cost.spendbook import book_for
 from wftop.core.forecast.cachewarm import cache_text
 from wftop.core.index.coldpass import paused_gc, scan_roots
@@ -222,7 +222,7 @@ def print_plan(
             data["rehearsal"] = rehearsed.to_json()
         # Each label is in it five times: the secret test reads each distinct string once.
         masked = dumps_masked(data, Redactor.for_json(), indent=True, distinct=True)
-        sys.stdout.buffer.write(masked + b"\n")
+        write_json(masked)
     else:
         print(describe(plan))
     held_to_exit(*held, plan, rehearsed, data)
