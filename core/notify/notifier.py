@@ -23,8 +23,7 @@ from wftop.core.notify.channels import Channel, ChannelError
 from wftop.core.notify.events import Event
 from wftop.core.notify.ledger import Ledger
 from wftop.core.notify.settings import NotifySettings
-from wftop.core.resume.lock import open_private
-from wftop.core.system.statedir import ensure_private_dir
+from wftop.core.system.statedir import ensure_private_dir, open_private
 
 Report = Callable[[str], None]
 

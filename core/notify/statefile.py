@@ -18,9 +18,8 @@ from typing import Any, TypeVar
 
 import orjson
 
-from wftop.core.resume.lock import open_private
 from wftop.core.system.atomic import atomic_write
-from wftop.core.system.statedir import ensure_private_dir
+from wftop.core.system.statedir import ensure_private_dir, open_private
 
 T = TypeVar("T")
 

@@ -13,15 +13,7 @@ import time
 from pathlib import Path
 
 from wftop.core.resume.errors import ResumeBusy
-from wftop.core.system.statedir import FILE_MODE
-
-
-def open_private(path: Path, flags: int) -> int:
-    """``os.open`` a regular file created 0600 (never following a final symlink)."""
-    fd = os.open(path, flags | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, FILE_MODE)
-    if os.fstat(fd).st_mode & 0o077:
-        os.fchmod(fd, FILE_MODE)
-    return fd
+from wftop.core.system.statedir import open_private as open_private
 
 
 def append_line(path: Path, line: bytes) -> None:

@@ -1,6 +1,7 @@
-"""Where wftop keeps its state, and how it makes its private folders: all a view needs to
-place and start its engine (`wftop.core.engine.place`), without the modules of the resume
-store that re-exports them (`wftop.core.resume.store`, `wftop.core.resume.lock`)."""
+"""Where wftop keeps its state, and how it makes its private folders and files: all a view
+needs to place and start its engine (`wftop.core.engine.place`) and to keep its marks and
+notifications (`wftop.core.notify`), without the modules of the resume store that re-export
+them (`wftop.core.resume.store`, `wftop.core.resume.lock`)."""
 
 from __future__ import annotations
 
@@ -44,3 +45,11 @@ def ensure_private_dir(path: Path) -> Path:
     if info.st_mode & 0o077 and info.st_uid == os.geteuid():
         os.chmod(path, DIR_MODE)
     return path
+
+
+def open_private(path: Path, flags: int) -> int:
+    """``os.open`` a regular file created 0600 (never following a final symlink)."""
+    fd = os.open(path, flags | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, FILE_MODE)
+    if os.fstat(fd).st_mode & 0o077:
+        os.fchmod(fd, FILE_MODE)
+    return fd

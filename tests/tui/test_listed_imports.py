@@ -2,10 +2,12 @@
 (`wftop.tui.start.make_app`, the shared engine): not the resume guard or launcher (a plan's
 key), the fetch of a remote run's files (a remote run opened), psutil (the process table,
 read when a run is), what reads a run's journal, snapshot, failures and spend (its engine
-reads them; a view reads rows), or what reads the supervisor's marks where it has no state
-file (no run was ever marked), none of which drawing the list needs. Looked at as
-the store applies the change that says every run is known: before anything the list's
-first frame starts (the run screen readied a second later imports the readers)."""
+reads them; a view reads rows), what reads the supervisor's marks where it has no state
+file (no run was ever marked), or the resume store's locks and records (the marks and the
+notifications keep their files as the store does, without it), none of which drawing the
+list needs. Looked at as the store applies the change that says every run is known: before
+anything the list's first frame starts (the run screen readied a second later imports the
+readers)."""
 
 from __future__ import annotations
 
@@ -29,6 +31,8 @@ LATER = (
     "wftop.core.supervise.state",
     "wftop.core.supervise.audit",
     "wftop.core.supervise.decide",
+    "wftop.core.resume.lock",
+    "wftop.core.resume.records",
 )
 
 LISTED = rf"""
