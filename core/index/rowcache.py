@@ -210,7 +210,8 @@ class RowCache:
         """`wftop.core.read.discovery.run_names` of a session, kept with the stamp of its
         ``subagents/workflows`` folder (inode, modification and change times: a folder
         made, removed or renamed in it moves them) and answered from there while it holds:
-        the two ``lstat`` the walk takes anyway to look for links, instead of a listing.
+        the two ``lstat`` the walk takes anyway to look for links (and takes once: a listing
+        made looks for none again), instead of a listing.
         Kept only when neither folder is a link, every run folder is a folder of its own
         (a link's target may go without its folder's stamp moving), it was listed without
         trouble and it was last modified before `settled_before`."""
@@ -233,7 +234,7 @@ class RowCache:
             self._listings[workflows] = listed  # kept as it was
             return [(name, False) for name in kept], real
         trouble = len(problems)
-        found, real = run_names(session_path, session_real, problems)
+        found, real = run_names(session_path, session_real, problems, workflows_real=real)
         plain = found and not any(link for _, link in found) and len(problems) == trouble
         if plain and info.st_mtime_ns < self.settled_before:
             self._listings[workflows] = here + "/".join(name for name, _ in found)

@@ -209,11 +209,16 @@ of the ``subagents/workflows`` folder they are in."""
 
 
 def run_names(
-    session_path: str, session_real: str, problems: list[Problem]
+    session_path: str,
+    session_real: str,
+    problems: list[Problem],
+    *,
+    workflows_real: str | None = None,
 ) -> tuple[list[tuple[str, bool]], str]:
     """The folders whose names start with ``wf_`` (`RUN_FOLDER`) in a session's
     ``subagents/workflows`` folder, sorted, each with whether it is a symbolic link, and
-    that folder's real path (resolved only when it holds a folder)."""
+    that folder's real path (resolved only when it holds a folder; ``workflows_real``: as
+    the caller found it, neither folder on the way a link, not looked at again)."""
     workflows = _under(session_path, "subagents", "workflows")
     entries = _subdirs(workflows, problems)
     found = []
@@ -224,8 +229,9 @@ def run_names(
             except OSError:
                 linked = True  # resolved whole, as a link is
             found.append((entry.name, linked))
-    real = _real_workflows(session_real, session_path) if entries else workflows
-    return found, real
+    if not entries:
+        return found, workflows
+    return found, workflows_real or _real_workflows(session_real, session_path)
 
 
 Snapshots = Callable[[str], list[str] | None]

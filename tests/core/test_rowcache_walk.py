@@ -48,6 +48,27 @@ def test_a_session_s_run_folders_are_listed_again_only_when_their_folder_changed
     assert runs in listed and fewer == first
 
 
+def test_a_session_listed_afresh_is_looked_at_for_links_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stamp of a session's ``subagents/workflows`` folder is taken by an ``lstat`` of
+    it and of ``subagents``, which tell a link too: the listing made when no names are kept
+    (a first start: 8,004 sessions at 20,000 runs) looks at neither again."""
+    root = aged(three_runs_in_one_session(tmp_path))
+    runs = runs_folder(root)
+    looked: list[str] = []
+    islink = os.path.islink
+
+    def linked(path: str) -> bool:
+        looked.append(str(path))
+        return islink(path)
+
+    monkeypatch.setattr(os.path, "islink", linked)
+    first, _, _ = listing([root], tmp_path / "rows")
+    assert str(runs) not in looked and str(runs.parent) not in looked
+    assert first == listing([root], None)[0] and len(first) == 3
+
+
 def test_a_folder_changed_a_moment_ago_is_listed_every_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
