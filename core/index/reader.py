@@ -21,9 +21,8 @@ from wftop.core.index.context import RunContext
 from wftop.core.index.listkeep import LIST_KEEP_BYTES, LIST_KEEP_TOTAL, Dozing
 from wftop.core.index.naming import RunNames, sorted_listing
 from wftop.core.index.runmade import made_run
-from wftop.core.index.runspend import SpendKeeping
+from wftop.core.index.runspend import SpendKeeping, replies_told
 from wftop.core.model import Run
-from wftop.core.read.agent_transcript import transcript_path
 from wftop.core.read.countfold import CountingFold
 from wftop.core.read.discovery import RunFolder
 from wftop.core.read.failures import LastReplies, notice_failures
@@ -355,25 +354,13 @@ class RunReader(SpendKeeping):
         return None
 
     def spend(self) -> Spend:
-        """What every attempt spent (`SpendKeeping.spend`). A reader for rows tells its
-        replies what the transcripts it reads for that of the calls that may have failed
-        end on (the latest attempts of its open and failed calls): the failures that look
-        at them next do not open them again."""
+        """What every attempt spent (`SpendKeeping.spend`); a reader for rows tells its
+        replies what the transcripts of the calls that may have failed end on, as it reads
+        them (`wftop.core.index.runspend.replies_told`)."""
         tally = self._tally()
-        fold = self.fold
-        if self.for_rows and (fold.failed_keys or fold.open_keys):
-            head, calls = self.folder.path, fold.calls
-            latest = (calls[key].agent_ids for key in (*fold.failed_keys, *fold.open_keys))
-            wanted = {transcript_path(head, ids[-1]) for ids in latest if ids}
-            replies = self.replies
-
-            def seen(path: str, data: bytes) -> None:
-                if path in wanted:
-                    replies.tell(path, data)
-
-            tally.seen = seen
-        else:
-            tally.seen = None
+        tally.seen = (
+            replies_told(self.fold, self.folder.path, self.replies) if self.for_rows else None
+        )
         return tally.total(self.folder.path)
 
     def refresh_reruns(self) -> bool:

@@ -7,12 +7,16 @@ its transcripts folder in the spend book, so the run's first plan checks them by
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.tally import SpendTally
 from wftop.core.cost.tokens import Spend
+from wftop.core.read.agent_transcript import transcript_path
+from wftop.core.read.countfold import CountingFold
 from wftop.core.read.discovery import RunFolder
+from wftop.core.read.failures import LastReplies
+from wftop.core.read.journal import JournalFold
 
 
 class SpendKeeping:
@@ -49,3 +53,23 @@ class SpendKeeping:
         agents = None if names is None else [name[6:-6] for name in names]
         self._tally().changed(agents)
         return self.spend() != before
+
+
+def replies_told(
+    fold: JournalFold | CountingFold, head: str, replies: LastReplies
+) -> Callable[[str, bytes], None] | None:
+    """What a reader for rows gives its tally to be told each transcript it reads
+    (`SpendTally.seen`): ``replies`` told what the latest attempts of the open and failed
+    calls of ``fold`` end on (the transcripts under run folder ``head``), so the failures
+    that look at them next do not open them again. None: no call may have failed."""
+    if not (fold.failed_keys or fold.open_keys):
+        return None
+    calls = fold.calls
+    latest = (calls[key].agent_ids for key in (*fold.failed_keys, *fold.open_keys))
+    wanted = {transcript_path(head, ids[-1]) for ids in latest if ids}
+
+    def seen(path: str, data: bytes) -> None:
+        if path in wanted:
+            replies.tell(path, data)
+
+    return seen
