@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from wftop.core.resume.errors import ResumeBusy
-from wftop.core.system.statedir import open_private as open_private
+from wftop.core.system.statedir import open_private
 
 
 def append_line(path: Path, line: bytes) -> None:

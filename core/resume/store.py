@@ -26,7 +26,7 @@ from typing import Final
 from wftop.core.read.jsonl import Problem, read_all
 from wftop.core.resume.errors import ResumeError, ResumeInProgress
 from wftop.core.resume.ids import validate_run_id
-from wftop.core.resume.lock import RunLock, append_line, open_private
+from wftop.core.resume.lock import RunLock, append_line
 from wftop.core.resume.machine import ResumeEvent, ResumeState, advance, counts_as_launch
 from wftop.core.resume.records import RequestStatus, Transition, TransitionDetails
 from wftop.core.system.statedir import (
@@ -34,6 +34,7 @@ from wftop.core.system.statedir import (
     FILE_MODE,
     STATE_DIR_ENV,
     ensure_private_dir,
+    open_private,
     state_dir,
 )
 

@@ -28,9 +28,9 @@ import orjson
 from wftop.core.cost.tokens import dollars
 from wftop.core.model import iso_utc
 from wftop.core.read.jsonl import read_all
-from wftop.core.resume.lock import append_line, open_private
+from wftop.core.resume.lock import append_line
 from wftop.core.supervise.decide import UsdRange
-from wftop.core.system.statedir import ensure_private_dir
+from wftop.core.system.statedir import ensure_private_dir, open_private
 
 DECISIONS: Final = ("considered", "waiting", "launched", "refused", "finished")
 """The decisions an audit line records."""
