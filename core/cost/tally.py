@@ -21,7 +21,7 @@ from wftop.core.cost.gone import elsewhere
 from wftop.core.cost.shelf import Stamp
 from wftop.core.cost.spendbook import FolderStamp, SpendBook
 from wftop.core.cost.tokens import NOTHING, TOKEN_FIELDS, Spend, Tokens
-from wftop.core.cost.usage import stamped_spend
+from wftop.core.cost.usage import stamped_spend, unstamped_spend
 from wftop.core.read.agent_transcript import transcript_path
 from wftop.core.read.journal import call_key
 
@@ -72,9 +72,13 @@ class ExactSum:
 class SpendTally:
     """Every attempt of one run and what its transcript spent (see the module)."""
 
-    def __init__(self, book: SpendBook | None = None) -> None:
+    def __init__(self, book: SpendBook | None = None, *, once: bool = False) -> None:
         self.book = book
         """Where what transcripts spent is kept between processes (None: read each)."""
+        self._stamped = book is not None or not once
+        """Each transcript's stamp is taken as it is read, to tell later whether it changed:
+        not for a tally read ``once`` (a cold pass's reader, let go after its row) without a
+        book, whose transcripts are read again if they are said to have changed."""
         self._times: dict[str, int] = {}
         """Attempts per agent (one, save in a damaged journal)."""
         self._known: dict[str, tuple[Stamp | None, Spend | None]] = {}
@@ -255,6 +259,8 @@ class SpendTally:
             kept = self.book.get(path, stamp)
             if kept is not None:
                 return stamp, kept
+        if not self._stamped:
+            return None, unstamped_spend(path, self.seen)
         read = stamped_spend(path, self.seen)
         if read is None:
             return None, None

@@ -190,6 +190,7 @@ class ColdPass:
                     keep_bytes=self.keep_bytes,
                     for_rows=for_rows,
                     spend_book=self.spend_book,
+                    once=True,
                 )
                 reader.count_spend = reader.count_spend and spend
                 if not packed and not for_rows:

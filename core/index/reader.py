@@ -82,12 +82,16 @@ class RunReader(SpendKeeping):
         for_rows: bool = False,
         spend_book: SpendBook | None = None,
         dozing: bool = False,
+        once: bool = False,
     ):
         """``for_rows``: the run is read for its row alone (`wftop.core.row.RunRow.of`), with
         a `CountingFold` and what it spent kept as it is read: a list's first read. Its run
         holds no whole calls; a view that shows calls reads it in full. ``spend_book``: what
-        its transcripts spent, kept between processes (`wftop.core.cost.spendbook`)."""
+        its transcripts spent, kept between processes (`wftop.core.cost.spendbook`).
+        ``once``: it is let go after one read (a cold pass's), so what its transcripts
+        spent is never compared again (`wftop.core.cost.tally.SpendTally`'s ``once``)."""
         self.folder = folder
+        self.once = once
         self.spend_book = spend_book
         self.keep_bytes, self.keep_total = keep_bytes, keep_total
         self.for_rows = for_rows

@@ -22,12 +22,14 @@ from wftop.core.read.journal import JournalFold
 class SpendKeeping:
     """The spend part of a run reader: its tally, made at the first need."""
 
-    __slots__ = ("_spent",)
+    __slots__ = ("_spent", "once")
 
     folder: RunFolder
     spend_book: SpendBook | None
     count_spend: bool
     _spent: SpendTally | None
+    once: bool
+    """The reader is let go after one read (a cold pass's): its tally is read ``once``."""
 
     def spend(self) -> Spend:
         """What every attempt spent, each transcript read once more after it changed."""
@@ -35,7 +37,7 @@ class SpendKeeping:
 
     def _tally(self) -> SpendTally:
         if self._spent is None:
-            self._spent = SpendTally(self.spend_book)
+            self._spent = SpendTally(self.spend_book, once=self.once)
         return self._spent
 
     def vouch_spends(self) -> None:

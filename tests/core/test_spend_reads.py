@@ -56,6 +56,49 @@ def test_a_transcript_read_the_first_time_costs_no_stat_before_it(
     assert len(stats) == len(agents)
 
 
+def test_a_tally_read_once_takes_no_stamp_of_its_transcripts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold pass's reader is let go after its row: without a book, nothing compares its
+    transcripts' stamps again, so none is taken (no ``fstat``, no ``stat``); told that they
+    changed, it reads them again, and says the same as a tally that took them."""
+    folder = only_journal(copy_tree("killed", tmp_path)).parent
+    names = os.listdir(folder)
+    agents = sorted(n[6:-6] for n in names if n.startswith("agent-") and n.endswith(".jsonl"))
+    assert len(agents) >= 4
+    stamped = SpendTally()
+    stamped.started((f"k{n}", agent) for n, agent in enumerate(agents))
+    expected = stamped.total(str(folder))
+    fstats = counted(monkeypatch, os, "fstat")
+    stats = counted(monkeypatch, tally_module, "_stamp")
+    reads = counted(monkeypatch, usage_module, "_bytes")
+    once = SpendTally(once=True)
+    once.started((f"k{n}", agent) for n, agent in enumerate(agents))
+    assert once.total(str(folder)) == expected
+    assert len(reads) == len(agents)
+    once.changed(None)
+    assert once.total(str(folder)) == expected
+    assert len(reads) == 2 * len(agents)  # no stamp to compare: read again
+    assert (fstats, stats) == ([], [])
+
+
+def test_a_large_transcript_read_once_is_read_whole(tmp_path: Path) -> None:
+    """Past what is asked of a file first, the rest is read by its size."""
+    folder = only_journal(copy_tree("killed", tmp_path)).parent
+    (first, *_) = sorted(folder.glob("agent-*.jsonl"))
+    text = first.read_bytes()
+    assert text.endswith(b"\n")
+    padding = b'{"type":"user","pad":"' + b"x" * 1_000 + b'"}\n'
+    big = padding * (usage_module.FIRST_READ // len(padding) + 1) + text
+    first.write_bytes(big)
+    assert len(big) > usage_module.FIRST_READ
+    assert usage_module._bytes(str(first)) == big
+    read = usage_module._read(str(first))
+    assert read is not None
+    assert usage_module.unstamped_spend(str(first)) == usage_module.spend_of_bytes(read[1])
+    assert usage_module.spend_of_bytes(big).messages > 0
+
+
 def listing(root: Path, book: SpendBook | None) -> list[dict[str, Any]]:
     redactor = Redactor()
     scan = scan_rows(
