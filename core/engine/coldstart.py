@@ -52,6 +52,7 @@ from wftop.core.index.rowcache import RowCache
 from wftop.core.index.rowfile import Kept
 from wftop.core.index.scriptlook import NamedScript
 from wftop.core.index.supersede import find_superseded
+from wftop.core.index.walkers import in_walkers
 from wftop.core.model import DEFAULT_STALL_WINDOW
 from wftop.core.read.discovery import (
     RunFolder,
@@ -161,7 +162,9 @@ async def first_rows(
     if early:
         all_kept()
     done = len(early)
-    folders, trouble = run_folders_of(roots, cache.snapshot_names, cache.run_names)
+    folders, trouble = run_folders_of(
+        roots, cache.snapshot_names, cache.run_names, walk=in_walkers(cache)
+    )
     total = len(folders)
     emit([], [str(problem) for problem in trouble], done, total)
     cold = ColdPass(owners, find_superseded(folders), now(), stall_window, spend_book=spend_book)

@@ -25,6 +25,7 @@ import pickle
 import signal
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from wftop.core.system.platforms import can_fork_workers
@@ -85,7 +86,7 @@ class Hands(Generic[Item, Result]):
         self,
         own: Sequence[Item],
         work: Callable[[Sequence[Item]], list[Result]],
-        children: list[tuple[int, int, Sequence[Item]]],
+        children: list[tuple[Forked[list[Result]], Sequence[Item]]],
     ) -> None:
         self.own = own
         self._work = work
@@ -96,16 +97,8 @@ class Hands(Generic[Item, Result]):
         (waits for them; call it once, after working on `own`)."""
         results: list[Result] = []
         children, self._children = self._children, []
-        for pid, fd, hand in children:
-            payload = _drain(fd)
-            _, status = os.waitpid(pid, 0)
-            if status == 0 and payload:
-                try:
-                    results.extend(pickle.loads(payload))
-                    continue
-                except Exception:  # noqa: BLE001 - a broken child's hand is redone here
-                    pass
-            results.extend(self._work(hand))
+        for child, hand in children:
+            results.extend(child.result(partial(self._work, hand)))
         return results
 
 
@@ -127,12 +120,30 @@ def deal(
     cuts = [len(items) * k // count for k in range(count + 1)]
     hands = [items[cuts[k] : cuts[k + 1]] for k in range(count)]
     own = hands.pop(0) if keep_one else items[:0]
-    children = [(*_spawn(work, hand), hand) for hand in hands]
+    children = [(Forked(partial(work, hand)), hand) for hand in hands]
     return Hands(own, work, children)
 
 
-def _spawn(work: Callable[[Sequence[Item]], list[Result]], hand: Sequence[Item]) -> tuple[int, int]:
-    return _fork(lambda fd: _send(fd, pickle.dumps(work(hand), protocol=pickle.HIGHEST_PROTOCOL)))
+class Forked(Generic[Result]):
+    """``work()`` computed in a forked child (`_fork`), its result sent back pickled."""
+
+    def __init__(self, work: Callable[[], Result]) -> None:
+        self._pid, self._fd = _fork(
+            lambda fd: _send(fd, pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL))
+        )
+
+    def result(self, otherwise: Callable[[], Result]) -> Result:
+        """The child's result, waited for; ``otherwise()`` where the child failed for any
+        reason (its work done again here). Call it once."""
+        payload = _drain(self._fd)
+        _, status = os.waitpid(self._pid, 0)
+        if status == 0 and payload:
+            try:
+                made: Result = pickle.loads(payload)
+                return made
+            except Exception:  # noqa: BLE001 - a broken child's work is redone here
+                pass
+        return otherwise()
 
 
 def _fork(child: Callable[[int], None]) -> tuple[int, int]:

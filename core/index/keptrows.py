@@ -19,6 +19,7 @@ from wftop.core.index.cachefile import Key
 from wftop.core.index.rowcache import RowCache
 from wftop.core.index.rowfile import Kept, Naming, kept_superseded
 from wftop.core.index.supersede import find_superseded
+from wftop.core.index.walkers import in_walkers
 from wftop.core.read.discovery import RunFolder, run_folders_of
 from wftop.core.read.problem import Problem
 from wftop.core.read.sessions import (
@@ -100,7 +101,9 @@ def kept_rows(
     roots: list[str], cache: RowCache, *, processes: ProcessTable | None = None
 ) -> KeptRows:
     """Walk the roots and answer every run the cache holds a row of that still holds."""
-    folders, problems = run_folders_of(roots, cache.snapshot_names, cache.run_names)
+    folders, problems = run_folders_of(
+        roots, cache.snapshot_names, cache.run_names, walk=in_walkers(cache)
+    )
     owners = session_owners(roots, processes)
     superseded = find_superseded(folders)
     kept: list[Placed[bytes]] = []

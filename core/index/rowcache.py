@@ -28,9 +28,10 @@ from __future__ import annotations
 import os
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from wftop.core.index.cachefile import (
     Key,
@@ -59,6 +60,8 @@ from wftop.core.read.sessions import Owner
 
 WORKFLOWS = os.sep + "workflows"
 """How a session's snapshots folder's path ends (`_stat_once`)."""
+WalkKept = tuple[dict[str, str], dict[str, tuple[Any, ...] | None], list[str]]
+"""What a forked walker kept of its walk (`RowCache.walk_apart`)."""
 SETTLE_NS = 2_000_000_000
 """How long ago a folder must have been modified for its listing to be kept (`run_names`)."""
 
@@ -240,6 +243,30 @@ class RowCache:
             self._listings[workflows] = here + "/".join(name for name, _ in found)
         return found, real
 
+    def walk_apart(self) -> Callable[[], WalkKept]:
+        """In a forked walker (`wftop.core.index.walkers`), before it walks: what it will
+        have kept of its walk (listings, stamps of ``workflows`` folders, those taken for
+        keys before it that it used), to send back to `walk_joined`."""
+        self._listings, self._dir_stats = {}, {}
+        keyed = list(self._keyed)
+
+        def kept() -> WalkKept:
+            stats = {path: _flat(info) for path, info in self._dir_stats.items()}
+            return self._listings, stats, [path for path in keyed if path not in self._keyed]
+
+        return kept
+
+    def walk_joined(self, kept: WalkKept) -> None:
+        """Take what a forked walker kept of its walk (`walk_apart`), as if walked here."""
+        listings, stats, used = kept
+        self._listings.update(listings)
+        made = os.stat_result
+        self._dir_stats.update(
+            (path, None if flat is None else made(flat)) for path, flat in stats.items()
+        )
+        for path in used:
+            del self._keyed[path]
+
     def _stat_once(self, path: str) -> os.stat_result:
         """`stat`, answered by the one `snapshot_names` took of the same folder; one of a
         ``workflows`` folder taken here first is `snapshot_names`'s when the walk comes."""
@@ -368,6 +395,19 @@ def cached_journals(roots: list[str], path: Path | None = None) -> list[tuple[st
     must never scan a tree)."""
     cache = RowCache.open(roots, rows_cache_path() if path is None else path)
     return [(journal, entry[1]) for journal, entry in cache._old.items()]
+
+
+def _flat(info: os.stat_result | None) -> tuple[Any, ...] | None:
+    """A ``stat``'s every field in one tuple, as `os.stat_result` takes them back: two
+    fifths less to pickle than the ``stat`` itself (a dict of its named fields each)."""
+    if info is None:
+        return None
+    _, (fields, named) = cast(Reduced, info.__reduce__())
+    return (*fields, *named.values())
+
+
+Reduced = tuple[Any, tuple[tuple[Any, ...], dict[str, Any]]]
+"""What a ``stat``'s ``__reduce__`` gives: its type, its fields and its named fields."""
 
 
 def _utf8(path: str) -> bool:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import operator
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from sys import intern
+from typing import NamedTuple
 
 from wftop.core.read.problem import Problem
 
@@ -323,6 +324,91 @@ def keep_once(by_real: dict[str, RunFolder], folder: RunFolder) -> None:
         by_real[folder.real_path] = folder
 
 
+class SessionDir(NamedTuple):
+    """One session folder to walk: ``<root>/projects/<project>/<name>``, with its real path."""
+
+    root: str
+    project: str
+    name: str
+    real: str
+
+    def runs(self, packed: Sequence[tuple[str, str | None]]) -> list[RunFolder]:
+        """The run folders of this session given as (run id, real path where it is not the
+        folder's path) by `packed_runs`, as `session_run_folders` made them."""
+        head = _under(self.root, "projects", self.project, self.name) + _WORKFLOWS + os.sep
+        root, project, session = self.root, self.project, self.name
+        folders = []
+        for run_id, real in packed:
+            path = head + run_id
+            folders.append(RunFolder(root, project, session, run_id, path, real or path))
+        return folders
+
+
+def packed_runs(folders: list[RunFolder]) -> list[tuple[str, str | None]]:
+    """A session's run folders as `SessionDir.runs` takes them back: a few bytes a run to
+    send from one process to another, where a `RunFolder` pickled is about 200."""
+    return [
+        (folder.run_id, None if folder.real_path == folder.path else folder.real_path)
+        for folder in folders
+    ]
+
+
+Found = tuple[list[RunFolder], list[Problem]]
+"""The runs of one session folder (not de-duplicated), and the problems its walk found."""
+
+SessionWalk = Callable[[Sequence[SessionDir], Snapshots | None, RunNames | None], list[Found]]
+"""How the session folders of a walk are walked (`walk_sessions`, or forked walkers that
+give the same answer): each one's `Found`, in their order."""
+
+
+def walk_sessions(
+    sessions: Sequence[SessionDir],
+    snapshots: Snapshots | None = None,
+    runs: RunNames | None = None,
+) -> list[Found]:
+    """Each session's runs (`session_run_folders`) and problems, in order."""
+    found: list[Found] = []
+    for session in sessions:
+        problems: list[Problem] = []
+        folders = session_run_folders(
+            session.root,
+            session.project,
+            session.name,
+            problems,
+            session_real=session.real,
+            snapshots=snapshots,
+            runs=runs,
+        )
+        found.append((folders, problems))
+    return found
+
+
+@dataclass
+class _RootWalk:
+    """A root's ``projects/`` listed: what listing it found wrong, and each project's
+    problems of its listing with its sessions (`run_folders_of`)."""
+
+    problems: list[Problem]
+    projects: list[tuple[list[Problem], list[SessionDir]]]
+
+
+def _root_walk(root: str) -> _RootWalk:
+    """The projects and sessions of a root, listed (sorted by name)."""
+    problems: list[Problem] = []
+    projects = os.path.join(root, "projects")
+    projects_real = os.path.realpath(projects)
+    listed: list[tuple[list[Problem], list[SessionDir]]] = []
+    for project in _subdirs(projects, problems):
+        project_real = _real_child(projects_real, project)
+        trouble: list[Problem] = []
+        sessions = [
+            SessionDir(root, project.name, session.name, _real_child(project_real, session))
+            for session in _subdirs(project.path, trouble)
+        ]
+        listed.append((trouble, sessions))
+    return _RootWalk(problems, listed)
+
+
 def find_run_folders(
     root: str, snapshots: Snapshots | None = None, runs: RunNames | None = None
 ) -> tuple[list[RunFolder], list[Problem]]:
@@ -331,39 +417,40 @@ def find_run_folders(
     A run folder that is a symbolic link (an adopted run) is followed once; when the
     link and its target are both under the root, the target's own place wins.
     """
-    problems: list[Problem] = []
-    by_real: dict[str, RunFolder] = {}
-    projects = os.path.join(root, "projects")
-    projects_real = os.path.realpath(projects)
-    for project in _subdirs(projects, problems):
-        project_real = _real_child(projects_real, project)
-        for session in _subdirs(project.path, problems):
-            found = session_run_folders(
-                root,
-                project.name,
-                session.name,
-                problems,
-                session_real=_real_child(project_real, session),
-                snapshots=snapshots,
-                runs=runs,
-            )
-            for folder in found:
-                keep_once(by_real, folder)
-    return list(by_real.values()), problems
+    return run_folders_of([root], snapshots, runs)
 
 
 def run_folders_of(
-    roots: list[str], snapshots: Snapshots | None = None, runs: RunNames | None = None
+    roots: list[str],
+    snapshots: Snapshots | None = None,
+    runs: RunNames | None = None,
+    *,
+    walk: SessionWalk = walk_sessions,
 ) -> tuple[list[RunFolder], list[Problem]]:
     """Every run folder of every root, each real folder once (the first root wins;
-    ``snapshots``, ``runs``: how the sessions' snapshots and run folders are listed)."""
+    ``snapshots``, ``runs``: how the sessions' snapshots and run folders are listed;
+    ``walk``: how the sessions are walked, once every root's are listed).
+
+    Within a root, a run folder that is a symbolic link (an adopted run) is followed once;
+    when the link and its target are both under the root, the target's own place wins.
+    The problems come in the order of a walk of one folder after the other."""
+    walks = [_root_walk(root) for root in roots]
+    every = [session for one in walks for _, sessions in one.projects for session in sessions]
+    results = iter(walk(every, snapshots, runs))
     folders: list[RunFolder] = []
     problems: list[Problem] = []
     seen: set[str] = set()
-    for root in roots:
-        found, trouble = find_run_folders(root, snapshots, runs)
-        problems.extend(trouble)
-        for folder in found:
+    for one in walks:
+        problems.extend(one.problems)
+        by_real: dict[str, RunFolder] = {}
+        for trouble, sessions in one.projects:
+            problems.extend(trouble)
+            for _ in sessions:
+                found, said = next(results)
+                problems.extend(said)
+                for folder in found:
+                    keep_once(by_real, folder)
+        for folder in by_real.values():
             if folder.real_path not in seen:
                 seen.add(folder.real_path)
                 folders.append(folder)

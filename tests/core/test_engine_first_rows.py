@@ -137,9 +137,9 @@ async def test_a_warm_start_sends_its_kept_rows_before_it_walks_the_roots(tmp_pa
     walk = coldstart.run_folders_of
     before_walk: list[int] = []
 
-    def walked(where: list[str], *how: Any) -> Any:
+    def walked(where: list[str], *how: Any, **options: Any) -> Any:
         before_walk.append(len(view.feed.rows))
-        return walk(where, *how)
+        return walk(where, *how, **options)
 
     monkeypatch.setattr(coldstart, "run_folders_of", walked)
     async with running(roots, cache=cache) as engine:
@@ -171,11 +171,11 @@ async def test_a_warm_start_says_its_kept_rows_may_be_listed_before_it_walks_the
     at_walk: list[list[type]] = []
     walk = coldstart.run_folders_of
 
-    def walked(where: list[str], *how: Any) -> Any:
+    def walked(where: list[str], *how: Any, **options: Any) -> Any:
         at_walk.append([type(message) for message in view.messages])
         engine.subscribe(joining)
         removed(roots[1])  # after its kept row went out
-        return walk(where, *how)
+        return walk(where, *how, **options)
 
     async with running(roots, cache=cache) as engine:
         engine.subscribe(view)  # the engine's task has not begun: the walk is not yet patched
@@ -210,9 +210,9 @@ async def test_runs_changed_since_the_cache_are_shown_as_their_files_say(tmp_pat
     snapshot.unlink()
     walk = coldstart.run_folders_of
 
-    def walked(where: list[str], *how: Any) -> Any:  # and one removed after its row went out
-        removed(roots[2])
-        return walk(where, *how)
+    def walked(where: list[str], *how: Any, **options: Any) -> Any:
+        removed(roots[2])  # and one removed after its row went out
+        return walk(where, *how, **options)
 
     monkeypatch.setattr(coldstart, "run_folders_of", walked)
     view = View()
