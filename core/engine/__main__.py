@@ -18,7 +18,7 @@ from wftop.core.engine.engine import Engine
 from wftop.core.engine.serve import SocketServer, bind, serve_stdio
 from wftop.core.index.rowcache import rows_cache_path
 from wftop.core.model import DEFAULT_STALL_WINDOW
-from wftop.core.resume.store import state_dir
+from wftop.core.system.statedir import state_dir
 
 LINGER = 60.0
 """Seconds a shared engine stays with no view (one started again soon finds it warm)."""

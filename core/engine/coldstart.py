@@ -38,20 +38,15 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, wraps
 from sys import intern
-from typing import Any, NamedTuple, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, ParamSpec, TypeVar
 
 import orjson
 
-from wftop.core.cost.spendbook import SpendBook
-from wftop.core.cost.usage import Spends
-from wftop.core.engine.heldrow import Held, Naming, exact, held, held_read, printed_fields
+from wftop.core.engine.heldrow import Held, Naming, exact, held, held_read
 from wftop.core.index.cachefile import Key
-from wftop.core.index.coldpass import ColdPass, paused_gc
-from wftop.core.index.fanout import streamed
+from wftop.core.index.gcpause import paused_gc
 from wftop.core.index.rowcache import RowCache
 from wftop.core.index.rowfile import Kept
-from wftop.core.index.scriptlook import NamedScript
-from wftop.core.index.supersede import find_superseded
 from wftop.core.index.walkers import in_walkers
 from wftop.core.model import DEFAULT_STALL_WINDOW
 from wftop.core.read.discovery import (
@@ -63,6 +58,10 @@ from wftop.core.read.sessions import NO_OWNER, Owner, local_pid_domain, owners_b
 from wftop.core.row import RowError
 from wftop.core.system.procs import ProcessTable, default_table
 from wftop.core.text.redact import Redactor
+
+if TYPE_CHECKING:
+    from wftop.core.cost.spendbook import SpendBook
+    from wftop.core.index.scriptlook import NamedScript
 
 CHUNK = 256
 """Runs read between two turns of the event loop (about 50 ms of reading)."""
@@ -161,6 +160,14 @@ async def first_rows(
     early = await _kept_first(cache, owners, emit)
     if early:
         all_kept()
+    # What the walk alone reads runs with, imported once the kept rows are out (a view
+    # lists them the sooner): the cold pass, its fork fan-out, what runs spent.
+    from wftop.core.cost.usage import Spends
+    from wftop.core.engine.printing import printed_fields
+    from wftop.core.index.coldpass import ColdPass
+    from wftop.core.index.fanout import streamed
+    from wftop.core.index.supersede import find_superseded
+
     done = len(early)
     folders, trouble = run_folders_of(
         roots, cache.snapshot_names, cache.run_names, walk=in_walkers(cache)

@@ -29,28 +29,17 @@ import traceback
 from collections import Counter, deque
 from collections.abc import AsyncGenerator, Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wftop.core.attention import RunState
-from wftop.core.cost.spendbook import SpendBook
-from wftop.core.cost.usage import Spends
 from wftop.core.engine import holding
 from wftop.core.engine import protocol as wire
 from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, first_rows
 from wftop.core.engine.failing import failure_said, log_trace
 from wftop.core.engine.heldrow import Held, held_row, same
 from wftop.core.engine.holding import Gone, ProjectNames, held_of
-from wftop.core.engine.seeding import (
-    Late,
-    cached_seeds,
-    filled_rows,
-    index_read,
-    keep_late,
-    kept_filled,
-)
 from wftop.core.engine.views import Subscriber, Views
 from wftop.core.index.gcpause import paused_gc
-from wftop.core.index.held import Seed
-from wftop.core.index.live import LiveIndex
 from wftop.core.index.rowcache import RowCache
 from wftop.core.model import DEFAULT_STALL_WINDOW, NEEDS_YOU, Run
 from wftop.core.row import RunRow
@@ -58,6 +47,13 @@ from wftop.core.system.memory import Trim, give_back_memory, trimmer
 from wftop.core.system.procs import ProcessTable, default_table
 from wftop.core.text.redact import Redactor
 from wftop.core.version import package_version
+
+if TYPE_CHECKING:
+    from wftop.core.cost.spendbook import SpendBook
+    from wftop.core.cost.usage import Spends
+    from wftop.core.engine.seeding import Late
+    from wftop.core.index.held import Seed
+    from wftop.core.index.live import LiveIndex
 
 PROBLEMS_KEPT = 200
 """Problems told again to a view that joins (the newest)."""
@@ -135,8 +131,9 @@ class Engine:
         """The rows of the runs gone a moment ago (a tree may be moved back)."""
         self._redactor = Redactor.for_json()
         self._names = ProjectNames(self._redactor)
-        self._spends = Spends()
-        """Agent transcripts read for what runs spent, each again only when it changed."""
+        self._spends: Spends | None = None
+        """Agent transcripts read for what runs spent, each again only when it changed (made
+        with the live index)."""
 
     # -- views -----------------------------------------------------------------------------
 
@@ -245,6 +242,13 @@ class Engine:
         await holding.compacted(list(self.held.values()))  # the kept rows' lines at their least
         if stop.is_set():
             return
+        # What reads runs after the first rows, imported once they are out (a view lists
+        # the kept rows the sooner): the spends fill, the live index and its seeds.
+        from wftop.core.cost.usage import Spends
+        from wftop.core.engine.seeding import cached_seeds, keep_late
+        from wftop.core.index.live import LiveIndex
+
+        self._spends = Spends()
         filled = await self._fill(cache, firsts)
         seeds = cached_seeds(self.roots, cache.used(), self.held)  # the settled runs kept
         # The rows cache is saved: what it holds (its entries, what the walk looked up) goes
@@ -314,6 +318,8 @@ class Engine:
     async def _fill(self, cache: RowCache, firsts: FirstRows) -> dict[str, Held]:
         """The rows that went without what they spent, read again with it by forked workers
         and kept in the rows cache (`wftop.core.engine.seeding.kept_filled`)."""
+        from wftop.core.engine.seeding import filled_rows, kept_filled
+
         if not firsts.unpriced:
             return {}
         chunks = filled_rows(
@@ -333,6 +339,8 @@ class Engine:
         self, index: LiveIndex, firsts: FirstRows, seeds: dict[str, Seed]
     ) -> tuple[dict[str, Held], set[str], list[Late]]:
         """The live index's own cold start, in a worker thread (`index_read`)."""
+        from wftop.core.engine.seeding import index_read
+
         return index_read(
             index,
             firsts.unpriced,

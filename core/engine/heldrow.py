@@ -1,21 +1,17 @@
 """A run as the engine holds it (`Held`): its row printed on one line, ready to send, with
 what naming its project needs, the row itself decoded only when first asked for; and how a
 row read in a forked worker becomes one without being decoded where it is held
-(`printed_fields` in the worker, `held_read` in the engine).
+(`wftop.core.engine.printing.printed_fields` in the worker, `held_read` in the engine).
 """
 
 from __future__ import annotations
 
 from sys import intern
-from typing import Any
 
 import orjson
 
 from wftop.core.engine.protocol import one_line
-from wftop.core.index.countrow import indented, may_be_masked
-from wftop.core.read.discovery import run_ident
-from wftop.core.row import RowError, RunRow, printed_item
-from wftop.core.text.redact import Redactor
+from wftop.core.row import RowError, RunRow
 
 Naming = tuple[str | None, str, str]
 """What naming a row's project needs of it: its ``cwd``, ``project`` and ``project_name``."""
@@ -76,33 +72,6 @@ def held(item: bytes) -> Held:
     except orjson.JSONDecodeError as error:
         raise RowError(f"row: not JSON ({error})") from None
     return Held(RunRow.from_json(data), line)
-
-
-def printed_fields(
-    fields: dict[str, Any], redactor: Redactor, *, keep: bool
-) -> tuple[bytes, tuple[bytes, str, Naming]]:
-    """A row read in a worker, as its JSON fields (`RunRow.json_fields`, or a cold pass's
-    counted row: `wftop.core.index.countrow`), printed as ``ls --json`` prints it (``keep``:
-    for the cache, else empty), and on one line with what `Held` needs, read from what was
-    printed (names masked), so that the process that takes it decodes nothing.
-
-    A row that masking would not change (no string of it but its paths holds a literal of
-    the masking's quick test: `wftop.core.index.countrow.may_be_masked`) is printed on its
-    line and, kept, indented, each once: the same bytes as printed indented, masked, parsed
-    and printed again."""
-    try:
-        line = orjson.dumps(fields)
-    except TypeError:  # a name that is not UTF-8: as printed, made printable
-        line = b""
-    if line and not may_be_masked(fields):
-        ident = run_ident(fields["root"], fields["session_id"], fields["run_id"])
-        naming = (fields.get("cwd"), fields["project"], fields.get("project_name", ""))
-        return indented(fields) if keep else b"", (exact(line), ident, naming)
-    item = printed_item(fields, redactor)
-    data = orjson.loads(item)
-    ident = run_ident(data["root"], data["session_id"], data["run_id"])
-    naming = (data.get("cwd"), data["project"], data.get("project_name", ""))
-    return item if keep else b"", (exact(orjson.dumps(data)), ident, naming)
 
 
 def held_read(read: tuple[bytes, str, Naming]) -> Held:

@@ -27,8 +27,9 @@ from typing import NamedTuple
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.usage import Spends
 from wftop.core.engine.coldstart import kept_folder
-from wftop.core.engine.heldrow import Held, Naming, held_read, printed_fields
+from wftop.core.engine.heldrow import Held, Naming, held_read
 from wftop.core.engine.holding import ProjectNames
+from wftop.core.engine.printing import printed_fields
 from wftop.core.index.cachefile import Key, ended, settled
 from wftop.core.index.coldpass import ColdPass, paused_gc
 from wftop.core.index.fanout import streamed

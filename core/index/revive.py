@@ -14,11 +14,13 @@ is read as a new one.
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from wftop.core.index.reader import RunReader
 from wftop.core.model import Run
 from wftop.core.read.discovery import RunFolder
+
+if TYPE_CHECKING:  # the engine's held rows name how long a run gone is kept, reading none
+    from wftop.core.index.reader import RunReader
 
 GONE_SECONDS = 600.0
 """How long a run gone is kept to be revived (a tree moved away and back, restored)."""

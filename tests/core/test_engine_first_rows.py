@@ -20,9 +20,9 @@ import orjson
 from tests.core.test_engine import View, cold_rows, running, until
 from tests.corpus import copy_tree, only_journal
 from tests.memory_kit import held
-from wftop.core.engine import coldstart, heldrow
+from wftop.core.engine import coldstart, heldrow, printing
 from wftop.core.engine import protocol as wire
-from wftop.core.index import rowcache
+from wftop.core.index import fanout, rowcache
 from wftop.core.index.coldpass import ColdPass
 from wftop.core.index.rowfile import ENDED, load_root
 from wftop.core.index.supersede import find_superseded
@@ -265,7 +265,7 @@ async def test_the_first_rows_are_had_with_the_cyclic_collector_paused(tmp_path,
     cache = tmp_path / "rows-cache"
     await warm_cache(roots, cache)
     collecting: dict[str, list[bool]] = {"open": [], "kept": [], "read": []}
-    opened, kept, walk = rowcache.RowCache.open.__func__, coldstart._from_cache, coldstart.streamed
+    opened, kept, walk = rowcache.RowCache.open.__func__, coldstart._from_cache, fanout.streamed
 
     def noted(what: str, result: Any) -> Any:
         collecting[what].append(gc.isenabled())
@@ -275,7 +275,7 @@ async def test_the_first_rows_are_had_with_the_cyclic_collector_paused(tmp_path,
         rowcache.RowCache, "open", classmethod(lambda cls, *a: noted("open", opened(cls, *a)))
     )
     monkeypatch.setattr(coldstart, "_from_cache", lambda *a: noted("kept", kept(*a)))
-    monkeypatch.setattr(coldstart, "streamed", lambda *a, **k: noted("read", walk(*a, **k)))
+    monkeypatch.setattr(fanout, "streamed", lambda *a, **k: noted("read", walk(*a, **k)))
     only_journal(roots[0]).touch()  # one run read again, the others kept
     view = View()
     async with running(roots, cache=cache) as engine:
@@ -357,6 +357,7 @@ async def test_kept_rows_go_out_unparsed_and_are_held_on_their_least_line(tmp_pa
 
     monkeypatch.setattr(coldstart, "orjson", Counted)
     monkeypatch.setattr(heldrow, "orjson", Counted)
+    monkeypatch.setattr(printing, "orjson", Counted)
     view = Counting(parsed)  # how many were parsed by the last of the first rows
     async with running(roots, cache=cache) as engine:
         engine.subscribe(view)

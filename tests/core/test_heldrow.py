@@ -11,8 +11,8 @@ from typing import Any
 import orjson
 
 from tests.corpus import CORPUS, VERSIONS
-from wftop.core.engine import heldrow
-from wftop.core.engine.heldrow import printed_fields
+from wftop.core.engine import printing
+from wftop.core.engine.printing import printed_fields
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.read.discovery import run_ident
 from wftop.core.row import RunRow, printed_item
@@ -115,7 +115,7 @@ def count_parsing(monkeypatch: Any) -> list[bytes]:
             parsed.append(data)
             return orjson.loads(data)
 
-    monkeypatch.setattr(heldrow, "orjson", Counted)
+    monkeypatch.setattr(printing, "orjson", Counted)
     return parsed
 
 

@@ -282,7 +282,7 @@ async def test_the_rows_filled_in_are_kept_a_chunk_at_a_time_their_keys_let_go_o
 
     monkeypatch.setattr(seeding, "CHUNK", 1)
     happened: list[str] = []
-    fill, put, read_all = engine_module.filled_rows, RowCache.put, engine_module.Engine._read_all
+    fill, put, read_all = seeding.filled_rows, RowCache.put, engine_module.Engine._read_all
 
     async def chunked(*args: Any, **options: Any) -> Any:
         async for chunk in fill(*args, **options):
@@ -310,7 +310,7 @@ async def test_the_rows_filled_in_are_kept_a_chunk_at_a_time_their_keys_let_go_o
     def decoded_again(row: bytes) -> None:
         raise AssertionError("a row filled in was decoded again for its names")
 
-    monkeypatch.setattr(engine_module, "filled_rows", chunked)
+    monkeypatch.setattr(seeding, "filled_rows", chunked)
     monkeypatch.setattr(RowCache, "put", putting)
     monkeypatch.setattr(engine_module.Engine, "_read_all", reading_all)
     monkeypatch.setattr(rowcache, "row_naming", decoded_again)
@@ -424,9 +424,7 @@ async def test_the_spends_fill_reads_the_first_rows_walk_and_walks_no_root_again
 
         return await real_fill(noted(), *args)
 
-    from wftop.core.engine import engine as engine_module
-
-    monkeypatch.setattr(engine_module, "kept_filled", kept)
+    monkeypatch.setattr(seeding, "kept_filled", kept)
     roots = [aged(copy_tree(name, tmp_path / name)) for name in ("killed", "clean")]
     async with running(roots, lazy_spend=1, cache=tmp_path / "cache") as engine:
         await until(lambda: engine.following)
