@@ -22,12 +22,10 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
-from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
 from wftop.tui.keys import KEYS, LIST_WIDGET_IDS, binding
 from wftop.tui.widgets.columns import ColumnSpec, fit, measured
-from wftop.tui.widgets.table_bar import TableBar
 
 HEADER_LINES = 1
 
@@ -96,20 +94,6 @@ class FittedTable(ScrollView, can_focus=True):
         self._wants: list[tuple[list[object], list[str], object, dict[str, int]]] = []
         """The items, columns and `wants_key` `wants` was last asked of, and its answer
         (`WANTS_KEPT`, the latest last; they hold their items)."""
-        self._sized: tuple[Size, Size, Size] | None = None
-        """The size, virtual size and container size the scrollbars were last fitted to."""
-
-    @property
-    def vertical_scrollbar(self) -> ScrollBar:
-        """Textual's, made as it makes it, but a `TableBar`."""
-        bar = self._vertical_scrollbar
-        if bar is None:
-            bar = self._vertical_scrollbar = TableBar(
-                vertical=True, name="vertical", thickness=self.scrollbar_size_vertical
-            )
-            bar.display = False
-            self.app._start_widget(self, bar)
-        return bar
 
     # -- for subclasses ------------------------------------------------------------------
 
@@ -343,20 +327,6 @@ class FittedTable(ScrollView, can_focus=True):
         if layout != self._layout:
             self._layout = layout
             self._strips.clear()
-
-    def _size_updated(
-        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
-    ) -> bool:
-        """Fit the scrollbars only when the table's size or its rows' count changed since.
-        Textual's scroll view is told the size of its region as its virtual size at every
-        layout of the screen, which always differs from its rows' count, so each layout
-        (a letter typed in the filter, ``s``, ``/``) drew the scrollbar again: 3-9 ms a key
-        at 20,000 rows."""
-        sized = (size, self.virtual_size, container_size)
-        if sized == self._sized:
-            return self._container_size != container_size
-        self._sized = sized
-        return super()._size_updated(size, virtual_size, container_size, layout)
 
     def on_resize(self, _event: events.Resize | None = None) -> None:
         self._relayout()
