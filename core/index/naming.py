@@ -33,7 +33,10 @@ class RunNames:
         self.folder = folder
         self.script_path: str | None = None
         self.script_name: str | None = None
-        self.script_slug: str | None = None
+        self._slug: str | None = None
+        self._listed = True
+        """False where `find` did not list the session's scripts folder (the snapshot names
+        the run and its script, which exists): `script_slug` lists it if it is ever asked."""
         self.launched_name: str | None = None
         """The ``workflowName`` of the run's launch receipt in its session transcript, read
         when nothing else names the run (`wftop.core.read.receipt`)."""
@@ -53,11 +56,15 @@ class RunNames:
         ``listing`` lists the session's scripts folder (a cold pass lists each once). The
         name is the one the CLI gave that file (`name`).
         """
-        suffix = f"-{self.folder.run_id}.js"
-        matches = [name for name in listing(self.folder.scripts_dir) if name.endswith(suffix)]
-        self.script_slug = matches[0][: -len(suffix)] if matches else None
         named = snapshot.script_path if snapshot is not None else None
         self.named = NamedScript(named, bool(named and os.path.isfile(named)))
+        if self.named.exists and snapshot is not None and snapshot.name:
+            # Its script and its name are the snapshot's: the session's scripts folder need
+            # not be listed (most ended runs; a first listing of 5,000 runs lists a folder
+            # for each of 2,000 sessions).
+            self.script_path, self._listed = named, False
+            return
+        matches = self._matches(listing)
         if self.named.exists:
             self.script_path = named
         elif self.script_path is None or not os.path.isfile(self.script_path):
@@ -78,6 +85,22 @@ class RunNames:
                 pass
         if self.name(snapshot) is None:
             self.look_for_launch()
+
+    def _matches(self, listing: Callable[[str], list[str]]) -> list[str]:
+        """The session's scripts of this run (``<name>-<runId>.js``), `script_slug` kept."""
+        suffix = f"-{self.folder.run_id}.js"
+        matches = [name for name in listing(self.folder.scripts_dir) if name.endswith(suffix)]
+        self._slug = matches[0][: -len(suffix)] if matches else None
+        self._listed = True
+        return matches
+
+    @property
+    def script_slug(self) -> str | None:
+        """The name in the file name the CLI gave the run's script, as `find` last listed
+        it (listed now where it did not)."""
+        if not self._listed:
+            self._matches(sorted_listing)
+        return self._slug
 
     def look_for_launch(self) -> None:
         """The name the session's launch receipt gives the run, when nothing in its folder
