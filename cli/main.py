@@ -195,7 +195,7 @@ def pick_roots(args: argparse.Namespace, config: Config) -> list[str]:
     Raises:
         RootError: an explicitly named root cannot be read.
     """
-    from wftop.core.read.discovery import NoDefaultRoot, RootError, check_root, resolve_roots
+    from wftop.core.read.roots import NoDefaultRoot, RootError, check_root, resolve_roots
 
     extra = list(config.roots) + list(args.root)
     include_default = config.default_root and not args.no_default_root
@@ -221,7 +221,7 @@ def run_tui(args: argparse.Namespace) -> int:
 
     from wftop.cli.remote import hub_for
     from wftop.core.config import ConfigError, load_config
-    from wftop.core.read.discovery import RootError
+    from wftop.core.read.roots import RootError
     from wftop.core.remote.transport import HostError
     from wftop.tui.keys import check_keymap
 

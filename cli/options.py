@@ -322,7 +322,7 @@ def roots_or_exit(args: argparse.Namespace, *, first_run: bool = False) -> list[
     ``--root`` dirs are given (a machine that never ran Claude Code itself). ``first_run``:
     the default root alone and missing is no roots, not an error (a status bar).
     """
-    from wftop.core.read.discovery import NoDefaultRoot, RootError, check_root, resolve_roots
+    from wftop.core.read.roots import NoDefaultRoot, RootError, check_root, resolve_roots
 
     merge_global_options(args)  # a command line parsed without `wftop.cli.main.parse`
     explicit = resolve_roots(args.root, include_default=False)

@@ -31,8 +31,8 @@ from wftop.core.forensics.sessionlist import (
     pick_session,
 )
 from wftop.core.forensics.summary import listed_twice, owners, recent_rows, report_text
-from wftop.core.read.discovery import resolve_roots
 from wftop.core.read.errors import cause_words
+from wftop.core.read.roots import resolve_roots
 from wftop.core.read.sessions import Liveness, Owner
 from wftop.core.system.procs import default_table
 from wftop.core.text.cuts import cut_start
