@@ -26,12 +26,10 @@ root loads, and writes, only the rows of that root.
 from __future__ import annotations
 
 import os
-import stat
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from wftop.core.index.cachefile import (
     Key,
@@ -45,7 +43,6 @@ from wftop.core.index.rowfile import (
     ENDED,
     Kept,
     by_root,
-    kept_names,
     key_text,
     load_root,
     root_file,
@@ -54,14 +51,10 @@ from wftop.core.index.rowfile import (
     save_rows,
 )
 from wftop.core.index.scriptlook import NamedScript, ScriptLooks
-from wftop.core.read.discovery import RunFolder, run_names, snapshot_names
-from wftop.core.read.problem import Problem
+from wftop.core.index.walkkeep import WalkKeep
+from wftop.core.read.discovery import RunFolder
 from wftop.core.read.sessions import Owner
 
-WORKFLOWS = os.sep + "workflows"
-"""How a session's snapshots folder's path ends (`_stat_once`)."""
-WalkKept = tuple[dict[str, str], dict[str, tuple[Any, ...] | None], list[str]]
-"""What a forked walker kept of its walk (`RowCache.walk_apart`)."""
 SETTLE_NS = 2_000_000_000
 """How long ago a folder must have been modified for its listing to be kept (`run_names`)."""
 
@@ -98,7 +91,7 @@ class _Session:
 
 
 @dataclass
-class RowCache:
+class RowCache(WalkKeep):
     """Cached rows by journal path, loaded from and saved to one private file per root."""
 
     path: Path | None
@@ -177,114 +170,6 @@ class RowCache:
         again to add rows to what was saved)."""
         self._new.update(self._old)
         self._listings.update(self._listed)
-
-    def snapshot_names(self, folder: str) -> list[str] | None:
-        """`wftop.core.read.discovery.snapshot_names` of a session's ``workflows`` folder,
-        kept with its stamp (inode, time: a snapshot made, removed or renamed moves it) and
-        answered from there while it holds: a ``stat`` instead of a listing, and the very
-        ``stat`` the session's key takes (`session_stamp`)."""
-        if self.path is None:
-            return snapshot_names(folder)
-        info: os.stat_result | None
-        if folder in self._keyed:
-            info = self._keyed.pop(folder)
-        else:
-            try:
-                info = self.stat(folder)
-            except (OSError, ValueError):
-                info = None
-            self._dir_stats[folder] = info
-        if info is None:
-            return None
-        here = f"{info.st_ino}/{info.st_mtime_ns}/"
-        listed = self._listed.get(folder)
-        names = kept_names(listed, here)
-        if names is not None and listed is not None:
-            self._listings[folder] = listed  # kept as it was
-            return names
-        names = snapshot_names(folder)
-        if names is not None:
-            self._listings[folder] = here + "/".join(names)
-        return names
-
-    def run_names(
-        self, session_path: str, session_real: str, problems: list[Problem]
-    ) -> tuple[list[tuple[str, bool]], str]:
-        """`wftop.core.read.discovery.run_names` of a session, kept with the stamp of its
-        ``subagents/workflows`` folder (inode, modification and change times: a folder
-        made, removed or renamed in it moves them) and answered from there while it holds:
-        the two ``lstat`` the walk takes anyway to look for links (and takes once: a listing
-        made looks for none again), instead of a listing.
-        Kept only when neither folder is a link, every run folder is a folder of its own
-        (a link's target may go without its folder's stamp moving), it was listed without
-        trouble and it was last modified before `settled_before`."""
-        if self.path is None:
-            return run_names(session_path, session_real, problems)
-        subagents = session_path + os.sep + "subagents"
-        workflows = subagents + os.sep + "workflows"
-        try:
-            info = self.lstat(workflows)
-            linked = stat.S_ISLNK(self.lstat(subagents).st_mode) or stat.S_ISLNK(info.st_mode)
-        except (OSError, ValueError):
-            return run_names(session_path, session_real, problems)
-        if linked or not stat.S_ISDIR(info.st_mode):
-            return run_names(session_path, session_real, problems)
-        here = f"{info.st_ino}/{info.st_mtime_ns}/{info.st_ctime_ns}/"
-        real = session_real + os.sep + "subagents" + os.sep + "workflows"
-        listed = self._listed.get(workflows)
-        kept = kept_names(listed, here)
-        if kept and listed is not None:
-            self._listings[workflows] = listed  # kept as it was
-            return [(name, False) for name in kept], real
-        trouble = len(problems)
-        found, real = run_names(session_path, session_real, problems, workflows_real=real)
-        plain = found and not any(link for _, link in found) and len(problems) == trouble
-        if plain and info.st_mtime_ns < self.settled_before:
-            self._listings[workflows] = here + "/".join(name for name, _ in found)
-        return found, real
-
-    def walk_apart(self) -> Callable[[], WalkKept]:
-        """In a forked walker (`wftop.core.index.walkers`), before it walks: what it will
-        have kept of its walk (listings, stamps of ``workflows`` folders, those taken for
-        keys before it that it used), to send back to `walk_joined`."""
-        self._listings, self._dir_stats = {}, {}
-        keyed = list(self._keyed)
-
-        def kept() -> WalkKept:
-            stats = {path: _flat(info) for path, info in self._dir_stats.items()}
-            return self._listings, stats, [path for path in keyed if path not in self._keyed]
-
-        return kept
-
-    def walk_joined(self, kept: WalkKept) -> None:
-        """Take what a forked walker kept of its walk (`walk_apart`), as if walked here."""
-        listings, stats, used = kept
-        self._listings.update(listings)
-        made = os.stat_result
-        self._dir_stats.update(
-            (path, None if flat is None else made(flat)) for path, flat in stats.items()
-        )
-        for path in used:
-            del self._keyed[path]
-
-    def _stat_once(self, path: str) -> os.stat_result:
-        """`stat`, answered by the one `snapshot_names` took of the same folder; one of a
-        ``workflows`` folder taken here first is `snapshot_names`'s when the walk comes."""
-        if path in self._dir_stats:
-            info = self._dir_stats.pop(path)
-            if info is None:
-                raise FileNotFoundError(path)
-            return info
-        kept = path.endswith(WORKFLOWS)
-        try:
-            info = self.stat(path)
-        except (OSError, ValueError):
-            if kept:
-                self._keyed[path] = None
-            raise
-        if kept:
-            self._keyed[path] = info
-        return info
 
     def _session(self, folder: RunFolder) -> _Session:
         """The session's part of a key (`session_stamp`) and its scripts folder's path with
@@ -395,19 +280,6 @@ def cached_journals(roots: list[str], path: Path | None = None) -> list[tuple[st
     must never scan a tree)."""
     cache = RowCache.open(roots, rows_cache_path() if path is None else path)
     return [(journal, entry[1]) for journal, entry in cache._old.items()]
-
-
-def _flat(info: os.stat_result | None) -> tuple[Any, ...] | None:
-    """A ``stat``'s every field in one tuple, as `os.stat_result` takes them back: two
-    fifths less to pickle than the ``stat`` itself (a dict of its named fields each)."""
-    if info is None:
-        return None
-    _, (fields, named) = cast(Reduced, info.__reduce__())
-    return (*fields, *named.values())
-
-
-Reduced = tuple[Any, tuple[tuple[Any, ...], dict[str, Any]]]
-"""What a ``stat``'s ``__reduce__`` gives: its type, its fields and its named fields."""
 
 
 def _utf8(path: str) -> bool:

@@ -22,7 +22,7 @@ from tests.corpus import copy_tree, only_journal
 from tests.memory_kit import held
 from wftop.core.engine import coldstart, heldrow, printing
 from wftop.core.engine import protocol as wire
-from wftop.core.index import fanout, rowcache
+from wftop.core.index import fanout, rowcache, walkkeep
 from wftop.core.index.coldpass import ColdPass
 from wftop.core.index.rowfile import ENDED, load_root
 from wftop.core.index.supersede import find_superseded
@@ -241,7 +241,7 @@ async def test_a_warm_start_lists_no_snapshots_folder_that_did_not_change(tmp_pa
         return names(folder)
 
     monkeypatch.setattr(discovery, "snapshot_names", listing)
-    monkeypatch.setattr(rowcache, "snapshot_names", listing)
+    monkeypatch.setattr(walkkeep, "snapshot_names", listing)
     view = Listing(listed)
     async with running(roots, cache=cache) as engine:
         engine.subscribe(view)
