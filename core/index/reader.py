@@ -218,7 +218,13 @@ class RunReader(SpendKeeping):
         if self.fold.known_lines - known != len(batch.records):  # else all of known types
             batch.problems += unknown_lines(self.folder.journal, batch.records)
         if self.count_spend:  # a plan or a view of calls reads no tally: 100,000 agents
-            self._tally().lines(batch.records)
+            tally, fold = self._tally(), self.fold
+            if type(fold) is CountingFold:  # the attempts it gathered as it folded them
+                begun, ended = fold.take_attempts()
+                tally.started(begun)
+                tally.returned(ended)
+            else:
+                tally.lines(batch.records)
         # A problem with the whole file (line 0) is restated by every read while it lasts,
         # so each read replaces the last one's: gone when the file opens, never piled up.
         self.problems = [problem for problem in self.problems if problem.line != 0]

@@ -28,6 +28,9 @@ Entry = list[Any]
 """[place, label, latest agent (None before a ``started`` line), last line, returned]."""
 _PLACE, _LABEL, _AGENT, _LAST, _RETURNED = range(5)
 
+Attempts = tuple[list[tuple[str, str]], list[tuple[str, str]]]
+"""Attempts begun and returned, by their call's key and agent (`CountingFold.take_attempts`)."""
+
 
 class WholeCallsNotKept(LookupError):
     """A whole-call view asked a `CountingFold`: that run must be read in full."""
@@ -78,6 +81,7 @@ class CountingFold(JournalFold):
         super().__init__()
         self.entries: dict[str, Entry] = {}
         self.calls = Stubs(self)
+        self._attempts: Attempts = ([], [])
 
     def feed(self, line: int, record: dict[str, Any]) -> None:
         self.feed_all([(line, record)])
@@ -85,6 +89,7 @@ class CountingFold(JournalFold):
     def feed_all(self, records: list[tuple[int, dict[str, Any]]]) -> CountingFold:
         entries, open_keys, failed_keys = self.entries, self.open_keys, self.failed_keys
         reruns = self.rerun_agent_ids
+        begun, ended = self._attempts = ([], [])
         started = returned = failed = keyless = others = 0
         last_agent = self.last_agent_id
         for line, record in records:
@@ -122,10 +127,13 @@ class CountingFold(JournalFold):
                 if entry[_RETURNED]:
                     reruns.append(agent or "")  # type: ignore[attr-defined]
                 entry[_AGENT] = agent or ""
+                begun.append((key, entry[_AGENT]))
                 open_keys[key] = None
                 failed_keys.pop(key, None)
             elif kind == "result":
                 returned += 1
+                if agent is not None:
+                    ended.append((key, agent))
                 entry[_RETURNED] = True
                 open_keys.pop(key, None)
                 failed_keys.pop(key, None)
@@ -143,6 +151,16 @@ class CountingFold(JournalFold):
         self.other_lines += others
         self.last_agent_id = last_agent
         return self
+
+    def take_attempts(self) -> Attempts:
+        """The attempts of the records the last `feed_all` folded (none once taken), by their
+        call's key and agent: those their ``started`` lines began, and those their
+        ``result`` lines that name an agent returned, as
+        `wftop.core.cost.tally.SpendTally.lines` takes them of the same records (a reader
+        that keeps what its run spent hands them to its tally: the records are walked once,
+        not twice)."""
+        attempts, self._attempts = self._attempts, ([], [])
+        return attempts
 
     def name(self, names: Mapping[str, tuple[str, str | None]]) -> bool:
         """`JournalFold.name`: the calls no line labelled take the label ``names`` holds for

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 from bench.fuzz import row_facts
 from tests.core.test_reliability_props import journals, records
 from tests.corpus import DATA, copy_tree, only_journal
+from wftop.core.cost.tally import SpendTally
 from wftop.core.cost.usage import Spends
 from wftop.core.index.cachefile import ended, settled
 from wftop.core.index.coldpass import ColdPass
@@ -114,6 +116,60 @@ def test_a_counting_fold_reads_what_the_full_fold_reads_of_any_records(
     full = JournalFold().feed_all(numbered)
     counted = CountingFold().feed_all(numbered)
     assert row_facts(counted) == row_facts(full)
+
+
+class _Said(SpendTally):
+    """A tally that keeps the attempts it is told, as it is told them."""
+
+    def __init__(self) -> None:
+        super().__init__(once=True)
+        self.said: list[Any] = []
+
+    def started(self, attempts: Iterable[tuple[str, str]]) -> None:
+        self.said.append(("started", list(attempts)))
+        super().started(attempts)
+
+    def returned(self, attempts: Iterable[tuple[str, str]]) -> None:
+        self.said.append(("returned", list(attempts)))
+        super().returned(attempts)
+
+
+@PROPS
+@given(st.lists(st.lists(st.tuples(st.integers(1, 50), records), max_size=20), max_size=3))
+def test_a_counting_fold_gathers_the_attempts_a_tally_reads_of_the_same_records(
+    batches: list[list[tuple[int, dict[str, Any]]]],
+) -> None:
+    """What a counting fold gathers of each batch of records it folds (`take_attempts`) is
+    what a spend tally reads of them itself (`SpendTally.lines`): the attempts begun and
+    the attempts returned, by call key and agent, in order; none once taken."""
+    fold = CountingFold()
+    for batch in batches:
+        read = _Said()
+        read.lines(batch)
+        fold.feed_all(batch)
+        begun, ended = fold.take_attempts()
+        assert [("started", begun), ("returned", ended)] == read.said
+        assert fold.take_attempts() == ([], [])
+
+
+def test_a_run_read_for_its_row_walks_its_journals_records_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A run read for its row hands its tally the attempts its counting fold gathered: no
+    second pass over the records (`SpendTally.lines`), and the same rows (every tree)."""
+    walked: list[int] = []
+    lines = SpendTally.lines
+
+    def counted_lines(self: SpendTally, records: Any) -> None:
+        walked.append(1)
+        lines(self, records)
+
+    monkeypatch.setattr(SpendTally, "lines", counted_lines)
+    for root in TREES:
+        folders, _problems = run_folders_of([root])
+        cold = ColdPass.of([root], folders, processes=FakeProcessTable(), now=lambda: NOW)
+        assert list(cold.counted(folders, Spends(), pending=False))
+    assert walked == []
 
 
 @pytest.fixture(scope="module")
