@@ -10,6 +10,7 @@ height on screen, whatever moved around it; `rewrite` redraws one row.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from operator import is_
 from typing import ClassVar
 
@@ -26,6 +27,7 @@ from textual.strip import Strip
 
 from wftop.tui.keys import KEYS, LIST_WIDGET_IDS, binding
 from wftop.tui.widgets.columns import ColumnSpec, fit, measured
+from wftop.tui.widgets.row_line import Pieces, line_of, row_segments
 
 HEADER_LINES = 1
 
@@ -91,6 +93,9 @@ class FittedTable(ScrollView, can_focus=True):
         """Each row key's row (`_index`), None until asked for after the rows changed."""
         self._layout: list[tuple[ColumnSpec, int]] = []
         self._strips: dict[str, tuple[object, int, Strip]] = {}
+        self._pieces: Pieces = {}
+        """The styled cells drawn, in stretches (`row_segments`): let go with the strips
+        when every row is drawn anew."""
         self._wants: list[tuple[list[object], list[str], object, dict[str, int]]] = []
         """The items, columns and `wants_key` `wants` was last asked of, and its answer
         (`WANTS_KEPT`, the latest last; they hold their items)."""
@@ -217,6 +222,7 @@ class FittedTable(ScrollView, can_focus=True):
     def invalidate(self) -> None:
         """Draw every row anew (time moved, or the theme changed)."""
         self._strips.clear()
+        self._pieces.clear()
         self.refresh()
 
     def rewrite(self, item: object) -> None:
@@ -361,15 +367,14 @@ class FittedTable(ScrollView, can_focus=True):
         cached = self._strips.get(key)
         if cached is not None and cached[0] is item and cached[1] == width:
             return cached[2]
-        line = Text(no_wrap=True)
-        for (_, column_width), cell in zip(
-            self._layout, self.cells(item, self._layout), strict=True
-        ):
-            cell = cell.copy()
-            cell.truncate(column_width, overflow="ellipsis", pad=True)
-            line.append_text(cell)
-            line.append(" ")
-        strip = self._strip(line, width, self.rich_style)
+        layout, style = self._layout, self.rich_style
+        cells, widths = self.cells(item, layout), [column_width for _, column_width in layout]
+        resolve = partial(self.app.console.get_style, default=Style.null())
+        segments = row_segments(cells, widths, style, resolve, self._pieces)
+        if segments is None:  # a cell cut to its column
+            strip = self._strip(line_of(cells, widths), width, style)
+        else:
+            strip = Strip(segments).adjust_cell_length(width, style)
         self._strips[key] = (item, width, strip)
         return strip
 
