@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING
 
 from textual.signal import Signal
 
-from wftop.core.model import PARTIAL, Status
 from wftop.core.row import RunRow
 from wftop.core.system.memory import give_back_memory
+from wftop.tui.needy import NeedyRuns
 
 if TYPE_CHECKING:
     from textual.dom import DOMNode
@@ -92,12 +92,6 @@ class Change:
         )
 
 
-def needs_a_look(row: RunRow) -> bool:
-    """Stalled, dead or partial (completed with failed calls): what `Store.attention` may
-    count (the dead and partial ones while recent)."""
-    return row.status is Status.STALLED or row.shown_status in (Status.DEAD, PARTIAL)
-
-
 class Store:
     """Every run the view holds, its hosts, how far the first read is, and what changed."""
 
@@ -139,7 +133,7 @@ class Store:
         self.filling = 0
         """Rows whose spend is still to come (`RunRow.cost_pending`: a large first read
         sends every row before what it spent, and replaces each when it has read it)."""
-        self._needy: dict[str, RunRow] = {}
+        self._needy = NeedyRuns()
         self._schedule = schedule
         self._pending: dict[str, RunRow | None] = {}
         """Rows to apply by ident (None: the run went), the newest of each."""
@@ -242,7 +236,7 @@ class Store:
             if row is None:
                 if old is not None:
                     del rows[ident]
-                    needy.pop(ident, None)
+                    needy.drop(ident)
                     removed.append(ident)
                     self.filling -= old.cost_pending
                 continue
@@ -250,10 +244,7 @@ class Store:
                 continue
             rows[ident] = row
             self.filling += row.cost_pending - (old is not None and old.cost_pending)
-            if needs_a_look(row):
-                needy[ident] = row
-            else:
-                needy.pop(ident, None)
+            needy.put(ident, row)
             if old is None:
                 added.append(row)
             else:
@@ -285,12 +276,4 @@ class Store:
         self, now: float, window: float, seen: Callable[[RunRow], bool] | None = None
     ) -> list[RunRow]:
         """The runs `attention` counts, less those ``seen`` says were marked seen."""
-        return [
-            row
-            for row in self._needy.values()
-            if (
-                row.status is Status.STALLED
-                or (row.last_activity is not None and now - row.last_activity <= window)
-            )
-            and (seen is None or not seen(row))
-        ]
+        return self._needy.within(now, window, seen)

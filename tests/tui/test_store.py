@@ -124,3 +124,50 @@ def test_the_store_counts_the_rows_whose_spend_is_to_come():
     store.take(replace(each, cost_pending=False) for each in rows[1:])
     store.apply()
     assert store.filling == 0
+
+
+def test_the_runs_needing_a_person_are_found_without_looking_at_those_long_idle():
+    """The title counts them at every change (about 80 times over 20,000 runs coming in):
+    the dead and partial runs last active before the window are not looked at, and the
+    others come in the order they were first held."""
+    from dataclasses import fields, replace
+    from typing import Any, ClassVar
+
+    from wftop.core.model import Status
+    from wftop.core.row import RunRow
+
+    class Looked(RunRow):  # notes each run whose status or last activity is read
+        looks: ClassVar[list[str]] = []
+
+        def __getattribute__(self, name: str) -> Any:
+            if name in ("status", "last_activity"):
+                Looked.looks.append(object.__getattribute__(self, "run_id"))
+            return object.__getattribute__(self, name)
+
+    base = only_row("killed")
+    made = Looked(**{item.name: getattr(base, item.name) for item in fields(RunRow) if item.init})
+    now, window = 1_000_000.0, 3600.0
+
+    def run(number: int, status: Status, idle: float) -> Looked:
+        return replace(made, run_id=f"wf_{number:08x}-000", status=status, last_activity=now - idle)
+
+    idle = [run(number, Status.DEAD, 7200.0 + number) for number in range(500)]
+    recent = run(1000, Status.DEAD, 60.0)
+    stalled = run(1001, Status.STALLED, 90_000.0)
+    edge = run(1002, Status.DEAD, window)
+    store = Store(App(), lambda _apply: None)
+    store.take([idle[0], recent, *idle[1:250], stalled, *idle[250:], edge])
+    store.apply()
+    Looked.looks.clear()
+    assert store.needing(now, window) == [recent, stalled, edge]
+    assert not {row.run_id for row in idle} & set(Looked.looks)
+    store.take(
+        [replace(recent, last_activity=now - 7200.0), replace(idle[3], status=Status.STALLED)]
+    )
+    store.apply()
+    assert [row.run_id for row in store.needing(now, window)] == [
+        idle[3].run_id,
+        stalled.run_id,
+        edge.run_id,
+    ]
+    assert store.attention(now + 1.0, window) == 2  # the edge's left the window
