@@ -1,7 +1,7 @@
 """The process table of this machine read from ``/proc`` directly (Linux only): the
 reference the tests hold wftop's psutil table (`wftop.core.system.procs.PsutilTable`) to,
-and the real table of tests that launch processes. wftop itself never reads ``/proc``
-but through psutil.
+and the real table of tests that launch processes. wftop itself reads ``/proc`` only to
+pick the processes whose command line psutil is asked for (`PsutilTable.argvs_holding`).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from wftop.core.system.procs import GONE, HIDDEN, Seen, Sighting
+from wftop.core.system.procs import GONE, HIDDEN, Seen, Sighting, scan_argvs
 
 
 class ProcFs:
@@ -53,3 +53,6 @@ class ProcFs:
         for name in names:
             if name.isdigit():
                 yield int(name)
+
+    def argvs_holding(self, argument: str) -> Iterator[tuple[int, list[str]]]:
+        return scan_argvs(self, argument)

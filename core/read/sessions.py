@@ -223,10 +223,7 @@ def owners_from_entries(
 def processes_resuming(session_id: str, processes: ProcessTable) -> list[int]:
     """Pids of processes whose command line resumes or continues the session."""
     found = []
-    for pid in processes.pids():
-        argv = processes.cmdline(pid)
-        if not argv or session_id not in argv:
-            continue
+    for pid, argv in processes.argvs_holding(session_id):
         at = argv.index(session_id)
         if at > 0 and argv[at - 1] in ("--resume", "-r", "--session-id"):
             found.append(pid)

@@ -62,6 +62,16 @@ def can_probe_pids() -> bool:
     return os.name == "posix"
 
 
+def lists_command_lines() -> bool:
+    """Whether ``/proc/<pid>/cmdline`` holds each process's arguments as bytes (Linux, as
+    psutil reads them there), so a scan for one argument may skip the processes whose bytes
+    do not hold it without asking psutil about each.
+
+    The fallback asks psutil for every process's command line.
+    """
+    return sys.platform.startswith("linux") and os.path.isdir("/proc/self")
+
+
 SOCKET_PATH_MAX = 103
 """Longest Unix socket path usable everywhere: macOS's ``sun_path`` holds 104 bytes (Linux's
 108), one of them the terminating NUL."""

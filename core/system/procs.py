@@ -1,9 +1,11 @@
 """The process table, behind one small interface so tests can replace it.
 
 `default_table` is the machine's table, read through psutil on every platform wftop runs on
-(Linux, macOS, WSL); the tests hold it to a reader of ``/proc`` of their own on Linux
-(``tests/procfs.py``). `FakeProcessTable` is plain data for tests, including a table that
-cannot tell (``blind``), as the psutil table is when it cannot read the processes at all.
+(Linux, macOS, WSL; on Linux a look for one argument reads ``/proc/<pid>/cmdline`` first, to
+ask psutil only about the processes whose command line holds it); the tests hold it to a
+reader of ``/proc`` of their own on Linux (``tests/procfs.py``). `FakeProcessTable` is plain
+data for tests, including a table that cannot tell (``blind``), as the psutil table is when
+it cannot read the processes at all.
 """
 
 from __future__ import annotations
@@ -15,10 +17,18 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
-from wftop.core.system.platforms import can_probe_pids, reproduces_proc_start
+from wftop.core.system.platforms import (
+    can_probe_pids,
+    lists_command_lines,
+    reproduces_proc_start,
+)
 
 if TYPE_CHECKING:
     import subprocess
+
+
+PROC = "/proc"
+"""Where Linux lists its processes (psutil's own default)."""
 
 
 class Seen(StrEnum):
@@ -69,6 +79,19 @@ class ProcessTable(Protocol):
     def pids(self) -> Iterator[int]:
         """Every pid that can be seen."""
         ...
+
+    def argvs_holding(self, argument: str) -> Iterator[tuple[int, list[str]]]:
+        """Each process whose argv holds ``argument`` as one of its arguments, with that argv,
+        in the order of `pids` (`scan_argvs` asks `cmdline` of each pid)."""
+        ...
+
+
+def scan_argvs(table: ProcessTable, argument: str) -> Iterator[tuple[int, list[str]]]:
+    """`ProcessTable.argvs_holding` by asking ``table`` the command line of each pid."""
+    for pid in table.pids():
+        argv = table.cmdline(pid)
+        if argv and argument in argv:
+            yield pid, argv
 
 
 def default_table() -> ProcessTable:
@@ -139,6 +162,31 @@ class PsutilTable:
         except (self._ps.Error, OSError):
             return iter(())
         return iter([int(pid) for pid in found])
+
+    def argvs_holding(self, argument: str) -> Iterator[tuple[int, list[str]]]:
+        """On Linux psutil is asked only about the processes whose ``/proc/<pid>/cmdline``
+        holds ``argument``'s bytes (an argument of the argv psutil reads from those bytes is
+        a piece of them): a plan's look for a process resuming its session read every
+        process through psutil, and imported it, to find none."""
+        if not lists_command_lines():
+            return scan_argvs(self, argument)
+        try:
+            needle = os.fsencode(argument)
+            names = os.listdir(PROC)
+        except (OSError, UnicodeError, ValueError):
+            return scan_argvs(self, argument)
+        found = []
+        for pid in sorted(int(name) for name in names if name.isdigit()):
+            try:
+                with open(f"{PROC}/{pid}/cmdline", "rb", buffering=0) as handle:
+                    raw = handle.readall()
+            except OSError:
+                continue  # gone, or not readable: psutil could not read its argv either
+            if needle in raw:
+                argv = self.cmdline(pid)
+                if argv and argument in argv:
+                    found.append((pid, argv))
+        return iter(found)
 
     def _created(self, pid: int) -> tuple[float, float | None]:
         """The creation time of ``pid`` and, where start ticks are wanted, the boot time under it.
@@ -219,6 +267,9 @@ class FakeProcessTable:
 
     def pids(self) -> Iterator[int]:
         return iter([] if self.blind else [p for p in self.processes if p not in self.hidden])
+
+    def argvs_holding(self, argument: str) -> Iterator[tuple[int, list[str]]]:
+        return scan_argvs(self, argument)
 
     def _cannot_see(self, pid: int) -> bool:
         return self.blind or pid in self.hidden

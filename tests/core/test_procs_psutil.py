@@ -12,6 +12,7 @@ import itertools
 import os
 import subprocess
 import sys
+import uuid
 from types import SimpleNamespace
 
 import psutil
@@ -19,6 +20,7 @@ import pytest
 
 import wftop.core.system.procs
 from tests.procfs import ProcFs
+from wftop.core.read.sessions import processes_resuming
 from wftop.core.system.procs import PsutilTable, Seen, default_table
 
 on_linux = pytest.mark.skipif(
@@ -118,3 +120,51 @@ def test_without_linux_start_times_the_start_is_the_creation_time(monkeypatch) -
     seen = table.sighting(7)
     assert (seen.seen, seen.proc_start, seen.created) == (Seen.RUNNING, None, 1_765_000_000.25)
     assert table.start_time(7) == "1765000000250000"
+
+
+def counting_psutil(asked: list[int]) -> SimpleNamespace:
+    """psutil, noting each pid a process of it is made for."""
+
+    def process(pid: int) -> psutil.Process:
+        asked.append(pid)
+        return psutil.Process(pid)
+
+    return SimpleNamespace(
+        Error=psutil.Error,
+        NoSuchProcess=psutil.NoSuchProcess,
+        AccessDenied=psutil.AccessDenied,
+        Process=process,
+        pids=psutil.pids,
+        boot_time=psutil.boot_time,
+    )
+
+
+@on_linux
+def test_a_look_for_an_argument_asks_psutil_only_about_the_processes_holding_it() -> None:
+    session = f"wftop-test-{uuid.uuid4()} session"
+    argv = [sys.executable, "-c", "import time; time.sleep(60)", "--resume", session]
+    process = subprocess.Popen(argv)
+    try:
+        asked: list[int] = []
+        table = PsutilTable(counting_psutil(asked))
+        assert processes_resuming(session, table) == [process.pid]
+        assert list(table.argvs_holding(session)) == [(process.pid, argv)]
+        assert asked == [process.pid, process.pid]
+        assert processes_resuming(session + "x", table) == []
+        assert asked == [process.pid, process.pid]
+    finally:
+        process.kill()
+        process.wait()
+
+
+@on_linux
+def test_a_look_for_a_process_resuming_a_session_that_none_resumes_imports_no_psutil() -> None:
+    code = (  # the session id made here, on no command line (this one's would hold it)
+        "import sys, uuid\n"
+        "from wftop.core.read.sessions import processes_resuming\n"
+        "from wftop.core.system.procs import PsutilTable\n"
+        "assert processes_resuming(str(uuid.uuid4()), PsutilTable()) == []\n"
+        "print('psutil' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == "False\n"
