@@ -115,17 +115,19 @@ class SpendTally:
 
     def started(self, attempts: Iterable[tuple[str, str]]) -> None:
         """Attempts the journal gained, by their call's key and agent."""
+        starts, results, times = self._starts, self._results, self._times
+        known, pending = self._known, self._pending
         for attempt in attempts:
-            self._starts[attempt] = self._starts.get(attempt, 0) + 1
-            if attempt in self._results:
-                self._return(attempt[1], 1)
+            starts[attempt] = starts.get(attempt, 0) + 1
             agent = attempt[1]
-            self._times[agent] = self._times.get(agent, 0) + 1
-            known = self._known.get(agent)
-            if known is not None and agent not in self._pending:
-                self._sum.add(known[1], 1)
+            if attempt in results:
+                self._return(agent, 1)
+            times[agent] = times.get(agent, 0) + 1
+            kept = known.get(agent)
+            if kept is not None and agent not in pending:
+                self._sum.add(kept[1], 1)
             else:
-                self._pending.add(agent)
+                pending.add(agent)
 
     def lines(self, records: Iterable[tuple[int, dict[str, Any]]]) -> None:
         """`started` and `returned` of the journal's new records (line number, record), read
@@ -203,6 +205,8 @@ class SpendTally:
         if self.book is not None and not self._spoiled and self._folder is None:
             self._folder = _folder_stamp(folder) if self._pending and not self._known else None
             self._spoiled = self._folder is None
+        once = self.book is None and not self._stamped  # read as it is, no stamp kept
+        seen, absent = self.seen, self._absent
         for agent in self._pending:
             path = transcript_path(folder, agent)
             known = self._known.get(agent)
@@ -215,15 +219,18 @@ class SpendTally:
                 elif stamp is not None:
                     stamp, spent = self._read(path, stamp)
             elif path is not None:
-                stamp, spent = self._read(path, None)
+                if once:
+                    spent = unstamped_spend(path, seen)
+                else:
+                    stamp, spent = self._read(path, None)
             self._known[agent] = (stamp, spent)
             self._sum.add(spent, self._times[agent])
             if spent is None and path is not None:
-                if agent not in self._absent:
-                    self._absent[agent] = None
+                if agent not in absent:
+                    absent[agent] = None
                     if agent in self._returned:
                         self._absent_returned(agent)
-            else:
+            elif agent in absent:
                 self._not_absent(agent)
         self._pending.clear()
         spent = self._sum.spend()
