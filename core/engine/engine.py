@@ -231,8 +231,6 @@ class Engine:
             spend_book=self.spend_book,
             all_kept=self._kept,
         )
-        for ident, entry in self.held.items():
-            self._names.track(ident, entry)
         # names depend on every run: the rows sent before, again
         renamed = self._names.rename(self.held)
         self.complete = True
@@ -296,9 +294,11 @@ class Engine:
                 await changes.aclose()
 
     def _first(self, batch: list[Held], problems: list[str], done: int, total: int) -> None:
-        """A batch of the first rows: held, and sent to every view as part of its snapshot."""
+        """A batch of the first rows: held (their projects counted: the names are given
+        once all are in), and sent to every view as part of its snapshot."""
         for entry in batch:
             self.held[entry.ident] = entry
+            self._names.track(entry.ident, entry)
         if batch:
             self._broadcast(wire.rows_line(self.seq, [entry.line for entry in batch], final=False))
         self._tell(problems)

@@ -98,12 +98,19 @@ class ProjectNames:
         self._key_of: dict[str, str] = {}
         self._runs_of: Counter[str] = Counter()
         """Runs held per project key: the names change only when a key comes or goes."""
+        self._pair_of: dict[str, tuple[str | None, str]] = {}
+        """Project key → the (cwd, slug) of the first of its runs held (`project_names`
+        names a key alike whichever of its runs tells it)."""
 
     def named(self, entry: Held) -> Held:
         """``entry`` with the name the projects held give its project."""
         name = self._names.get(project_key(entry.cwd, entry.project))
         if name is None or self._redactor(name) == entry.project_name:
             return entry
+        return self._renamed(entry, name)
+
+    def _renamed(self, entry: Held, name: str) -> Held:
+        """``entry`` with its project named ``name`` (as it was: a line that is no row)."""
         try:
             row = entry.peek()
         except RowError:  # a cached line that is no row: the live index's read replaces it
@@ -124,21 +131,28 @@ class ProjectNames:
             went = self._runs_of[old] == 0
             if went:
                 del self._runs_of[old]
-        if key is not None:
+                del self._pair_of[old]
+        if entry is not None and key is not None:
             self._runs_of[key] += 1
             came = self._runs_of[key] == 1
+            if came:
+                self._pair_of[key] = (entry.cwd, entry.project)
         return came or went
 
     def rename(self, held: dict[str, Held]) -> list[Held]:
-        """Name every project as the projects in ``held`` tell them apart now; the rows whose
-        name changed (replaced in ``held``)."""
-        names = project_names((entry.cwd, entry.project) for entry in held.values())
+        """Name every project as the projects of the runs tracked (``held``'s) tell them
+        apart now; the rows whose name changed (replaced in ``held``)."""
+        names = project_names(self._pair_of.values())
         if names == self._names:
             return []
         self._names = names
+        shown = {key: self._redactor(name) for key, name in names.items()}  # as `named` says
         renamed = []
         for ident, entry in held.items():
-            named = self.named(entry)
+            key = project_key(entry.cwd, entry.project)
+            if shown.get(key, entry.project_name) == entry.project_name:
+                continue
+            named = self._renamed(entry, names[key])
             if named is not entry:
                 held[ident] = named
                 renamed.append(named)
