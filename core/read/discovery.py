@@ -396,12 +396,19 @@ def run_folders_of(
 
 
 def newest_sessions_first(folders: list[RunFolder]) -> list[RunFolder]:
-    """Folders ordered by their session transcript's modification time, newest first."""
+    """Folders ordered by their session transcript's modification time, newest first (each
+    folder's transcript path made once: it is a property, and this runs before a first
+    start forks its first reader)."""
     recency: dict[str, float] = {}
+    newest: list[float] = []
     for folder in folders:
-        if folder.transcript not in recency:
+        transcript = folder.transcript
+        when = recency.get(transcript)
+        if when is None:
             try:
-                recency[folder.transcript] = os.stat(folder.transcript).st_mtime
+                when = os.stat(transcript).st_mtime
             except OSError:
-                recency[folder.transcript] = 0.0
-    return sorted(folders, key=lambda folder: -recency[folder.transcript])
+                when = 0.0
+            recency[transcript] = when
+        newest.append(-when)
+    return [folders[at] for at in sorted(range(len(folders)), key=newest.__getitem__)]
