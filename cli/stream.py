@@ -3,7 +3,7 @@
 The first line is every run (``added``), once the engine has told them all; each later
 line is one change set, ``{"seq": n, "added": [...], "changed": [...], "removed": [...]}``,
 runs in the ``ls --json`` shape (newest activity first) and removed runs as their idents,
-``<session>/<runId>@<root>`` (`wftop.core.read.discovery.run_ident`). This is the stream a
+``<session>/<runId>@<root>`` (`wftop.core.read.runfolder.run_ident`). This is the stream a
 remote host is read by over ssh, unchanged for whoever reads it.
 
 The runs come from the engine (`wftop.core.engine`): the shared one for these roots,

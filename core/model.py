@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from wftop.core.read.discovery import run_ident, short_project
+from wftop.core.read.runfolder import run_ident, short_project
 from wftop.core.stall import DEFAULT_STALL_WINDOW as DEFAULT_STALL_WINDOW  # where it was
 
 if TYPE_CHECKING:  # what a run holds, for types alone: a view's rows need none of it
     from wftop.core.cost.tokens import Spend
-    from wftop.core.read.discovery import RunFolder
     from wftop.core.read.failures import Failure
     from wftop.core.read.journal import Call, JournalFold
     from wftop.core.read.jsonl import Problem
+    from wftop.core.read.runfolder import RunFolder
     from wftop.core.read.sessions import Owner
     from wftop.core.read.snapshot import Snapshot
 
@@ -165,7 +165,7 @@ class Run:
 
     @property
     def ident(self) -> str:
-        """The run's identity (`wftop.core.read.discovery.run_ident`); a remote run's root is
+        """The run's identity (`wftop.core.read.runfolder.run_ident`); a remote run's root is
         ``<host>:<root>``. Kept once made: sorting a long list asks for it per run and per
         comparison."""
         made = self._ident

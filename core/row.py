@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from wftop.core.cost.tokens import NO_TOKENS, NOTHING, Tokens
 from wftop.core.model import ENDED, Status, iso_utc, json_safe_dict, status_word
-from wftop.core.read.discovery import run_ident
 from wftop.core.read.errors import Cause
+from wftop.core.read.runfolder import run_ident
 from wftop.core.read.sessions import Liveness
 from wftop.core.rowbatch import PlainBatch
 from wftop.core.rowwire import (
@@ -133,7 +133,7 @@ class RunRow:
     stale: bool = False
     """A remote run whose host cannot be reached now: its last known state (not sent)."""
     ident: str = field(init=False, default="")
-    """`wftop.core.read.discovery.run_ident`; a remote run's root reads ``<host>:<root>``."""
+    """`wftop.core.read.runfolder.run_ident`; a remote run's root reads ``<host>:<root>``."""
     shown_status: str = field(init=False, default="")
     """`wftop.core.model.status_word`: the status, or ``partial``."""
 

@@ -4,7 +4,7 @@ A screen never pushes another screen and never imports the app: it posts one of 
 bubbles up to the App, and the app hands every `Navigate` to its `wftop.tui.navigator.Navigator`,
 the one place that knows which screen shows what and what to say when it cannot (a
 read-only wftop, a run on another host, a run gone from disk). Runs are named by ident
-(`wftop.core.read.discovery.run_ident`); the navigator finds the row in the store.
+(`wftop.core.read.runfolder.run_ident`); the navigator finds the row in the store.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ class OpenRun(Navigate):
     """``enter`` on a run: its calls (the run screen, made once and reused)."""
 
     ident: str
-    """The run, `wftop.core.read.discovery.run_ident`."""
+    """The run, `wftop.core.read.runfolder.run_ident`."""
 
 
 @dataclass

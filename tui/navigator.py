@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from wftop.core.model import Run
-from wftop.core.read.discovery import run_ident
+from wftop.core.read.runfolder import run_ident
 from wftop.core.row import RunRow
 from wftop.tui.messages import (
     AskBudget,

@@ -77,8 +77,8 @@ def run_ids(words: list[str], cache: Path | None = None) -> list[str]:
     """Run ids of the roots the words name, newest activity first, from the rows cache only
     (``wftop ls`` fills it); ids not shaped as the CLI writes them are left out."""
     from wftop.core.index.rowcache import cached_journals
-    from wftop.core.read.discovery import RUN_FOLDER
     from wftop.core.read.roots import resolve_roots
+    from wftop.core.read.runfolder import RUN_FOLDER
 
     extra, default = roots_in(words)
     kept = cached_journals(resolve_roots(extra, include_default=default), cache)

@@ -24,8 +24,8 @@ from wftop.core.cost.gone import missing
 from wftop.core.cost.tokens import MISSING, NOTHING, Spend, exact_total, total
 from wftop.core.cost.usage import Spends
 from wftop.core.read.agent_transcript import transcript_path
-from wftop.core.read.discovery import RunFolder
 from wftop.core.read.journal import Call, JournalFold
+from wftop.core.read.runfolder import RunFolder
 
 
 class SpentRun(Protocol):

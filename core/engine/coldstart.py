@@ -49,11 +49,8 @@ from wftop.core.index.rowcache import RowCache
 from wftop.core.index.rowfile import Kept
 from wftop.core.index.walkers import in_walkers
 from wftop.core.model import DEFAULT_STALL_WINDOW
-from wftop.core.read.discovery import (
-    RunFolder,
-    newest_sessions_first,
-    run_folders_of,
-)
+from wftop.core.read.discovery import newest_sessions_first, run_folders_of
+from wftop.core.read.runfolder import RunFolder
 from wftop.core.read.sessions import NO_OWNER, Owner, local_pid_domain, owners_by_session
 from wftop.core.row import RowError
 from wftop.core.system.procs import ProcessTable, default_table

@@ -12,7 +12,7 @@ import orjson
 
 from wftop.core.engine.heldrow import Naming, exact
 from wftop.core.index.countrow import indented, may_be_masked
-from wftop.core.read.discovery import run_ident
+from wftop.core.read.runfolder import run_ident
 from wftop.core.row import printed_item
 from wftop.core.text.redact import Redactor
 

@@ -40,7 +40,7 @@ from wftop.core.index.rowcache import RowCache
 from wftop.core.index.rowfile import Kept
 from wftop.core.index.scriptlook import NamedScript
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
-from wftop.core.read.discovery import RunFolder
+from wftop.core.read.runfolder import RunFolder
 from wftop.core.read.sessions import NO_OWNER, Owner
 from wftop.core.system.procs import ProcessTable
 from wftop.core.text.redact import Redactor

@@ -13,10 +13,11 @@ from wftop.core.forensics.receipts import Completion, Launch, WorkerKind
 from wftop.core.forensics.session_transcript import read_transcript, read_worker_events
 from wftop.core.forensics.workers import DeadWorker, examine
 from wftop.core.model import Run, Status, iso_utc
-from wftop.core.read.discovery import RUN_ID, find_run_folders
+from wftop.core.read.discovery import find_run_folders
 from wftop.core.read.errors import EVIDENCE_CHARS, ErrorEvent, classify_text, cut
 from wftop.core.read.failures import FAILED_LINE, Failure
 from wftop.core.read.jsonl import Problem
+from wftop.core.read.runfolder import RUN_ID
 from wftop.core.read.sessions import Liveness, Owner, local_pid_domain, owners_by_session
 from wftop.core.system.procs import ProcessTable, default_table
 

@@ -18,11 +18,12 @@ from wftop.core.index.reader import RunReader
 from wftop.core.model import Run
 from wftop.core.read.agent_transcript import agent_id_problem, transcript_path
 from wftop.core.read.deepjson import compact, depth_note, dumps, layout
-from wftop.core.read.discovery import RunFolder, find_run_folders
+from wftop.core.read.discovery import find_run_folders
 from wftop.core.read.errors import cause_words
 from wftop.core.read.failures import Failure
 from wftop.core.read.jsonl import Problem, read_all
 from wftop.core.read.lineverdict import DEFAULT_MAX_LINE_BYTES
+from wftop.core.read.runfolder import RunFolder
 from wftop.core.system.procs import ProcessTable
 from wftop.core.text.gate import gate, gate_lines
 from wftop.core.text.redact import redact

@@ -22,10 +22,10 @@ from wftop.core.forensics.limits import MAX_WORKER_TRANSCRIPT_BYTES, MIN_COMMAND
 from wftop.core.forensics.limits import OUTPUT_GROWTH_GRACE_S as GRACE
 from wftop.core.forensics.receipts import Launch, WorkerKind
 from wftop.core.read.agent_transcript import transcript_path
-from wftop.core.read.discovery import RUN_ID
 from wftop.core.read.journal import CallState
 from wftop.core.read.journalfile import journal_fold
 from wftop.core.read.jsonl import read_all
+from wftop.core.read.runfolder import RUN_ID
 from wftop.core.read.sessions import Liveness, Owner
 from wftop.core.read.snapshot import read_snapshot, snapshot_is_current
 from wftop.core.system.procs import ProcessTable

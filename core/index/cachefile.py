@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from wftop.core.read.discovery import RunFolder
+from wftop.core.read.runfolder import RunFolder
 from wftop.core.read.sessions import Owner
 from wftop.core.system.atomic import atomic_write
 

@@ -36,9 +36,10 @@ from wftop.core.index.rowfile import Kept, Naming, row_naming
 from wftop.core.index.scriptlook import NamedScript
 from wftop.core.index.supersede import find_superseded
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
-from wftop.core.read.discovery import RunFolder, run_folders_of
+from wftop.core.read.discovery import run_folders_of
 from wftop.core.read.journal import JournalFold, folding
 from wftop.core.read.jsonl import Problem
+from wftop.core.read.runfolder import RunFolder
 from wftop.core.read.sessions import Owner, transcript_cwd
 from wftop.core.row import RunRow
 from wftop.core.system.procs import ProcessTable

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from wftop.core.model import DEFAULT_STALL_WINDOW
-from wftop.core.read.discovery import RunFolder
+from wftop.core.read.runfolder import RunFolder
 from wftop.core.read.sessions import NO_OWNER, Owner
 
 

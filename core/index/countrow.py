@@ -28,9 +28,9 @@ from wftop.core.index.rowfile import Naming, naming_of, row_naming
 from wftop.core.index.runmade import classified
 from wftop.core.index.scriptlook import NamedScript
 from wftop.core.model import ENDED, Status, iso_utc
-from wftop.core.read.discovery import short_project
 from wftop.core.read.journal import CallState
 from wftop.core.read.jsonl import Problem
+from wftop.core.read.runfolder import short_project
 from wftop.core.row import printed_item
 from wftop.core.rowwire import moment
 from wftop.core.text.gate import escape_json

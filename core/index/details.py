@@ -21,7 +21,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
-from wftop.core.read.discovery import RunFolder, run_ident, session_run_folders
+from wftop.core.read.discovery import session_run_folders
+from wftop.core.read.runfolder import RunFolder, run_ident
 from wftop.core.read.sessions import local_pid_domain, owners_by_session
 from wftop.core.system.procs import ProcessTable, default_table
 

@@ -37,9 +37,9 @@ from wftop.core.index.naming import sorted_listing
 from wftop.core.index.reader import RunReader
 from wftop.core.index.rowfile import ENDED, key_text
 from wftop.core.model import Run
-from wftop.core.read.discovery import RunFolder
 from wftop.core.read.journal import JournalFold
 from wftop.core.read.jsonl import FileStamp
+from wftop.core.read.runfolder import RunFolder
 from wftop.core.read.sessions import Owner
 from wftop.core.row import RowError, RunRow
 

@@ -27,7 +27,7 @@ from wftop.core.index.runtable import RunTable
 from wftop.core.index.stalltimers import StallTimers
 from wftop.core.index.touch import registry_stamps
 from wftop.core.model import DEFAULT_STALL_WINDOW, Run
-from wftop.core.read.discovery import RunFolder
+from wftop.core.read.runfolder import RunFolder
 from wftop.core.read.sessions import (
     NO_OWNER,
     Owner,

@@ -20,8 +20,9 @@ from wftop.core.index.rowcache import RowCache
 from wftop.core.index.rowfile import Kept, Naming, kept_superseded
 from wftop.core.index.supersede import find_superseded
 from wftop.core.index.walkers import in_walkers
-from wftop.core.read.discovery import RunFolder, run_folders_of
+from wftop.core.read.discovery import run_folders_of
 from wftop.core.read.problem import Problem
+from wftop.core.read.runfolder import RunFolder
 from wftop.core.read.sessions import (
     NO_OWNER,
     Owner,

@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable
 
 from wftop.core.index.scriptlook import NamedScript
-from wftop.core.read.discovery import RunFolder
 from wftop.core.read.receipt import launched_name
+from wftop.core.read.runfolder import RunFolder
 from wftop.core.read.snapshot import Snapshot
 
 _META_NAME = re.compile(r"""\bname\s*:\s*(['"`])((?:(?!\1).){1,200})\1""")

@@ -5,7 +5,7 @@ Five projects in ``…/api-errors/proj``, ``…/kill-resume/proj`` and so on all
 their last folder alone; here they read ``api-errors/proj`` and ``kill-resume/proj``, and a
 project whose last folder is its own keeps it (``web``). A name depends on every run listed,
 so it is made per listing (`project_names`), never kept with a run's row: a row keeps the last
-folder alone (`wftop.core.read.discovery.short_project`), and a listing renames it.
+folder alone (`wftop.core.read.runfolder.short_project`), and a listing renames it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from wftop.core.read.discovery import short_project
+from wftop.core.read.runfolder import short_project
 
 
 def project_key(cwd: str | None, slug: str) -> str:

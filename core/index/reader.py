@@ -24,10 +24,10 @@ from wftop.core.index.runmade import made_run
 from wftop.core.index.runspend import SpendKeeping, replies_told
 from wftop.core.model import Run
 from wftop.core.read.countfold import CountingFold
-from wftop.core.read.discovery import RunFolder
 from wftop.core.read.failures import LastReplies, notice_failures
 from wftop.core.read.journal import JournalFold, unknown_lines
 from wftop.core.read.jsonl import FileStamp, JsonlTail, Problem
+from wftop.core.read.runfolder import RunFolder
 from wftop.core.read.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
 from wftop.core.read.standin import name_calls, sidecar_fold, snapshot_fold
 from wftop.core.read.usage import RerunTokens

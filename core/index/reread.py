@@ -12,7 +12,7 @@ from wftop.core.index.coldpass import SessionFacts
 from wftop.core.index.held import Holder
 from wftop.core.index.runtable import RunTable
 from wftop.core.index.touch import Kind, Touch
-from wftop.core.read.discovery import RunFolder, run_ident
+from wftop.core.read.runfolder import RunFolder, run_ident
 
 
 def reread(

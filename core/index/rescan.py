@@ -10,7 +10,8 @@ from wftop.core.index.changeset import Batch
 from wftop.core.index.reader import RunReader
 from wftop.core.index.runtable import RunTable
 from wftop.core.index.touch import Kind, Touch
-from wftop.core.read.discovery import RunFolder, session_run_folders
+from wftop.core.read.discovery import session_run_folders
+from wftop.core.read.runfolder import RunFolder
 
 
 def rescan(

@@ -17,7 +17,7 @@ import os
 from typing import TYPE_CHECKING, NamedTuple
 
 from wftop.core.model import Run
-from wftop.core.read.discovery import RunFolder
+from wftop.core.read.runfolder import RunFolder
 
 if TYPE_CHECKING:  # the engine's held rows name how long a run gone is kept, reading none
     from wftop.core.index.reader import RunReader

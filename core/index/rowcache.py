@@ -52,7 +52,7 @@ from wftop.core.index.rowfile import (
 )
 from wftop.core.index.scriptlook import NamedScript, ScriptLooks
 from wftop.core.index.walkkeep import WalkKeep
-from wftop.core.read.discovery import RunFolder
+from wftop.core.read.runfolder import RunFolder
 from wftop.core.read.sessions import Owner
 
 SETTLE_NS = 2_000_000_000

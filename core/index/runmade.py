@@ -12,10 +12,10 @@ from typing import NamedTuple, Protocol
 from wftop.core.cost.tokens import Spend
 from wftop.core.index.context import RunContext
 from wftop.core.model import Run, Status, TranscriptStats, classify
-from wftop.core.read.discovery import RunFolder
 from wftop.core.read.failures import Failure, LastReplies, RunEnd, find_failures, fold_candidates
 from wftop.core.read.journal import JournalFold
 from wftop.core.read.jsonl import Problem
+from wftop.core.read.runfolder import RunFolder
 from wftop.core.read.sessions import Owner
 from wftop.core.read.snapshot import Snapshot
 

@@ -14,9 +14,9 @@ from wftop.core.cost.tally import SpendTally
 from wftop.core.cost.tokens import Spend
 from wftop.core.read.agent_transcript import transcript_path
 from wftop.core.read.countfold import CountingFold
-from wftop.core.read.discovery import RunFolder
 from wftop.core.read.failures import LastReplies
 from wftop.core.read.journal import JournalFold
+from wftop.core.read.runfolder import RunFolder
 
 
 class SpendKeeping:

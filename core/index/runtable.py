@@ -15,7 +15,7 @@ from wftop.core.cost.spendbook import SpendBook
 from wftop.core.index.changeset import Batch
 from wftop.core.index.reader import RunReader
 from wftop.core.index.supersede import Chain, decide
-from wftop.core.read.discovery import RunFolder
+from wftop.core.read.runfolder import RunFolder
 
 Place = tuple[str, str, str]
 """(root, project slug, session id) of a session."""

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING
 
-from wftop.core.read.discovery import RunFolder
+from wftop.core.read.runfolder import RunFolder
 
 if TYPE_CHECKING:
     from hashlib import blake2b

@@ -21,7 +21,7 @@ from wftop.core.index.agentstats import AgentStamps, agent_stamps
 from wftop.core.index.listings import Listings, dir_names
 from wftop.core.index.reader import RunReader
 from wftop.core.model import Run
-from wftop.core.read.discovery import RUN_FOLDER
+from wftop.core.read.runfolder import RUN_FOLDER
 
 Stamp = tuple[int, float, int]
 """(size, mtime, inode) of a file."""

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from wftop.core.cost.tokens import dollars
 from wftop.core.model import PARTIAL, Status, iso_utc
 from wftop.core.notify.kinds import Kind
-from wftop.core.read.discovery import run_ident
+from wftop.core.read.runfolder import run_ident
 
 if TYPE_CHECKING:
     from wftop.core.model import Run

@@ -4,98 +4,12 @@ from __future__ import annotations
 
 import operator
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from sys import intern
 from typing import NamedTuple
 
 from wftop.core.read.problem import Problem
-
-RUN_ID = re.compile(r"wf_[a-z0-9-]{6,}", re.ASCII)
-"""The CLI's ``WORKFLOW_RUN_ID_PATTERN`` (``^wf_[a-z0-9-]{6,}$``, what ``resumeFromRunId``
-accepts; the ids it makes are ``wf_`` + 8 hex + ``-`` + 3 hex): the one rule for what names a
-run, in discovery, forensics and resume alike. Match with ``fullmatch``."""
-
-RUN_FOLDER = re.compile(r"^wf_")
-"""What looks like a run folder (or a snapshot's name): one whose name fails `RUN_ID` is
-said as such (`not_a_run_id`), and not read."""
-
-
-def not_a_run_id(path: str) -> Problem:
-    """The problem of a ``wf_…`` folder or snapshot whose name is not a run id the CLI writes."""
-    return Problem(path, 0, "not a run id the CLI writes (wf_ and 6 or more of a-z, 0-9, -)")
-
-
-@dataclass(frozen=True)
-class RunFolder:
-    """One ``<root>/projects/<slug>/<session>/subagents/workflows/<runId>/`` folder."""
-
-    root: str
-    project: str
-    session_id: str
-    run_id: str
-    path: str
-    real_path: str
-
-    # Plain concatenation: os.path.join is measurably slow in a cold scan, and every
-    # part here is a single folder name under an absolute root.
-
-    @property
-    def project_dir(self) -> str:
-        return _under(self.root, "projects", self.project)
-
-    @property
-    def session_dir(self) -> str:
-        return _under(self.root, "projects", self.project, self.session_id)
-
-    @property
-    def journal(self) -> str:
-        path = self.path
-        return (path if path.endswith(os.sep) else path + os.sep) + "journal.jsonl"
-
-    @property
-    def snapshot(self) -> str:
-        return _under(
-            self.root, "projects", self.project, self.session_id, "workflows", f"{self.run_id}.json"
-        )
-
-    @property
-    def transcript(self) -> str:
-        """The session's main transcript ``<slug>/<session>.jsonl``."""
-        return _under(self.root, "projects", self.project, f"{self.session_id}.jsonl")
-
-    @property
-    def scripts_dir(self) -> str:
-        return _under(self.root, "projects", self.project, self.session_id, "workflows", "scripts")
-
-    @property
-    def ident(self) -> str:
-        """The run's identity wherever wftop keys runs: `run_ident` of its root, session and id."""
-        return run_ident(self.root, self.session_id, self.run_id)
-
-
-def run_ident(root: str, session_id: str, run_id: str) -> str:
-    """The one identity of a run: the live index, change sets, the TUI's rows and selection
-    and the resume plan all key runs by it. ``<session>/<runId>@<root>``: the same run copied
-    under two roots (a backup, a second ``CLAUDE_CONFIG_DIR``) is two runs. A remote run will
-    add its host in front of the root (``@host:root``), and nothing else changes. Interned:
-    every table of an engine keys a run by it (20,000 runs held one copy a table)."""
-    return intern(f"{session_id}/{run_id}@{root}")
-
-
-def short_project(cwd: str | None, slug: str) -> str:
-    """A project as a person names it: the cwd's last folder, else the slug's last part."""
-    if cwd:
-        return os.path.basename(cwd.rstrip("/")) or cwd
-    return slug.strip("-").rsplit("-", 1)[-1]
-
-
-def _under(base: str, *parts: str) -> str:
-    """``os.path.join`` for a base path and plain names (no separators in them)."""
-    head = base if base.endswith(os.sep) else base + os.sep
-    return head + os.sep.join(parts)
-
+from wftop.core.read.runfolder import RUN_ID, RunFolder, not_a_run_id, under
 
 _NAME = operator.attrgetter("name")
 
@@ -129,15 +43,15 @@ def _real_child(parent_real: str, entry: os.DirEntry[str]) -> str:
             return os.path.realpath(entry.path)
     except OSError:
         return os.path.realpath(entry.path)
-    return _under(parent_real, entry.name)
+    return under(parent_real, entry.name)
 
 
 def _real_workflows(session_real: str, session_path: str) -> str:
-    subagents = _under(session_path, "subagents")
-    workflows = _under(subagents, "workflows")
+    subagents = under(session_path, "subagents")
+    workflows = under(subagents, "workflows")
     if os.path.islink(subagents) or os.path.islink(workflows):
         return os.path.realpath(workflows)
-    return _under(session_real, "subagents", "workflows")
+    return under(session_real, "subagents", "workflows")
 
 
 RunNames = Callable[[str, str, list[Problem]], tuple[list[tuple[str, bool]], str]]
@@ -158,7 +72,7 @@ def run_names(
     ``subagents/workflows`` folder, sorted, each with whether it is a symbolic link, and
     that folder's real path (resolved only when it holds a folder; ``workflows_real``: as
     the caller found it, neither folder on the way a link, not looked at again)."""
-    workflows = _under(session_path, "subagents", "workflows")
+    workflows = under(session_path, "subagents", "workflows")
     entries = _subdirs(workflows, problems)
     found = []
     for entry in entries:
@@ -201,7 +115,7 @@ def session_run_folders(
     """The runs of one session folder (not de-duplicated): every run folder, and every
     snapshot ``workflows/<runId>.json`` that has none (a run whose script threw before its
     first agent, under a CLI that wrote no ``launched`` line; or whose folder is gone)."""
-    session_path = _under(root, "projects", project, session)
+    session_path = under(root, "projects", project, session)
     if session_real is None:
         session_real = os.path.realpath(session_path)
     workflows = session_path + _WORKFLOWS
@@ -218,7 +132,7 @@ def session_run_folders(
         if linked:  # its target, wherever that is
             real = os.path.realpath(path)
         elif moved:
-            real = _under(workflows_real, name)
+            real = under(workflows_real, name)
         # one string held, not two, when the real path is the path
         folders.append(
             RunFolder(root, project, session, name, path, path if real == path else real)
@@ -273,7 +187,7 @@ class SessionDir(NamedTuple):
     def runs(self, packed: Sequence[tuple[str, str | None]]) -> list[RunFolder]:
         """The run folders of this session given as (run id, real path where it is not the
         folder's path) by `packed_runs`, as `session_run_folders` made them."""
-        head = _under(self.root, "projects", self.project, self.name) + _WORKFLOWS + os.sep
+        head = under(self.root, "projects", self.project, self.name) + _WORKFLOWS + os.sep
         root, project, session = self.root, self.project, self.name
         folders = []
         for run_id, real in packed:

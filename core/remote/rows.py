@@ -14,9 +14,9 @@ from typing import Any
 
 from wftop.core.cost.tokens import Spend
 from wftop.core.model import Run, TranscriptStats
-from wftop.core.read.discovery import RunFolder
 from wftop.core.read.failures import Failure
 from wftop.core.read.journal import Call, CallState, JournalFold
+from wftop.core.read.runfolder import RunFolder
 from wftop.core.read.sessions import Owner
 from wftop.core.row import RunRow
 from wftop.core.text.redact import Redactor, redact_value

@@ -9,16 +9,16 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from wftop.core.read import discovery
+from wftop.core.read import runfolder
 from wftop.core.resume.errors import InvalidIdentifier
 
 SESSION_ID: Final = re.compile(
     r"[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", re.ASCII
 )
 """An RFC-4122 UUID in the canonical lower-case form the CLI writes."""
-RUN_ID: Final = discovery.RUN_ID
+RUN_ID: Final = runfolder.RUN_ID
 """The CLI's ``WORKFLOW_RUN_ID_PATTERN`` (accepted as ``resumeFromRunId``): the one rule
-(`wftop.core.read.discovery.RUN_ID`)."""
+(`wftop.core.read.runfolder.RUN_ID`)."""
 AGENT_ID: Final = re.compile(r"[\w-]{1,128}", re.ASCII)
 """The CLI's journal validation of agent ids (JavaScript ``\\w`` is ASCII)."""
 

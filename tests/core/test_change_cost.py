@@ -30,9 +30,9 @@ from wftop.core.index.coldpass import scan_roots
 from wftop.core.index.live import LiveIndex
 from wftop.core.model import Run, Status, TranscriptStats, count_calls
 from wftop.core.read import shared
-from wftop.core.read.discovery import RunFolder
 from wftop.core.read.failures import Failure
 from wftop.core.read.journal import JournalFold
+from wftop.core.read.runfolder import RunFolder
 from wftop.core.read.sessions import NO_OWNER
 from wftop.core.read.usage import AgentUsages, RerunTokens
 from wftop.core.row import RunRow, Tally

@@ -31,8 +31,9 @@ from wftop.core.index.cachefile import ended, settled
 from wftop.core.index.coldpass import ColdPass
 from wftop.core.index.scriptlook import NamedScript
 from wftop.core.read.countfold import CountingFold, WholeCallsNotKept
-from wftop.core.read.discovery import RunFolder, run_folders_of
+from wftop.core.read.discovery import run_folders_of
 from wftop.core.read.journal import JournalFold
+from wftop.core.read.runfolder import RunFolder
 from wftop.core.row import RunRow
 from wftop.core.system.procs import FakeProcess, FakeProcessTable
 

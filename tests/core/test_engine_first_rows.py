@@ -26,7 +26,7 @@ from wftop.core.index import fanout, rowcache, walkkeep
 from wftop.core.index.coldpass import ColdPass
 from wftop.core.index.rowfile import ENDED, load_root
 from wftop.core.index.supersede import find_superseded
-from wftop.core.read import discovery
+from wftop.core.read import discovery, runfolder
 from wftop.core.read.sessions import NO_OWNER, local_pid_domain, owners_by_session
 from wftop.core.row import RunRow
 from wftop.core.system.procs import FakeProcessTable
@@ -302,7 +302,7 @@ class Listing(View):
 
 
 def test_a_kept_row_held_costs_about_its_line_in_memory():
-    folder = discovery.RunFolder("/r", "p", "s", "wf_abcdef", "/r/x", "/r/x")
+    folder = runfolder.RunFolder("/r", "p", "s", "wf_abcdef", "/r/x", "/r/x")
     row = RunRow("wf_abcdef", "s", "p", root="/r", name="n" * 1000, calls=7)
     item = row.printed(Redactor.for_json())
     coldstart._from_cache(item, folder)  # what is made once is not counted

@@ -13,7 +13,8 @@ from tests.memory_kit import held
 from wftop.core.index import reader as reader_module
 from wftop.core.index.held import seed_reader
 from wftop.core.index.reader import RunReader
-from wftop.core.read.discovery import RunFolder, run_folders_of
+from wftop.core.read.discovery import run_folders_of
+from wftop.core.read.runfolder import RunFolder
 
 
 def read_and_held(folder: RunFolder) -> RunReader:

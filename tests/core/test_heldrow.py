@@ -14,7 +14,7 @@ from tests.corpus import CORPUS, VERSIONS
 from wftop.core.engine import printing
 from wftop.core.engine.printing import printed_fields
 from wftop.core.index.coldpass import scan_roots
-from wftop.core.read.discovery import run_ident
+from wftop.core.read.runfolder import run_ident
 from wftop.core.row import RunRow, printed_item
 from wftop.core.system.procs import FakeProcessTable
 from wftop.core.text import redact

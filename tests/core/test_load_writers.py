@@ -18,7 +18,7 @@ from bench.soak import added_counts, base_counts, make_runs, writer_argv
 from tests.core.test_index import follow, rows
 from tests.corpus import copy_tree
 from wftop.core.index.changeset import ChangeSet
-from wftop.core.read.discovery import run_ident
+from wftop.core.read.runfolder import run_ident
 
 WRITERS = 16
 LINES = 10_000

@@ -12,7 +12,7 @@ from tests.core.test_index import append, follow, started
 from tests.corpus import copy_tree, only_journal
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.index.live import LiveIndex
-from wftop.core.read.discovery import run_ident
+from wftop.core.read.runfolder import run_ident
 from wftop.core.resume.plan import make_plan
 from wftop.core.row import RunRow
 from wftop.core.system.procs import FakeProcessTable
