@@ -29,6 +29,16 @@ on_linux = pytest.mark.skipif(
 )
 
 MARK = "wftop-procs-agreement-child"
+READY_THEN_SLEEP = "print('ready', flush=True); import time; time.sleep(60)"
+"""A child's code that says when it runs: until it has exec'd, its command line is its parent's."""
+
+
+def started(argv: list[str]) -> subprocess.Popen[str]:
+    """A child running ``argv`` (`READY_THEN_SLEEP`), returned once it said it runs."""
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    assert process.stdout.readline() == "ready\n"
+    return process
 
 
 @pytest.fixture
@@ -142,8 +152,8 @@ def counting_psutil(asked: list[int]) -> SimpleNamespace:
 @on_linux
 def test_a_look_for_an_argument_asks_psutil_only_about_the_processes_holding_it() -> None:
     session = f"wftop-test-{uuid.uuid4()} session"
-    argv = [sys.executable, "-c", "import time; time.sleep(60)", "--resume", session]
-    process = subprocess.Popen(argv)
+    argv = [sys.executable, "-c", READY_THEN_SLEEP, "--resume", session]
+    process = started(argv)
     try:
         asked: list[int] = []
         table = PsutilTable(counting_psutil(asked))
@@ -168,3 +178,25 @@ def test_a_look_for_a_process_resuming_a_session_that_none_resumes_imports_no_ps
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "False\n"
+
+
+def test_where_command_lines_cannot_be_listed_the_look_asks_psutil_about_every_process(
+    monkeypatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """macOS and Windows have no ``/proc/<pid>/cmdline``: the portable fallback asks psutil
+    the command line of each process, and finds what the Linux path finds."""
+    monkeypatch.setattr(wftop.core.system.procs, "lists_command_lines", lambda: False)
+    session = f"wftop-test-{uuid.uuid4()} session"
+    argv = [sys.executable, "-c", READY_THEN_SLEEP, "--resume", session]
+    process = started(argv)
+    try:
+        asked: list[int] = []
+        table = PsutilTable(counting_psutil(asked))
+        assert processes_resuming(session, table) == [process.pid]
+        assert list(table.argvs_holding(session)) == [(process.pid, argv)]
+        assert process.pid in asked
+        assert len(set(asked)) > 1  # every process was asked about, not only the one holding it
+        assert processes_resuming(session + "x", table) == []
+    finally:
+        process.kill()
+        process.wait()
