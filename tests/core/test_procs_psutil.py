@@ -149,22 +149,31 @@ def counting_psutil(asked: list[int]) -> SimpleNamespace:
     )
 
 
-@on_linux
-def test_a_look_for_an_argument_asks_psutil_only_about_the_processes_holding_it() -> None:
+@pytest.fixture
+def resuming():  # type: ignore[no-untyped-def]
+    """A child resuming a session of its own: (session, child, its argv); killed afterwards."""
     session = f"wftop-test-{uuid.uuid4()} session"
     argv = [sys.executable, "-c", READY_THEN_SLEEP, "--resume", session]
     process = started(argv)
     try:
-        asked: list[int] = []
-        table = PsutilTable(counting_psutil(asked))
-        assert processes_resuming(session, table) == [process.pid]
-        assert list(table.argvs_holding(session)) == [(process.pid, argv)]
-        assert asked == [process.pid, process.pid]
-        assert processes_resuming(session + "x", table) == []
-        assert asked == [process.pid, process.pid]
+        yield session, process, argv
     finally:
         process.kill()
         process.wait()
+
+
+@on_linux
+def test_a_look_for_an_argument_asks_psutil_only_about_the_processes_holding_it(
+    resuming,  # type: ignore[no-untyped-def]
+) -> None:
+    session, process, argv = resuming
+    asked: list[int] = []
+    table = PsutilTable(counting_psutil(asked))
+    assert processes_resuming(session, table) == [process.pid]
+    assert list(table.argvs_holding(session)) == [(process.pid, argv)]
+    assert asked == [process.pid, process.pid]
+    assert processes_resuming(session + "x", table) == []
+    assert asked == [process.pid, process.pid]
 
 
 @on_linux
@@ -182,21 +191,16 @@ def test_a_look_for_a_process_resuming_a_session_that_none_resumes_imports_no_ps
 
 def test_where_command_lines_cannot_be_listed_the_look_asks_psutil_about_every_process(
     monkeypatch,  # type: ignore[no-untyped-def]
+    resuming,  # type: ignore[no-untyped-def]
 ) -> None:
     """macOS and Windows have no ``/proc/<pid>/cmdline``: the portable fallback asks psutil
     the command line of each process, and finds what the Linux path finds."""
     monkeypatch.setattr(wftop.core.system.procs, "lists_command_lines", lambda: False)
-    session = f"wftop-test-{uuid.uuid4()} session"
-    argv = [sys.executable, "-c", READY_THEN_SLEEP, "--resume", session]
-    process = started(argv)
-    try:
-        asked: list[int] = []
-        table = PsutilTable(counting_psutil(asked))
-        assert processes_resuming(session, table) == [process.pid]
-        assert list(table.argvs_holding(session)) == [(process.pid, argv)]
-        assert process.pid in asked
-        assert len(set(asked)) > 1  # every process was asked about, not only the one holding it
-        assert processes_resuming(session + "x", table) == []
-    finally:
-        process.kill()
-        process.wait()
+    session, process, argv = resuming
+    asked: list[int] = []
+    table = PsutilTable(counting_psutil(asked))
+    assert processes_resuming(session, table) == [process.pid]
+    assert list(table.argvs_holding(session)) == [(process.pid, argv)]
+    assert process.pid in asked
+    assert len(set(asked)) > 1  # every process was asked about, not only the one holding it
+    assert processes_resuming(session + "x", table) == []
