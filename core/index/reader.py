@@ -5,7 +5,8 @@ the live index (`wftop.core.index.live`) and the status counts (`wftop.core.inde
 read a folder with a `RunReader` and hand it a `RunContext` (what the run's status depends
 on besides its own files, `wftop.core.index.context`), so every surface classifies a run the
 same way. What it knows of the agent transcripts without reading them (their sizes and
-times) is `wftop.core.index.agentstats`', what its attempts spent `wftop.core.index.runspend`'s.
+times) is `wftop.core.index.agentstats`', what its attempts spent `wftop.core.index.runspend`'s,
+its snapshot `wftop.core.index.snapshotkeep`'s.
 """
 
 from __future__ import annotations
@@ -21,19 +22,20 @@ from wftop.core.index.context import RunContext
 from wftop.core.index.listkeep import LIST_KEEP_BYTES, LIST_KEEP_TOTAL, Dozing
 from wftop.core.index.naming import RunNames, sorted_listing
 from wftop.core.index.runmade import made_run
-from wftop.core.index.runspend import SpendKeeping, replies_told
+from wftop.core.index.runspend import replies_told
+from wftop.core.index.snapshotkeep import SnapshotKeeping, stamp_of
 from wftop.core.model import Run
 from wftop.core.read.countfold import CountingFold
 from wftop.core.read.failures import LastReplies, notice_failures
 from wftop.core.read.journal import JournalFold, unknown_lines
 from wftop.core.read.jsonl import FileStamp, JsonlTail, Problem
 from wftop.core.read.runfolder import RunFolder
-from wftop.core.read.snapshot import Snapshot, read_snapshot_with_stat, snapshot_is_current
+from wftop.core.read.snapshot import Snapshot
 from wftop.core.read.standin import name_calls, sidecar_fold, snapshot_fold
 from wftop.core.read.usage import RerunTokens
 
 
-class RunReader(SpendKeeping):
+class RunReader(SnapshotKeeping):
     """Everything read from one run folder, kept up to date incrementally.
 
     Agent transcripts are only stat'ed while the run has not ended (no current
@@ -47,8 +49,6 @@ class RunReader(SpendKeeping):
         "_dozed_stat",
         "_notices",
         "_reruns",
-        "_snapshot_checked",
-        "_snapshot_stamp",
         "_stand_in",
         "count_spend",
         "dozing",
@@ -64,9 +64,6 @@ class RunReader(SpendKeeping):
         "problems",
         "replies",
         "rerun_tokens",
-        "snapshot",
-        "snapshot_mtime",
-        "snapshot_problem",
         "_tail",
         "spend_book",
         "transcripts",
@@ -154,7 +151,7 @@ class RunReader(SpendKeeping):
         self._dozed_stat, self._tail = journal, None
         self.journal_size, self.journal_mtime = journal.st_size, journal.st_mtime
         self._snapshot_checked = True
-        self._take_snapshot(None, None, snapshot, _stamp(snapshot) if snapshot else None)
+        self._take_snapshot(None, None, snapshot, stamp_of(snapshot) if snapshot else None)
         self.doze()
 
     def wake(
@@ -238,48 +235,6 @@ class RunReader(SpendKeeping):
             self.journal_size, self.journal_mtime = 0, None
         moved = before != (self.journal_size, self.journal_mtime)
         return bool(batch.records or batch.problems or batch.reset or moved)
-
-    def refresh_snapshot(self) -> bool:
-        """Re-read the snapshot when its size, time or inode changed; True when it did."""
-        path = self.folder.snapshot
-        if not self._snapshot_checked:
-            # First look: open it straight away (one system call less than stat first).
-            self._snapshot_checked = True
-            snapshot, problem, info = read_snapshot_with_stat(path, packed=not self.for_rows)
-            self._take_snapshot(snapshot, problem, info, _stamp(info) if info else None)
-            return snapshot is not None or problem is not None
-        try:
-            stamp: tuple[int, float, int] | None = _stamp(os.stat(path))
-        except OSError:
-            stamp = None
-        if stamp == self._snapshot_stamp:
-            return False
-        snapshot, problem, info = read_snapshot_with_stat(path, packed=not self.for_rows)
-        self._take_snapshot(snapshot, problem, info, _stamp(info) if info else stamp)
-        return True
-
-    @property
-    def snapshot_stamp(self) -> tuple[int, float, int] | None:
-        """(size, mtime, inode) of the snapshot as last read; None when there was none."""
-        return self._snapshot_stamp
-
-    def _take_snapshot(
-        self,
-        snapshot: Snapshot | None,
-        problem: Problem | None,
-        info: os.stat_result | None,
-        stamp: tuple[int, float, int] | None,
-    ) -> None:
-        self.snapshot, self.snapshot_problem = snapshot, problem
-        self._snapshot_stamp = stamp
-        self.snapshot_mtime = info.st_mtime if info is not None else None
-
-    @property
-    def snapshot_current(self) -> bool:
-        """The snapshot describes the journal's latest run (the run has ended)."""
-        return self.snapshot is not None and snapshot_is_current(
-            self.snapshot, self.journal_mtime, self.fold.last_agent_id
-        )
 
     def refresh_transcripts(
         self, owner_alive: bool = True, agents: Collection[str] | None = None
@@ -394,13 +349,9 @@ class RunReader(SpendKeeping):
         the session."""
         transcript = self.folder.transcript
         try:
-            stamp: tuple[int, float, int] | None = _stamp(os.stat(transcript))
+            stamp: tuple[int, float, int] | None = stamp_of(os.stat(transcript))
         except OSError:
             stamp = None
         if self._notices is None or self._notices[0] != stamp:
             self._notices = (stamp, notice_failures(transcript, self.folder.run_id))
         return self._notices[1]
-
-
-def _stamp(info: os.stat_result) -> tuple[int, float, int]:
-    return (info.st_size, info.st_mtime, info.st_ino)
