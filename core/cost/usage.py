@@ -85,7 +85,7 @@ def _messages(data: bytes) -> dict[object, _Message]:
 
 
 def spend_of_bytes(data: bytes) -> Spend:
-    if USAGE not in data:  # no response in it (a prompt alone: an agent killed early)
+    if data.find(USAGE) < 0:  # no response in it (a prompt alone: an agent killed early)
         return NOTHING
     bill = Bill()
     for message in _messages(data).values():

@@ -220,7 +220,7 @@ class JsonlTail:
                     continue
                 self._finish_big_line(batch, end=position - len(chunk) + newline + 1)
                 chunk = chunk[newline + 1 :]
-            if b"\n" in chunk:  # only a chunk with a newline ends lines
+            if chunk.find(b"\n") >= 0:  # only a chunk with a newline ends lines
                 lines = _split_lines(chunk)
                 if pending:  # the line left open ends here (the chunk itself is not copied)
                     lines[0] = pending + lines[0]

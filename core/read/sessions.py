@@ -265,7 +265,7 @@ def transcript_cwd(transcript: str) -> str | None:
 
 
 def _line_cwd(raw: bytes) -> str | None:
-    if b'"cwd"' not in raw:
+    if raw.find(b'"cwd"') < 0:
         return None
     from wftop.core.read.jsonline import UnreadableLine, parse_line
 
