@@ -17,6 +17,7 @@ A differential test holds the fields equal to the full way's on every tree under
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 import orjson
@@ -195,6 +196,13 @@ def may_be_masked(fields: dict[str, Any]) -> bool:
     Only the values are searched, not the keys (no key of a row names a secret, which would
     mask its value by its name: a test holds them to that), nor the paths."""
     texts: list[str] = []
+    if fields.keys() == ROW_KEYS:  # a row's fields, as `counted_row` makes them
+        for value in _row_texts(fields):
+            if type(value) is str:
+                texts.append(value)
+            elif value is not None and not _strings(value, texts):
+                return True
+        return may_hold_secret("\n".join(texts))
     for key, value in fields.items():
         if type(value) is str:
             if key not in PATH_KEYS:
@@ -202,6 +210,31 @@ def may_be_masked(fields: dict[str, Any]) -> bool:
         elif type(value) not in _PLAIN and not _strings(value, texts):
             return True
     return may_hold_secret("\n".join(texts))
+
+
+ROW_TEXTS = (
+    "run_id", "session_id", "project_name", "name", "status", "in_flight", "failed_calls",
+    "owner", "superseded_by", "last_activity", "host", "unreadable_reason", "unpriced_models",
+    "failures",
+)  # fmt: skip
+"""The fields of a row (`counted_row`'s, `RunRow.json_fields`') that can hold text masking
+could change, in print order: a string, None, or a list of strings or of objects of strings.
+`may_be_masked` walks only these of a row with a row's keys (`ROW_KEYS`)."""
+
+ROW_PLAIN = (
+    "started", "returned", "failed", "calls", "rerun_tokens", "dead_workers",
+    "snapshot_current", "owner_pid", "unreadable_lines", "call_states", "cost_usd", "tokens",
+    "missing_transcripts", "cost_is_lower_bound", "failed_lines",
+)  # fmt: skip
+"""The fields of a row that hold no string: numbers, flags, None, or objects of numbers."""
+
+ROW_PATHS = ("project", "root", "cwd", "journal", "snapshot", "script_path")
+"""The paths of a row (`PATH_KEYS`), kept real in ``ls --json``: not searched."""
+
+ROW_KEYS = frozenset((*ROW_TEXTS, *ROW_PLAIN, *ROW_PATHS))
+"""The keys of a row's fields (but a row whose spend is to come: ``cost_pending``)."""
+
+_row_texts = itemgetter(*ROW_TEXTS)
 
 
 _PLAIN = frozenset((int, float, bool, type(None)))

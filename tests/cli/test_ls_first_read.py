@@ -187,6 +187,53 @@ def test_a_first_listing_prints_each_rows_last_activity_without_reading_it_back(
     assert read == Counter()
 
 
+class ReadFields(dict[str, Any]):
+    """A row's fields that note which of them were read."""
+
+    def __init__(self, fields: dict[str, Any]) -> None:
+        super().__init__(fields)
+        self.read: set[str] = set()
+
+    def __getitem__(self, key: str) -> Any:
+        self.read.add(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.read.add(key)
+        return super().get(key, default)
+
+    def items(self) -> Any:
+        self.read.update(self)
+        return super().items()
+
+    def values(self) -> Any:
+        self.read.update(self)
+        return super().values()
+
+
+def test_a_rows_masking_test_reads_only_the_fields_that_can_hold_text(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """`countrow.may_be_masked` of a row's fields searches those that can hold text a mask
+    could change (`countrow.ROW_TEXTS`), not its numbers, flags and paths; and finds a
+    secret in any of them."""
+    trees = sorted(tree for tree in CORPUS.iterdir() if tree.is_dir())
+    roots = [arg for tree in trees for arg in ("--root", str(tree))]
+    assert main(["ls", "--json", "--no-cache", "--no-default-root", *roots]) == 0
+    rows = json.loads(capfd.readouterr()[0])
+    assert len(rows) == len(trees)
+    for row in rows:
+        assert row.keys() == countrow.ROW_KEYS
+        fields = ReadFields(row)
+        assert not countrow.may_be_masked(fields)
+        assert fields.read <= set(countrow.ROW_TEXTS)
+        for key in countrow.ROW_TEXTS:
+            planted = SECRET if type(row[key]) is not list else [*row[key], SECRET]
+            if key == "failures":
+                planted = [{"label": "a6", "kind": SECRET}]
+            assert countrow.may_be_masked({**row, key: planted}), key
+
+
 EDGES = [0.0, 1.0005, 1.0004999, -1.0005, 1796500000.1235, 2.0**31 + 0.0005, 2.0**32 - 0.0005]
 
 

@@ -27,6 +27,7 @@ from tests.core.test_reliability_props import journals, records
 from tests.corpus import DATA, copy_tree, only_journal
 from wftop.core.cost.tally import SpendTally
 from wftop.core.cost.usage import Spends
+from wftop.core.index import countrow
 from wftop.core.index.cachefile import ended, settled
 from wftop.core.index.coldpass import ColdPass
 from wftop.core.index.scriptlook import NamedScript
@@ -36,6 +37,8 @@ from wftop.core.read.journal import JournalFold
 from wftop.core.read.runfolder import RunFolder
 from wftop.core.row import RunRow
 from wftop.core.system.procs import FakeProcess, FakeProcessTable
+from wftop.core.text.prefilter import may_hold_secret
+from wftop.core.text.redact import PATH_KEYS
 
 NOW = 1_800_000_000.0
 TREES = sorted(
@@ -66,15 +69,34 @@ def both_rows(roots: list[str], processes: FakeProcessTable | None = None) -> li
 
 
 def straight_rows(cold: ColdPass, folders: list[RunFolder], pending: bool) -> list[Any]:
-    """`ColdPass.counted`'s rows: their fields in order, and what is kept of each run."""
+    """`ColdPass.counted`'s rows: their fields in order, and what is kept of each run; each
+    row's masking test (`countrow.may_be_masked`, which searches only `countrow.ROW_TEXTS`)
+    is that of every string in it but its paths."""
+    made = list(cold.counted(folders, Spends(), pending=pending))
+    for fields in (one.fields for one in made):
+        assert pending or fields.keys() == countrow.ROW_KEYS
+        assert not texts([fields[key] for key in countrow.ROW_PLAIN if key in fields])
+        every = texts([value for key, value in fields.items() if key not in PATH_KEYS])
+        assert countrow.may_be_masked(fields) == may_hold_secret("\n".join(every))
     return [
         (
-            list(made.fields.items()),
-            (made.problems, made.last_activity, made.journal),
-            (made.named, made.settled, made.ended),
+            list(one.fields.items()),
+            (one.problems, one.last_activity, one.journal),
+            (one.named, one.settled, one.ended),
         )
-        for made in cold.counted(folders, Spends(), pending=pending)
+        for one in made
     ]
+
+
+def texts(values: Iterable[Any]) -> list[str]:
+    """Every string in ``values``, in lists and objects too."""
+    found: list[str] = []
+    for value in values:
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, list | tuple | dict):
+            found += texts(value.values() if isinstance(value, dict) else value)
+    return found
 
 
 @pytest.mark.parametrize("root", TREES, ids=lambda root: os.path.relpath(root, DATA))
