@@ -273,18 +273,25 @@ is on disk, the result in the journal): dropped so an index's memory does not fo
 def _snapshot_from(path: str, data: dict[str, Any], packed: bool = True) -> Snapshot:
     for bulky in BULKY_FIELDS:
         data.pop(bulky, None)
-    items = agent_items(data)
-    data.pop("workflowProgress", None)  # read again when a view asks (`Snapshot.raw_rows`)
-    agents, errored, cached, row_errors = set(), set(), set(), {}
-    for item in items:
+    progress = data.pop("workflowProgress", None)  # read again when a view asks (`raw_rows`)
+    agents: list[str] = []
+    errored: list[str] = []
+    cached: list[str] = []
+    row_errors: dict[str, str] = {}
+    rows = 0
+    for item in progress if type(progress) is list else ():  # `agent_items`, in one pass
+        if type(item) is not dict or item.get("type") != "workflow_agent":
+            continue
+        rows += 1
         agent = item.get("agentId")
         if type(agent) is str and agent:
-            agents.add(agent)
+            agents.append(agent)
             if item.get("cached") is True:
-                cached.add(agent)
-            if item.get("state") == "error":
-                errored.add(agent)
-            if item.get("state") == "error" or item.get("skipped") is True:
+                cached.append(agent)
+            state = item.get("state")
+            if state == "error":
+                errored.append(agent)
+            if state == "error" or item.get("skipped") is True:
                 text = item.get("error")
                 skipped = item.get("skipped") is True and not (type(text) is str and text)
                 row_errors[agent] = SKIPPED if skipped else (text if type(text) is str else "")
@@ -297,13 +304,17 @@ def _snapshot_from(path: str, data: dict[str, Any], packed: bool = True) -> Snap
     values["script_path"] = _str(get("scriptPath"))
     values["packed"] = bytes(memoryview(dumps(data))) if packed else b"{}"  # orjson leaves room
     values["timestamp"] = parse_iso_time(get("timestamp"))
-    values["agent_id_set"] = frozenset(agents)
-    values["errored"] = frozenset(errored)
-    values["cached"] = frozenset(cached)
+    values["agent_id_set"] = frozenset(agents) if agents else _NONE
+    values["errored"] = frozenset(errored) if errored else _NONE
+    values["cached"] = frozenset(cached) if cached else _NONE
     values["row_errors"] = row_errors
-    values["agent_rows"] = len(items)
+    values["agent_rows"] = rows
     return snapshot
 
+
+_NONE: frozenset[str] = frozenset()
+"""The one empty set of agents of every snapshot read (most say none errored and none was
+cached): an empty frozenset is 216 bytes, and a list holds a snapshot for each ended run."""
 
 _blank = object.__new__
 """A frozen dataclass's instance with no field set yet: `_snapshot_from` sets each field of
