@@ -68,7 +68,8 @@ class SessionFacts:
     """Per-session facts shared by its runs (working directory), read once."""
 
     def __init__(self) -> None:
-        self._cwd: dict[str, str | None] = {}
+        self._cwd: dict[tuple[str, str, str], str | None] = {}
+        """By session (`_session`): its transcript's path is made only when it is read."""
         self._scripts: dict[str, list[str]] = {}
 
     def scripts(self, folder: str) -> list[str]:
@@ -80,9 +81,9 @@ class SessionFacts:
 
     def cwd(self, folder: RunFolder) -> str | None:
         """From the session transcript; if it is gone, from an agent transcript's records."""
-        key = folder.transcript
+        key = _session(folder)
         if key not in self._cwd:
-            found = transcript_cwd(key)
+            found = transcript_cwd(folder.transcript)
             if found is None:
                 agents = sorted(glob.glob(os.path.join(glob.escape(folder.path), "agent-*.jsonl")))
                 found = transcript_cwd(agents[0]) if agents else None
@@ -91,11 +92,18 @@ class SessionFacts:
 
     def known(self, folder: RunFolder) -> bool:
         """The session's working directory has been looked for and found."""
-        return self._cwd.get(folder.transcript) is not None
+        return self._cwd.get(_session(folder)) is not None
 
     def forget(self, folder: RunFolder) -> None:
         """Look for the session's working directory again next time it is asked."""
-        self._cwd.pop(folder.transcript, None)
+        self._cwd.pop(_session(folder), None)
+
+
+def _session(folder: RunFolder) -> tuple[str, str, str]:
+    """The session of a run folder, as `SessionFacts` keeps what it read of it: its root,
+    project and id, which name its transcript (`RunFolder.transcript`, a path made again at
+    each ask: a list asks for every run)."""
+    return folder.root, folder.project, folder.session_id
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,7 @@ def counted_row(reader: RunReader, context: RunContext, *, pending: bool) -> Cou
         ]
     )
     cwd = context.cwd(folder)
+    journal = folder.journal
     failed = len(found)
     calls = len(fold.calls)
     open_keys = fold.open_keys
@@ -106,8 +107,8 @@ def counted_row(reader: RunReader, context: RunContext, *, pending: bool) -> Cou
         "failed_calls": [failure.label for failure in found],
         "rerun_tokens": reader.rerun_tokens,
         "dead_workers": len(flight) if status is Status.DEAD else 0,
-        "journal": None if reader.journal_missing else folder.journal,
-        "snapshot": folder.snapshot if snapshot is not None else None,
+        "journal": None if reader.journal_missing else journal,
+        "snapshot": snapshot.path if snapshot is not None else None,
         "snapshot_current": current,
         "script_path": reader.script_path,
         "owner": owner.liveness.value,
@@ -138,7 +139,7 @@ def counted_row(reader: RunReader, context: RunContext, *, pending: bool) -> Cou
         fields,
         how.problems,
         how.last_activity,
-        folder.journal,
+        journal,
         reader.names.named,
         how.unreadable is None and (ended or not owner.may_be_alive),
         ended and snapshot is not None and current,

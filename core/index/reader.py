@@ -312,6 +312,8 @@ class RunReader(SnapshotKeeping):
     def unreadable_reason(self) -> str | None:
         """Why the journal, on disk, cannot be read (``<journal>: permission denied``); None
         when it can, or when it is not there (`journal_missing`)."""
+        if not self.problems:
+            return None
         journal = self.folder.journal
         for problem in self.problems:
             if problem.line == 0 and problem.path == journal:

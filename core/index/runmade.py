@@ -74,7 +74,8 @@ def classified(read: Read, context: RunContext) -> Classified:
     """How the run ``read`` stands in ``context``: what `made_run` makes a `Run` of, and a
     list's cold pass a row of (`wftop.core.index.countrow`)."""
     owner = context.owner(read.folder)
-    superseded_by = context.superseded.get(read.folder.ident)
+    superseded = context.superseded
+    superseded_by = superseded.get(read.folder.ident) if superseded else None
     snapshot = read.snapshot
     current = read.snapshot_current
     if current:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -193,6 +194,36 @@ def test_a_run_read_for_its_row_walks_its_journals_records_once(
         cold = ColdPass.of([root], folders, processes=FakeProcessTable(), now=lambda: NOW)
         assert list(cold.counted(folders, Spends(), pending=False))
     assert walked == []
+
+
+def test_a_run_read_for_its_row_makes_each_of_its_paths_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A `RunFolder`'s paths are made again at each ask: a run read for its row asks for
+    its journal's twice (its reader, its row), its snapshot's once, and its session's
+    transcript once for all the runs of the session (their working directory), and makes
+    no identity where no run was superseded; the same rows."""
+    root = copy_tree("clean", tmp_path)
+    (folder,) = root.glob("projects/*/*/subagents/workflows/wf_*")
+    shutil.copytree(folder, folder.with_name("wf_0c0c0c0c-002"))
+    (snapshot,) = root.glob("projects/*/*/workflows/wf_*.json")
+    shutil.copy(snapshot, snapshot.with_name("wf_0c0c0c0c-002.json"))
+    folders, _problems = run_folders_of([str(root)])
+    cold = ColdPass.of([str(root)], folders, processes=FakeProcessTable(), now=lambda: NOW)
+    assert len(folders) == 2 and not cold.superseded
+    made: Counter[str] = Counter()
+    for name in ("journal", "snapshot", "transcript", "ident"):
+        path = getattr(RunFolder, name)
+
+        def counted(self: RunFolder, name: str = name, path: Any = path) -> str:
+            made[name] += 1
+            return str(path.fget(self))
+
+        monkeypatch.setattr(RunFolder, name, property(counted))
+    rows = straight_rows(cold, folders, pending=False)
+    assert made == Counter({"journal": 4, "snapshot": 2, "transcript": 1})
+    monkeypatch.undo()
+    assert rows == straight_rows(cold, folders, pending=False)
 
 
 @pytest.fixture(scope="module")
