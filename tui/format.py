@@ -265,11 +265,18 @@ def rows_cost_total(rows: Iterable[RunRow]) -> str:
     Each field read and summed in C (20,000 runs, a key typed in the filter): the same sum,
     in the same order, as `cost_total`'s (an addition of 0.0 to it changes nothing)."""
     listed = list(rows)
-    if not listed or any(map(_PENDING, listed)):
+    return spend_total(list(map(_COST, listed)), map(_PENDING, listed), map(_LOWER_BOUND, listed))
+
+
+def spend_total(
+    costs: list[float | None], pending: Iterable[bool], lower_bounds: Iterable[bool]
+) -> str:
+    """`rows_cost_total` of runs given by their fields, one a run in their order: each
+    run's ``cost_usd``, ``cost_pending`` and ``cost_is_lower_bound``."""
+    if not costs or any(pending):
         return ""
-    costs = list(map(_COST, listed))
     known = reduce(add, filter(None, costs), 0.0)
-    return _spent(known, None in costs, any(map(_LOWER_BOUND, listed)))
+    return _spent(known, None in costs, any(lower_bounds))
 
 
 def cost_total(costs: Iterable[tuple[float | None, bool]]) -> str:

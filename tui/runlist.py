@@ -96,8 +96,9 @@ class RunListView:
     _loads: int = field(default=0, repr=False)
     """Times `load` ordered the runs anew (texts made of an order before are not theirs)."""
     _chosen_texts: Texts | None = field(default=None, repr=False)
-    """The same, of the runs `_chosen` holds (None when it was not a filter of free words,
-    or its runs moved since: a letter typed then is tried on every run's)."""
+    """The same, of the runs `_chosen` holds (None when they were not chosen by free words
+    or status alone, or from texts not made yet, or its runs moved since: a letter typed
+    then is tried on every run's)."""
     _order: Order = field(default_factory=lambda: Order(), repr=False)
     """Every run, newest activity first."""
     _given: list[RunRow] = field(default_factory=list, repr=False)
@@ -128,6 +129,7 @@ class RunListView:
         if not made yet (nor taken from `texts_wanted`): when the box opens."""
         if self._texts is None:
             self._texts, self._missed = Texts.of(self._order.runs), None
+            self._every_texts()
 
     @property
     def searchable(self) -> bool:
@@ -158,6 +160,18 @@ class RunListView:
         for taken, fresh, placed in missed:
             texts.move(taken, fresh, placed)
         self._texts = texts
+        self._every_texts()
+
+    def _every_texts(self) -> None:
+        """Every run chosen (no filter) before the texts were made: they are its texts."""
+        chosen = self._chosen
+        if (
+            chosen is not None
+            and chosen[0] == NO_FILTERS
+            and self._chosen_texts is None
+            and len(chosen[1].runs) == len(self._order.runs)
+        ):
+            self._chosen_texts = self._texts
 
     def terms(self) -> tuple[Term, ...]:
         if self._terms[0] != self.text:
@@ -269,10 +283,14 @@ class RunListView:
         allowed = self.allowed()
         chosen_texts = None
         if allowed is None and self.project is None and self.host is None and not self.text:
-            chosen = list(base)
+            chosen, chosen_texts = list(base), texts
         elif self.project is None and self.host is None and not self.text:
             assert allowed is not None
-            chosen = list(compress(base, map(allowed.__contains__, map(SHOWN_STATUS, base))))
+            if texts is None:
+                chosen = list(compress(base, map(allowed.__contains__, map(SHOWN_STATUS, base))))
+            else:  # the statuses read off their list: no row is looked at
+                passes = list(map(allowed.__contains__, texts.statuses))
+                chosen, chosen_texts = list(compress(base, passes)), texts.taken(passes)
         elif allowed is None and self.project is None and self.host is None and self.plain():
             if texts is None:
                 texts = Texts.of(base)
@@ -285,13 +303,20 @@ class RunListView:
         else:
             chosen = [run for run in base if self.matches(run, allowed)]
         self.passes += len(base)
-        passing = Order.ordered(chosen, self._order, among)
+        passing = Order.ordered(chosen, self._order, among, chosen_texts)
         self._chosen = (filters, passing)
         self._chosen_texts = chosen_texts
         self._kept[filters] = (passing, chosen_texts)
         if len(self._kept) > KEPT_MOST:
             del self._kept[next(iter(self._kept))]
         return passing.runs
+
+    def shown_texts(self) -> Texts | None:
+        """The `Texts` of the runs `rows` gave last, in its order (None: not at hand, or the
+        rows are sorted or grouped otherwise than `chosen` orders them)."""
+        if self.sort != "activity" or self.group != "none":
+            return None
+        return self._chosen_texts
 
     def _narrows(self, text: str) -> bool:
         """Every run the filter text now lets through, ``text`` lets through too (each of

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 
 from wftop.core.row import RunRow
 from wftop.tui.format import ATTENTION_ORDER, rows_cost_total
+from wftop.tui.haystack import Texts
 
 RERUN_TOKENS = operator.attrgetter("rerun_tokens")
 
@@ -33,6 +34,8 @@ class Order:
         self._cost: str | None = None
         self._same: Order | None = None
         """An order of the same runs whose sums these are (`ordered`), until either moves."""
+        self._texts: Texts | None = None
+        """The runs' fields, in their order, the sums are made of (`ordered`) until they move."""
 
     @classmethod
     def of(cls, runs: list[RunRow]) -> Order:
@@ -44,14 +47,21 @@ class Order:
         return order
 
     @classmethod
-    def ordered(cls, runs: list[RunRow], keys_from: Order, among: Order | None = None) -> Order:
+    def ordered(
+        cls,
+        runs: list[RunRow],
+        keys_from: Order,
+        among: Order | None = None,
+        texts: Texts | None = None,
+    ) -> Order:
         """``runs``, already in order, keyed as ``keys_from`` keys them now (the keys are
         taken when first needed: `keyed` before ``keys_from`` moves); ``among``: the runs
         they were chosen from, whose sums they take (summed there once) when they are every
-        one of them."""
+        one of them; ``texts``: the runs' `Texts`, summed instead of the rows."""
         order = cls()
         order.runs = runs
         order._source = keys_from.key_of
+        order._texts = texts
         if among is not None and len(among.runs) == len(runs):
             order._same = among
         return order
@@ -78,24 +88,32 @@ class Order:
     def spent(self) -> int:
         """Tokens spent on re-runs of calls that had returned, over the runs."""
         if self._spent is None:
-            same = self._same
-            self._spent = (
-                same.spent if same is not None else sum(filter(None, map(RERUN_TOKENS, self.runs)))
-            )
+            same, texts = self._same, self._texts
+            if same is not None:
+                self._spent = same.spent
+            elif texts is not None:
+                self._spent = texts.spent()
+            else:
+                self._spent = sum(filter(None, map(RERUN_TOKENS, self.runs)))
         return self._spent
 
     def cost(self) -> str:
         """`rows_cost_total` of the runs (in this order)."""
         if self._cost is None:
-            same = self._same
-            self._cost = same.cost() if same is not None else rows_cost_total(self.runs)
+            same, texts = self._same, self._texts
+            if same is not None:
+                self._cost = same.cost()
+            elif texts is not None:
+                self._cost = texts.cost()
+            else:
+                self._cost = rows_cost_total(self.runs)
         return self._cost
 
     def drop(self, idents: Iterable[str]) -> list[int]:
         """Take the runs of ``idents`` out; where each was, as it was taken out."""
         keys, key_of, runs = self.keys, self.key_of, self.runs
         taken: list[int] = []
-        self._same = None  # moved: its runs are its own now
+        self._same = self._texts = None  # moved: its runs are its own now
         for ident in idents:
             key = key_of.pop(ident, None)
             if key is None:
@@ -116,7 +134,7 @@ class Order:
         """Put ``runs`` in place (``key_by_ident``: their keys, made already); where each
         went, as it was put."""
         keys, key_of = self.keys, self.key_of
-        self._same = None
+        self._same = self._texts = None
         placed: list[int] = []
         for run in runs:
             key = activity_key(run) if key_by_ident is None else key_by_ident(run.ident)

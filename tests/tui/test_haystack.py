@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cache
+from unittest.mock import patch
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from tests.tui.test_tui_units import only_row
 from wftop.core.model import Status
 from wftop.core.row import RunRow
-from wftop.tui import runlist
+from wftop.tui import haystack, runlist
 from wftop.tui.haystack import Texts
 from wftop.tui.query import hay, matches, parse
 from wftop.tui.runlist import MISSED_MOST, RunListView
@@ -124,11 +125,20 @@ def change_one(view: RunListView, now: dict[str, RunRow], at: int, row: RunRow) 
     st.lists(rows(), min_size=1, max_size=8, unique_by=lambda run: run.ident),
     st.lists(st.tuples(st.integers(0, 7), rows()), max_size=4),
     st.booleans(),
+    st.sampled_from([0, haystack.MOVED_ONE_BY_ONE]),
 )
-def test_texts_made_off_the_loop_follow_the_runs_that_moved_meanwhile(runs, changes, reordered):
+def test_texts_made_off_the_loop_follow_the_runs_that_moved_meanwhile(
+    runs, changes, reordered, one_by_one
+):
     """The texts made of the runs `texts_wanted` gave (in a job, while the list goes on
     changing) are taken moved as the runs' order moved since: they are every run's as it is
-    now; runs ordered anew meanwhile (`load`) leave them unused, to be made again."""
+    now; runs ordered anew meanwhile (`load`) leave them unused, to be made again. Moved a
+    run at a time, or (``one_by_one`` 0: as a change of many runs is) each list made again."""
+    with patch.object(haystack, "MOVED_ONE_BY_ONE", one_by_one):
+        moved_meanwhile(runs, changes, reordered)
+
+
+def moved_meanwhile(runs: list[RunRow], changes: list[tuple[int, RunRow]], reordered: bool) -> None:
     view = RunListView()
     view.chosen(runs)
     wanted = view.texts_wanted()
@@ -206,6 +216,10 @@ def test_a_filter_that_lets_every_run_through_sums_nothing_again(monkeypatch):
     monkeypatch.setattr(
         runorder, "rows_cost_total", lambda rows: sums.append(len(rows)) or rows_cost_total(rows)
     )
+    texts_cost = Texts.cost  # summed off the texts of the runs chosen, when they are made
+    monkeypatch.setattr(
+        Texts, "cost", lambda self: sums.append(len(self.costs)) or texts_cost(self)
+    )
     runs = [tree_row(name) for name in TREES]
     view = RunListView()
     view.chosen(runs)
@@ -226,3 +240,31 @@ def test_a_filter_that_lets_every_run_through_sums_nothing_again(monkeypatch):
     now = [dearer, *runs[1:]]
     assert view.cost_total() == rows_cost_total(now) != every[0]
     assert view.rerun_tokens() == sum(run.rerun_tokens or 0 for run in now)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(rows(), max_size=8, unique_by=lambda run: run.ident),
+    st.sampled_from(runlist.STATUS_FILTERS),
+)
+def test_a_status_chosen_off_the_texts_is_what_the_rows_say(runs, status):
+    """Runs chosen by status once the texts are made: the same runs in the same order, and
+    their texts, from which the list's keys, widths and sums are read, are theirs."""
+    from wftop.tui.format import rows_cost_total
+    from wftop.tui.styles import Palette
+    from wftop.tui.widgets.run_table import RunTable, widest_in
+
+    view = RunListView()
+    view.chosen(runs)
+    view.ready()
+    view.status = status
+    chosen = view.chosen()
+    allowed = view.allowed()
+    assert chosen == [run for run in view.by_activity() if view.matches(run, allowed)]
+    texts = view.shown_texts()
+    assert texts == Texts.of(chosen)
+    assert texts.idents == [run.ident for run in chosen]
+    assert view.cost_total() == rows_cost_total(chosen)
+    assert view.rerun_tokens() == sum(run.rerun_tokens or 0 for run in chosen)
+    measured = RunTable(Palette(), lambda: 0.0).wants(chosen, ["name", "project"])
+    assert widest_in(texts, ["name", "project"]) == measured

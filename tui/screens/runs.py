@@ -142,6 +142,7 @@ class RunsScreen(RunsPalette, RunsMarks):
             self.refresh_rows()
         elif change.rows or change.progress or change.links or change.clock:
             self._header(self.table.row_count)
+            self._texts_soon()  # every run may be known now, the list drawn before
 
     def _holding(self) -> bool:
         """The runs that come are held back: the first read goes on (listed once from the
@@ -180,7 +181,7 @@ class RunsScreen(RunsPalette, RunsMarks):
         view = self.view
         rows = view.rows()
         self.table.show_hosts(bool(self.store.hosts))
-        self.table.show(list(rows))
+        self.table.show(list(rows), view.shown_texts())
         groups = sum(1 for row in rows if isinstance(row, GroupRow)) if view.group != "none" else 0
         if groups and view.collapsed:  # the runs of a folded group are not counted
             self._spent = sum(row.rerun_tokens or 0 for row in rows if isinstance(row, RunRow))
@@ -189,6 +190,10 @@ class RunsScreen(RunsPalette, RunsMarks):
             self._spent = view.rerun_tokens()
             self._cost = view.cost_total()
         self._header(len(rows) - groups)
+        self._texts_soon()
+
+    def _texts_soon(self) -> None:
+        """Make the filter's texts `TEXTS_AFTER` the list is next drawn, if they are due."""
         if self._texts_due() and self._texts_timer is None:
             self.call_after_refresh(self._texts_later)
 

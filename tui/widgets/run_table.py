@@ -19,6 +19,7 @@ from wftop.tui.format import (
     row_cost_cell,
     status_label,
 )
+from wftop.tui.haystack import Texts
 from wftop.tui.runlist import GroupRow, row_key
 from wftop.tui.styles import Palette
 from wftop.tui.widgets.columns import ColumnSpec, clip
@@ -80,6 +81,17 @@ class RunTable(FittedTable):
         """Other hosts are read: the HOST column is there."""
         self.auto: frozenset[tuple[str, str]] = frozenset()
         """(run id, root) of the runs marked auto (``m``): wftop supervise may resume them."""
+        self._texts: Texts | None = None
+        """The `Texts` of the items `show` is showing, while it shows them."""
+
+    def show(self, items: list[object], texts: Texts | None = None) -> None:
+        """`FittedTable.show`; ``texts``: the `Texts` of ``items`` (runs only, in this order),
+        where their keys and widths are read instead of off each row (20,000 rows a key)."""
+        self._texts = texts
+        try:
+            super().show(items)
+        finally:
+            self._texts = None
 
     def columns(self) -> list[ColumnSpec]:
         base = HOST_COLUMNS if self.host_column else RUN_COLUMNS
@@ -108,6 +120,8 @@ class RunTable(FittedTable):
     def keys_of(self, items: list[object]) -> list[str]:
         """`row_key` of each row, without a call per row (20,000 runs re-sorted per key):
         read in C when every row is a run's."""
+        if self._texts is not None:
+            return list(self._texts.idents)
         try:
             return list(map(_IDENT, items))
         except AttributeError:  # group headers among the runs
@@ -115,7 +129,11 @@ class RunTable(FittedTable):
 
     def wants(self, items: list[object], columns: list[str]) -> dict[str, int]:
         """The longest name, project and host of the runs (a group's title is a name): each
-        field read in C, a few ms for 20,000 runs (every list shown is measured)."""
+        field read in C, a few ms for 20,000 runs (every list shown is measured); read off
+        the runs' `Texts` when `show` has them (no host column, no run marked auto)."""
+        texts = self._texts
+        if texts is not None and "host" not in columns and not self.auto:
+            return widest_in(texts, columns)
         try:
             return self._widest_of(cast("list[RunRow]", items), columns)
         except AttributeError:  # group headers among the runs
@@ -202,6 +220,17 @@ class RunTable(FittedTable):
             text = row_cost_cell(run)
             return Text(f"{text:>{width}}", no_wrap=True)
         return Text("")
+
+
+def widest_in(texts: Texts, columns: list[str]) -> dict[str, int]:
+    """`RunTable._widest_of` of the runs of ``texts``, read off its lists of widths."""
+    wants: dict[str, int] = {}
+    if "name" in columns:
+        widths = texts.name_widths
+        wants["name"] = max(len("(unnamed)") if 0 in widths else 0, max(widths, default=0))
+    if "project" in columns:
+        wants["project"] = max(texts.project_widths, default=0)
+    return wants
 
 
 def _widest(texts: Iterable[str | None], least: int = 0) -> int:
