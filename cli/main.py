@@ -219,22 +219,29 @@ def run_tui(args: argparse.Namespace) -> int:
     """``wftop`` without a command: read the config, pick the roots, build and run the app."""
     from dataclasses import replace
 
-    from wftop.cli.remote import hub_for
     from wftop.core.config import ConfigError, load_config
     from wftop.core.read.roots import RootError
-    from wftop.core.remote.transport import HostError
     from wftop.tui.keys import check_keymap
 
     try:
         config = load_config()
         config = replace(config, keys=check_keymap(config))  # ids and collisions, by line
         roots = pick_roots(args, config)
-        hosts = [*config.hosts, *args.host]
-        remote_command = args.remote_command or config.remote_command
-        remote = hub_for(hosts, remote_command, config.ssh_command)
-    except (ConfigError, RootError, HostError) as error:
+    except (ConfigError, RootError) as error:
         fail(str(error))
         return EXIT_USAGE
+    hosts = [*config.hosts, *args.host]
+    remote = None
+    if hosts:  # the links to other hosts, and what makes them, imported only for some
+        from wftop.cli.remote import hub_for
+        from wftop.core.remote.transport import HostError
+
+        try:
+            remote_command = args.remote_command or config.remote_command
+            remote = hub_for(hosts, remote_command, config.ssh_command)
+        except HostError as error:
+            fail(str(error))
+            return EXIT_USAGE
     if args.stall_window is not None:
         config = replace(config, stall_window=args.stall_window)
     from wftop.cli.exact import tui_rehearser
