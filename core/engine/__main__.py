@@ -22,6 +22,9 @@ from wftop.core.system.statedir import state_dir
 
 LINGER = 60.0
 """Seconds a shared engine stays with no view (one started again soon finds it warm)."""
+FIRST_VIEW = 5.0
+"""Seconds a shared engine waits, its kept rows out, for the view that started it to
+connect before it walks the roots (`Engine`'s ``first_view``)."""
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -47,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         step_ms=int(os.environ.get("WFTOP_WATCH_STEP_MS", "15")),
         log=args.log,
         spend_book=None if args.no_cache else book_for(state_dir(), args.root),
+        first_view=0.0 if args.stdio else FIRST_VIEW,
     )
     if args.stdio:
         return asyncio.run(serve_stdio(engine))

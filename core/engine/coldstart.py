@@ -151,14 +151,18 @@ async def first_rows(
     lazy_spend: int = LAZY_SPEND,
     spend_book: SpendBook | None = None,
     all_kept: Callable[[], None] = lambda: None,
+    before_walk: Callable[[], Awaitable[None]] | None = None,
 ) -> FirstRows:
     """Every run under the roots, handed to ``emit`` in batches (with ``lazy_spend`` runs
     or more to read, without what they spent: see the module); ``all_kept`` is called once the
-    rows the cache kept are all handed out, before the roots are walked (not when none was)."""
+    rows the cache kept are all handed out, before the roots are walked (not when none was),
+    then ``before_walk`` awaited (the walk holds the event loop a while)."""
     owners = owners_by_session(roots, processes or default_table(), local_pid_domain())
     early = await _kept_first(cache, owners, emit)
     if early:
         all_kept()
+        if before_walk is not None:
+            await before_walk()
     # What the walk alone reads runs with, imported once the kept rows are out (a view
     # lists them the sooner): the cold pass, its fork fan-out, what runs spent.
     from wftop.core.cost.usage import Spends

@@ -83,6 +83,7 @@ class Engine:
         lazy_spend: int = LAZY_SPEND,
         spend_book: SpendBook | None = None,
         trim: Trim | None = None,
+        first_view: float = 0.0,
     ) -> None:
         """Args:
         log: the engine's log file, where a failure's traceback is appended (None: stderr).
@@ -90,7 +91,13 @@ class Engine:
             spent (`wftop.core.engine.coldstart`).
         trim: how freed memory is given back to the system once every run is read
             (`wftop.core.system.memory.trimmer`: this platform's, unless given).
+        first_view: seconds the engine waits, once the rows its rows cache kept are out and
+            no view has joined, for a first view before it walks the roots (a shared engine
+            a view started early: that view connects once it has imported Textual, and one
+            that connected while the walk held the loop waited for its hello until the walk
+            was done, with every row it needed held).
         """
+        self.first_view = first_view
         self.trim = trim
         self.lazy_spend = lazy_spend
         self.spend_book = spend_book
@@ -125,6 +132,8 @@ class Engine:
         """What the watch told the user (a watch the kernel refused), told to every view."""
         self.index: LiveIndex | None = None
         self._views = Views()
+        self._joined: asyncio.Event | None = None
+        """Set when a view joins while the engine waits for a first one (`_viewed`)."""
         self._told: dict[str, int] = {}
         """Problems of each run already told."""
         self._gone = Gone()
@@ -163,6 +172,8 @@ class Engine:
         if self.kept and not self.complete:
             lines.append(wire.KEPT_LINE)
         self._views.join(subscriber, lines)
+        if self._joined is not None:
+            self._joined.set()
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
         self._views.leave(subscriber)
@@ -230,6 +241,7 @@ class Engine:
             lazy_spend=self.lazy_spend,
             spend_book=self.spend_book,
             all_kept=self._kept,
+            before_walk=lambda: self._viewed(stop),
         )
         # names depend on every run: the rows sent before, again
         renamed = self._names.rename(self.held)
@@ -314,6 +326,20 @@ class Engine:
         on (what it finds follows in the snapshot)."""
         self.kept = True
         self._broadcast(wire.KEPT_LINE)
+
+    async def _viewed(self, stop: asyncio.Event) -> None:
+        """Until a view has joined or ``stop`` is set, at most `first_view` seconds (none
+        joined yet)."""
+        if self.first_view <= 0 or len(self._views) or stop.is_set():
+            return
+        joined = self._joined = asyncio.Event()
+        waits = {asyncio.ensure_future(joined.wait()), asyncio.ensure_future(stop.wait())}
+        try:
+            await asyncio.wait(waits, timeout=self.first_view, return_when="FIRST_COMPLETED")
+        finally:
+            self._joined = None
+            for wait in waits:
+                wait.cancel()
 
     async def _fill(self, cache: RowCache, firsts: FirstRows) -> dict[str, Held]:
         """The rows that went without what they spent, read again with it by forked workers
