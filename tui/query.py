@@ -103,3 +103,16 @@ def term_matches(term: Term, found: Hay) -> bool:
 
 def matches(terms: tuple[Term, ...], found: Hay) -> bool:
     return all(term_matches(term, found) for term in terms)
+
+
+def implies(term: Term, by: Term) -> bool:
+    """A run that ``by`` lets through, ``term`` lets through too (``by`` is ``term`` with
+    letters added: ``p0`` then ``p00``, ``status:d`` then ``status:dead``)."""
+    field, value = term
+    if field != by[0]:
+        return False
+    if field == "status":
+        return by[1].startswith(value)
+    if not field and id_shaped(by[1]) and not id_shaped(value):
+        return False  # ``p0`` may match an id where ``p`` must match the words
+    return value in by[1]

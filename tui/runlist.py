@@ -18,7 +18,7 @@ from wftop.core.model import NEEDS_YOU
 from wftop.core.row import RunRow
 from wftop.tui.format import ATTENTION_ORDER
 from wftop.tui.haystack import Texts
-from wftop.tui.query import Hay, Term, hay, id_shaped, matches, parse
+from wftop.tui.query import Hay, Term, hay, implies, matches, parse
 from wftop.tui.runorder import FIRST_KEYS, Order
 
 SORTS = ("activity", "status", "name", "project")
@@ -381,19 +381,6 @@ class RunListView:
         if self.group != "none":
             parts.append(f"group {self.group}")
         return " · ".join(parts)
-
-
-def implies(term: Term, by: Term) -> bool:
-    """A run that ``by`` lets through, ``term`` lets through too (``by`` is ``term`` with
-    letters added: ``p0`` then ``p00``, ``status:d`` then ``status:dead``)."""
-    field, value = term
-    if field != by[0]:
-        return False
-    if field == "status":
-        return by[1].startswith(value)
-    if not field and id_shaped(by[1]) and not id_shaped(value):
-        return False  # ``p0`` may match an id where ``p`` must match the words
-    return value in by[1]
 
 
 def row_key(row: RunRow | GroupRow) -> str:

@@ -26,7 +26,7 @@ import asyncio
 import os
 import time
 import traceback
-from collections import Counter, deque
+from collections import deque
 from collections.abc import AsyncGenerator, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,12 +36,12 @@ from wftop.core.engine import holding
 from wftop.core.engine import protocol as wire
 from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, first_rows
 from wftop.core.engine.failing import failure_said, log_trace
-from wftop.core.engine.heldrow import Held, held_row, same
+from wftop.core.engine.heldrow import Held, needy_states, same, shown_counts
 from wftop.core.engine.holding import Gone, ProjectNames, held_of
 from wftop.core.engine.views import Subscriber, Views
 from wftop.core.index.gcpause import paused_gc
 from wftop.core.index.rowcache import RowCache
-from wftop.core.model import DEFAULT_STALL_WINDOW, NEEDS_YOU, Run
+from wftop.core.model import DEFAULT_STALL_WINDOW, Run
 from wftop.core.row import RunRow
 from wftop.core.system.memory import Trim, give_back_memory, trimmer
 from wftop.core.system.procs import ProcessTable, default_table
@@ -132,8 +132,6 @@ class Engine:
         """What the watch told the user (a watch the kernel refused), told to every view."""
         self.index: LiveIndex | None = None
         self._views = Views()
-        self._joined: asyncio.Event | None = None
-        """Set when a view joins while the engine waits for a first one (`_viewed`)."""
         self._told: dict[str, int] = {}
         """Problems of each run already told."""
         self._gone = Gone()
@@ -172,8 +170,6 @@ class Engine:
         if self.kept and not self.complete:
             lines.append(wire.KEPT_LINE)
         self._views.join(subscriber, lines)
-        if self._joined is not None:
-            self._joined.set()
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
         self._views.leave(subscriber)
@@ -184,16 +180,11 @@ class Engine:
 
     def counts(self) -> dict[str, int]:
         """Runs per shown status (``wftop status``)."""
-        rows = (held_row(entry) for entry in self.held.values())
-        return dict(sorted(Counter(row.shown_status for row in rows if row is not None).items()))
+        return shown_counts(self.held.values())
 
     def needy(self) -> list[RunState]:
         """The runs that may need a person (``wftop status`` holds them to its window)."""
-        return [
-            RunState(row.ident, row.run_id, row.shown_status, row.last_activity)
-            for row in (held_row(entry) for entry in self.held.values())
-            if row is not None and row.shown_status in NEEDS_YOU
-        ]
+        return needy_states(self.held.values())
 
     def _broadcast(self, line: bytes) -> None:
         self._views.broadcast(line)
@@ -241,7 +232,7 @@ class Engine:
             lazy_spend=self.lazy_spend,
             spend_book=self.spend_book,
             all_kept=self._kept,
-            before_walk=lambda: self._viewed(stop),
+            before_walk=lambda: self._views.first(self.first_view, stop),
         )
         # names depend on every run: the rows sent before, again
         renamed = self._names.rename(self.held)
@@ -326,20 +317,6 @@ class Engine:
         on (what it finds follows in the snapshot)."""
         self.kept = True
         self._broadcast(wire.KEPT_LINE)
-
-    async def _viewed(self, stop: asyncio.Event) -> None:
-        """Until a view has joined or ``stop`` is set, at most `first_view` seconds (none
-        joined yet)."""
-        if self.first_view <= 0 or len(self._views) or stop.is_set():
-            return
-        joined = self._joined = asyncio.Event()
-        waits = {asyncio.ensure_future(joined.wait()), asyncio.ensure_future(stop.wait())}
-        try:
-            await asyncio.wait(waits, timeout=self.first_view, return_when="FIRST_COMPLETED")
-        finally:
-            self._joined = None
-            for wait in waits:
-                wait.cancel()
 
     async def _fill(self, cache: RowCache, firsts: FirstRows) -> dict[str, Held]:
         """The rows that went without what they spent, read again with it by forked workers

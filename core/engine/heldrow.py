@@ -1,16 +1,21 @@
 """A run as the engine holds it (`Held`): its row printed on one line, ready to send, with
 what naming its project needs, the row itself decoded only when first asked for; and how a
 row read in a forked worker becomes one without being decoded where it is held
-(`wftop.core.engine.printing.printed_fields` in the worker, `held_read` in the engine).
+(`wftop.core.engine.printing.printed_fields` in the worker, `held_read` in the engine); and
+what ``wftop status`` asks of the runs held (`shown_counts`, `needy_states`).
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from sys import intern
 
 import orjson
 
+from wftop.core.attention import RunState
 from wftop.core.engine.protocol import one_line
+from wftop.core.model import NEEDS_YOU
 from wftop.core.row import RowError, RunRow
 
 Naming = tuple[str | None, str, str]
@@ -109,3 +114,18 @@ def _peeked(entry: Held) -> RunRow | None:
 def same(old: Held | None, new: Held) -> bool:
     """``new`` says what ``old`` said: the same line, or (printed otherwise) the same row."""
     return old is not None and (old.line == new.line or _peeked(old) == _peeked(new))
+
+
+def shown_counts(held: Iterable[Held]) -> dict[str, int]:
+    """Runs per shown status (``wftop status``)."""
+    rows = (held_row(entry) for entry in held)
+    return dict(sorted(Counter(row.shown_status for row in rows if row is not None).items()))
+
+
+def needy_states(held: Iterable[Held]) -> list[RunState]:
+    """The runs that may need a person (``wftop status`` holds them to its window)."""
+    return [
+        RunState(row.ident, row.run_id, row.shown_status, row.last_activity)
+        for row in (held_row(entry) for entry in held)
+        if row is not None and row.shown_status in NEEDS_YOU
+    ]

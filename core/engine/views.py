@@ -37,6 +37,8 @@ class Views:
 
     def __init__(self) -> None:
         self._subscribers: list[Subscriber] = []
+        self._joined: asyncio.Event | None = None
+        """Set when a view joins while the engine waits for a first one (`first`)."""
 
     def __len__(self) -> int:
         return len(self._subscribers)
@@ -46,6 +48,8 @@ class Views:
         on unless it is gone already."""
         if all(subscriber.send(line) for line in lines):
             self._subscribers.append(subscriber)
+            if self._joined is not None:
+                self._joined.set()
 
     def leave(self, subscriber: Subscriber) -> None:
         if subscriber in self._subscribers:
@@ -68,3 +72,17 @@ class Views:
             isinstance(view, Backlogged) and view.backlog() > below for view in self._subscribers
         ):
             await asyncio.sleep(0.01)
+
+    async def first(self, seconds: float, stop: asyncio.Event) -> None:
+        """Until a view has joined or ``stop`` is set, at most ``seconds`` (none joined yet):
+        a shared engine waits so for the view that started it before it walks the roots."""
+        if seconds <= 0 or self._subscribers or stop.is_set():
+            return
+        joined = self._joined = asyncio.Event()
+        waits = {asyncio.ensure_future(joined.wait()), asyncio.ensure_future(stop.wait())}
+        try:
+            await asyncio.wait(waits, timeout=seconds, return_when="FIRST_COMPLETED")
+        finally:
+            self._joined = None
+            for wait in waits:
+                wait.cancel()
