@@ -220,9 +220,9 @@ from wftop.core.text.redact import Redactor
 
 threads = []
 spawn = fanout._stream
-def counted(work, chunks):
+def counted(*args):
     threads.append(threading.active_count())
-    return spawn(work, chunks)
+    return spawn(*args)
 fanout._stream = counted
 
 class Last:

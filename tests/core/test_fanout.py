@@ -147,8 +147,8 @@ def test_a_stream_hands_back_every_chunk_once_each_from_a_forked_child(workers: 
     done = sorted(pair for chunk in chunks for pair in chunk)
     assert [item for item, _pid in done] == list(range(100))
     pids = {pid for _item, pid in done}
-    if workers > 1:  # the caller reads none itself
-        assert os.getpid() not in pids and len(pids) == workers
+    if workers > 1:  # the caller reads none itself (a child quick enough may take them all)
+        assert os.getpid() not in pids and 1 <= len(pids) <= workers
     else:
         assert pids == {os.getpid()}
 
@@ -183,15 +183,41 @@ def test_a_stream_hands_back_a_chunk_before_its_child_has_done_the_next(tmp_path
 
 
 @linux_only
+def test_a_stream_child_held_up_on_a_chunk_leaves_the_chunks_after_it_to_another(
+    tmp_path,
+) -> None:  # type: ignore[no-untyped-def]
+    # the first chunk is done only once every other one is: chunks dealt out beforehand left
+    # the ones after it (in its child's hand) waiting behind it, and it waited for ever
+    def work(items: Sequence[int]) -> list[tuple[int, int]]:
+        if items[0] == 0:
+            for _ in range(2000):
+                if len(list(tmp_path.iterdir())) == 7:
+                    break
+                time.sleep(0.005)
+            else:
+                raise RuntimeError("the other chunks waited behind the first")
+        else:
+            (tmp_path / str(items[0])).touch()
+        return pids_of(items)
+
+    chunks = chunks_of(list(range(80)), work, workers=2, chunk=10)
+    by_chunk = {chunk[0][0]: {pid for _item, pid in chunk} for chunk in chunks}
+    assert sorted(by_chunk) == list(range(0, 80, 10))
+    held_up, others = by_chunk.pop(0), set().union(*by_chunk.values())
+    assert len(held_up) == 1 and len(others) == 1 and held_up != others
+    assert os.getpid() not in held_up | others
+
+
+@linux_only
 @pytest.mark.parametrize("how", ["raises", "dies"])
-def test_a_stream_redoes_here_only_the_chunks_a_failed_child_did_not_send(how: str) -> None:
+def test_a_stream_redoes_here_only_the_chunk_a_failed_child_was_on(how: str) -> None:
     parent = os.getpid()
     here: list[int] = []
 
     def fragile(items: Sequence[int]) -> list[tuple[int, int]]:
         if os.getpid() == parent:
             here.append(items[0])
-        elif items[0] == 20:  # the first child's third chunk
+        elif items[0] == 20:  # whichever child takes the third chunk
             if how == "dies":
                 os._exit(9)
             raise RuntimeError("worker broke")
@@ -199,7 +225,7 @@ def test_a_stream_redoes_here_only_the_chunks_a_failed_child_did_not_send(how: s
 
     chunks = chunks_of(list(range(80)), fragile, workers=2, chunk=10)
     assert sorted(item for chunk in chunks for item, _pid in chunk) == list(range(80))
-    assert sorted(here) == [20, 30]  # the chunks 0 and 10 came from the child
+    assert here == [20]  # the chunk it was on: the other child took the chunks after it
 
 
 def test_where_workers_cannot_be_forked_a_stream_is_computed_here(monkeypatch) -> None:  # type: ignore[no-untyped-def]
