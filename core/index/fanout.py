@@ -185,9 +185,10 @@ FRAME_HEAD = 12
 chunk's number."""
 TICKET = 4
 """Bytes of a chunk's number on the pipe the streaming children take their chunks from."""
-MAX_TICKETS = 16384
-"""Chunks at most in one stream: their numbers fit a pipe's buffer (64 KiB), written whole
-before any child is forked."""
+MAX_TICKETS = 1024
+"""Chunks at most in one stream (more items make larger chunks): their numbers are written
+whole before any child is forked, and fit the least a pipe holds (a page: where the user
+holds many pipes, Linux gives a new one no more)."""
 
 
 class _Stream:

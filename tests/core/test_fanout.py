@@ -209,6 +209,15 @@ def test_a_stream_child_held_up_on_a_chunk_leaves_the_chunks_after_it_to_another
 
 
 @linux_only
+def test_a_stream_of_many_items_makes_no_more_chunks_than_a_pipe_page_holds_numbers() -> None:
+    # each chunk's number is written to a pipe before any child is forked: more than a pipe
+    # holds would wait for ever where Linux gives a new pipe one page (4,096 bytes)
+    chunks = chunks_of(list(range(5000)), pids_of, workers=2, chunk=1)
+    assert len(chunks) <= 4096 // 4
+    assert sorted(item for chunk in chunks for item, _pid in chunk) == list(range(5000))
+
+
+@linux_only
 @pytest.mark.parametrize("how", ["raises", "dies"])
 def test_a_stream_redoes_here_only_the_chunk_a_failed_child_was_on(how: str) -> None:
     parent = os.getpid()
