@@ -255,11 +255,16 @@ class Store:
             self.applied += 1
             self.changed.publish(change)
         if len(added) + len(changed) >= SETTLE_ROWS:
-            self._settle()
+            self.settle()
             if not self._giving_back:
                 self._giving_back = True
                 self._schedule(self._given_back)
         return change
+
+    def settle(self) -> None:
+        """What the process holds now is kept for good: out of the cyclic collector's reach
+        (after a big application, and once what opening a run needs is loaded)."""
+        self._settle()
 
     def _given_back(self) -> None:
         self._giving_back = False

@@ -275,6 +275,37 @@ async def test_what_the_first_run_opened_needs_is_readied_in_a_worker_once_liste
         assert readied == [(False, True)]
 
 
+async def test_what_readying_a_run_loaded_is_kept_out_of_the_collectors_reach(
+    tui_root, tui_processes, monkeypatch
+):
+    """What the readying loads stays for good (modules, the price data: some 36,000 objects
+    at 20,000 rows); left to the cyclic collector, its next full pass walked them all on
+    whatever key came then."""
+    import gc
+
+    import wftop.tui.navigator as navigator
+
+    loaded: list[list[object]] = []
+
+    def ready() -> None:
+        kept: list[object] = []
+        kept.append(kept)  # a container the collector tracks, as the price data's are
+        loaded.append(kept)
+
+    monkeypatch.setattr(app_module, "READY_AFTER", 3600.0)  # readied below, not by its timer
+    monkeypatch.setattr(navigator, "ready", ready)
+    app = live_app(tui_root, tui_processes)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: app.store.progress.loaded and gc.isenabled(), "listed")
+        app.navigator.ready_run_screen()
+        await until(pilot, lambda: loaded, "the run screen readied")
+        await pilot.pause()
+        await pilot.pause()
+        tracked = gc.get_objects()  # every generation the collector walks, not the kept
+        assert not any(item is loaded[0] for item in tracked)
+
+
 @pytest.mark.parametrize("after", [3600.0, 0.01])
 async def test_what_opening_a_run_needs_is_readied_after_the_list_is_drawn(
     tui_root, tui_processes, monkeypatch, after
