@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from wftop.core.cost.tokens import dollars
 from wftop.core.forecast.fates import Forecast
@@ -107,6 +106,8 @@ RANGES = 4
 """Of more labels, a line names this many ranges at most: the first ones and the last."""
 
 _NUMBERED = re.compile(r"(.*?)(0|[1-9][0-9]*)")
+_DIGITS = frozenset("0123456789")
+"""The last character of every label `_NUMBERED` matches (any other is not looked at)."""
 
 
 def labels_text(labels: Sequence[str]) -> str:
@@ -116,31 +117,35 @@ def labels_text(labels: Sequence[str]) -> str:
     (x-7, y-2, q-4, … 4,996 more, z-9)``)."""
     if len(labels) <= LISTED:
         return ", ".join(labels)
-    spans: list[list[Any]] = []  # [first, last, count]
+    starts: list[int] = []  # where each span begins; it ends where the next one begins
     follows: str | None = None  # the label that would continue the last span
     prefix, number = "", 0
-    for label in labels:
+    for at, label in enumerate(labels):  # a label that follows costs a test and its text
         if label == follows:
             number += 1
-            span = spans[-1]
-            span[1] = label
-            span[2] += 1
-        else:
-            spans.append([label, label, 1])
-            numbered = _NUMBERED.fullmatch(label)
-            if numbered is None:
-                follows = None
-                continue
-            prefix, number = numbered.group(1), int(numbered.group(2))
+            follows = f"{prefix}{number + 1}"
+            continue
+        starts.append(at)
+        numbered = _NUMBERED.fullmatch(label) if label[-1:] in _DIGITS else None
+        if numbered is None:
+            follows = None
+            continue
+        prefix, number = numbered.group(1), int(numbered.group(2))
         follows = f"{prefix}{number + 1}"
+    ends = [*starts[1:], len(labels)]
+    many = len(starts) > RANGES  # only the first ranges and the last are named
+    shown = [*range(RANGES - 1), len(starts) - 1] if many else range(len(starts))
     named = [
-        first if count == 1 else f"{first}, {last}" if count == 2 else f"{first}–{last}"
-        for first, last, count in spans
+        _span_text(labels[starts[at]], labels[ends[at] - 1], ends[at] - starts[at]) for at in shown
     ]
-    if len(spans) > RANGES:
-        between = sum(count for _first, _last, count in spans[RANGES - 1 : -1])
+    if many:
+        between = starts[-1] - starts[RANGES - 1]  # the labels of the spans not named
         named = [*named[: RANGES - 1], f"… {between:,} more", named[-1]]
     return f"{len(labels):,} calls ({', '.join(named)})"
+
+
+def _span_text(first: str, last: str, count: int) -> str:
+    return first if count == 1 else f"{first}, {last}" if count == 2 else f"{first}–{last}"
 
 
 def fates_line(forecast: Forecast) -> str:
