@@ -84,9 +84,13 @@ def _joined(strings: list[Any], runs: list[str]) -> bool:
     head = strings[:HEAD]
     if set(map(type, head)) != _STR or len(set(head)) < len(head):
         return False
-    if set(map(type, strings)) != _STR:
+    try:
+        text = "\n".join(strings)
+    except TypeError:  # not all strings
         return False
-    runs.append("\n".join(strings))
+    if set(map(type, strings)) != _STR:  # no subclass (after the join: its strings in cache)
+        return False
+    runs.append(text)
     return True
 
 
