@@ -40,15 +40,20 @@ class Stubs(Mapping[str, Call]):
     """A counting fold's calls by key: a `Call` holding what a row asks of it (its place,
     label, latest agent, last line and state), made when asked."""
 
+    __slots__ = ("_entries", "_open", "_failed")
+
     def __init__(self, fold: CountingFold) -> None:
-        self._fold = fold
+        # The fold's own dicts, never the fold: a fold holding stubs that held it would be
+        # a cycle, left to the collector (a first listing pauses it, so every run's fold
+        # would be kept to the end, then walked and freed at exit). A counting fold never
+        # replaces these dicts (it takes no snapshot, so never takes dicts of its own).
+        self._entries, self._open, self._failed = fold.entries, fold.open_keys, fold.failed_keys
 
     def __getitem__(self, key: str) -> Call:
-        entry = self._fold.entries[key]
-        fold = self._fold
-        if key in fold.open_keys:
+        entry = self._entries[key]
+        if key in self._open:
             state = CallState.IN_FLIGHT
-        elif key in fold.failed_keys:
+        elif key in self._failed:
             state = CallState.FAILED
         else:
             state = CallState.DONE
@@ -65,10 +70,10 @@ class Stubs(Mapping[str, Call]):
         )
 
     def __contains__(self, key: object) -> bool:
-        return key in self._fold.entries
+        return key in self._entries
 
     def __len__(self) -> int:
-        return len(self._fold.entries)
+        return len(self._entries)
 
     def __iter__(self) -> Iterator[str]:
         raise WholeCallsNotKept("a counting fold keeps no whole calls: read the run in full")
