@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, cast
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.index.cachefile import ended, settled
 from wftop.core.index.context import RunContext, no_cwd
-from wftop.core.index.countrow import Counted, counted_row
 from wftop.core.index.gcpause import paused_gc as paused_gc
 from wftop.core.index.keptrows import (
     KeptRows,
@@ -41,11 +40,11 @@ from wftop.core.read.journal import JournalFold, folding
 from wftop.core.read.jsonl import Problem
 from wftop.core.read.runfolder import RunFolder
 from wftop.core.read.sessions import Owner, transcript_cwd
-from wftop.core.row import RunRow
 from wftop.core.system.procs import ProcessTable
 
 if TYPE_CHECKING:  # what reads transcripts is needed only where a row is made of a run
     from wftop.core.cost.usage import Spends
+    from wftop.core.index.countrow import Counted
 
 Row = TypeVar("Row")
 
@@ -168,6 +167,10 @@ class ColdPass:
         (`wftop.core.index.countrow.counted_row`: the same fields as ``RunRow.of(run,
         spends, pending=pending)``'s), no `Run` made but where that row needs one.
         ``pending``: what they spent is not read, the rows say it is to come."""
+        # not at the top: a plan reads one run, and makes no row
+        from wftop.core.index.countrow import Counted, counted_row
+        from wftop.core.row import RunRow
+
         for reader, context in self._readers(folders, for_rows=True, spend=not pending):
             counted = counted_row(reader, context, pending=pending)
             if counted is None:

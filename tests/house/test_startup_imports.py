@@ -90,3 +90,20 @@ def test_the_plan_imports_no_module_only_other_commands_use():
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert done.stdout.split() == []
+
+
+def imported_of(setup: str, names: tuple[str, ...]) -> list[str]:
+    """Which of ``names`` a fresh interpreter holds after running ``setup``."""
+    script = f"import sys; {setup}; print(' '.join(n for n in {names!r} if n in sys.modules))"
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    return done.stdout.split()
+
+
+def test_the_plan_imports_nothing_only_a_listing_row_needs():
+    """A plan reads one run and makes no row of it: the row and the counting read that
+    makes a listing's rows (4 ms of its start, a data class made) come with the first
+    row a listing makes."""
+    later = ("wftop.core.row", "wftop.core.index.countrow")
+    assert imported_of("import wftop.cli.main, wftop.cli.commands.resume", later) == []
