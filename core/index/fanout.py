@@ -2,20 +2,20 @@
 
 A cold ``wftop ls`` spends nearly all its time on per-run work that needs nothing from
 the other runs: read a journal, read a snapshot, build a row. On a machine with several
-CPUs the folders are cut into one slice per process and handed to forked children (the
-parent takes the first slice itself); each child sends back its finished results,
-pickled, through a pipe. Forking copies the parent's memory, so the work function and
-what it closes over (owners, the clock, redaction) need no pickling; only results
-travel, so they should be small (bytes, tuples), never `wftop.core.model.Run` objects, which
-cost more to pickle than to rebuild. `streamed` has its children take chunks, each the
-next one as it is done with the one before, and hands back each chunk's results as it
-comes, so that the caller's heap keeps neither the work's garbage nor a whole hand's
-results pickled (the engine's first rows: `wftop.core.engine.coldstart`).
+CPUs the folders are cut into chunks that forked children (and, in `fan_out`, the parent)
+take one at a time, each the next one as it is done with the one before; each child sends
+back its finished results, pickled, through a pipe. Forking copies the parent's memory,
+so the work function and what it closes over (owners, the clock, redaction) need no
+pickling; only results travel, so they should be small (bytes, tuples), never
+`wftop.core.model.Run` objects, which cost more to pickle than to rebuild. `streamed` has
+only children take chunks, and hands back each chunk's results as it comes, so that the
+caller's heap keeps neither the work's garbage nor a whole hand's results pickled (the
+engine's first rows: `wftop.core.engine.coldstart`).
 
 Fork is used only where it is safe and cheap: where `can_fork_workers` says so (Linux), no
-other threads running, enough items to be worth it. Anything else, or a child that fails for
-any reason, falls back to doing that hand in the parent, so the answer never depends on how it
-was computed.
+other threads running, enough items to be worth it. Anything else, or a child that fails
+for any reason, falls back to doing its chunks in the parent, so the answer never depends
+on how it was computed.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import os
 import pickle
 import signal
 import threading
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -63,66 +63,47 @@ def fan_out(
     work: Callable[[Sequence[Item]], list[Result]],
     *,
     workers: int | None = None,
+    chunk: int = 256,
 ) -> list[Result]:
-    """``work(items)``, computed in up to ``workers`` processes; results in hand order.
+    """``work(items)``, computed in up to ``workers`` processes (this one and forked
+    children); results in the items' order.
 
-    Where this platform cannot fork workers, every hand is computed here, whatever ``workers``.
+    Where this platform cannot fork workers, every item is computed here, whatever
+    ``workers``.
 
-    Hands are contiguous slices of nearly equal length, so items that sit together
-    (the runs of one session) mostly land in one process and share what it reads once.
-    The results of hand 0 come first, then hand 1's, and so on; callers that care about
-    order sort afterwards.
-    """
-    hands = deal(items, work, workers=workers)
-    results = work(hands.own)
-    results.extend(hands.collect())
-    return results
-
-
-class Hands(Generic[Item, Result]):
-    """Hands dealt out: the first, ``own``, for the caller to work on; the others being
-    worked on by forked children, whose results `collect` gathers."""
-
-    def __init__(
-        self,
-        own: Sequence[Item],
-        work: Callable[[Sequence[Item]], list[Result]],
-        children: list[tuple[Forked[list[Result]], Sequence[Item]]],
-    ) -> None:
-        self.own = own
-        self._work = work
-        self._children = children
-
-    def collect(self) -> list[Result]:
-        """The children's results in hand order, each hand redone here if its child failed
-        (waits for them; call it once, after working on `own`)."""
-        results: list[Result] = []
-        children, self._children = self._children, []
-        for child, hand in children:
-            results.extend(child.result(partial(self._work, hand)))
-        return results
-
-
-def deal(
-    items: Sequence[Item],
-    work: Callable[[Sequence[Item]], list[Result]],
-    *,
-    workers: int | None = None,
-    keep_one: bool = True,
-) -> Hands[Item, Result]:
-    """Cut ``items`` into hands (up to ``workers``, None: by CPUs and size) and fork a child
-    for every hand but the first (`fan_out`'s rules; no child where forking is not safe).
-    ``keep_one`` False: a child for every hand, the caller's `Hands.own` empty, so that
-    what the work leaves behind stays out of the caller's heap (where children are forked
-    at all: else the caller's hand is every item)."""
+    The items are cut in chunks of ``chunk`` contiguous items (so that runs that sit
+    together, the runs of one session, mostly land in one process and share what it reads
+    once), and every process takes them in order, each the next one not taken as it is
+    done with the one before (from a pipe holding their numbers, as `streamed` does): a
+    process given less CPU takes fewer, and none stands idle while another has several
+    left (with halves dealt beforehand, the child ended 0-0.3 s after this process at load
+    2.5-3, up to 0.8 s at 5-6). A child sends its chunks' results, pickled one by one,
+    when it has no chunk left; a chunk whose child failed or died is redone here."""
     count = worker_count(len(items)) if workers is None else workers
+    chunks = _chunks(items, count, chunk)
+    count = min(count, len(chunks))
     if count <= 1 or not can_fork_workers():
-        return Hands(items, work, [])
-    cuts = [len(items) * k // count for k in range(count + 1)]
-    hands = [items[cuts[k] : cuts[k + 1]] for k in range(count)]
-    own = hands.pop(0) if keep_one else items[:0]
-    children = [(Forked(partial(work, hand)), hand) for hand in hands]
-    return Hands(own, work, children)
+        return work(items)
+    tickets = _tickets(len(chunks))
+    try:
+        children = [
+            _fork(partial(_take, work, chunks, tickets, at_once=True)) for _ in range(count - 1)
+        ]
+        made: dict[int, list[Result]] = {n: work(chunks[n]) for n in _taken(tickets)}
+    finally:
+        os.close(tickets)
+    for pid, fd in children:
+        payload = _drain(fd)
+        _, status = os.waitpid(pid, 0)
+        if status != 0:
+            continue
+        for number, data in _frames(bytearray(payload)):
+            with contextlib.suppress(Exception):  # a broken chunk is redone below
+                made[number] = pickle.loads(data)
+    results: list[Result] = []
+    for number, part in enumerate(chunks):
+        results.extend(made[number] if number in made else work(part))
+    return results
 
 
 class Forked(Generic[Result]):
@@ -209,9 +190,9 @@ async def streamed(
 ) -> AsyncIterator[Result]:
     """``work`` of each chunk of ``chunk`` items, as each is had, every one computed in a
     forked child (up to ``workers``, None: by CPUs and size; `fan_out`'s rules), where
-    `deal` hands back whole hands: the caller's heap holds no garbage of the work and no
-    hand's results pickled whole, only each chunk's results as it is taken (in the order
-    they come).
+    `fan_out` works on chunks itself and hands back every result at the end: the caller's
+    heap holds no garbage of the work and no hand's results pickled whole, only each
+    chunk's results as it is taken (in the order they come).
 
     The children take the chunks in order, each the next one not taken as it is done with
     the one before (from a pipe holding their numbers): a child given less CPU, or slower
@@ -230,9 +211,7 @@ async def streamed(
     import asyncio
 
     count = worker_count(len(items)) if workers is None else workers
-    chunk = max(1, min(chunk, -(-len(items) // max(count, 1))))  # a chunk for each at least
-    chunk = max(chunk, -(-len(items) // MAX_TICKETS))
-    chunks = [items[start : start + chunk] for start in range(0, len(items), chunk)]
+    chunks = _chunks(items, count, chunk)
     count = min(count, len(chunks))
     if count <= 1 or not can_fork_workers():
         for part in chunks:
@@ -241,9 +220,7 @@ async def streamed(
         return
     loop = asyncio.get_running_loop()
     came: asyncio.Queue[tuple[_Stream, int, bytes | None]] = asyncio.Queue()
-    tickets, to_tickets = os.pipe()
-    _send(to_tickets, b"".join(k.to_bytes(TICKET, "big") for k in range(len(chunks))))
-    os.close(to_tickets)
+    tickets = _tickets(len(chunks))
     try:
         streams = [_stream(work, chunks, tickets) for _ in range(count)]
     finally:
@@ -276,19 +253,73 @@ async def streamed(
             _end(loop, stream)
 
 
+def _chunks(items: Sequence[Item], count: int, chunk: int) -> list[Sequence[Item]]:
+    """``items`` cut in chunks of ``chunk`` (a chunk for each of ``count`` processes at
+    least, and no more than `MAX_TICKETS` chunks)."""
+    chunk = max(1, min(chunk, -(-len(items) // max(count, 1))))
+    chunk = max(chunk, -(-len(items) // MAX_TICKETS))
+    return [items[start : start + chunk] for start in range(0, len(items), chunk)]
+
+
+def _tickets(count: int) -> int:
+    """The read end of a pipe holding the numbers of ``count`` chunks, written whole."""
+    tickets, to_tickets = os.pipe()
+    try:
+        _send(to_tickets, b"".join(k.to_bytes(TICKET, "big") for k in range(count)))
+    finally:
+        os.close(to_tickets)
+    return tickets
+
+
+def _taken(tickets: int) -> Iterator[int]:
+    """The numbers of the chunks this process takes from ``tickets``, each as it is done
+    with the one before, as long as there is one."""
+    while len(ticket := os.read(tickets, TICKET)) == TICKET:
+        yield int.from_bytes(ticket, "big")
+
+
+def _take(
+    work: Callable[[Sequence[Any]], Any],
+    chunks: list[Sequence[Any]],
+    tickets: int,
+    fd: int,
+    *,
+    at_once: bool = False,
+) -> None:
+    """A child's part: the chunks it takes from ``tickets`` worked on, each one's results
+    sent on ``fd`` framed with its number (`FRAME_HEAD`) as it has them, or, ``at_once``,
+    all when it has no chunk left (for a parent that reads them only then)."""
+    frames = []
+    for number in _taken(tickets):
+        data = pickle.dumps(work(chunks[number]), protocol=pickle.HIGHEST_PROTOCOL)
+        frame = len(data).to_bytes(8, "big") + number.to_bytes(TICKET, "big") + data
+        if at_once:
+            frames.append(frame)
+        else:
+            _send(fd, frame)
+    if frames:
+        _send(fd, b"".join(frames))
+
+
+def _frames(buffer: bytearray) -> Iterator[tuple[int, bytes]]:
+    """The whole frames at the head of ``buffer`` (chunk number, results pickled), each
+    taken out of it as it is yielded; a frame not whole yet is left."""
+    while len(buffer) >= FRAME_HEAD:
+        size = int.from_bytes(buffer[:8], "big")
+        if len(buffer) < FRAME_HEAD + size:
+            return
+        number = int.from_bytes(buffer[8:FRAME_HEAD], "big")
+        data = bytes(buffer[FRAME_HEAD : FRAME_HEAD + size])
+        del buffer[: FRAME_HEAD + size]
+        yield number, data
+
+
 def _stream(
     work: Callable[[Sequence[Any]], Any], chunks: list[Sequence[Any]], tickets: int
 ) -> _Stream:
     """Fork a child that takes the number of the next chunk from ``tickets`` as long as
     there is one, and sends its results as it has them."""
-
-    def child(fd: int) -> None:
-        while len(ticket := os.read(tickets, TICKET)) == TICKET:
-            number = int.from_bytes(ticket, "big")
-            data = pickle.dumps(work(chunks[number]), protocol=pickle.HIGHEST_PROTOCOL)
-            _send(fd, len(data).to_bytes(8, "big") + ticket + data)
-
-    pid, read_end = _fork(child)
+    pid, read_end = _fork(partial(_take, work, chunks, tickets))
     os.set_blocking(read_end, False)
     return _Stream(pid, read_end)
 
@@ -312,15 +343,9 @@ def _readable(
         stream.open = False
         came.put_nowait((stream, -1, None))
         return
-    buffer = stream.buffer
-    buffer += block
-    while len(buffer) >= FRAME_HEAD:
-        size = int.from_bytes(buffer[:8], "big")
-        if len(buffer) < FRAME_HEAD + size:
-            break
-        number = int.from_bytes(buffer[8:FRAME_HEAD], "big")
-        came.put_nowait((stream, number, bytes(buffer[FRAME_HEAD : FRAME_HEAD + size])))
-        del buffer[: FRAME_HEAD + size]
+    stream.buffer += block
+    for number, data in _frames(stream.buffer):
+        came.put_nowait((stream, number, data))
 
 
 def _end(loop: asyncio.AbstractEventLoop, stream: _Stream) -> None:

@@ -32,13 +32,32 @@ def test_every_item_comes_back_once_whatever_the_worker_count(workers: int) -> N
 
 
 @linux_only
-def test_each_hand_is_computed_in_its_own_process() -> None:
-    def pids(items: Sequence[int]) -> list[int]:
-        return [os.getpid() for _ in items]
+def test_a_process_slow_on_its_chunk_takes_fewer_and_the_children_take_the_rest(
+    tmp_path,  # type: ignore[no-untyped-def]
+) -> None:
+    parent = os.getpid()
+    done, started = tmp_path / "done", tmp_path / "started"
+    done.touch()
 
-    seen = set(fan_out(list(range(30)), pids, workers=3))
-    assert len(seen) == 3
-    assert os.getpid() in seen
+    def wait_for(ready: Callable[[], bool]) -> None:
+        deadline = time.monotonic() + 5
+        while not ready() and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    def slow_here(items: Sequence[int]) -> list[tuple[int, int]]:
+        if os.getpid() == parent:  # held until the children have done every other chunk
+            started.touch()
+            wait_for(lambda: done.stat().st_size >= 9)
+        else:  # each child holds one chunk at most until this process has one
+            wait_for(started.exists)
+            fd = os.open(done, os.O_WRONLY | os.O_APPEND)
+            os.write(fd, b"x")
+            os.close(fd)
+        return [(item, os.getpid()) for item in items]
+
+    made = fan_out(list(range(30)), slow_here, workers=3, chunk=3)
+    assert [item for item, _pid in made] == list(range(30))
+    assert sum(pid == parent for _item, pid in made) == 3
 
 
 @linux_only
@@ -107,25 +126,6 @@ def test_forked_rows_equal_a_serial_scan_in_the_same_order(workers: int) -> None
     forked = scan_rows(roots, row, now=lambda: moment, workers=workers)
     assert forked.rows == [row(run) for run in serial]
     assert len(forked.rows) > workers
-
-
-@linux_only
-def test_a_deal_that_keeps_no_hand_leaves_every_item_to_children() -> None:
-    def pids(items: Sequence[int]) -> list[tuple[int, int]]:
-        return [(item, os.getpid()) for item in items]
-
-    hands = wftop.core.index.fanout.deal(list(range(30)), pids, workers=2, keep_one=False)
-    assert list(hands.own) == []
-    done = hands.collect()
-    assert [item for item, _pid in done] == list(range(30))
-    assert os.getpid() not in {pid for _item, pid in done}
-    assert len({pid for _item, pid in done}) == 2
-
-
-def test_where_no_child_can_be_forked_the_caller_keeps_every_item(monkeypatch) -> None:
-    monkeypatch.setattr(wftop.core.index.fanout, "can_fork_workers", lambda: False)
-    hands = wftop.core.index.fanout.deal(list(range(30)), squares, workers=2, keep_one=False)
-    assert list(hands.own) == list(range(30)) and hands.collect() == []
 
 
 def chunks_of(items: list[int], work: Callable[[Sequence[int]], Any], **options: Any) -> list[Any]:
