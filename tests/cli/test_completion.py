@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -17,6 +16,7 @@ import pytest
 from tests.cli.test_global_options import GIVEN
 from tests.corpus import copy_tree
 from tests.shortpath_kit import new_short_dir, remove
+from tests.tmux_kit import needs
 
 BIN = Path(sys.executable).parent
 
@@ -121,9 +121,7 @@ def test_zsh_completes_run_ids_and_commands_after_global_options(root, tmp_path)
     """A real interactive zsh (in tmux, its completion system loaded from a folder holding
     the script as ``_wftop``) is typed a line and Tab twice (the first inserts what the
     choices share, the second lists them)."""
-    for program in ("zsh", "tmux"):
-        if shutil.which(program) is None:
-            pytest.skip(f"no {program} on this machine")
+    needs("zsh", "tmux")  # under CI=true a missing one fails: zsh's completion must be run
     functions = tmp_path / "functions"
     functions.mkdir()
     (functions / "_wftop").write_text(wftop("completion", "zsh").stdout)
