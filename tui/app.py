@@ -252,6 +252,7 @@ class WftopApp(TellApp):
             self._ticking = True
             if self.pause is not None:
                 self.call_after_refresh(self.pause.end)  # every run drawn
+            self.call_after_refresh(self.start_notifier)  # nothing is told before the list
             if self.services.live:
                 self.set_interval(TICK_SECONDS, self.store.tick, name="age-tick")
                 # once the list is drawn, and a while after: what it imports (in a thread,

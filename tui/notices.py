@@ -4,8 +4,11 @@ A run's change of state, as the store applies it, goes through the same rules as
 ``wftop watch`` (`wftop.core.notify.events.Tracker`) and out on the same channels
 (`wftop.core.notify.setup`), once across every wftop of the user, never for a run whose screen
 is the one shown. The terminal channels (the bell, OSC 9/99/777) write through the app's
-driver, on the app's loop. The notifier is made, and the marks are read, in a thread (tmux
-is asked, the state dir read); until then the app rings its own bell.
+driver, on the app's loop. The marks are read in a thread as the app starts (the list dims
+the runs seen); the notifier is made in a thread once the list is first drawn (tmux is
+asked), and what tells a change (`wftop.core.notify.events`) is imported when a change is
+first told: none of it is the first frame's. Until the notifier is made the app rings its
+own bell.
 
 ``a`` marks the run under the cursor (or the one shown) seen, ``A`` every run that needs
 you (`wftop.tui.messages.MarkSeen`); a seen run leaves the title's count until it changes
@@ -17,12 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from wftop.core.attention import RunState
 from wftop.core.notify.acks import Acks
-from wftop.core.notify.events import Event, Facts, Tracker
-from wftop.core.notify.notifier import Notifier
 from wftop.core.row import RunRow
+
+if TYPE_CHECKING:  # imported when a change is first told, and with the notifier
+    from wftop.core.notify.events import Event, Facts, Tracker
+    from wftop.core.notify.notifier import Notifier
 
 
 def state_of(row: RunRow) -> RunState:
@@ -38,26 +44,39 @@ class Notices:
     """
 
     def __init__(self, started: float, state: Path | None) -> None:
-        self.tracker = Tracker(started)
+        self.started = started
         self.state = state
         self.acks = Acks(state)
         self.notifier: Notifier | None = None
         """None until made (`ready`), or when none could be."""
         self.notes: tuple[str, ...] = ()
         """What could not be set up, said once."""
+        self._telling: tuple[Tracker, type[Facts]] | None = None
 
-    def ready(
-        self, notifier: Notifier | None, notes: Iterable[str], acks: dict[str, object]
-    ) -> None:
-        """The notifier made and the marks read (in a thread), handed over on the loop."""
+    def marks_read(self, acks: dict[str, Any]) -> None:
+        """The marks read (in a thread), handed over on the loop."""
+        self.acks.entries = dict(acks)
+
+    def ready(self, notifier: Notifier | None, notes: Iterable[str]) -> None:
+        """The notifier made (in a thread), handed over on the loop."""
         self.notifier = notifier
         self.notes = tuple(notes)
-        self.acks.entries = dict(acks)
 
     def event(self, before: RunRow | None, after: RunRow, now: float) -> Event | None:
         """The event a row's change makes, if any."""
-        facts = Facts.of_row(before) if before is not None else None
-        return self.tracker.observe(facts, Facts.of_row(after), now)
+        tracker, facts = self.telling
+        was = facts.of_row(before) if before is not None else None
+        return tracker.observe(was, facts.of_row(after), now)
+
+    @property
+    def telling(self) -> tuple[Tracker, type[Facts]]:
+        """What tells a change (the rules of ``wftop watch``, since the app started), made
+        when first asked for."""
+        if self._telling is None:
+            from wftop.core.notify.events import Facts, Tracker
+
+            self._telling = Tracker(self.started), Facts
+        return self._telling
 
     def tell(self, event: Event, shown: str | None) -> bool:
         """Queue ``event`` on the channels (not when its run's screen is ``shown``)."""

@@ -29,8 +29,8 @@ from wftop.tui.work import Working
 if TYPE_CHECKING:
     from wftop.core.notify.notifier import Notifier
 
-NoticesMade = tuple["Notifier | None", tuple[str, ...], dict[str, Any]]
-"""What the notices' thread hands back: the notifier, what could not be set up, the marks."""
+NotifierMade = tuple["Notifier | None", tuple[str, ...]]
+"""What the notifier's thread hands back: the notifier, what could not be set up."""
 
 RINGING = frozenset({"dead", "stalled", "failed", "killed", PARTIAL})
 """The states an alert rings the bell for."""
@@ -94,18 +94,37 @@ class TellApp(Working, ToastApp):
     # -- the notifier ------------------------------------------------------------------------
 
     def start_notices(self) -> None:
+        """The runs marked seen, read off the loop as the app starts (the list dims them)."""
         self.jobs.start(
-            "notices", self._make_notices, self._notices_ready, what="Couldn't set up notifications"
+            "marks", self._read_marks, self._marks_read, what="Couldn't read the runs marked seen"
         )
 
-    def _make_notices(self) -> NoticesMade:
-        """In a thread: the notifier (tmux may be asked) and the marks (the state dir)."""
+    def _read_marks(self) -> dict[str, Any]:
+        """In a thread: the marks (the state dir)."""
+        acks = self.notices.acks
+        return acks.table.read() if acks.table is not None else {}
+
+    def _marks_read(self, marks: dict[str, Any]) -> None:
+        self.notices.marks_read(marks)
+        self.store.tick()
+
+    def start_notifier(self) -> None:
+        """The notifier, made off the loop once the list is first drawn: what it imports and
+        asks (tmux) is not the first frame's, and no change is told before the list."""
+        if self._notifier_asked:
+            return
+        self._notifier_asked = True
+        made, what = self._notifier_ready, "Couldn't set up notifications"
+        self.jobs.start("notices", self._make_notifier, made, what=what)
+
+    _notifier_asked = False
+
+    def _make_notifier(self) -> NotifierMade:
+        """In a thread: the notifier (tmux may be asked)."""
         from wftop.core.notify.setup import make_notifier
 
-        acks = self.notices.acks
-        marks = acks.table.read() if acks.table is not None else {}
         if self._notifier is not None:
-            return self._notifier, (), marks
+            return self._notifier, ()
         made = make_notifier(
             self.services.config.notifications,
             env=os.environ,
@@ -114,14 +133,13 @@ class TellApp(Working, ToastApp):
             report=self._notice_failed,
             bell=self.services.config.bell,
         )
-        return made.notifier, made.notes, marks
+        return made.notifier, made.notes
 
-    def _notices_ready(self, made: NoticesMade) -> None:
-        notifier, notes, marks = made
-        self.notices.ready(notifier, notes, marks)
+    def _notifier_ready(self, made: NotifierMade) -> None:
+        notifier, notes = made
+        self.notices.ready(notifier, notes)
         for note in notes:
             self.log.warning(f"notifications: {note}")
-        self.store.tick()
 
     def _write_terminal(self, data: bytes) -> None:
         """A terminal channel's bytes (from the notifier's thread), written on the loop

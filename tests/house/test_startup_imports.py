@@ -1,6 +1,6 @@
 """What the TUI imports before its first rows: not what only a later key needs (the run
-screen, help, the links to other hosts, the rehearsal). Every module is time the user
-waits for the first paint."""
+screen, help, the links to other hosts, the rehearsal, what tells a run's change on the
+notification channels). Every module is time the user waits for the first paint."""
 
 from __future__ import annotations
 
@@ -23,6 +23,9 @@ LATER = (
     "wftop.core.index.reader",
     "wftop.core.index.coldpass",
     "genai_prices",
+    "wftop.core.notify.events",
+    "wftop.core.notify.notifier",
+    "wftop.core.notify.setup",
 )
 
 

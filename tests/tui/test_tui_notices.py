@@ -9,6 +9,7 @@ import dataclasses
 import threading
 
 from tests.tui_kit import SIZE, build, changed, ident_of, settle, table, until
+from wftop.core.attention import RunState
 from wftop.core.model import Status
 from wftop.core.notify.acks import Acks
 from wftop.core.notify.events import Event
@@ -116,3 +117,32 @@ async def test_read_only_marks_last_the_session(tui_root, tui_processes, tmp_pat
         await until(pilot, lambda: app.attention() == 0, "every run seen")
         assert count > 0
     assert not (tmp_path / "state").exists()
+
+
+class Silent:
+    """An engine that never answers: the list is never drawn."""
+
+    async def connect(self):  # type: ignore[no-untyped-def]
+        import asyncio
+
+        await asyncio.Event().wait()
+
+
+async def test_the_marks_are_read_at_the_start_and_the_notifier_made_once_the_list_is_drawn(
+    tui_root, tui_processes, tmp_path, monkeypatch
+):
+    """What the notifier imports and asks (tmux) is not the first frame's, and nothing is
+    told before the list: it is made once the list is drawn. The marks dim the list's runs:
+    they are read as the app starts."""
+    monkeypatch.setenv("WFTOP_STATE_DIR", str(tmp_path / "state"))
+    marked = RunState("an-ident", "wf_0000", "dead", 1.0)
+    Acks(tmp_path / "state").ack([marked], now=2.0)
+    waiting = build(tui_root, tui_processes, notifier=notifier(Heard()), connector=Silent())
+    async with waiting.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: waiting.notices.acks.seen(marked), "the marks read")
+        await pilot.pause(0.3)
+        assert waiting.notices.notifier is None and not waiting.store.progress.loaded
+    app = build(tui_root, tui_processes, notifier=notifier(Heard()))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await until(pilot, lambda: app.notices.notifier is not None, "the notifier")
