@@ -30,7 +30,7 @@ from textual.message import Message
 T = TypeVar("T")
 
 
-@dataclass
+@dataclass(eq=False)
 class JobDone(Message, Generic[T]):
     """A job's result (or one of its reports), for the node that started it."""
 
@@ -46,7 +46,7 @@ class JobDone(Message, Generic[T]):
     """Applied even when a job of its kind started since."""
 
 
-@dataclass
+@dataclass(eq=False)
 class JobFailed(Message):
     """A job raised: the app says so (toast) and logs it."""
 

@@ -69,7 +69,7 @@ class FittedTable(ScrollView, can_focus=True):
     cursor_row: reactive[int] = reactive(0, always_update=True, repaint=False)
     """Index of the highlighted row."""
 
-    @dataclass
+    @dataclass(eq=False)
     class Chosen(Message):
         """A row was chosen: a second click on the highlighted row, or `action_choose`.
 
