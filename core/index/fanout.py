@@ -80,16 +80,34 @@ def fan_out(
     2.5-3, up to 0.8 s at 5-6). A child sends its chunks' results, pickled one by one,
     when it has no chunk left; a chunk whose child failed or died is redone here."""
     count = worker_count(len(items)) if workers is None else workers
-    chunks = _chunks(items, count, chunk)
-    count = min(count, len(chunks))
+    parts = fan_chunks(items, work, workers=count, chunk=chunk)
+    return parts[0] if len(parts) == 1 else [result for part in parts for result in part]
+
+
+def fan_chunks(
+    items: Sequence[Item],
+    work: Callable[[Sequence[Item]], Result],
+    *,
+    workers: int,
+    chunk: int = 256,
+    first: Callable[[], object] | None = None,
+) -> list[Result]:
+    """`fan_out`'s deal, each chunk's ``work`` given back whole: one result a chunk, in
+    the chunks' order (one, ``work(items)``, where no child is forked). ``first``: work of
+    this process's own, done once its children are forked and before it takes a chunk
+    (they take its share meanwhile); not called where none is forked."""
+    chunks = _chunks(items, workers, chunk)
+    count = min(workers, len(chunks))
     if count <= 1 or not can_fork_workers():
-        return work(items)
+        return [work(items)]
     tickets = _tickets(len(chunks))
     try:
         children = [
             _fork(partial(_take, work, chunks, tickets, at_once=True)) for _ in range(count - 1)
         ]
-        made: dict[int, list[Result]] = {n: work(chunks[n]) for n in _taken(tickets)}
+        if first is not None:
+            first()
+        made: dict[int, Result] = {n: work(chunks[n]) for n in _taken(tickets)}
     finally:
         os.close(tickets)
     for pid, fd in children:
@@ -100,10 +118,7 @@ def fan_out(
         for number, data in _frames(bytearray(payload)):
             with contextlib.suppress(Exception):  # a broken chunk is redone below
                 made[number] = pickle.loads(data)
-    results: list[Result] = []
-    for number, part in enumerate(chunks):
-        results.extend(made[number] if number in made else work(part))
-    return results
+    return [made[number] if number in made else work(part) for number, part in enumerate(chunks)]
 
 
 class Forked(Generic[Result]):

@@ -10,7 +10,7 @@ all hold costs the walk, a ``stat`` a run (an ended one's folder) and the rows' 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import TYPE_CHECKING, Generic, TypeVar
@@ -99,14 +99,21 @@ class KeptRows:
 
 
 def kept_rows(
-    roots: list[str], cache: RowCache, *, processes: ProcessTable | None = None
+    roots: list[str],
+    cache: RowCache,
+    *,
+    processes: ProcessTable | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> KeptRows:
-    """Walk the roots and answer every run the cache holds a row of that still holds."""
+    """Walk the roots and answer every run the cache holds a row of that still holds
+    (``meanwhile``: done while forked walkers walk, `in_walkers`)."""
     folders, problems = run_folders_of(
-        roots, cache.snapshot_names, cache.run_names, walk=in_walkers(cache)
+        roots, cache.snapshot_names, cache.run_names, walk=in_walkers(cache, meanwhile=meanwhile)
     )
     owners = session_owners(roots, processes)
     superseded = find_superseded(folders)
+    if cache.path is None:  # a cache that keeps nothing: every run read, no row kept
+        return KeptRows(folders, problems, owners, superseded, [], list(folders), {})
     kept: list[Placed[bytes]] = []
     unread: list[RunFolder] = []
     keys: dict[str, Key | None] = {}

@@ -23,8 +23,10 @@ from wftop.core.read.problem import Problem
 
 WORKFLOWS = os.sep + "workflows"
 """How a session's snapshots folder's path ends (`WalkKeep._stat_once`)."""
-WalkKept = tuple[dict[str, str], dict[str, tuple[Any, ...] | None], list[str]]
-"""What a forked walker kept of its walk (`WalkKeep.walk_apart`)."""
+WalkKept = tuple[dict[str, str], dict[str, Any], list[str]]
+"""What was kept of a slice of the walk (`WalkKeep.walk_apart`, `WalkKeep.walk_aside`):
+listings, stamps of ``workflows`` folders (flat where a forked walker sends them), stamps
+taken for keys that it used."""
 
 
 class WalkKeep:
@@ -106,9 +108,9 @@ class WalkKeep:
         return found, real
 
     def walk_apart(self) -> Callable[[], WalkKept]:
-        """In a forked walker (`wftop.core.index.walkers`), before it walks: what it will
-        have kept of its walk (listings, stamps of ``workflows`` folders, those taken for
-        keys before it that it used), to send back to `walk_joined`."""
+        """In a forked walker (`wftop.core.index.walkers`), before each slice it walks:
+        what it will have kept of that slice (listings, stamps of ``workflows`` folders,
+        those taken for keys before it that it used), to send back to `walk_joined`."""
         self._listings, self._dir_stats = {}, {}
         keyed = list(self._keyed)
 
@@ -118,13 +120,29 @@ class WalkKeep:
 
         return kept
 
+    def walk_aside(self) -> Callable[[], WalkKept]:
+        """In the walk's own process, before a slice it walks: what it will have kept of
+        that slice, set aside for `walk_joined` to take in the slices' order (its keeping
+        from before the slice is its own again meanwhile)."""
+        listings, stats = self._listings, self._dir_stats
+        self._listings, self._dir_stats = {}, {}
+
+        def kept() -> WalkKept:
+            mine = self._listings, self._dir_stats
+            self._listings, self._dir_stats = listings, stats
+            return (*mine, [])  # the stamps taken for keys it used are gone here already
+
+        return kept
+
     def walk_joined(self, kept: WalkKept) -> None:
-        """Take what a forked walker kept of its walk (`walk_apart`), as if walked here."""
+        """Take what was kept of a slice (`walk_apart` in a forked walker, `walk_aside`
+        here), as if walked here."""
         listings, stats, used = kept
         self._listings.update(listings)
         made = os.stat_result
         self._dir_stats.update(
-            (path, None if flat is None else made(flat)) for path, flat in stats.items()
+            (path, flat if flat is None or isinstance(flat, made) else made(flat))
+            for path, flat in stats.items()
         )
         for path in used:
             del self._keyed[path]

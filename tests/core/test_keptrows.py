@@ -13,7 +13,7 @@ import pytest
 
 from tests.core.test_rowcache import listing
 from tests.corpus import CORPUS, copy_tree, only_journal
-from wftop.core.index.keptrows import rows_before_walk
+from wftop.core.index.keptrows import kept_rows, rows_before_walk
 from wftop.core.index.rowcache import RowCache
 
 
@@ -64,3 +64,26 @@ def test_a_run_changed_or_gone_is_not_answered(tmp_path: Path) -> None:
     early = rows_before_walk(names, RowCache.open(names, cache))
     left = [row for row in rows if row["root"] not in (str(killed), str(clean))]
     assert [json.loads(kept.row) for kept in early] == left and len(left) == 1
+
+
+def test_a_cache_that_keeps_nothing_looks_for_no_run_s_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ls --no-cache`` (a cache with no folder): every run is to read, none looked up in
+    it, and the answer is the one a lookup of each gives."""
+    roots = [str(root) for root in kept_roots(tmp_path)]
+    looked: list[str] = []
+    find = RowCache.find
+
+    def counted(self: RowCache, folder: Any, *args: Any, **kwargs: Any) -> Any:
+        looked.append(folder.journal)
+        return find(self, folder, *args, **kwargs)
+
+    monkeypatch.setattr(RowCache, "find", counted)
+    kept = kept_rows(roots, RowCache(None, roots))
+    assert looked == [] and kept.kept == [] and kept.keys == {}
+    assert kept.unread == kept.folders and len(kept.folders) >= 3
+    monkeypatch.undo()
+    walked = kept_rows(roots, RowCache(tmp_path / "rows", roots))  # an empty cache looks
+    assert walked.unread == kept.unread and walked.kept == []
+    assert set(walked.keys) == {folder.journal for folder in kept.unread}
