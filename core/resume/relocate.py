@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from wftop.core.read.journal import Call, JournalFold
+from wftop.core.read.journal import Call, JournalFold, call_key
 from wftop.core.read.journalfile import journal_fold
 from wftop.core.read.jsonl import read_all
 from wftop.core.read.jsonline import UnreadableLine, parse_line
@@ -132,25 +132,30 @@ def _dropped_by(record: dict[str, Any], plan: HealPlan) -> bool:
     return record.get("type") == "failed" and isinstance(key, str) and key in plan.drop_keys
 
 
-def healed_fold(records: list[tuple[int, dict[str, Any]]]) -> tuple[JournalFold, set[int]]:
-    """The fold of the healed copy, and the source line numbers the heal drops.
-
-    ``records`` are the source journal's records as `wftop.core.read.jsonl.read_all` gives them;
-    the rules are `relocate_journal`'s, and the kept records are numbered as they will be
-    in the copy (each dropped line moves the lines after it up by one).
-    """
-    plan = heal_plan(JournalFold().feed_all(records))
+def healed_fold(
+    records: list[tuple[int, dict[str, Any]]], packs: bool = True
+) -> tuple[JournalFold, set[int]]:
+    """The fold of the healed copy (its results packed or not: ``packs``), and the source
+    line numbers the heal drops. ``records`` are the source journal's records as
+    `wftop.core.read.jsonl.read_all` gives them; the rules are `relocate_journal`'s, decided
+    from the lines of the calls that failed (a call folds from its own lines alone), and the
+    kept records are numbered as in the copy (a dropped line moves those after it up one)."""
+    failed = {call_key(record) for _number, record in records if record.get("type") == "failed"}
+    plan = heal_plan(
+        JournalFold().feed_all([line for line in records if call_key(line[1]) in failed])
+    )
     drop = {number for number, record in records if _dropped_by(record, plan)}
-    return JournalFold().feed_all(renumbered(records, drop)), drop
+    return JournalFold(packs=packs).feed_all(renumbered(records, drop)), drop
 
 
 def healed_journal(path: str) -> tuple[JournalFold, set[int]]:
     """`healed_fold` of the journal at ``path``: its own fold (`journal_fold`, read once while
-    the plan lasts) when the heal drops no line, which is what a fold of the copy gives then."""
+    the plan lasts) when the heal drops no line, which is what a fold of the copy gives then;
+    else the copy's, its results packed as that fold's are (a plan's: as parsed)."""
     fold = journal_fold(path)
     if not heal_plan(fold).drop_keys:
         return fold, set()
-    return healed_fold(read_all(path).records)
+    return healed_fold(read_all(path).records, packs=fold.packs)
 
 
 def renumbered(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import random
 import shutil
 from pathlib import Path
@@ -15,17 +16,21 @@ from typing import Any
 
 import pytest
 
-from tests.corpus import copy_tree, only_journal, tree
+from tests.corpus import DATA, copy_tree, only_journal, tree
 from wftop.core.forecast import inputs, instant
 from wftop.core.forecast.fates import Fate, Forecast
 from wftop.core.forecast.inputs import ForecastInput, gather
 from wftop.core.forecast.instant import Call, Span, predict
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.index.reader import RunReader
+from wftop.core.read import journal as journal_module
 from wftop.core.read import jsonl
-from wftop.core.read.journal import JournalFold
+from wftop.core.read.journal import JournalFold, call_key
+from wftop.core.read.jsonl import read_all
 from wftop.core.resume import plan as plan_module
+from wftop.core.resume import relocate
 from wftop.core.resume.plan import make_plan
+from wftop.core.resume.relocate import heal_plan, healed_fold
 from wftop.core.resume.request import what_is_left
 from wftop.core.system.procs import FakeProcessTable
 
@@ -245,3 +250,63 @@ def test_a_forecasts_lists_of_labels_are_made_once(
     shown = [plan.to_json(), plan.to_json(), what_is_left(plan)]
     assert shown[0] == shown[1] and "surgical runs" in shown[2]
     assert walked and len(walked) == len(set(walked))
+
+
+JOURNALS = sorted(str(path) for path in DATA.rglob("journal.jsonl"))
+
+
+@pytest.mark.parametrize("journal", JOURNALS, ids=lambda path: os.path.relpath(path, DATA))
+def test_the_heal_folds_the_journal_once_and_the_failed_calls_lines_again(
+    monkeypatch: pytest.MonkeyPatch, journal: str
+) -> None:
+    """The heal is decided from the lines of the calls that failed (a call folds from its
+    own lines): a heal of 100,000 calls folded every line twice. What it drops and the copy's
+    fold are those of the heal decided from the whole journal's fold."""
+    records = read_all(journal).records
+    whole = heal_plan(JournalFold().feed_all(records))
+    drop = {
+        number
+        for number, record in records
+        if record.get("type") == "failed" and call_key(record) in whole.drop_keys
+    }
+    failed = {call_key(record) for _line, record in records if record.get("type") == "failed"}
+    own = sum(call_key(record) in failed for _line, record in records)
+    folded: list[int] = []
+    real = journal_module.fold_records
+
+    def counted(lines: list[Any], *args: Any) -> Any:
+        folded.append(len(lines))
+        return real(lines, *args)
+
+    monkeypatch.setattr(journal_module, "fold_records", counted)
+    fold, dropped = healed_fold(records)
+    assert sum(folded) <= len(records) + own
+    assert dropped == drop
+    monkeypatch.setattr(journal_module, "fold_records", real)
+    assert fold == JournalFold().feed_all(relocate.renumbered(records, drop))
+
+
+def test_a_plans_healed_copy_keeps_results_as_its_read_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plan (`resume --dry-run`) reads its run with results as parsed, and so is its
+    healed copy folded (packing 100,000 results it holds anyway was a tenth of its heal)."""
+    (run,) = mid_failure_read(tmp_path)
+    healed: list[JournalFold] = []
+    real = plan_module.healed_journal
+
+    def recorded(path: str) -> tuple[JournalFold, set[int]]:
+        found = real(path)
+        healed.append(found[0])
+        return found
+
+    monkeypatch.setattr(plan_module, "healed_journal", recorded)
+    plan_of(run)
+    assert healed and healed[0] is not run.fold and healed[0].packs is False
+
+
+def mid_failure_read(tmp_path: Path) -> list[Any]:
+    """The runs of a copy of ``mid-failure`` (whose heal drops its failed line) as a plan
+    reads them."""
+    root = copy_tree("mid-failure", tmp_path)
+    return scan_roots([str(root)], processes=FakeProcessTable(), packed=False).runs
