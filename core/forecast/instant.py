@@ -198,6 +198,7 @@ def _doubt(
         late=walked.late,
         quiet=quiet,
         live=[fate.key for fate in fates if fate.fate is not Fate.CACHED],
+        timeline=facts.timeline_of(spans),
     )
     if not reasons:
         return walked

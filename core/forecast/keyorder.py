@@ -277,6 +277,7 @@ def doubts(
     late: Collection[str],
     quiet: Collection[str],
     live: Collection[str],
+    timeline: Timeline | None = None,
 ) -> dict[str, str]:
     """Why the timeline cannot back each walked fate it cannot back (call key → reason).
 
@@ -285,6 +286,7 @@ def doubts(
             after the first miss; misses: calls that end reuse themselves; late: misses
             keyed only once a live call returns; quiet: failures the resume re-runs without
             ending reuse; live: every call the walk runs live.
+        timeline: ``Timeline(spans)``, when one was made (a plan's forecasts share it).
     """
     failures = sorted((_end_of(spans.get(key)), labels[key]) for key in quiet)
     if not failures and not misses:
@@ -312,7 +314,7 @@ def doubts(
         return found
 
     # A call at risk may run live too: only then is it known which calls waited on hits alone.
-    timeline = Timeline(spans)
+    timeline = Timeline(spans) if timeline is None else timeline
     first = judge(timeline)
     return judge(Timeline(spans, [*live, *first], late, like=timeline))
 

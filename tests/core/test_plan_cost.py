@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.corpus import DATA, copy_tree, only_journal, tree
-from wftop.core.forecast import inputs, instant
+from wftop.core.forecast import inputs, instant, keyorder
 from wftop.core.forecast.fates import Fate, Forecast
 from wftop.core.forecast.inputs import ForecastInput, gather
 from wftop.core.forecast.instant import Call, Span, predict
@@ -310,3 +310,23 @@ def mid_failure_read(tmp_path: Path) -> list[Any]:
     reads them."""
     root = copy_tree("mid-failure", tmp_path)
     return scan_roots([str(root)], processes=FakeProcessTable(), packed=False).runs
+
+
+def test_a_plans_forecasts_sort_the_damaged_runs_spans_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The forecasts of a run whose heal drops lines (resume-owner's of the run, surgical's
+    of its healed copy) share the damaged run's spans, sorted once (100,000 calls: 0.45 s
+    each time)."""
+    (run,) = mid_failure_read(tmp_path)
+    made: list[int] = []
+    real = keyorder.Orderings.of.__func__
+
+    def counted(cls: type[keyorder.Orderings], spans: Any) -> keyorder.Orderings:
+        made.append(len(spans))
+        return real(cls, spans)
+
+    monkeypatch.setattr(keyorder.Orderings, "of", classmethod(counted))
+    plan = plan_of(run)
+    assert plan.forecasts["surgical"].calls is not plan.forecasts["resume-owner"].calls
+    assert made == [len(run.fold.calls)]
