@@ -212,7 +212,7 @@ def gather(
         agent_count=snapshot.agent_count if snapshot else None,
         damaged=None if fold is run.fold else run.fold,
         spans=snapshot_spans(run.fold, snapshot.raw_rows) if snapshot else {},
-        errored={call.key for call in order if set(call.agent_ids[-1:]) & errored}
+        errored={call.key for call in order if call.agent_ids and call.agent_ids[-1] in errored}
         if errored
         else set(),
     )

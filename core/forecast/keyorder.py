@@ -47,10 +47,10 @@ def keying_order(run: Run) -> tuple[list[Call], str]:
         known = [index_of[agent] for agent in call.agent_ids if agent in index_of]
         if call.result_agent_id in index_of:
             known.append(index_of[call.result_agent_id])
-        positions[call.key] = min(known) if known else None
-    if any(position is None for position in positions.values()):
-        return calls, "journal"
-    return sorted(calls, key=lambda call: (positions[call.key] or 0, call.order)), "snapshot"
+        if not known:  # a call the snapshot does not place: no call is looked at after it
+            return calls, "journal"
+        positions[call.key] = min(known)
+    return sorted(calls, key=lambda call: (positions[call.key], call.order)), "snapshot"
 
 
 def chain_differs(writer: tuple[int, int, int] | None, runner: tuple[int, int, int] | None) -> bool:
