@@ -23,8 +23,8 @@ from wftop.core.system.statedir import state_dir
 LINGER = 60.0
 """Seconds a shared engine stays with no view (one started again soon finds it warm)."""
 FIRST_VIEW = 5.0
-"""Seconds a shared engine waits, its kept rows out, for the view that started it to
-connect before it walks the roots (`Engine`'s ``first_view``)."""
+"""Seconds a shared engine waits, its first rows out after kept ones, for the view that
+started it to connect before it reads its live index (`Engine`'s ``first_view``)."""
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

@@ -4,7 +4,8 @@
 (`wftop.core.index.rowcache`: settled runs whose files did not change, no journal read), each
 run's folder read from its journal's path, before the roots are walked: a view is sent them
 while the engine walks (once they are all out a view may list them: ``kept``). Then it
-walks the roots (newest sessions first): a run whose kept
+walks the roots, in a forked child once kept rows are out (`wftop.core.engine.walkapart`:
+its loop answers views meanwhile), and reads runs newest sessions first: a run whose kept
 row went out is passed over (unless a session superseded it, which only the walk can tell),
 a run the walk does not find is said gone once the first rows are out (`FirstRows.gone`),
 and the others are read as ``wftop ls`` reads them, every one by forked workers
@@ -47,9 +48,8 @@ from wftop.core.index.cachefile import Key
 from wftop.core.index.gcpause import paused_gc
 from wftop.core.index.rowcache import RowCache
 from wftop.core.index.rowfile import Kept
-from wftop.core.index.walkers import in_walkers
 from wftop.core.model import DEFAULT_STALL_WINDOW
-from wftop.core.read.discovery import newest_sessions_first, run_folders_of
+from wftop.core.read.discovery import newest_sessions_first
 from wftop.core.read.runfolder import RunFolder
 from wftop.core.read.sessions import NO_OWNER, Owner, local_pid_domain, owners_by_session
 from wftop.core.row import RowError
@@ -151,39 +151,32 @@ async def first_rows(
     lazy_spend: int = LAZY_SPEND,
     spend_book: SpendBook | None = None,
     all_kept: Callable[[], None] = lambda: None,
-    before_walk: Callable[[], Awaitable[None]] | None = None,
 ) -> FirstRows:
     """Every run under the roots, handed to ``emit`` in batches (with ``lazy_spend`` runs
     or more to read, without what they spent: see the module); ``all_kept`` is called once the
-    rows the cache kept are all handed out, before the roots are walked (not when none was),
-    then ``before_walk`` awaited (the walk holds the event loop a while)."""
+    rows the cache kept are all handed out, before the roots are walked (not when none was).
+    Once some were, the roots are walked by a forked child
+    (`wftop.core.engine.walkapart`): the event loop answers a view that connects meanwhile."""
     owners = owners_by_session(roots, processes or default_table(), local_pid_domain())
     early = await _kept_first(cache, owners, emit)
     if early:
         all_kept()
-        if before_walk is not None:
-            await before_walk()
     # What the walk alone reads runs with, imported once the kept rows are out (a view
     # lists them the sooner): the cold pass, its fork fan-out, what runs spent.
     from wftop.core.cost.usage import Spends
     from wftop.core.engine.printing import printed_fields
+    from wftop.core.engine.walkapart import walked
     from wftop.core.index.coldpass import ColdPass
     from wftop.core.index.fanout import streamed
-    from wftop.core.index.supersede import find_superseded
 
     done = len(early)
-    folders, trouble = run_folders_of(
-        roots, cache.snapshot_names, cache.run_names, walk=in_walkers(cache)
-    )
-    total = len(folders)
-    emit([], [str(problem) for problem in trouble], done, total)
-    cold = ColdPass(owners, find_superseded(folders), now(), stall_window, spend_book=spend_book)
-    # The runs whose kept rows went out before the walk, and hold, are passed over; the
-    # others are read newest sessions first (a session's transcript stamped for them alone).
-    left = []
-    for folder in folders:
-        if early.pop(folder.ident, None) != folder.path or folder.ident in cold.superseded:
-            left.append(folder)
+    walk = await walked(roots, cache, early)
+    total = walk.total
+    emit([], list(walk.trouble), done, total)
+    cold = ColdPass(owners, walk.superseded, now(), stall_window, spend_book=spend_book)
+    # The others are read newest sessions first (a session's transcript stamped for them
+    # alone).
+    left, early = walk.left, dict.fromkeys(walk.gone, "")
     keys: dict[str, Key | None] = {}
     unread: list[RunFolder] = []
     batch: list[Held] = []

@@ -91,11 +91,12 @@ class Engine:
             spent (`wftop.core.engine.coldstart`).
         trim: how freed memory is given back to the system once every run is read
             (`wftop.core.system.memory.trimmer`: this platform's, unless given).
-        first_view: seconds the engine waits, once the rows its rows cache kept are out and
-            no view has joined, for a first view before it walks the roots (a shared engine
-            a view started early: that view connects once it has imported Textual, and one
-            that connected while the walk held the loop waited for its hello until the walk
-            was done, with every row it needed held).
+        first_view: seconds the engine waits, once its first rows are out after rows its
+            rows cache kept and no view has joined, for a first view before it reads its
+            live index (a shared engine a view started early: that view connects once it
+            has imported Textual, and the live index's read took a CPU from that view's
+            start and its decoding of the rows). The walk waits for no view: it goes on in
+            a forked child while the loop answers views (`wftop.core.engine.walkapart`).
         """
         self.first_view = first_view
         self.trim = trim
@@ -232,13 +233,14 @@ class Engine:
             lazy_spend=self.lazy_spend,
             spend_book=self.spend_book,
             all_kept=self._kept,
-            before_walk=lambda: self._views.first(self.first_view, stop),
         )
         # names depend on every run: the rows sent before, again
         renamed = self._names.rename(self.held)
         self.complete = True
         self._broadcast(wire.rows_line(self.seq, [entry.line for entry in renamed], final=True))
         self._apply({}, firsts.gone)  # kept rows sent before the walk, of runs it did not find
+        if self.kept:  # a warm start: its first view, on its way, has every row it needs
+            await self._views.first(self.first_view, stop)
         await self._views.drained(below=0)  # views have every first row before what follows
         await holding.compacted(list(self.held.values()))  # the kept rows' lines at their least
         if stop.is_set():

@@ -75,7 +75,8 @@ class Views:
 
     async def first(self, seconds: float, stop: asyncio.Event) -> None:
         """Until a view has joined or ``stop`` is set, at most ``seconds`` (none joined yet):
-        a shared engine waits so for the view that started it before it walks the roots."""
+        a shared engine waits so for the view that started it before it reads its live
+        index."""
         if seconds <= 0 or self._subscribers or stop.is_set():
             return
         joined = self._joined = asyncio.Event()

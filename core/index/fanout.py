@@ -142,6 +142,35 @@ class Forked(Generic[Result]):
                 pass
         return otherwise()
 
+    async def awaited(self, otherwise: Callable[[], Result]) -> Result:
+        """`result`, waited for on the running event loop, which goes on meanwhile: the
+        child writes only once its work is done, so its pipe is read once it is readable.
+        Cancelled, the child is ended too."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[None] = loop.create_future()
+
+        def readable() -> None:
+            if not ready.done():
+                ready.set_result(None)
+
+        loop.add_reader(self._fd, readable)
+        cancelled = False
+        try:
+            await ready
+        except asyncio.CancelledError:
+            cancelled = True
+            raise
+        finally:
+            loop.remove_reader(self._fd)
+            if cancelled:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self._pid, signal.SIGKILL)
+                _drain(self._fd)
+                os.waitpid(self._pid, 0)
+        return self.result(otherwise)
+
 
 def _fork(child: Callable[[int], None]) -> tuple[int, int]:
     """Fork a child that runs ``child`` with the write end of a pipe, then leaves without

@@ -20,7 +20,7 @@ import orjson
 from tests.core.test_engine import View, cold_rows, running, until
 from tests.corpus import copy_tree, only_journal
 from tests.memory_kit import held
-from wftop.core.engine import coldstart, heldrow, printing
+from wftop.core.engine import coldstart, heldrow, printing, walkapart
 from wftop.core.engine import protocol as wire
 from wftop.core.index import fanout, rowcache, walkkeep
 from wftop.core.index.coldpass import ColdPass
@@ -134,14 +134,14 @@ async def test_a_warm_start_sends_its_kept_rows_before_it_walks_the_roots(tmp_pa
     cache = tmp_path / "rows-cache"
     await warm_cache(roots, cache)
     view = View()
-    walk = coldstart.run_folders_of
+    walk = walkapart.run_folders_of
     before_walk: list[int] = []
 
     def walked(where: list[str], *how: Any, **options: Any) -> Any:
         before_walk.append(len(view.feed.rows))
         return walk(where, *how, **options)
 
-    monkeypatch.setattr(coldstart, "run_folders_of", walked)
+    monkeypatch.setattr(walkapart, "run_folders_of", walked)
     async with running(roots, cache=cache) as engine:
         engine.subscribe(view)
         await until(lambda: engine.following)
@@ -169,7 +169,7 @@ async def test_a_warm_start_says_its_kept_rows_may_be_listed_before_it_walks_the
     shutil.copytree(project, roots[0] / "projects" / project.name)  # added, no engine running
     view, joining = View(), View()
     at_walk: list[list[type]] = []
-    walk = coldstart.run_folders_of
+    walk = walkapart.run_folders_of
 
     def walked(where: list[str], *how: Any, **options: Any) -> Any:
         at_walk.append([type(message) for message in view.messages])
@@ -179,7 +179,7 @@ async def test_a_warm_start_says_its_kept_rows_may_be_listed_before_it_walks_the
 
     async with running(roots, cache=cache) as engine:
         engine.subscribe(view)  # the engine's task has not begun: the walk is not yet patched
-        monkeypatch.setattr(coldstart, "run_folders_of", walked)
+        monkeypatch.setattr(walkapart, "run_folders_of", walked)
         await until(lambda: engine.following)
         expected = cold_rows([str(root) for root in roots], engine._now())
         for each in (view, joining):
@@ -208,13 +208,13 @@ async def test_runs_changed_since_the_cache_are_shown_as_their_files_say(tmp_pat
     shutil.rmtree(only_journal(roots[1]).parent)  # a run removed after the cache
     (snapshot,) = roots[1].glob("projects/*/*/workflows/wf_*.json")
     snapshot.unlink()
-    walk = coldstart.run_folders_of
+    walk = walkapart.run_folders_of
 
     def walked(where: list[str], *how: Any, **options: Any) -> Any:
         removed(roots[2])  # and one removed after its row went out
         return walk(where, *how, **options)
 
-    monkeypatch.setattr(coldstart, "run_folders_of", walked)
+    monkeypatch.setattr(walkapart, "run_folders_of", walked)
     view = View()
     async with running(roots, cache=cache) as engine:
         engine.subscribe(view)

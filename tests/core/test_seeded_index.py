@@ -402,16 +402,16 @@ async def test_the_spends_fill_reads_the_first_rows_walk_and_walks_no_root_again
     """The rows sent without what they spent are read again from the folders the first
     rows' walk found (`FirstRows.folders`): the engine walks the roots once before its live
     index, and every row is filled in as a cold read makes it."""
-    from wftop.core.engine import coldstart, seeding
+    from wftop.core.engine import seeding, walkapart
 
     walks: list[list[str]] = []
-    real = coldstart.run_folders_of
+    real = walkapart.run_folders_of
 
     def walking(roots: list[str], *args: Any, **options: Any) -> Any:
         walks.append(list(roots))
         return real(roots, *args, **options)
 
-    monkeypatch.setattr(coldstart, "run_folders_of", walking)
+    monkeypatch.setattr(walkapart, "run_folders_of", walking)
     monkeypatch.setattr(seeding, "run_folders_of", walking, raising=False)
     filled: list[str] = []
     real_fill = seeding.kept_filled
