@@ -51,7 +51,7 @@ async def walked(roots: list[str], cache: RowCache, early: dict[str, str]) -> Wa
     here = partial(walk_here, roots, cache, dict(early))
     if not early or not can_fork_workers() or threading.active_count() > 1:
         return here()
-    from wftop.core.index.fanout import Forked
+    from wftop.core.index.forkchild import Forked
 
     walk = await Forked(partial(walk_apart, roots, cache, early)).awaited(here)
     if walk.kept is not None:

@@ -27,8 +27,9 @@ import signal
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from wftop.core.index.forkchild import drained, fork_child, send_all
 from wftop.core.system.platforms import can_fork_workers
 
 if TYPE_CHECKING:  # the event loop is imported by `streamed` alone (a plan reads no stream)
@@ -103,7 +104,8 @@ def fan_chunks(
     tickets = _tickets(len(chunks))
     try:
         children = [
-            _fork(partial(_take, work, chunks, tickets, at_once=True)) for _ in range(count - 1)
+            fork_child(partial(_take, work, chunks, tickets, at_once=True))
+            for _ in range(count - 1)
         ]
         if first is not None:
             first()
@@ -111,7 +113,7 @@ def fan_chunks(
     finally:
         os.close(tickets)
     for pid, fd in children:
-        payload = _drain(fd)
+        payload = drained(fd)
         _, status = os.waitpid(pid, 0)
         if status != 0:
             continue
@@ -119,90 +121,6 @@ def fan_chunks(
             with contextlib.suppress(Exception):  # a broken chunk is redone below
                 made[number] = pickle.loads(data)
     return [made[number] if number in made else work(part) for number, part in enumerate(chunks)]
-
-
-class Forked(Generic[Result]):
-    """``work()`` computed in a forked child (`_fork`), its result sent back pickled."""
-
-    def __init__(self, work: Callable[[], Result]) -> None:
-        self._pid, self._fd = _fork(
-            lambda fd: _send(fd, pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL))
-        )
-
-    def result(self, otherwise: Callable[[], Result]) -> Result:
-        """The child's result, waited for; ``otherwise()`` where the child failed for any
-        reason (its work done again here). Call it once."""
-        payload = _drain(self._fd)
-        _, status = os.waitpid(self._pid, 0)
-        if status == 0 and payload:
-            try:
-                made: Result = pickle.loads(payload)
-                return made
-            except Exception:  # noqa: BLE001 - a broken child's work is redone here
-                pass
-        return otherwise()
-
-    async def awaited(self, otherwise: Callable[[], Result]) -> Result:
-        """`result`, waited for on the running event loop, which goes on meanwhile: the
-        child writes only once its work is done, so its pipe is read once it is readable.
-        Cancelled, the child is ended too."""
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        ready: asyncio.Future[None] = loop.create_future()
-
-        def readable() -> None:
-            if not ready.done():
-                ready.set_result(None)
-
-        loop.add_reader(self._fd, readable)
-        cancelled = False
-        try:
-            await ready
-        except asyncio.CancelledError:
-            cancelled = True
-            raise
-        finally:
-            loop.remove_reader(self._fd)
-            if cancelled:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(self._pid, signal.SIGKILL)
-                _drain(self._fd)
-                os.waitpid(self._pid, 0)
-        return self.result(otherwise)
-
-
-def _fork(child: Callable[[int], None]) -> tuple[int, int]:
-    """Fork a child that runs ``child`` with the write end of a pipe, then leaves without
-    running the parent's exit code; (its pid, the read end)."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.close(read_end)
-            child(write_end)
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(write_end)
-    return pid, read_end
-
-
-def _send(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _drain(fd: int) -> bytes:
-    parts = []
-    try:
-        while block := os.read(fd, 1 << 20):
-            parts.append(block)
-    finally:
-        os.close(fd)
-    return b"".join(parts)
 
 
 FRAME_HEAD = 12
@@ -309,7 +227,7 @@ def _tickets(count: int) -> int:
     """The read end of a pipe holding the numbers of ``count`` chunks, written whole."""
     tickets, to_tickets = os.pipe()
     try:
-        _send(to_tickets, b"".join(k.to_bytes(TICKET, "big") for k in range(count)))
+        send_all(to_tickets, b"".join(k.to_bytes(TICKET, "big") for k in range(count)))
     finally:
         os.close(to_tickets)
     return tickets
@@ -340,9 +258,9 @@ def _take(
         if at_once:
             frames.append(frame)
         else:
-            _send(fd, frame)
+            send_all(fd, frame)
     if frames:
-        _send(fd, b"".join(frames))
+        send_all(fd, b"".join(frames))
 
 
 def _frames(buffer: bytearray) -> Iterator[tuple[int, bytes]]:
@@ -363,7 +281,7 @@ def _stream(
 ) -> _Stream:
     """Fork a child that takes the number of the next chunk from ``tickets`` as long as
     there is one, and sends its results as it has them."""
-    pid, read_end = _fork(partial(_take, work, chunks, tickets))
+    pid, read_end = fork_child(partial(_take, work, chunks, tickets))
     os.set_blocking(read_end, False)
     return _Stream(pid, read_end)
 
