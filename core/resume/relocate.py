@@ -54,8 +54,9 @@ from wftop.core.read.journal import Call, JournalFold, call_key
 from wftop.core.read.journalfile import journal_fold
 from wftop.core.read.jsonl import read_all
 from wftop.core.read.jsonline import UnreadableLine, parse_line
-from wftop.core.resume.errors import RelocationConflict, RelocationError
+from wftop.core.resume.errors import RelocationError
 from wftop.core.resume.ids import validate_run_id, validate_session_id
+from wftop.core.resume.runfolderwrite import install, make_run_dir, temp_path
 
 LAUNCHED_PREFIX: Final = b'{"type":"launched"'
 """How a ``launched`` record starts; the CLI refuses a torn tail that may be one."""
@@ -230,15 +231,15 @@ def relocate_journal(
     validate_session_id(target_session_dir.name)
     run_dir = target_session_dir / "subagents" / "workflows" / run_id
     target = run_dir / "journal.jsonl"
-    _make_run_dir(run_dir)
-    snapshot = _temp_path(run_dir)
-    output = _temp_path(run_dir)
+    make_run_dir(run_dir)
+    snapshot = temp_path(run_dir)
+    output = temp_path(run_dir)
     try:
         source_sha = _snapshot(source_journal, snapshot)
         fold, records = fold_lines(snapshot)
         plan = heal_plan(fold) if heal else HealPlan(frozenset(), ())
         dropped, torn, torn_bytes, digest = _write_copy(snapshot, output, fold, records, plan)
-        present = _install(output, target)
+        present = install(output, target)
     except RelocationError:
         raise
     except OSError as error:  # a full disk, a read error: the target name is never touched
@@ -261,30 +262,6 @@ def relocate_journal(
         sha256=digest,
         source_sha256=source_sha,
     )
-
-
-def _make_run_dir(run_dir: Path) -> None:
-    missing: list[Path] = []
-    probe = run_dir
-    while not os.path.lexists(probe) and probe.parent != probe:
-        missing.append(probe)
-        probe = probe.parent
-    for directory in reversed(missing):
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(directory, 0o700)
-    if run_dir.is_symlink() or not run_dir.is_dir():
-        msg = f"the run folder {str(run_dir)!r} is a link or not a directory: the CLI refuses it"
-        raise RelocationError(msg)
-    real = Path(os.path.realpath(run_dir))
-    if real.parts[-3:] != run_dir.parts[-3:]:
-        msg = f"the run folder {str(run_dir)!r} resolves to {str(real)!r}; the CLI would refuse it"
-        raise RelocationError(msg)
-
-
-def _temp_path(folder: Path) -> Path:
-    import secrets  # not at the top: a plan writes no journal
-
-    return folder / f".journal.jsonl.{secrets.token_hex(6)}.tmp"
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -372,33 +349,3 @@ def _parses(line: bytes) -> bool:
     except UnreadableLine:
         return False
     return True
-
-
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def _install(output: Path, target: Path) -> bool:
-    """Rename ``output`` to ``target`` unless it exists; True if an identical one did."""
-    if os.path.lexists(target):
-        if target.is_symlink() or not target.is_file():
-            msg = f"the target {str(target)!r} exists and is not a regular file"
-            raise RelocationConflict(msg)
-        if _file_sha256(target) == _file_sha256(output):
-            return True
-        msg = (
-            f"the target journal {str(target)!r} exists with different content "
-            "(it may already have been resumed there); refusing to replace it"
-        )
-        raise RelocationConflict(msg)
-    os.rename(output, target)
-    dir_fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
-    return False
