@@ -7,7 +7,10 @@ its own last lines (a ``started`` and a ``result`` line each, and a thin agent t
 each, as the CLI leaves them): a dead run of that size whose last calls were in flight.
 It is made once under the workdir. Three commands run as fresh processes, in turns,
 ``--repeat`` times after a warm-up: the floor (read the journal and ``orjson``-parse every
-line), ``wftop resume RUN --dry-run`` and the same with ``--json``. ``claude`` is a script
+line), ``wftop resume RUN --dry-run`` and the same with ``--json``. A fourth, reported
+beside them and not a goal's figure (``plan_failed``), plans a failed run of as many calls:
+the real ``mid-failure`` tree grown the same way (its calls before its own, a failure among
+them: two forecasts, a heal that drops a line, calls put at risk). ``claude`` is a script
 that prints the pinned version (the plan asks it), so the CLI's own start is not counted.
 Each plan is the run's first: it starts from a state dir holding what one ``wftop ls`` of
 the tree left there (what its transcripts spent, in the spend book), copied afresh before
@@ -22,12 +25,17 @@ import json
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from common import TOP, WFTOP, Measured, compile_sources, default_workdir, measure, median
 
+from wftop.core.cost.spendbook import SETTLE_S
+
 SOURCE = TOP / "tests" / "data" / "corpus" / "killed"
+FAILED = TOP / "tests" / "data" / "corpus" / "mid-failure"
+"""The tree of ``plan_failed``: a call failed (rate limited) and later calls returned."""
 GOAL = 2.0
 """The plan within this many times the parse."""
 
@@ -44,8 +52,8 @@ print(count)
 """
 
 
-def make_tree(where: Path, calls: int) -> tuple[Path, Path]:
-    """The grown tree (made once): its root and its journal."""
+def make_tree(where: Path, calls: int, source: Path = SOURCE) -> tuple[Path, Path]:
+    """The grown tree of ``source`` (made once): its root and its journal."""
     root = where / "killed"
     marker = where / "made.json"
     if marker.exists() and json.loads(marker.read_text()).get("calls") == calls:
@@ -53,7 +61,7 @@ def make_tree(where: Path, calls: int) -> tuple[Path, Path]:
         return root, journal
     shutil.rmtree(where, ignore_errors=True)
     where.mkdir(parents=True)
-    shutil.copytree(SOURCE, root, ignore=shutil.ignore_patterns("claude-tmp"))
+    shutil.copytree(source, root, ignore=shutil.ignore_patterns("claude-tmp"))
     (journal,) = root.glob("projects/*/*/subagents/workflows/wf_*/journal.jsonl")
     lines = []
     for number in range(calls):
@@ -79,7 +87,14 @@ def fake_claude(where: Path) -> Path:
 
 
 def listed_state(where: Path, root: Path) -> Path:
-    """A state dir as one ``wftop ls`` of the tree leaves it (its rows cache apart)."""
+    """A state dir as one ``wftop ls`` of the tree leaves it (its rows cache apart), listed
+    once the tree's last transcript is older than what the spend book keeps: one written
+    within its ``SETTLE_S`` of the listing is not kept, and each plan would read it and
+    write the whole book again (140 transcripts and 0.4-0.6 s of a failed run's plan, on a
+    tree listed as soon as it was made)."""
+    (journal,) = root.glob("projects/*/*/subagents/workflows/wf_*/journal.jsonl")
+    newest = max(journal.stat().st_mtime, journal.parent.stat().st_mtime)
+    time.sleep(max(0.0, newest + SETTLE_S + 0.5 - time.time()))
     state = where / "listed-state"
     shutil.rmtree(state, ignore_errors=True)
     cache = where / "listed-cache"
@@ -92,11 +107,18 @@ def listed_state(where: Path, root: Path) -> Path:
 
 
 def first_plan(argv: list[str], where: Path, listed: Path) -> Measured:
-    """``argv`` measured from a fresh copy of the listed state dir."""
+    """``argv`` measured from a fresh copy of the listed state dir (of the tree in ``where``)."""
     state = where / "state"
     shutil.rmtree(state, ignore_errors=True)
     shutil.copytree(listed, state)
     return measure(argv, env=dict(os.environ, WFTOP_STATE_DIR=str(state)))
+
+
+def plan_argv(where: Path, root: Path, journal: Path) -> list[str]:
+    """``wftop resume RUN --dry-run`` of the run of ``journal`` in the tree ``root``."""
+    claude = fake_claude(where)
+    plan = [*WFTOP, "resume", journal.parent.name, "--dry-run", "--no-default-root"]
+    return [*plan, "--root", str(root), "--claude", str(claude)]
 
 
 def summary(runs: list[Measured]) -> dict[str, Any]:
@@ -112,17 +134,32 @@ def run(calls: int, repeat: int, workdir: Path) -> dict[str, Any]:
     compile_sources()
     where = workdir / f"plan-{calls}"
     root, journal = make_tree(where, calls)
-    claude = fake_claude(where)
-    run_id = journal.parent.name
+    failed_where = workdir / f"plan-failed-{calls}"
+    failed_root, failed_journal = make_tree(failed_where, calls, FAILED)
     floor = [sys.executable, "-c", PARSE, str(journal)]
-    plan = [*WFTOP, "resume", run_id, "--dry-run", "--no-default-root", "--root", str(root)]
-    plan += ["--claude", str(claude)]
-    listed = listed_state(where, root)
-    measured: dict[str, list[Measured]] = {"floor": [], "plan": [], "plan_json": []}
-    argvs = {"floor": floor, "plan": plan, "plan_json": [*plan, "--json"]}
+    plan = plan_argv(where, root, journal)
+    listed = {
+        where: listed_state(where, root),
+        failed_where: listed_state(failed_where, failed_root),
+    }
+    measured: dict[str, list[Measured]] = {
+        "floor": [],
+        "plan": [],
+        "plan_json": [],
+        "plan_failed": [],
+    }
+    argvs = {
+        "floor": floor,
+        "plan": plan,
+        "plan_json": [*plan, "--json"],
+        "plan_failed": plan_argv(failed_where, failed_root, failed_journal),
+    }
 
     def one(name: str, argv: list[str]) -> Measured:
-        return measure(argv) if name == "floor" else first_plan(argv, where, listed)
+        if name == "floor":
+            return measure(argv)
+        at = failed_where if name == "plan_failed" else where
+        return first_plan(argv, at, listed[at])
 
     for name, argv in argvs.items():
         one(name, argv)
@@ -139,7 +176,7 @@ def run(calls: int, repeat: int, workdir: Path) -> dict[str, Any]:
         "live": len(shown["forecast"]["live"]),
     }
     floor_s = result["floor"]["median_s"]
-    for name in ("plan", "plan_json"):
+    for name in ("plan", "plan_json", "plan_failed"):
         result[name]["ratio"] = round(result[name]["median_s"] / floor_s, 2)
     result["met"] = max(result["plan"]["ratio"], result["plan_json"]["ratio"]) <= GOAL
     return result
