@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from wftop.core.forecast.launchinfo import chain_family
@@ -156,6 +156,9 @@ class Orderings(NamedTuple):
     cuts: set[str]
     """Calls that ran alone (`find_cuts`)."""
     cut_ends: set[float | None]
+    settled_at: dict[str, float]
+    """`Timeline._settled` of each call asked about (of the spans alone: every timeline of
+    them shares it)."""
 
     @classmethod
     def of(cls, spans: Mapping[str, Span]) -> Orderings:
@@ -167,7 +170,7 @@ class Orderings(NamedTuple):
         ]
         cuts = find_cuts(every)
         ends = sorted(s.ended for s in every.values() if s.ended is not None)
-        return cls(every, ends, unsure, cuts, {every[key].ended for key in cuts})
+        return cls(every, ends, unsure, cuts, {every[key].ended for key in cuts}, {})
 
 
 def find_cuts(spans: Mapping[str, Span]) -> set[str]:
@@ -214,7 +217,7 @@ class Timeline:
         self._instant_until = min((end for end in ends if end is not None), default=math.inf)
         """A call keyed before then waited on nothing the resume runs live."""
         self._late = set(late)
-        self._settled_at: dict[str, float] = {}
+        self._settled_at = self.orderings.settled_at
 
     def same_burst(self, a: str, b: str, *, sure: bool = True) -> bool:
         """No call ended between the keying of ``a`` and of ``b``; when ``sure``, also no
@@ -240,6 +243,45 @@ class Timeline:
             return True
         return b in self._late and self.spans[a].keyed < self._instant_until
 
+    def not_before(self, keys: Iterable[str], b: str) -> list[str]:
+        """The keys ``a`` of ``keys`` that the resume may not key before ``b`` (``not
+        before(a, b)``), in their order: what `before` asks of ``b`` (its span, the ends
+        around its keying, whether it is late) asked once, not once for each of them (a
+        failed run's forecast asks it of 100,000 cached calls for each miss)."""
+        spans = self.spans
+        span_b = spans.get(b)
+        if span_b is None:
+            return list(keys)
+        rank_b, keyed_b = span_b.rank, span_b.keyed
+        ends, cuts, bisect_left = self._ends, self.cuts, bisect.bisect_left
+        # `same_burst(a, b)` of an ``a`` ranked first (so keyed no later): no end between
+        # the two keyings, none only known to lie around them, and the end before them is
+        # that of a call that ran alone (or there is none).
+        edge = bisect.bisect_right(ends, keyed_b)
+        burst = edge == 0 or ends[edge - 1] in self._cut_ends
+        lasts = [last for first, last in self._unsure_ends if first <= keyed_b]
+        late, until = b in self._late, self._instant_until
+        found = []
+        for a in keys:
+            span = spans.get(a)
+            if span is None or a == b:
+                found.append(a)
+                continue
+            keyed = span.keyed
+            if (keyed, span.seq) < rank_b and (
+                a in cuts
+                or (
+                    burst
+                    and bisect_left(ends, keyed) == edge
+                    and not any(last >= keyed for last in lasts)
+                )
+            ):
+                continue
+            if late and keyed < until:
+                continue
+            found.append(a)
+        return found
+
     def after(self, a: str, b: str) -> bool:
         """Whether ``b`` is keyed after ``a``, near enough to count it as a re-run: surely, or
         keyed after ``a`` (or a call keyed after it in its burst) had ended."""
@@ -253,18 +295,41 @@ class Timeline:
         return self.same_burst(a, b, sure=False)
 
     def _settled(self, a: str) -> float:
-        """The first end of ``a`` or of a call keyed after it in its burst."""
-        if a not in self._settled_at:
-            self._settled_at[a] = min(
-                (
-                    span.ended
-                    for key, span in self.spans.items()
-                    if span.ended is not None
-                    and (key == a or (span.rank > self.spans[a].rank and self._loose(a, key)))
-                ),
-                default=math.inf,
-            )
-        return self._settled_at[a]
+        """The first end of ``a`` or of a call keyed after it in its burst (each call asked
+        once for every span, what `same_burst` asks of ``a`` asked once: a failed run's
+        forecasts ask it of each miss over 100,000 spans)."""
+        found = self._settled_at.get(a)
+        if found is None:
+            found = self._settled_at[a] = self._first_end_after(a)
+        return found
+
+    def _first_end_after(self, a: str) -> float:
+        """`_settled` made: the least end among ``a``'s own and those of the calls ranked
+        after it that `same_burst` (not ``sure``) puts in its burst. Of a call ranked after
+        ``a`` (so keyed no earlier), that asks: no end between the two keyings, and none
+        only known to lie around them."""
+        spans, ends = self.spans, self._ends
+        span_a = spans[a]
+        rank_a, keyed_a = span_a.rank, span_a.keyed
+        edge = bisect.bisect_left(ends, keyed_a)
+        firsts = [first for first, last in self._unsure_ends if last >= keyed_a]
+        bisect_right = bisect.bisect_right
+        least: float | None = None  # as `min` takes them: an end replaces a greater one
+        for key, span in spans.items():
+            ended = span.ended
+            if ended is None or (least is not None and not ended < least):
+                continue  # it would not be the least: not asked whether it counts
+            if key == a:
+                least = ended
+                continue
+            keyed = span.keyed
+            if (
+                (keyed, span.seq) > rank_a
+                and bisect_right(ends, keyed) == edge
+                and not any(first <= keyed for first in firsts)
+            ):
+                least = ended
+        return math.inf if least is None else least
 
 
 def doubts(
@@ -294,13 +359,19 @@ def doubts(
 
     def judge(timeline: Timeline) -> dict[str, str]:
         found = {}
+        first_unsure: dict[str, str] = {}  # a cached call → the first miss not surely after it
+        for miss in reversed(misses):
+            for key in timeline.not_before(cached, miss):
+                first_unsure[key] = miss
         for key in cached:
-            failed = unsure = None
+            failed = None
             if failures:
                 span = spans.get(key)
-                failed = next((n for end, n in failures if span is None or span.keyed >= end), None)
-            if misses:
-                unsure = next((miss for miss in misses if not timeline.before(key, miss)), None)
+                for end, n in failures:
+                    if span is None or span.keyed >= end:
+                        failed = n
+                        break
+            unsure = first_unsure.get(key)
             if failed:
                 found[key] = (
                     f"keyed after {failed} failed: its prompt may embed {failed}'s new result, "

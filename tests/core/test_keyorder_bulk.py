@@ -1,0 +1,113 @@
+"""A failed run's forecast asks its timeline about every cached call for each miss: what
+`Timeline.before` asks of the miss is asked once (`Timeline.not_before`), and a miss's
+settling end once for every timeline of the same spans. Both answer as asking call by call
+did (the oracles below are the definitions as they were written pairwise)."""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.core.test_plan_cost import grown, the_run
+from wftop.core.forecast.inputs import gather
+from wftop.core.forecast.instant import predict
+from wftop.core.forecast.keyorder import Span, Timeline
+
+
+def random_timeline(seed: int) -> tuple[Timeline, list[str]]:
+    """Spans of overlapping calls, some in flight, some failed (their end only known to lie
+    after their keying), ties of keying broken by ``seq`` or not, a few calls late or maybe
+    live; and the keys asked about, one with no span among them."""
+    rng = random.Random(seed)
+    spans = {}
+    for n in range(rng.randrange(2, 30)):
+        keyed = rng.randrange(0, 40) + rng.choice([0, 0, 0.5])
+        ended = None if rng.random() < 0.15 else keyed + rng.randrange(0, 12)
+        ends_from = keyed + 0.25 if ended is not None and rng.random() < 0.2 else None
+        spans[f"k{n}"] = Span(keyed, ended, rng.choice([0, 0, n]), ends_from)
+    keys = list(spans)
+    maybe_live = rng.sample(keys, rng.randrange(0, min(4, len(keys)) + 1))
+    late = rng.sample(keys, rng.randrange(0, min(3, len(keys)) + 1))
+    return Timeline(spans, maybe_live, late), [*keys, "nowhere"]
+
+
+def settled_by_every_span(timeline: Timeline, a: str) -> float:
+    """The first end of ``a`` or of a call keyed after it in its burst, each span asked."""
+    spans = timeline.spans
+    return min(
+        (
+            span.ended
+            for key, span in spans.items()
+            if span.ended is not None
+            and (
+                key == a or (span.rank > spans[a].rank and timeline.same_burst(a, key, sure=False))
+            )
+        ),
+        default=math.inf,
+    )
+
+
+def after_by_every_span(timeline: Timeline, a: str, b: str) -> bool:
+    if timeline.before(a, b):
+        return True
+    if a not in timeline.spans or b not in timeline.spans:
+        return False
+    return settled_by_every_span(timeline, a) < timeline.spans[b].keyed
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_the_bulk_questions_answer_as_asking_each_pair_did(seed: int) -> None:
+    timeline, keys = random_timeline(seed)
+    for b in keys:
+        assert timeline.not_before(keys, b) == [a for a in keys if not timeline.before(a, b)]
+    for a in keys:
+        for b in keys:
+            assert timeline.after(a, b) == after_by_every_span(timeline, a, b), (a, b)
+
+
+def test_a_failed_runs_forecast_asks_its_timeline_once_a_miss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """300 cached calls before a failure: the judges ask `before` of no cached call one by
+    one (they asked it of each, for each miss, twice), and a miss's settling end is worked
+    out once for both of its timelines."""
+    run = the_run(grown(tmp_path, "mid-failure", 300))
+    asked: list[tuple[str, str]] = []
+    settled: list[str] = []
+    real_before, real_first_end = Timeline.before, Timeline._first_end_after
+
+    def before(self: Timeline, a: str, b: str) -> bool:
+        asked.append((a, b))
+        return real_before(self, a, b)
+
+    def first_end(self: Timeline, a: str) -> float:
+        settled.append(a)
+        return real_first_end(self, a)
+
+    monkeypatch.setattr(Timeline, "before", before)
+    monkeypatch.setattr(Timeline, "_first_end_after", first_end)
+    forecast = predict(gather(run, cli_version=(2, 1, 332)), "resume-owner")
+    assert len(forecast.calls) > 300 and forecast.rerun
+    assert len(asked) < 20
+    assert settled and len(settled) == len(set(settled))
+
+
+def test_the_forecast_of_a_failed_run_is_the_pairwise_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The failed run grown, forecast with the timeline's bulk questions and with each pair
+    asked as before: the same fates and reasons."""
+    run = the_run(grown(tmp_path, "mid-failure", 50))
+    quick = predict(gather(run, cli_version=(2, 1, 332)), "resume-owner")
+
+    def not_before(self: Timeline, keys: Any, b: str) -> list[str]:
+        return [a for a in keys if not self.before(a, b)]
+
+    monkeypatch.setattr(Timeline, "not_before", not_before)
+    monkeypatch.setattr(Timeline, "_settled", settled_by_every_span)
+    assert quick.at_risk and quick.rerun
+    assert predict(gather(run, cli_version=(2, 1, 332)), "resume-owner") == quick
