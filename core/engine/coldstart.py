@@ -335,8 +335,10 @@ def _from_cache(item: bytes, folder: RunFolder, naming: Naming | None = None) ->
     return Held(None, exact(orjson.dumps(data)), ident=folder.ident, naming=naming)
 
 
+@lru_cache(maxsize=256)
 def _interned(naming: Naming) -> Naming:
-    """``naming`` with each of its names interned (one copy for a project's runs)."""
+    """``naming`` with each of its names interned (one copy for a project's runs), made
+    once for each project's naming (a start's rows name a few projects each)."""
     cwd, project, name = naming
     return (intern(cwd) if cwd is not None else None, intern(project), intern(name))
 

@@ -63,11 +63,11 @@ def session_stamp(folder: RunFolder, stat: Stat = os.stat) -> Key | None:
     transcript = stamp(folder.transcript, stat=stat)
     if not transcript:
         return None
-    snapshots = folder.snapshot.rsplit(os.sep, 1)[0]
+    snapshots = folder.session_dir + os.sep + "workflows"  # the folder of `RunFolder.snapshot`
     return [
         transcript,
         stamp(snapshots, size=False, stat=stat),
-        stamp(folder.scripts_dir, size=False, stat=stat),
+        stamp(snapshots + os.sep + "scripts", size=False, stat=stat),  # `RunFolder.scripts_dir`
     ]
 
 

@@ -177,9 +177,8 @@ class RowCache(WalkKeep):
         place = (folder.root, folder.project, folder.session_id)
         made = self._sessions.get(place)
         if made is None:
-            made = self._sessions[place] = _Session(
-                session_stamp(folder, self._stat_once), folder.scripts_dir + os.sep
-            )
+            scripts = folder.session_dir + os.sep + "workflows" + os.sep + "scripts" + os.sep
+            made = self._sessions[place] = _Session(session_stamp(folder, self._stat_once), scripts)
         return made
 
     def key(self, folder: RunFolder, owner: Owner, superseded_by: str | None) -> Key | None:
@@ -204,10 +203,17 @@ class RowCache(WalkKeep):
         journal = folder.journal
         middle = session.middle(owner, superseded_by, shared)
         # The run folder's inode and time besides: a transcript deleted or made in it changes
-        # what the run spent, and whether that is a lower bound.
-        here = stamp(folder.path, size=False, stat=self.stat)
+        # what the run spent, and whether that is a lower bound. Its stamp as `key_text`
+        # prints it, made here: two integers need no JSON encoder.
+        try:
+            info = self.stat(folder.path)
+        except (OSError, ValueError):
+            here: list[int] = []
+            tail = f"{middle},[]]"
+        else:
+            here = [info.st_ino, info.st_mtime_ns]
+            tail = f"{middle},[{info.st_ino},{info.st_mtime_ns}]]"
         entry = self._old.get(journal) if look else None
-        tail = f"{middle},{key_text(here)}]"
         if entry is not None and entry[0] == ENDED + tail:
             kept = self._use(journal, session.scripts, entry, ended=True)
             if kept is not None:
