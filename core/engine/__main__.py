@@ -12,13 +12,17 @@ import argparse
 import asyncio
 import os
 import sys
+from functools import partial
+from typing import TYPE_CHECKING
 
-from wftop.core.cost.spendbook import book_for
 from wftop.core.engine.engine import Engine
 from wftop.core.engine.serve import SocketServer, bind, serve_stdio
 from wftop.core.index.rowcache import rows_cache_path
 from wftop.core.model import DEFAULT_STALL_WINDOW
 from wftop.core.system.statedir import state_dir
+
+if TYPE_CHECKING:
+    from wftop.core.cost.spendbook import SpendBook
 
 LINGER = 60.0
 """Seconds a shared engine stays with no view (one started again soon finds it warm)."""
@@ -40,18 +44,31 @@ def parse(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse(sys.argv[1:] if argv is None else argv)
-    engine = Engine(
+def engine_of(args: argparse.Namespace) -> Engine:
+    """The engine the command line asks for."""
+    return Engine(
         args.root,
         stall_window=args.stall_window,
         cache=None if args.no_cache else rows_cache_path(),
         debounce_ms=int(os.environ.get("WFTOP_WATCH_DEBOUNCE_MS", "15")),
         step_ms=int(os.environ.get("WFTOP_WATCH_STEP_MS", "15")),
         log=args.log,
-        spend_book=None if args.no_cache else book_for(state_dir(), args.root),
+        spend_book=None if args.no_cache else partial(spend_book_of, args.root),
         first_view=0.0 if args.stdio else FIRST_VIEW,
     )
+
+
+def spend_book_of(roots: list[str]) -> SpendBook | None:
+    """The spend book in the state dir (`wftop.core.cost.spendbook.book_for`), its module
+    imported when the engine opens it: once its kept rows are out."""
+    from wftop.core.cost.spendbook import book_for
+
+    return book_for(state_dir(), roots)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(sys.argv[1:] if argv is None else argv)
+    engine = engine_of(args)
     if args.stdio:
         return asyncio.run(serve_stdio(engine))
     try:

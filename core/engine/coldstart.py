@@ -149,12 +149,13 @@ async def first_rows(
     stall_window: float = DEFAULT_STALL_WINDOW,
     workers: int | None = None,
     lazy_spend: int = LAZY_SPEND,
-    spend_book: SpendBook | None = None,
+    spend_book: SpendBook | Callable[[], SpendBook | None] | None = None,
     all_kept: Callable[[], None] = lambda: None,
 ) -> FirstRows:
     """Every run under the roots, handed to ``emit`` in batches (with ``lazy_spend`` runs
     or more to read, without what they spent: see the module); ``all_kept`` is called once the
-    rows the cache kept are all handed out, before the roots are walked (not when none was).
+    rows the cache kept are all handed out, before the roots are walked (not when none was);
+    ``spend_book``, given as how to open it, is opened after that.
     Once some were, the roots are walked by a forked child
     (`wftop.core.engine.walkapart`): the event loop answers a view that connects meanwhile."""
     owners = owners_by_session(roots, processes or default_table(), local_pid_domain())
@@ -173,7 +174,8 @@ async def first_rows(
     walk = await walked(roots, cache, early)
     total = walk.total
     emit([], list(walk.trouble), done, total)
-    cold = ColdPass(owners, walk.superseded, now(), stall_window, spend_book=spend_book)
+    book = spend_book() if callable(spend_book) else spend_book  # opened after the kept rows
+    cold = ColdPass(owners, walk.superseded, now(), stall_window, spend_book=book)
     # The others are read newest sessions first (a session's transcript stamped for them
     # alone).
     left, early = walk.left, dict.fromkeys(walk.gone, "")

@@ -81,7 +81,7 @@ class Engine:
         workers: int | None = None,
         log: str | None = None,
         lazy_spend: int = LAZY_SPEND,
-        spend_book: SpendBook | None = None,
+        spend_book: SpendBook | Callable[[], SpendBook | None] | None = None,
         trim: Trim | None = None,
         first_view: float = 0.0,
     ) -> None:
@@ -97,12 +97,14 @@ class Engine:
             has imported Textual, and the live index's read took a CPU from that view's
             start and its decoding of the rows). The walk waits for no view: it goes on in
             a forked child while the loop answers views (`wftop.core.engine.walkapart`).
+        spend_book: what transcripts spent, kept between engines (`wftop.core.cost.spendbook`),
+            or how to open it: then opened once the kept rows are out (its module and the
+            prices it imports were 20M instructions of a warm start before them).
         """
         self.first_view = first_view
         self.trim = trim
         self.lazy_spend = lazy_spend
-        self.spend_book = spend_book
-        """What transcripts spent, kept between engines (`wftop.core.cost.spendbook`)."""
+        self._book = spend_book
         self.roots = [os.path.abspath(root) for root in roots]
         self.stall_window = stall_window
         self.processes = processes if processes is not None else default_table()
@@ -142,6 +144,14 @@ class Engine:
         self._spends: Spends | None = None
         """Agent transcripts read for what runs spent, each again only when it changed (made
         with the live index)."""
+
+    @property
+    def spend_book(self) -> SpendBook | None:
+        """What transcripts spent, kept between engines (`wftop.core.cost.spendbook`), opened
+        when first asked for where the engine was given how to open it."""
+        if callable(self._book):
+            self._book = self._book()
+        return self._book
 
     # -- views -----------------------------------------------------------------------------
 
@@ -231,7 +241,7 @@ class Engine:
             stall_window=self.stall_window,
             workers=self.workers,
             lazy_spend=self.lazy_spend,
-            spend_book=self.spend_book,
+            spend_book=lambda: self.spend_book,  # opened once the kept rows are out
             all_kept=self._kept,
         )
         # names depend on every run: the rows sent before, again

@@ -1,8 +1,9 @@
 """What an engine started with its rows cache has imported when it says ``kept`` (a view may
 list the kept rows): not what only its walk of the roots, the spends fill and its live index
 need (the cold pass and its fork fan-out, the run reader, the live index, what reads what
-runs spent), nor the resume store, which its state dir was once taken from. Each is CPU
-between the engine's start and that moment, while its view waits to list."""
+runs spent and the book that keeps it), nor the resume store, which its state dir was once
+taken from. Each is CPU between the engine's start and that moment, while its view waits to
+list. The engine is made as its command line makes it (`engine_of`)."""
 
 from __future__ import annotations
 
@@ -26,20 +27,21 @@ LATER = (
     "wftop.core.index.live",
     "wftop.core.engine.seeding",
     "wftop.core.cost.usage",
+    "wftop.core.cost.spendbook",
     "wftop.core.read.journal",
     "wftop.core.resume.store",
 )
 
 KEPT = rf"""
 import asyncio, json, sys
-from pathlib import Path
 
-import wftop.core.engine.__main__  # the engine's process, as views start it
-from wftop.core.engine.engine import Engine
+# the engine's process, as views start it
+from wftop.core.engine.__main__ import engine_of, parse
 from wftop.core.system.procs import FakeProcessTable
 
-roots, cache = json.loads(sys.argv[1]), Path(sys.argv[2])
-engine = Engine(roots, cache=cache, processes=FakeProcessTable())
+roots = json.loads(sys.argv[1])
+engine = engine_of(parse(["--stdio", *(f"--root={{root}}" for root in roots)]))
+engine.processes = FakeProcessTable()
 stop, found = asyncio.Event(), {{}}
 kept = engine._kept
 
@@ -59,13 +61,14 @@ print(json.dumps(found))
 
 async def test_a_warm_engine_says_kept_before_it_imports_what_reads_runs(tmp_path):
     roots = [copy_tree(name, tmp_path) for name in ("killed", "clean", "mid-failure-resumed")]
-    cache = tmp_path / "rows-cache"
-    await warm_cache(roots, cache)
+    cache = tmp_path / "cache"
+    await warm_cache(roots, cache / "ls-rows")  # where `rows_cache_path` finds it
+    state = {"WFTOP_STATE_DIR": str(tmp_path / "state"), "WFTOP_CACHE_DIR": str(cache)}
     done = subprocess.run(
-        [sys.executable, "-c", KEPT, json.dumps([str(root) for root in roots]), str(cache)],
+        [sys.executable, "-c", KEPT, json.dumps([str(root) for root in roots])],
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(TOP), "WFTOP_STATE_DIR": str(tmp_path / "state")},
+        env={**os.environ, "PYTHONPATH": str(TOP), **state},
         cwd=TOP,
         timeout=60,
         check=False,
