@@ -253,6 +253,16 @@ def held(raw: bytes, value: Any) -> Any:
     return value
 
 
+def writable(value: Any) -> bool:
+    """Whether orjson writes ``value`` as wftop holds it (each `DeepJson` as its text):
+    False where it nests deeper than orjson writes (a value `held` has not looked at)."""
+    try:
+        orjson.dumps(value, default=_fragment)
+    except TypeError:
+        return False
+    return True
+
+
 # -- writing and showing -----------------------------------------------------------------------
 
 

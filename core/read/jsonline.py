@@ -48,6 +48,17 @@ def parse_line(raw: bytes) -> Any:
     return value if len(raw) <= SHALLOW_BYTES else held(raw, value)
 
 
+def parse_shallow(raw: bytes) -> Any:
+    """`parse_line` for a reader that holds the value only after a look of its own: what
+    nests deeper than `MAX_DEPTH` is left as orjson read it, not held yet
+    (`wftop.core.read.deepjson.held`, which writes the whole value again to find it out).
+    Values within `MAX_DEPTH` levels are `parse_line`'s."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return parse_lenient(raw)
+
+
 def parse_lenient(raw: bytes) -> Any:
     """A line orjson refused, read as ``JSON.parse`` reads it, or `UnreadableLine`.
 

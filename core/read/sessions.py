@@ -267,10 +267,10 @@ def transcript_cwd(transcript: str) -> str | None:
 def _line_cwd(raw: bytes) -> str | None:
     if raw.find(b'"cwd"') < 0:
         return None
-    from wftop.core.read.jsonline import UnreadableLine, parse_line
+    from wftop.core.read.jsonline import UnreadableLine, parse_shallow
 
-    try:
-        record = parse_line(raw)
+    try:  # its top level alone is read: nothing of it is held (`parse_shallow`)
+        record = parse_shallow(raw)
     except UnreadableLine:
         return None
     if isinstance(record, dict) and isinstance(record.get("cwd"), str):

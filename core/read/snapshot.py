@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Final
 
-from wftop.core.read.deepjson import dumps
+from wftop.core.read.deepjson import dumps, parse_deep, writable
 from wftop.core.read.isotime import parse_iso_time as parse_iso_time  # where it was
 from wftop.core.read.jsonl import Problem
-from wftop.core.read.jsonline import UnreadableLine, parse_line
+from wftop.core.read.jsonline import SHALLOW_BYTES, UnreadableLine, parse_line, parse_shallow
 
 MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024
 
@@ -181,19 +181,28 @@ def read_snapshot_with_stat(
     ``packed`` False: its object is kept as parsed (`Snapshot.data` at once, `Snapshot.packed`
     empty), for a snapshot read for a row and let go of with it: packing it cost a list
     an ``orjson.dumps`` of every snapshot, and the failures of a run parsed it again."""
-    data, problem, info = _read_object(path)
+    raw, problem, info = _read_bytes(path)
+    if raw is None:
+        return None, problem, info
+    data, problem = _object_of(path, raw, parse_shallow)
     if data is None:
         return None, problem, info
-    snapshot = _snapshot_from(path, data, packed)
-    if not packed:
-        snapshot.__dict__["data"] = data  # what `Snapshot.data` would have parsed
-    return snapshot, None, info
+    return _snapshot_from(path, data, packed, raw), None, info
 
 
 def _read_object(
     path: str,
 ) -> tuple[dict[str, Any] | None, Problem | None, os.stat_result | None]:
     """The snapshot file's object, or why there is none (no problem: there is no file)."""
+    raw, problem, info = _read_bytes(path)
+    if raw is None:
+        return None, problem, info
+    data, problem = _object_of(path, raw, parse_line)
+    return data, problem, info
+
+
+def _read_bytes(path: str) -> tuple[bytes | None, Problem | None, os.stat_result | None]:
+    """The snapshot file's bytes, or why there are none (no problem: there is no file)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
@@ -213,14 +222,20 @@ def _read_object(
         return None, Problem(path, 0, error.strerror or str(error)), None
     finally:
         os.close(fd)
+    return raw, None, info
+
+
+def _object_of(
+    path: str, raw: bytes, parse: Callable[[bytes], Any]
+) -> tuple[dict[str, Any] | None, Problem | None]:
+    """The object a snapshot's bytes hold (read by ``parse``), or why there is none."""
     try:
-        data = parse_line(raw)
+        data = parse(raw)
     except UnreadableLine:
-        problem = Problem(path, 1, "not valid JSON, expected a workflow snapshot object")
-        return None, problem, info
+        return None, Problem(path, 1, "not valid JSON, expected a workflow snapshot object")
     if not isinstance(data, dict):
-        return None, Problem(path, 1, "expected a JSON object"), info
-    return data, None, info
+        return None, Problem(path, 1, "expected a JSON object")
+    return data, None
 
 
 def _read_fd(fd: int, size: int) -> bytes:
@@ -270,10 +285,17 @@ BULKY_FIELDS = ("script", "result")
 is on disk, the result in the journal): dropped so an index's memory does not follow them."""
 
 
-def _snapshot_from(path: str, data: dict[str, Any], packed: bool = True) -> Snapshot:
+def _snapshot_from(
+    path: str, data: dict[str, Any], packed: bool = True, raw: bytes | None = None
+) -> Snapshot:
+    """The `Snapshot` of the object ``data`` (``raw``: the bytes it was read from by
+    `parse_shallow`, none of it held as `parse_line` holds it yet: what it keeps is held
+    here, once its bulky fields and rows are out)."""
     for bulky in BULKY_FIELDS:
         data.pop(bulky, None)
     progress = data.pop("workflowProgress", None)  # read again when a view asks (`raw_rows`)
+    if raw is not None:
+        data = _held_rest(raw, data)
     agents: list[str] = []
     errored: list[str] = []
     cached: list[str] = []
@@ -309,7 +331,27 @@ def _snapshot_from(path: str, data: dict[str, Any], packed: bool = True) -> Snap
     values["cached"] = frozenset(cached) if cached else _NONE
     values["row_errors"] = row_errors
     values["agent_rows"] = rows
+    if not packed:
+        values["data"] = data  # what `Snapshot.data` would have parsed
     return snapshot
+
+
+def _held_rest(raw: bytes, data: dict[str, Any]) -> dict[str, Any]:
+    """What a snapshot keeps of its object (``data``, its `BULKY_FIELDS` and rows out), as
+    `parse_line` would have held it (`wftop.core.read.deepjson.held`): itself where it nests
+    no deeper than orjson writes, else the file's bytes read again at any depth, less the
+    same fields. Only what is kept is searched for a depth orjson cannot write (the script
+    and the rows, most of a snapshot's bytes, were written whole again for it: a tenth of
+    reading a snapshot); the rows' fields a snapshot takes out lie three levels down, where
+    the two reads agree."""
+    if len(raw) <= SHALLOW_BYTES or writable(data):
+        return data
+    # Nested too deep, as orjson read it (what `parse_lenient` read is held already): the
+    # bytes are UTF-8, and read again at any depth.
+    again = parse_deep(raw.decode())
+    for name in (*BULKY_FIELDS, "workflowProgress"):
+        again.pop(name, None)
+    return again  # type: ignore[no-any-return]
 
 
 _NONE: frozenset[str] = frozenset()

@@ -9,7 +9,11 @@ from pathlib import Path
 import orjson
 
 from tests.corpus import tree
+from tests.deep_kit import DEEP, nested
 from tests.memory_kit import held
+from wftop.core.read.deepjson import DeepJson
+from wftop.core.read.deepjson import dumps as deep_dumps
+from wftop.core.read.jsonline import parse_line
 from wftop.core.read.snapshot import (
     BULKY_FIELDS,
     Snapshot,
@@ -17,6 +21,12 @@ from wftop.core.read.snapshot import (
     read_snapshot,
     read_snapshot_with_stat,
 )
+
+DEEP_VALUE = "@deep@"
+"""Where a snapshot written for a test holds arrays nested `DEEP` levels."""
+
+BAD = "@bad@"
+"""Where it holds a byte that is not UTF-8."""
 
 TREES = ("clean", "mid-failure", "api-errors-429", "killed-in-parallel-resumed", "resumed")
 
@@ -118,3 +128,54 @@ def test_snapshots_read_share_one_empty_set_of_agents():
     empty = [one for one in sets if not one]
     assert len(empty) >= 4 and all(one is empty[0] for one in empty)
     assert any(s and s.errored for s in read)  # those that hold agents hold their own
+
+
+def test_a_snapshot_writes_again_only_what_it_keeps_and_keeps_what_a_line_read_holds(
+    tmp_path, monkeypatch
+):
+    """Whether a snapshot nests deeper than orjson writes is found out on what it keeps
+    alone: its script and its rows (most of its bytes) are never written again for it. What
+    it keeps is what `parse_line` holds of the file, those fields out: a kept field nested
+    past `MAX_DEPTH` held as `DeepJson`, one nested as deep in its result or its rows
+    changing nothing of the rest, packed or not."""
+    data = orjson.loads(snapshots()[0].read_bytes())
+    script = "export const meta = { name: 'kept-out' }\n" + "// a line of the script\n" * 400
+    shapes = {
+        "plain": {**data, "script": script},
+        "deep args": {**data, "script": script, "args": DEEP_VALUE},
+        "deep result": {**data, "script": script, "result": DEEP_VALUE},
+        "deep args, a byte not UTF-8": {
+            **data,
+            "script": script,
+            "args": DEEP_VALUE,
+            "summary": BAD,
+        },
+    }
+    written: list[bool] = []  # whether each value written held the script, as written
+    real = orjson.dumps
+
+    def dumps(value: object, *args: object, **kwargs: object) -> bytes:
+        written.append(type(value) is dict and "script" in value)
+        return real(value, *args, **kwargs)  # type: ignore[arg-type]
+
+    for name, shape in shapes.items():
+        path = tmp_path / f"{name}.json"
+        raw = real(shape).replace(b'"@deep@"', nested(DEEP)).replace(b"@bad@", b"\xff")
+        path.write_bytes(raw)
+        whole = parse_line(raw)
+        for dropped in (*BULKY_FIELDS, "workflowProgress"):
+            whole.pop(dropped, None)
+        for packed in (True, False):
+            written.clear()
+            monkeypatch.setattr(orjson, "dumps", dumps)
+            snapshot, problem, _info = read_snapshot_with_stat(str(path), packed=packed)
+            monkeypatch.setattr(orjson, "dumps", real)
+            assert problem is None and snapshot is not None, name
+            assert written and not any(written), name
+            assert deep_dumps(snapshot.data) == deep_dumps(whole), (name, packed)
+            assert snapshot.agent_ids() and snapshot.name == data.get("workflowName"), name
+            if "args" in shape:  # held where it opens past what orjson writes
+                value = snapshot.data["args"]
+                while type(value) is list:
+                    (value,) = value
+                assert type(value) is DeepJson
