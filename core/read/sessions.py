@@ -234,7 +234,8 @@ def transcript_cwd(transcript: str) -> str | None:
     """The working directory recorded in a session transcript's first records.
 
     Reads the first `HEAD_BYTES` at most, a block at a time, and stops at the first
-    complete line that names a ``cwd`` (usually within the first kilobytes).
+    complete line that names a ``cwd`` (usually within the first kilobytes). Only the lines
+    that hold ``"cwd"`` are cut out of a block (`_cwd_of`), not every line of it.
     """
     try:
         fd = os.open(transcript, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
@@ -251,17 +252,35 @@ def transcript_cwd(transcript: str) -> str | None:
             consumed += len(block)
             size = min(size * 4, 256 * 1024)
             pending += block
-            lines = pending.split(b"\n")
-            pending = lines.pop()
-            for raw in lines:
-                found = _line_cwd(raw)
-                if found is not None:
-                    return found
+            end = pending.rfind(b"\n") + 1  # where its complete lines end
+            found = _cwd_of(pending, end)
+            if found is not None:
+                return found
+            pending = pending[end:]
     except OSError:
         return None
     finally:
         os.close(fd)
     return None
+
+
+def _cwd_of(data: bytes, end: int) -> str | None:
+    """`_line_cwd` of the first of the complete lines of ``data`` (those before ``end``)
+    that gives one, looking only at the lines that hold ``"cwd"``: a session transcript's
+    first 8 KiB cut into lines was a CPython loop over each byte of them."""
+    find = data.find
+    at = find(_CWD, 0, end)
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        stop = find(b"\n", at, end)
+        found = _line_cwd(data[start:stop])
+        if found is not None:
+            return found
+        at = find(_CWD, stop + 1, end)
+    return None
+
+
+_CWD = b'"cwd"'
 
 
 def _line_cwd(raw: bytes) -> str | None:
