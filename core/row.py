@@ -30,7 +30,7 @@ from wftop.core.model import ENDED, Status, iso_utc, json_safe_dict, status_word
 from wftop.core.read.errors import Cause
 from wftop.core.read.runfolder import run_ident
 from wftop.core.read.sessions import Liveness
-from wftop.core.rowbatch import PlainBatch
+from wftop.core.rowbatch import PlainBatch, SlotFiller
 from wftop.core.rowwire import (
     COUNT,
     DOLLARS,
@@ -161,7 +161,7 @@ class RunRow:
         at a time over all of them (`wftop.core.rowbatch.PlainBatch`), each equal to its
         `from_json`; None when not every one is as wftop prints a row: then read each with
         `from_json`, which says what is wrong with which."""
-        columns = BATCH.columns(items)
+        columns = BATCH.columns(items) if cls is RunRow else None  # a subclass: row by row
         if columns is None:
             return None
         for at in SHARED_AT:
@@ -169,11 +169,6 @@ class RunRow:
                 columns[at] = list(map(intern, columns[at]))
             else:
                 columns[at] = [intern(text) if type(text) is str else text for text in columns[at]]
-        rows: list[RunRow] = [object.__new__(cls) for _ in columns[0]]
-        for setter, column in zip(SETTERS, columns, strict=True):
-            deque(map(setter, rows, column), 0)
-        for setter, default in UNSENT:
-            deque(map(setter, rows, repeat(default)), 0)
         roots = columns[ROOT_AT]
         if any(host is not None for host in columns[HOST_AT]):
             roots = [
@@ -181,9 +176,9 @@ class RunRow:
                 for root, host in zip(roots, columns[HOST_AT], strict=True)
             ]
         idents = map(run_ident, roots, columns[SESSION_AT], columns[RUN_AT])
-        deque(map(IDENT_SET, rows, idents), 0)
         words = map(status_word, map(WORD_OF, columns[STATUS_AT]), map(len, columns[FAILED_AT]))
-        deque(map(SHOWN_SET, rows, words), 0)
+        unsent = [repeat(default) for _setter, default in UNSENT]
+        rows: list[RunRow] = FILLER.made(len(columns[0]), [*columns, *unsent, idents, words])
         return rows
 
     @property
@@ -326,10 +321,11 @@ SHARED_AT = tuple(PLAIN.names.index(name) for name in SHARED)
 HOST_AT = PLAIN.names.index("host")
 SETTERS = tuple(vars(RunRow)[name].__set__ for name in PLAIN.names)
 """Each field's slot setter, in `WIRE`'s order (`RunRow._of_values`)."""
+UNSENT_NAMES = tuple(
+    item.name for item in fields(RunRow) if item.init and item.name not in PLAIN.names
+)
 UNSENT = tuple(
-    (vars(RunRow)[item.name].__set__, item.default)
-    for item in fields(RunRow)
-    if item.init and item.name not in PLAIN.names
+    (vars(RunRow)[name].__set__, RunRow.__dataclass_fields__[name].default) for name in UNSENT_NAMES
 )
 """The setter and default of each field a row's JSON does not hold (``stale``)."""
 BATCH = PlainBatch(
@@ -339,8 +335,10 @@ BATCH = PlainBatch(
 STR_ONLY = frozenset({str})
 ROOT_AT, SESSION_AT, RUN_AT = (PLAIN.names.index(name) for name in ("root", "session_id", "run_id"))
 STATUS_AT, FAILED_AT = PLAIN.names.index("status"), PLAIN.names.index("failed_calls")
-IDENT_SET, SHOWN_SET = vars(RunRow)["ident"].__set__, vars(RunRow)["shown_status"].__set__
-"""What `RunRow.__post_init__` sets, set for a batch (`RunRow.batch_from_json`)."""
+FILLER = SlotFiller(RunRow, (*PLAIN.names, *UNSENT_NAMES, "ident", "shown_status"))
+"""Makes a batch's rows (`RunRow.batch_from_json`) from every field's values: the wire's in
+its order, those a row's JSON does not hold (`UNSENT`), then what `RunRow.__post_init__`
+sets."""
 WORD_OF = attrgetter("value")
 
 

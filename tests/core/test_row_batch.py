@@ -5,7 +5,7 @@ a time reading says, each bad row named."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import FrozenInstanceError, dataclass, field, replace
 from typing import Any
 
 import orjson
@@ -15,6 +15,7 @@ from tests.core.test_row_plain import ODD, printed_rows
 from wftop.core import row as rowmodule
 from wftop.core.engine import protocol
 from wftop.core.row import WIRE, RunRow
+from wftop.core.rowbatch import SlotFiller
 
 
 def message(datas: list[Any]) -> bytes:
@@ -75,3 +76,59 @@ def test_any_value_of_any_field_in_a_message_reads_as_a_row_at_a_time_says(name)
         read = RunRow.batch_from_json(batch)
         assert read is None or (read == list(rows) and not rejected), batch
         assert decoded(batch) == row_at_a_time(orjson.loads(orjson.dumps(batch))), batch
+
+
+class Setters:
+    """A row's slot setters (`rowmodule.SETTERS`, `rowmodule.UNSENT`), counting their calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def counted(self, setter: Any) -> Any:
+        def set_one(row: RunRow, value: Any) -> None:
+            self.calls += 1
+            setter(row, value)
+
+        return set_one
+
+
+def test_a_message_s_rows_are_made_without_a_call_a_field_and_are_rows_as_any(monkeypatch):
+    datas = printed_rows()
+    expected = row_at_a_time(datas)
+    setters = Setters()
+    monkeypatch.setattr(rowmodule, "SETTERS", tuple(map(setters.counted, rowmodule.SETTERS)))
+    unsent = tuple((setters.counted(setter), default) for setter, default in rowmodule.UNSENT)
+    monkeypatch.setattr(rowmodule, "UNSENT", unsent)
+    rows, rejected = decoded(datas)
+    assert setters.calls == 0
+    assert (rows, rejected) == expected
+    assert {type(row) for row in rows} == {RunRow}
+    assert [hash(row) for row in rows] == [hash(row) for row in expected[0]]
+    assert [(row.ident, row.shown_status, row.stale) for row in rows] == [
+        (row.ident, row.shown_status, row.stale) for row in expected[0]
+    ]
+    with pytest.raises(FrozenInstanceError):
+        rows[0].run_id = "another"  # type: ignore[misc]
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    left: int
+    right: str = "r"
+    total: int = field(init=False, default=0)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "total", self.left * 2)
+
+
+def test_a_slot_filler_makes_instances_of_its_class_as_its_constructor_does():
+    filler = SlotFiller(Pair, ("right", "left", "total"))
+    made = filler.made(3, [["a", "b", "c"], range(3), (0, 2, 4)])
+    assert made == [Pair(0, "a"), Pair(1, "b"), Pair(2, "c")]
+    assert {type(pair) for pair in made} == {Pair}
+    assert [hash(pair) for pair in made] == [hash(Pair(at, word)) for at, word in enumerate("abc")]
+    with pytest.raises(FrozenInstanceError):
+        made[0].left = 5  # type: ignore[misc]
+    for names in [("left", "right"), ("left", "right", "total", "total"), ("left", "x", "total")]:
+        with pytest.raises(ValueError, match="each of its slots"):
+            SlotFiller(Pair, names)
