@@ -240,16 +240,17 @@ class Store:
                     removed.append(ident)
                     self.filling -= old.cost_pending
                 continue
-            if old == row:
-                continue
-            rows[ident] = row
-            self.filling += row.cost_pending - (old is not None and old.cost_pending)
-            needy.put(ident, row)
-            if old is None:
+            if old is None:  # a new run: nothing to compare it with
                 added.append(row)
+                self.filling += row.cost_pending
+            elif old == row:
+                continue
             else:
                 changed.append(row)
                 before[ident] = old
+                self.filling += row.cost_pending - old.cost_pending
+            rows[ident] = row
+            needy.put(ident, row)
         change = Change(tuple(added), tuple(changed), tuple(removed), before=before, **flags)
         if change.rows or any(flags.values()):
             self.applied += 1

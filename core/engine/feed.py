@@ -109,7 +109,7 @@ class RowFeed:
             if seen is not None:
                 seen.add(ident)
             before = self.rows.get(ident)
-            if before == row:
+            if before is not None and before == row:
                 continue
             self.rows[ident] = row
             if row.host is not None:  # a local run's host names it by its ident
