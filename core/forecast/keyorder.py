@@ -14,21 +14,22 @@ orderings that survive that (`Timeline.before`):
   comes before a call that waits on a live call's result.
 
 `Timeline.after` is looser, for re-runs only: a call keyed after a miss (or its burst-mates)
-ended counts as keyed after it. Times are the snapshot's ``queuedAt`` and end (``startedAt +
-durationMs``, milliseconds) when it has them for every call, else journal line numbers (the
-first ``started`` line, and the line of the last ``result`` or ``failed``).
+ended counts as keyed after it. The times are the spans' (`wftop.core.forecast.spans`).
 """
 
 from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from wftop.core.forecast.launchinfo import chain_family
+from wftop.core.forecast.spans import Orderings as Orderings
+from wftop.core.forecast.spans import Span as Span
+from wftop.core.forecast.spans import journal_spans as journal_spans
+from wftop.core.forecast.spans import snapshot_spans as snapshot_spans
 from wftop.core.model import Run
-from wftop.core.read.journal import Call, CallState, JournalFold
+from wftop.core.read.journal import Call
 
 
 def keying_order(run: Run) -> tuple[list[Call], str]:
@@ -59,137 +60,6 @@ def chain_differs(writer: tuple[int, int, int] | None, runner: tuple[int, int, i
         return False
     families = {chain_family(writer), chain_family(runner)}
     return families != {"linear"} and families != {"slots"}
-
-
-class Span(NamedTuple):
-    """When one call was keyed and when its last attempt ended in the damaged run (a tuple:
-    a plan makes one for each of 100,000 calls)."""
-
-    keyed: float
-    ended: float | None
-    """None: still in flight when the run stopped."""
-    seq: int = 0
-    """Breaks ties of ``keyed`` (the snapshot's call index: its times are in milliseconds)."""
-    ends_from: float | None = None
-    """Set when the end is only known to lie between this and ``ended``: a ``failed`` line is
-    written late, sometimes after later calls have started."""
-
-    @property
-    def earliest_end(self) -> float | None:
-        return self.ended if self.ends_from is None else self.ends_from
-
-    @property
-    def rank(self) -> tuple[float, int]:
-        return self.keyed, self.seq
-
-
-def journal_spans(fold: JournalFold) -> Mapping[str, Span]:
-    """Spans in journal line numbers, per call key (each made when first asked: a plan walks
-    100,000 calls and asks for few of them unless something ends reuse)."""
-    return JournalSpans(fold)
-
-
-class JournalSpans(Mapping[str, Span]):
-    """`journal_spans`: a call's span from its first and last lines."""
-
-    def __init__(self, fold: JournalFold) -> None:
-        self._calls = fold.calls
-        self._made: dict[str, Span] = {}
-
-    def __getitem__(self, key: str) -> Span:
-        span = self._made.get(key)
-        if span is None:
-            call = self._calls[key]
-            span = self._made[key] = _line_span(call.state, call.first_line, call.last_line)
-        return span
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._calls)
-
-    def __len__(self) -> int:
-        return len(self._calls)
-
-
-def _line_span(state: CallState, first: int, last: int) -> Span:
-    if state is CallState.IN_FLIGHT:
-        return Span(first, None)
-    return Span(first, last, 0, first + 0.5 if state is CallState.FAILED else None)
-
-
-def snapshot_spans(fold: JournalFold, rows: Collection[Mapping[str, Any]]) -> dict[str, Span]:
-    """Spans in snapshot milliseconds, or ``{}`` when a call has no row with its times."""
-    by_agent = {row.get("agentId"): row for row in rows}
-    spans = {}
-    for key, call in fold.calls.items():
-        agent = call.result_agent_id or (call.agent_ids[-1] if call.agent_ids else None)
-        row = by_agent.get(agent) or {}
-        queued, started, duration = (_number(row.get(name)) for name in TIMES)
-        if row.get("cached") or queued is None or started is None:
-            return {}
-        ended = None
-        if row.get("state") in ("done", "error"):
-            if duration is None:
-                return {}
-            ended = started + duration
-        index = row.get("index")
-        spans[key] = Span(queued, ended, index if isinstance(index, int) else 0)
-    return spans
-
-
-TIMES = ("queuedAt", "startedAt", "durationMs")
-
-
-def _number(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
-
-
-class Orderings(NamedTuple):
-    """What a timeline knows of its spans whatever the resume runs live."""
-
-    spans: dict[str, Span]
-    ends: list[float]
-    """Every end, in order."""
-    unsure_ends: list[tuple[float, float]]
-    """(earliest, latest) of every end only known to lie between the two."""
-    cuts: set[str]
-    """Calls that ran alone (`find_cuts`)."""
-    cut_ends: set[float | None]
-    settled_at: dict[str, float]
-    """`Timeline._settled` of each call asked about (of the spans alone: every timeline of
-    them shares it)."""
-
-    @classmethod
-    def of(cls, spans: Mapping[str, Span]) -> Orderings:
-        every = dict(spans)
-        unsure = [
-            (s.ends_from, s.ended)
-            for s in every.values()
-            if s.ends_from is not None and s.ended is not None
-        ]
-        cuts = find_cuts(every)
-        ends = sorted(s.ended for s in every.values() if s.ended is not None)
-        return cls(every, ends, unsure, cuts, {every[key].ended for key in cuts}, {})
-
-
-def find_cuts(spans: Mapping[str, Span]) -> set[str]:
-    """Calls that ran alone: every call keyed before ended before they were keyed, every call
-    keyed after was keyed after they ended."""
-    ranked = sorted((s.keyed, s.seq, place, key) for place, (key, s) in enumerate(spans.items()))
-    order = [key for *_rank, key in ranked]
-    keyed = [rank[0] for rank in ranked]
-    inf = math.inf
-    ends = [inf if (end := spans[key].ended) is None else end for key in order]
-    latest, earliest = -inf, [inf] * (len(order) + 1)
-    for place in range(len(order) - 1, -1, -1):
-        earliest[place] = min(keyed[place], earliest[place + 1])
-    found = set()
-    for place, key in enumerate(order):
-        if latest < keyed[place] and ends[place] < earliest[place + 1]:
-            found.add(key)
-        latest = max(latest, ends[place])
-    return found
 
 
 class Timeline:
@@ -386,6 +256,7 @@ def doubts(
 
     # A call at risk may run live too: only then is it known which calls waited on hits alone.
     timeline = Timeline(spans) if timeline is None else timeline
+    spans = timeline.spans  # the same spans, every one made: no lazy look-up for each call
     first = judge(timeline)
     return judge(Timeline(spans, [*live, *first], late, like=timeline))
 

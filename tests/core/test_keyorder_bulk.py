@@ -1,7 +1,8 @@
 """A failed run's forecast asks its timeline about every cached call for each miss: what
 `Timeline.before` asks of the miss is asked once (`Timeline.not_before`), and a miss's
-settling end once for every timeline of the same spans. Both answer as asking call by call
-did (the oracles below are the definitions as they were written pairwise)."""
+settling end once for every timeline of the same spans; the timeline's spans are made in one
+loop and its calls that ran alone found from columns. Each answers as asking call by call
+did (the oracles below are the definitions as they were written one by one)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from tests.core.test_plan_cost import grown, the_run
 from wftop.core.forecast.inputs import gather
 from wftop.core.forecast.instant import predict
 from wftop.core.forecast.keyorder import Span, Timeline
+from wftop.core.forecast.spans import JournalSpans, Orderings, find_cuts
+from wftop.core.read.journal import JournalFold
 
 
 def random_timeline(seed: int) -> tuple[Timeline, list[str]]:
@@ -111,3 +114,53 @@ def test_the_forecast_of_a_failed_run_is_the_pairwise_one(
     monkeypatch.setattr(Timeline, "_settled", settled_by_every_span)
     assert quick.at_risk and quick.rerun
     assert predict(gather(run, cli_version=(2, 1, 332)), "resume-owner") == quick
+
+
+def cuts_one_by_one(spans: dict[str, Span]) -> set[str]:
+    """Calls that ran alone, each asked against every other call."""
+    found = set()
+    for key, span in spans.items():
+        end = math.inf if span.ended is None else span.ended
+        rank = (span.keyed, span.seq, list(spans).index(key))
+        ranks = {other: (s.keyed, s.seq, at) for at, (other, s) in enumerate(spans.items())}
+        earlier = [other for other in spans if ranks[other] < rank]
+        later = [other for other in spans if ranks[other] > rank]
+        ended_before = all(
+            spans[other].ended is not None and spans[other].ended < span.keyed for other in earlier
+        )
+        # An end before the next keying (none after it: infinitely far): one in flight never.
+        if ended_before and end < min((spans[other].keyed for other in later), default=math.inf):
+            found.add(key)
+    return found
+
+
+def random_fold(seed: int) -> JournalFold:
+    """Calls started, some returned or failed (a few twice), lines interleaved."""
+    rng = random.Random(seed)
+    fold = JournalFold()
+    lines = []
+    for n in range(rng.randrange(1, 25)):
+        key = f"k{rng.randrange(0, 20)}"
+        lines.append({"type": "started", "key": key, "agentId": f"a{n}"})
+        if rng.random() < 0.8:
+            kind = rng.choice(["result", "result", "failed"])
+            lines.append({"type": kind, "key": key, "agentId": f"a{n}", "result": n})
+    rng.shuffle(lines)
+    for line, record in enumerate(lines, 1):
+        fold.feed(line, record)
+    return fold
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_a_timelines_spans_and_cuts_are_those_made_one_by_one(seed: int) -> None:
+    timeline, _keys = random_timeline(seed)
+    spans = dict(timeline.spans)
+    assert find_cuts(spans) == cuts_one_by_one(spans)
+    fold = random_fold(seed)
+    lazy = JournalSpans(fold)
+    lazy.get(next(iter(fold.calls), ""))  # one made already, as a walk makes them
+    every = lazy.every()
+    assert every == {key: lazy[key] for key in fold.calls}
+    assert list(every) == list(fold.calls)
+    assert all(type(span) is Span for span in every.values())
+    assert Orderings.of(JournalSpans(fold)) == Orderings.of(dict(JournalSpans(fold)))
