@@ -1,0 +1,39 @@
+"""A plan's heal is decided from its run's own fold (`healed_journal`): the journal is read
+again for the healed copy, and its lines are folded once, as the copy's; the failed calls'
+lines were looked for among all of them and folded once more to decide the heal."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.core.test_plan_cost import grown, the_run
+from wftop.core.read import journal as journal_module
+from wftop.core.read.journalfile import reading_once
+from wftop.core.read.jsonl import read_all
+from wftop.core.resume.relocate import healed_fold, healed_journal
+
+
+def test_a_plans_heal_folds_the_copys_lines_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = the_run(grown(tmp_path, "mid-failure", 40))
+    path = run.folder.journal
+    records = read_all(path).records
+    folded: list[int] = []
+    real = journal_module.fold_records
+
+    def counted(lines: list[Any], *args: Any) -> Any:
+        folded.append(len(lines))
+        return real(lines, *args)
+
+    info = os.stat(path)
+    monkeypatch.setattr(journal_module, "fold_records", counted)
+    with reading_once({path: ((info.st_size, info.st_mtime), run.fold)}):
+        fold, dropped = healed_journal(path)
+    monkeypatch.setattr(journal_module, "fold_records", real)
+    assert dropped and folded == [len(records) - len(dropped)]
+    assert (fold, dropped) == healed_fold(records)
