@@ -113,11 +113,32 @@ class Timeline:
             return True
         return b in self._late and self.spans[a].keyed < self._instant_until
 
-    def not_before(self, keys: Iterable[str], b: str) -> list[str]:
+    def not_before(
+        self, keys: Iterable[str], b: str, unordered: list[str] | None = None
+    ) -> list[str]:
         """The keys ``a`` of ``keys`` that the resume may not key before ``b`` (``not
-        before(a, b)``), in their order: what `before` asks of ``b`` (its span, the ends
-        around its keying, whether it is late) asked once, not once for each of them (a
-        failed run's forecast asks it of 100,000 cached calls for each miss)."""
+        before(a, b)``), in their order: what `before` asks of ``b`` asked once, not once
+        for each of them (a failed run's forecast asks it of 100,000 cached calls for each
+        miss). ``unordered``: `not_first` of ``keys`` and ``b``, when a timeline of the same
+        orderings asked it already (its questions are of the orderings alone)."""
+        found = self.not_first(keys, b) if unordered is None else unordered
+        spans = self.spans
+        if b not in spans or b not in self._late:
+            return list(found)
+        until = self._instant_until
+        kept = []
+        for a in found:  # `before`'s last test: ``a`` waited on hits alone, ``b`` is late
+            span = spans.get(a)
+            if span is not None and a != b and span.keyed < until:
+                continue
+            kept.append(a)
+        return kept
+
+    def not_first(self, keys: Iterable[str], b: str) -> list[str]:
+        """The keys ``a`` of ``keys`` (in their order) that the orderings do not put surely
+        before ``b``: ranked first, and ran alone or keyed in one burst with ``b`` (what
+        `before` asks before whether ``b`` is late). What it asks of ``b`` (its span, the
+        ends around its keying) is asked once."""
         spans = self.spans
         span_b = spans.get(b)
         if span_b is None:
@@ -130,7 +151,6 @@ class Timeline:
         edge = bisect.bisect_right(ends, keyed_b)
         burst = edge == 0 or ends[edge - 1] in self._cut_ends
         lasts = [last for first, last in self._unsure_ends if first <= keyed_b]
-        late, until = b in self._late, self._instant_until
         found = []
         for a in keys:
             span = spans.get(a)
@@ -146,8 +166,6 @@ class Timeline:
                     and not any(last >= keyed for last in lasts)
                 )
             ):
-                continue
-            if late and keyed < until:
                 continue
             found.append(a)
         return found
@@ -227,11 +245,16 @@ def doubts(
     if not failures and not misses:
         return {}  # nothing ends reuse, so nothing re-runs after it either
 
+    unordered: dict[str, list[str]] = {}  # by miss: `Timeline.not_first` of the cached calls
+    # (of the orderings alone: the two judges' timelines share them)
+
     def judge(timeline: Timeline) -> dict[str, str]:
         found = {}
         first_unsure: dict[str, str] = {}  # a cached call → the first miss not surely after it
         for miss in reversed(misses):
-            for key in timeline.not_before(cached, miss):
+            if miss not in unordered:
+                unordered[miss] = timeline.not_first(cached, miss)
+            for key in timeline.not_before(cached, miss, unordered[miss]):
                 first_unsure[key] = miss
         for key in cached:
             failed = None

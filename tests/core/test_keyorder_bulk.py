@@ -1,6 +1,7 @@
 """A failed run's forecast asks its timeline about every cached call for each miss: what
-`Timeline.before` asks of the miss is asked once (`Timeline.not_before`), and a miss's
-settling end once for every timeline of the same spans; the timeline's spans are made in one
+`Timeline.before` asks of the miss is asked once (`Timeline.not_before`), what the orderings
+alone say once for both judges (`Timeline.not_first`), and a miss's settling end once for
+every timeline of the same spans; the timeline's spans are made in one
 loop and its calls that ran alone found from columns. Each answers as asking call by call
 did (the oracles below are the definitions as they were written one by one)."""
 
@@ -65,8 +66,12 @@ def after_by_every_span(timeline: Timeline, a: str, b: str) -> bool:
 @pytest.mark.parametrize("seed", range(200))
 def test_the_bulk_questions_answer_as_asking_each_pair_did(seed: int) -> None:
     timeline, keys = random_timeline(seed)
+    plain = Timeline(timeline.spans, like=timeline)  # the same orderings, nothing late
     for b in keys:
         assert timeline.not_before(keys, b) == [a for a in keys if not timeline.before(a, b)]
+        unordered = plain.not_first(keys, b)
+        assert unordered == plain.not_before(keys, b) == [a for a in keys if not plain.before(a, b)]
+        assert timeline.not_before(keys, b, unordered) == timeline.not_before(keys, b)
     for a in keys:
         for b in keys:
             assert timeline.after(a, b) == after_by_every_span(timeline, a, b), (a, b)
@@ -81,7 +86,13 @@ def test_a_failed_runs_forecast_asks_its_timeline_once_a_miss(
     run = the_run(grown(tmp_path, "mid-failure", 300))
     asked: list[tuple[str, str]] = []
     settled: list[str] = []
+    unordered: list[str] = []
     real_before, real_first_end = Timeline.before, Timeline._first_end_after
+    real_not_first = Timeline.not_first
+
+    def not_first(self: Timeline, keys: Any, b: str) -> list[str]:
+        unordered.append(b)
+        return real_not_first(self, keys, b)
 
     def before(self: Timeline, a: str, b: str) -> bool:
         asked.append((a, b))
@@ -93,10 +104,12 @@ def test_a_failed_runs_forecast_asks_its_timeline_once_a_miss(
 
     monkeypatch.setattr(Timeline, "before", before)
     monkeypatch.setattr(Timeline, "_first_end_after", first_end)
+    monkeypatch.setattr(Timeline, "not_first", not_first)
     forecast = predict(gather(run, cli_version=(2, 1, 332)), "resume-owner")
     assert len(forecast.calls) > 300 and forecast.rerun
     assert len(asked) < 20
     assert settled and len(settled) == len(set(settled))
+    assert unordered and len(unordered) == len(set(unordered))  # once a miss, both judges
 
 
 def test_the_forecast_of_a_failed_run_is_the_pairwise_one(
@@ -107,7 +120,7 @@ def test_the_forecast_of_a_failed_run_is_the_pairwise_one(
     run = the_run(grown(tmp_path, "mid-failure", 50))
     quick = predict(gather(run, cli_version=(2, 1, 332)), "resume-owner")
 
-    def not_before(self: Timeline, keys: Any, b: str) -> list[str]:
+    def not_before(self: Timeline, keys: Any, b: str, unordered: Any = None) -> list[str]:
         return [a for a in keys if not self.before(a, b)]
 
     monkeypatch.setattr(Timeline, "not_before", not_before)
