@@ -26,7 +26,6 @@ import asyncio
 import os
 import time
 import traceback
-from collections import deque
 from collections.abc import AsyncGenerator, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,6 +37,7 @@ from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, first_rows
 from wftop.core.engine.failing import failure_said, log_trace
 from wftop.core.engine.heldrow import Held, needy_states, same, shown_counts
 from wftop.core.engine.holding import Gone, ProjectNames, held_of
+from wftop.core.engine.told import Told
 from wftop.core.engine.views import Subscriber, Views
 from wftop.core.index.gcpause import paused_gc
 from wftop.core.index.rowcache import RowCache
@@ -55,8 +55,6 @@ if TYPE_CHECKING:
     from wftop.core.index.held import Seed
     from wftop.core.index.live import LiveIndex
 
-PROBLEMS_KEPT = 200
-"""Problems told again to a view that joins (the newest)."""
 FILL_BATCH = 1000
 """Rows per ``changed`` message of the change set that follows the first rows: after a large
 first read it holds every row again, filled in with what it spent (20,000 rows, 26 MB, sent
@@ -117,8 +115,6 @@ class Engine:
         }
         self.workers = workers
         self.log = log
-        self.failure: str | None = None
-        """Why the engine stopped reading (a fatal ``problem``, told to every view), if it did."""
         self.held: dict[str, Held] = {}
         """Every run, by ident, in the order the snapshot sends them."""
         self.seq = 0
@@ -130,9 +126,8 @@ class Engine:
         self.following = False
         """The live index is built and follows the disk."""
         self.read = self.total = 0
-        self.problems: deque[str] = deque(maxlen=PROBLEMS_KEPT)
-        self.notice: str | None = None
-        """What the watch told the user (a watch the kernel refused), told to every view."""
+        self._said = Told()
+        """The problems, failure and notice told, for a view that joins later."""
         self.index: LiveIndex | None = None
         self._views = Views()
         self._told: dict[str, int] = {}
@@ -153,6 +148,11 @@ class Engine:
             self._book = self._book()
         return self._book
 
+    @property
+    def failure(self) -> str | None:
+        """Why the engine stopped reading (a fatal ``problem``, told to every view), if it did."""
+        return self._said.failure
+
     # -- views -----------------------------------------------------------------------------
 
     @property
@@ -171,11 +171,7 @@ class Engine:
         lines = [wire.hello_line(self.hello)] if hello else []
         if not self.complete and self.total:
             lines.append(wire.progress_line(self.read, self.total))
-        lines += [wire.problem_line(text) for text in self.problems]
-        if self.failure is not None:
-            lines.append(wire.problem_line(self.failure, fatal=True))
-        if self.notice is not None:
-            lines.append(wire.problem_line(self.notice, notice=True))
+        lines += self._said.again()
         held = [entry.line for entry in self.held.values()]
         lines += wire.snapshot_lines(self.seq, held, final=self.complete)
         if self.kept and not self.complete:
@@ -201,13 +197,11 @@ class Engine:
         self._views.broadcast(line)
 
     def _notify(self, text: str) -> None:
-        self.notice = text
-        self._broadcast(wire.problem_line(text, notice=True))
+        self._broadcast(self._said.notice_line(text))
 
     def _tell(self, problems: Iterable[str]) -> None:
-        for text in problems:
-            self.problems.append(text)
-            self._broadcast(wire.problem_line(text))
+        for line in self._said.problem_lines(problems):
+            self._broadcast(line)
 
     # -- the work --------------------------------------------------------------------------
 
@@ -226,8 +220,8 @@ class Engine:
 
     def failed(self, error: Exception) -> None:
         """Say ``error`` (being handled) in the log and, in one line, to every view."""
-        self.failure = failure_said(error, log_trace(self.log, traceback.format_exc()))
-        self._broadcast(wire.problem_line(self.failure, fatal=True))
+        failure = failure_said(error, log_trace(self.log, traceback.format_exc()))
+        self._broadcast(self._said.failure_line(failure))
 
     async def _work(self, stop: asyncio.Event) -> None:
         with paused_gc():  # the rows file: many objects, no cycle
