@@ -147,13 +147,7 @@ def healed_fold(
         plan = heal_plan(
             JournalFold().feed_all([line for line in records if call_key(line[1]) in failed])
         )
-    drop_keys = plan.drop_keys
-    drop = set()
-    for number, record in records:  # `_dropped_by` of each, with no call of it
-        if record.get("type") == "failed":
-            key = record.get("key")
-            if isinstance(key, str) and key in drop_keys:
-                drop.add(number)
+    drop = {number for number, record in records if _dropped_by(record, plan)}
     return JournalFold(packs=packs).feed_all(renumbered(records, drop)), drop
 
 
