@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from wftop.core.engine.engine import Engine
 from wftop.core.engine.serve import SocketServer, bind, serve_stdio
 from wftop.core.index.rowcache import rows_cache_path
-from wftop.core.model import DEFAULT_STALL_WINDOW
+from wftop.core.stall import DEFAULT_STALL_WINDOW
 from wftop.core.system.statedir import state_dir
 
 if TYPE_CHECKING:

@@ -48,13 +48,11 @@ from wftop.core.index.cachefile import Key
 from wftop.core.index.gcpause import paused_gc
 from wftop.core.index.rowcache import RowCache
 from wftop.core.index.rowfile import Kept
-from wftop.core.model import DEFAULT_STALL_WINDOW
 from wftop.core.read.discovery import newest_sessions_first
 from wftop.core.read.runfolder import RunFolder
 from wftop.core.read.sessions import NO_OWNER, Owner, local_pid_domain, owners_by_session
-from wftop.core.row import RowError
+from wftop.core.stall import DEFAULT_STALL_WINDOW
 from wftop.core.system.procs import ProcessTable, default_table
-from wftop.core.text.redact import Redactor
 
 if TYPE_CHECKING:
     from wftop.core.cost.spendbook import SpendBook
@@ -169,6 +167,7 @@ async def first_rows(
     from wftop.core.engine.walkapart import walked
     from wftop.core.index.coldpass import ColdPass
     from wftop.core.index.fanout import streamed
+    from wftop.core.text.redact import Redactor
 
     done = len(early)
     walk = await walked(roots, cache, early)
@@ -314,6 +313,8 @@ def _from_cache(item: bytes, folder: RunFolder, naming: Naming | None = None) ->
     if naming is not None and item.startswith(_kept_head(folder, naming)) and _LOCAL in item:
         line = item.replace(b"\n", b"")
         return Held(None, line, ident=folder.ident, naming=_interned(naming))
+    from wftop.core.row import RowError  # a row not printed as ``ls`` prints it: rare
+
     try:
         data = orjson.loads(item)
     except orjson.JSONDecodeError:

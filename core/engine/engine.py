@@ -30,7 +30,6 @@ from collections.abc import AsyncGenerator, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wftop.core.attention import RunState
 from wftop.core.engine import holding
 from wftop.core.engine import protocol as wire
 from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, first_rows
@@ -41,19 +40,22 @@ from wftop.core.engine.told import Told
 from wftop.core.engine.views import Subscriber, Views
 from wftop.core.index.gcpause import paused_gc
 from wftop.core.index.rowcache import RowCache
-from wftop.core.model import DEFAULT_STALL_WINDOW, Run
-from wftop.core.row import RunRow
+from wftop.core.stall import DEFAULT_STALL_WINDOW
 from wftop.core.system.memory import Trim, give_back_memory, trimmer
 from wftop.core.system.procs import ProcessTable, default_table
-from wftop.core.text.redact import Redactor
 from wftop.core.version import package_version
 
+# The row and run models and the masking are imported once the kept rows are out (a view
+# lists them the sooner): what the engine holds before is rows as the cache printed them.
 if TYPE_CHECKING:
+    from wftop.core.attention import RunState
     from wftop.core.cost.spendbook import SpendBook
     from wftop.core.cost.usage import Spends
     from wftop.core.engine.seeding import Late
     from wftop.core.index.held import Seed
     from wftop.core.index.live import LiveIndex
+    from wftop.core.model import Run
+    from wftop.core.text.redact import Redactor
 
 FILL_BATCH = 1000
 """Rows per ``changed`` message of the change set that follows the first rows: after a large
@@ -134,8 +136,7 @@ class Engine:
         """Problems of each run already told."""
         self._gone = Gone()
         """The rows of the runs gone a moment ago (a tree may be moved back)."""
-        self._redactor = Redactor.for_json()
-        self._names = ProjectNames(self._redactor)
+        self._names = ProjectNames()
         self._spends: Spends | None = None
         """Agent transcripts read for what runs spent, each again only when it changed (made
         with the live index)."""
@@ -147,6 +148,11 @@ class Engine:
         if callable(self._book):
             self._book = self._book()
         return self._book
+
+    @property
+    def _redactor(self) -> Redactor:
+        """How the rows the engine makes are masked (its project names' own)."""
+        return self._names.redactor
 
     @property
     def failure(self) -> str | None:
@@ -349,6 +355,7 @@ class Engine:
     ) -> tuple[dict[str, Held], set[str], list[Late]]:
         """The live index's own cold start, in a worker thread (`index_read`)."""
         from wftop.core.engine.seeding import index_read
+        from wftop.core.row import RunRow
 
         return index_read(
             index,
@@ -360,6 +367,8 @@ class Engine:
 
     def _rows_of(self, runs: Iterable[Run]) -> tuple[dict[str, Held], list[str]]:
         """The runs as held rows, and their problems not told yet."""
+        from wftop.core.row import RunRow
+
         made: dict[str, Held] = {}
         problems: list[str] = []
         for run in runs:

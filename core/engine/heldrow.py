@@ -10,13 +10,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from sys import intern
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from wftop.core.attention import RunState
 from wftop.core.engine.protocol import one_line
-from wftop.core.model import NEEDS_YOU
-from wftop.core.row import RowError, RunRow
+
+if TYPE_CHECKING:  # a row is decoded when first asked for: the row model with it
+    from wftop.core.attention import RunState
+    from wftop.core.row import RunRow
 
 Naming = tuple[str | None, str, str]
 """What naming a row's project needs of it: its ``cwd``, ``project`` and ``project_name``."""
@@ -62,21 +64,32 @@ class Held:
 
 def decoded(line: bytes) -> RunRow:
     """The row a line holds (`RowError` when it is not one)."""
+    from wftop.core.row import RowError
+
     try:
         data = orjson.loads(line)
     except orjson.JSONDecodeError as error:
         raise RowError(f"row: not JSON ({error})") from None
+    return from_json(data)
+
+
+def from_json(data: Any) -> RunRow:
+    """`RunRow.from_json`: the row model is imported when the engine first decodes a row."""
+    from wftop.core.row import RunRow
+
     return RunRow.from_json(data)
 
 
 def held(item: bytes) -> Held:
     """The held form of a printed row (`RowError` when it is not a row)."""
+    from wftop.core.row import RowError
+
     line = one_line(item.strip())
     try:
         data = orjson.loads(line)
     except orjson.JSONDecodeError as error:
         raise RowError(f"row: not JSON ({error})") from None
-    return Held(RunRow.from_json(data), line)
+    return Held(from_json(data), line)
 
 
 def held_read(read: tuple[bytes, str, Naming]) -> Held:
@@ -95,6 +108,8 @@ def exact(line: bytes) -> bytes:
 
 def held_row(entry: Held | None) -> RunRow | None:
     """The row held (None: none, or a cached line that is not a row after all)."""
+    from wftop.core.row import RowError
+
     if entry is None:
         return None
     try:
@@ -105,6 +120,8 @@ def held_row(entry: Held | None) -> RunRow | None:
 
 def _peeked(entry: Held) -> RunRow | None:
     """The row held, not kept where it was not decoded (None: a line that is no row)."""
+    from wftop.core.row import RowError
+
     try:
         return entry.peek()
     except RowError:
@@ -124,6 +141,9 @@ def shown_counts(held: Iterable[Held]) -> dict[str, int]:
 
 def needy_states(held: Iterable[Held]) -> list[RunState]:
     """The runs that may need a person (``wftop status`` holds them to its window)."""
+    from wftop.core.attention import RunState
+    from wftop.core.model import NEEDS_YOU
+
     return [
         RunState(row.ident, row.run_id, row.shown_status, row.last_activity)
         for row in (held_row(entry) for entry in held)

@@ -14,15 +14,18 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import orjson
 
 from wftop.core.engine.heldrow import Held, exact
 from wftop.core.index.projects import project_key, project_names
 from wftop.core.index.revive import GONE_SECONDS
-from wftop.core.model import Run
-from wftop.core.row import RowError, RunRow
-from wftop.core.text.redact import Redactor, dumps_redacted, may_hold_secret_bytes
+
+if TYPE_CHECKING:  # imported when a row is made or named: once the kept rows are out
+    from wftop.core.model import Run
+    from wftop.core.row import RunRow
+    from wftop.core.text.redact import Redactor
 
 
 class Gone:
@@ -76,6 +79,9 @@ def held_of(row: RunRow, redactor: Redactor) -> Held:
     project read back from that line when masking changed it, so both say the same), at
     its own size. The row is not kept: it is decoded from the line when asked for
     (`Held.row`; a comparison's, `Held.peek`, is not kept either)."""
+    from wftop.core.row import RunRow
+    from wftop.core.text.redact import dumps_redacted, may_hold_secret_bytes
+
     fields = row.json_fields()
     try:
         plain = exact(orjson.dumps(fields))
@@ -91,8 +97,10 @@ def held_of(row: RunRow, redactor: Redactor) -> Held:
 class ProjectNames:
     """The name each project held is listed by, kept as runs come and go."""
 
-    def __init__(self, redactor: Redactor) -> None:
-        self._redactor = redactor
+    def __init__(self, redactor: Redactor | None = None) -> None:
+        """``redactor``: how names are masked (None: as a JSON output masks them, made when
+        first needed: counting the first rows' projects masks nothing)."""
+        self._masks = redactor
         self._names: dict[str, str] = {}
         """Project key → the name the projects held give it (`rename`)."""
         self._key_of: dict[str, str] = {}
@@ -105,17 +113,28 @@ class ProjectNames:
     def named(self, entry: Held) -> Held:
         """``entry`` with the name the projects held give its project."""
         name = self._names.get(project_key(entry.cwd, entry.project))
-        if name is None or self._redactor(name) == entry.project_name:
+        if name is None or self.redactor(name) == entry.project_name:
             return entry
         return self._renamed(entry, name)
 
+    @property
+    def redactor(self) -> Redactor:
+        """How names are masked (the one given, else a JSON output's, made once)."""
+        if self._masks is None:
+            from wftop.core.text.redact import Redactor
+
+            self._masks = Redactor.for_json()
+        return self._masks
+
     def _renamed(self, entry: Held, name: str) -> Held:
         """``entry`` with its project named ``name`` (as it was: a line that is no row)."""
+        from wftop.core.row import RowError
+
         try:
             row = entry.peek()
         except RowError:  # a cached line that is no row: the live index's read replaces it
             return entry
-        return held_of(replace(row, project_name=name), self._redactor)
+        return held_of(replace(row, project_name=name), self.redactor)
 
     def track(self, ident: str, entry: Held | None) -> bool:
         """Count the run's project (None: the run is gone); True when a project came or went."""
@@ -146,7 +165,7 @@ class ProjectNames:
         if names == self._names:
             return []
         self._names = names
-        shown = {key: self._redactor(name) for key, name in names.items()}  # as `named` says
+        shown = {key: self.redactor(name) for key, name in names.items()}  # as `named` says
         renamed = []
         for ident, entry in held.items():
             key = project_key(entry.cwd, entry.project)

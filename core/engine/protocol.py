@@ -47,13 +47,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from wftop.core.attention import RunState
 from wftop.core.engine.version import PROTOCOL as PROTOCOL
-from wftop.core.row import RowError, RunRow
+
+if TYPE_CHECKING:  # what the engine writes needs neither: a view's reading imports them
+    from wftop.core.attention import RunState
+    from wftop.core.row import RunRow
 
 SNAPSHOT_BATCH = 1000
 """Rows per ``rows`` message of a snapshot sent to a view that joins."""
@@ -234,6 +236,8 @@ def _field(payload: dict[str, Any], key: str, kind: type | tuple[type, ...], wha
 def _row_list(payload: dict[str, Any]) -> tuple[tuple[RunRow, ...], tuple[str, ...]]:
     """The rows of a message, and why each of the others is not a row: one bad row is
     left out, not the whole message (a view asking again would get it again)."""
+    from wftop.core.row import RunRow
+
     items = _field(payload, "rows", list, "a list of rows")
     batch = RunRow.batch_from_json(items)
     if batch is not None:  # every row as wftop prints one: read a field at a time
@@ -244,6 +248,8 @@ def _row_list(payload: dict[str, Any]) -> tuple[tuple[RunRow, ...], tuple[str, .
 def rows_each(items: list[Any], kind: Any) -> tuple[tuple[RunRow, ...], tuple[str, ...]]:
     """The rows of a ``kind`` message read a row at a time (`RunRow.from_json`), and why
     each of the others is not a row."""
+    from wftop.core.row import RowError, RunRow
+
     rows: list[RunRow] = []
     rejected: list[str] = []
     for at, item in enumerate(items):
@@ -315,6 +321,8 @@ KINDS = "hello, progress, kept, rows, changed, problem, status, bye"
 
 
 def _needy(items: Any) -> tuple[RunState, ...]:
+    from wftop.core.attention import RunState
+
     expected = "status: needy must be a list of [ident, run_id, shown, last_activity]"
     if not isinstance(items, list):
         raise ProtocolError(expected)

@@ -16,11 +16,11 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, NamedTuple
 
-from wftop.core.model import Run
 from wftop.core.read.runfolder import RunFolder
 
 if TYPE_CHECKING:  # the engine's held rows name how long a run gone is kept, reading none
     from wftop.core.index.reader import RunReader
+    from wftop.core.model import Run
 
 GONE_SECONDS = 600.0
 """How long a run gone is kept to be revived (a tree moved away and back, restored)."""

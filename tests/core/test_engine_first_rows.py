@@ -34,16 +34,14 @@ from wftop.core.text.redact import Redactor
 
 
 def count_decoding(monkeypatch: Any) -> list[object]:
-    """Every row the engine decodes from now on (`RunRow.from_json` in its first rows)."""
+    """Every row the engine decodes from now on (`RunRow.from_json` of a held row's)."""
     decoded: list[object] = []
 
-    class Counted(RunRow):
-        @classmethod
-        def from_json(cls, data: Any, *, host: str | None = None) -> RunRow:
-            decoded.append(data)
-            return RunRow.from_json(data, host=host)
+    def counted(data: Any) -> RunRow:
+        decoded.append(data)
+        return RunRow.from_json(data)
 
-    monkeypatch.setattr(heldrow, "RunRow", Counted)
+    monkeypatch.setattr(heldrow, "from_json", counted)
     return decoded
 
 

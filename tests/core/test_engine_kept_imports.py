@@ -2,8 +2,9 @@
 list the kept rows): not what only its walk of the roots, the spends fill and its live index
 need (the cold pass and its fork fan-out, the run reader, the live index, what reads what
 runs spent and the book that keeps it), nor the resume store, which its state dir was once
-taken from. Each is CPU between the engine's start and that moment, while its view waits to
-list. The engine is made as its command line makes it (`engine_of`)."""
+taken from, nor the row and run models and the masking (what it holds before is rows as the
+cache printed them). Each is CPU between the engine's start and that moment, while its view
+waits to list. The engine is made as its command line makes it (`engine_of`)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,12 @@ LATER = (
     "wftop.core.cost.spendbook",
     "wftop.core.read.journal",
     "wftop.core.resume.store",
+    # the row model, its masking and the run model: what the engine holds before is rows
+    # printed as the cache kept them, and naming their projects decodes none
+    "wftop.core.row",
+    "wftop.core.model",
+    "wftop.core.attention",
+    "wftop.core.text.redact",
 )
 
 KEPT = rf"""
