@@ -37,6 +37,10 @@ class Call:
     """The journal ``key``; ``agent:<agentId>`` for old lines that have none."""
     order: int
     """Position of the call's first line among the calls (0-based)."""
+    first_line: int = 0
+    """Journal line of the call's first record (third: the fold makes a call by position,
+    ``Call(key, order, line)``; a class called with a keyword is handed a dict of them,
+    about a fifth of a call's making)."""
     label: str = ""
     phase: str | None = None
     agent_ids: tuple[str, ...] = ()
@@ -59,8 +63,6 @@ class Call:
     demoted: bool = False
     replaced: bool = False
     keyless: bool = False
-    first_line: int = 0
-    """Journal line of the call's first record."""
     last_line: int = 0
     """Journal line of the call's latest record."""
     results_seen: int = 0
@@ -137,13 +139,13 @@ def fold_records(
         if type(key) is str and key:
             call = calls.get(key)
             if call is None:
-                call = calls[key] = Call(key, len(calls), first_line=line)
+                call = calls[key] = Call(key, len(calls), line)
         else:
             keyless += 1
             key = f"agent:{get('agentId')}"
             call = calls.get(key)
             if call is None:
-                call = calls[key] = Call(key, len(calls), keyless=True, first_line=line)
+                call = calls[key] = Call(key, len(calls), line, keyless=True)
         call.last_line = line
         agent_id = get("agentId")
         if type(agent_id) is not str:

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from bench.fuzz import KEYS, LABELS, TYPES
 from tests.core.test_reliability_props import records
 from tests.corpus import DATA
+from wftop.core.read import foldcall
 from wftop.core.read import journal as journal_module
 from wftop.core.read.journal import JournalFold
 from wftop.core.read.jsonl import read_all
@@ -104,3 +105,31 @@ def test_a_run_read_whole_is_folded_in_one_loop(monkeypatch: pytest.MonkeyPatch)
     fold.snapshot()
     fold.feed_all(numbered)
     assert loops[1:] == [1] * len(numbered)
+
+
+def test_the_fold_makes_a_keyed_call_by_position(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A class called with a keyword is handed a dict of them (a fifth of making a call,
+    100,000 of them in a plan): the fold makes each keyed call from its key, place and
+    first line alone, and the call is the one those keywords make."""
+    numbered = [
+        (1, {"type": "started", "key": "k1", "agentId": "a1", "label": "one"}),
+        (2, {"type": "started", "agentId": "a2"}),  # keyless: a call of its agent's own
+        (3, {"type": "failed", "key": "k2", "agentId": "a3"}),
+        (4, {"type": "result", "key": "k1", "agentId": "a1", "result": {"n": 1}}),
+    ]
+    made: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+
+    class Counted(foldcall.Call):
+        __slots__ = ()
+
+        def __init__(self, *args: Any, **keywords: Any) -> None:
+            made.append((args, keywords))
+            super().__init__(*args, **keywords)
+
+    monkeypatch.setattr(foldcall, "Call", Counted)
+    fold = JournalFold().feed_all(numbered)
+    assert [keywords for args, keywords in made] == [{}, {"keyless": True}, {}]
+    assert [args for args, keywords in made] == [("k1", 0, 1), ("agent:a2", 1, 2), ("k2", 2, 3)]
+    for key, order, line in (args for args, keywords in made if not keywords):
+        call = fold.calls[key]
+        assert (call.order, call.first_line) == (order, line) and not call.keyless
