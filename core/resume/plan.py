@@ -37,8 +37,8 @@ from wftop.core.resume.choice import hazards as find_hazards
 from wftop.core.resume.command import build_fresh_prompt
 from wftop.core.resume.errors import InvalidIdentifier
 from wftop.core.resume.guard import Verdict, check
+from wftop.core.resume.healfold import healed_journal
 from wftop.core.resume.launcher import Strategy, build_argv, build_prompt
-from wftop.core.resume.relocate import healed_journal
 from wftop.core.resume.stopcause import StopCause, stop_cause
 from wftop.core.resume.where import (
     find_claude,

@@ -51,7 +51,6 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from wftop.core.read.journal import Call, JournalFold, call_key
-from wftop.core.read.journalfile import journal_fold
 from wftop.core.read.jsonl import read_all
 from wftop.core.read.jsonline import UnreadableLine, parse_line
 from wftop.core.resume.errors import RelocationError
@@ -149,19 +148,6 @@ def healed_fold(
         )
     drop = {number for number, record in records if _dropped_by(record, plan)}
     return JournalFold(packs=packs).feed_all(renumbered(records, drop)), drop
-
-
-def healed_journal(path: str) -> tuple[JournalFold, set[int]]:
-    """`healed_fold` of the journal at ``path``: its own fold (`journal_fold`, read once while
-    the plan lasts) when the heal drops no line, which is what a fold of the copy gives then;
-    else the copy's, its results packed as that fold's are (a plan's: as parsed), the heal
-    decided from that fold (the journal's lines are read again, not looked through for the
-    failed calls' lines and folded in part: 100,000 calls' lines, 60-80 ms)."""
-    fold = journal_fold(path)
-    plan = heal_plan(fold)
-    if not plan.drop_keys:
-        return fold, set()
-    return healed_fold(read_all(path).records, packs=fold.packs, plan=plan)
 
 
 def renumbered(

@@ -1,6 +1,7 @@
-"""A plan's heal is decided from its run's own fold (`healed_journal`): the journal is read
-again for the healed copy, and its lines are folded once, as the copy's; the failed calls'
-lines were looked for among all of them and folded once more to decide the heal."""
+"""A plan's heal is decided from its run's own fold (`healed_journal`), and the healed copy's
+fold is made from it too: no line is folded again, where the journal was read again and its
+lines folded as the copy's (and, before that, the failed calls' lines were looked for among
+all of them and folded once more to decide the heal)."""
 
 from __future__ import annotations
 
@@ -14,12 +15,11 @@ from tests.core.test_plan_cost import grown, the_run
 from wftop.core.read import journal as journal_module
 from wftop.core.read.journalfile import reading_once
 from wftop.core.read.jsonl import read_all
-from wftop.core.resume.relocate import healed_fold, healed_journal
+from wftop.core.resume.healfold import healed_journal
+from wftop.core.resume.relocate import healed_fold
 
 
-def test_a_plans_heal_folds_the_copys_lines_alone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_plans_heal_folds_no_line_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run = the_run(grown(tmp_path, "mid-failure", 40))
     path = run.folder.journal
     records = read_all(path).records
@@ -35,5 +35,5 @@ def test_a_plans_heal_folds_the_copys_lines_alone(
     with reading_once({path: ((info.st_size, info.st_mtime), run.fold)}):
         fold, dropped = healed_journal(path)
     monkeypatch.setattr(journal_module, "fold_records", real)
-    assert dropped and folded == [len(records) - len(dropped)]
+    assert dropped and folded == []
     assert (fold, dropped) == healed_fold(records)
