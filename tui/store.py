@@ -231,26 +231,33 @@ class Store:
         changed: list[RunRow] = []
         removed: list[str] = []
         before: dict[str, RunRow] = {}
+        held = 0  # the new runs handed to needy so far: at once, before a changed one is
         for ident, row in pending.items():
             old = rows.get(ident)
+            if old is None:
+                if row is not None:  # a new run: nothing to compare it with
+                    added.append(row)
+                    rows[ident] = row
+                continue
             if row is None:
-                if old is not None:
-                    del rows[ident]
-                    needy.drop(ident)
-                    removed.append(ident)
-                    self.filling -= old.cost_pending
+                del rows[ident]
+                needy.drop(ident)
+                removed.append(ident)
+                self.filling -= old.cost_pending
                 continue
-            if old is None:  # a new run: nothing to compare it with
-                added.append(row)
-                self.filling += row.cost_pending
-            elif old == row:
+            if old == row:
                 continue
-            else:
-                changed.append(row)
-                before[ident] = old
-                self.filling += row.cost_pending - old.cost_pending
+            changed.append(row)
+            before[ident] = old
+            self.filling += row.cost_pending - old.cost_pending
             rows[ident] = row
+            if held < len(added):
+                needy.add(added[held:])
+                held = len(added)
             needy.put(ident, row)
+        if added:
+            needy.add(added[held:] if held else added)
+            self.filling += sum([row.cost_pending for row in added])
         change = Change(tuple(added), tuple(changed), tuple(removed), before=before, **flags)
         if change.rows or any(flags.values()):
             self.applied += 1

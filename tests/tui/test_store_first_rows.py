@@ -63,3 +63,56 @@ def test_a_run_needs_a_look_by_its_shown_status_alone():
         held += row.shown_status in looked
         assert len(needy) == held
     assert held
+
+
+def test_new_runs_are_held_at_once_as_a_run_at_a_time_would_hold_them(monkeypatch: Any):
+    """A store hands the new runs of an application to NeedyRuns at once (a first read:
+    1,000 rows a batch), those before a changed run first: what needs a look, and in what
+    order, is what putting each run in turn holds."""
+    import random
+
+    base, now, window = only_row("killed"), 1_000_000.0, 10_000.0
+    failed = only_row("mid-failure").failed_calls
+    assert failed
+    chosen = random.Random(7)
+    statuses = [Status.DEAD, Status.STALLED, Status.COMPLETED, Status.FAILED, Status.DEAD]
+
+    def run(number: int) -> RunRow:
+        idle = chosen.choice([None, 5.0, 60.0, 5000.0, 9000.0, 20_000.0, float(number)])
+        return replace(
+            base,
+            run_id=f"wf_{number:08x}-000",
+            status=chosen.choice(statuses),
+            failed_calls=chosen.choice([(), (), failed]),
+            last_activity=None if idle is None else now - idle,
+        )
+
+    batches = [[run(number) for number in range(start, start + 300)] for start in (0, 300)]
+    later = [run(number) for number in range(600, 700)]
+    again = [replace(row, status=chosen.choice(statuses)) for row in batches[0][::7]]
+    mixed = [*later[:50], *again, *later[50:]]
+    puts: list[str] = []
+    put = NeedyRuns.put
+    monkeypatch.setattr(
+        NeedyRuns, "put", lambda self, ident, row: (puts.append(ident), put(self, ident, row))
+    )
+    store = Store(App(), lambda _apply: None, settle=lambda: None, give_back=lambda: None)
+    for batch in batches:
+        store.take(batch)
+        store.apply()
+    assert puts == []  # no run put one at a time
+    store.take(mixed, [row.ident for row in batches[1][::5]])
+    store.apply()
+    monkeypatch.setattr(NeedyRuns, "put", put)
+    one_at_a_time, held = NeedyRuns(), {}
+    for batch in [*batches, mixed]:
+        for row in batch:
+            if held.get(row.ident) != row:
+                held[row.ident] = row
+                one_at_a_time.put(row.ident, row)
+    for row in batches[1][::5]:
+        one_at_a_time.drop(row.ident)
+    expected = one_at_a_time.within(now, window)
+    assert len(expected) > 100
+    assert store.needing(now, window) == expected
+    assert len(store._needy) == len(one_at_a_time)
