@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple
 
-from wftop.core.model import PARTIAL, Status
+from wftop.core.status import PARTIAL, Status
 
 RECENT: Final = frozenset({Status.DEAD.value, Status.FAILED.value, PARTIAL})
 """Shown statuses that need you while recent (within the attention window)."""

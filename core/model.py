@@ -1,16 +1,23 @@
-"""The run model: what one Workflow run is, and its status."""
+"""The run model: what one Workflow run is, and its status (the status and the words a view
+shows for it live in `wftop.core.status`, which a view imports without the run)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from enum import StrEnum
-from typing import TYPE_CHECKING, Any
-
-import orjson
+from typing import TYPE_CHECKING
 
 from wftop.core.read.runfolder import run_ident, short_project
 from wftop.core.stall import DEFAULT_STALL_WINDOW as DEFAULT_STALL_WINDOW  # where it was
+from wftop.core.status import ENDED as ENDED
+from wftop.core.status import NEEDS_YOU as NEEDS_YOU
+from wftop.core.status import PARTIAL as PARTIAL
+from wftop.core.status import SNAPSHOT_STATUSES as SNAPSHOT_STATUSES
+from wftop.core.status import Status as Status
+from wftop.core.status import iso_utc as iso_utc
+from wftop.core.status import json_safe as json_safe
+from wftop.core.status import json_safe_dict as json_safe_dict
+from wftop.core.status import printable as printable
+from wftop.core.status import status_word as status_word
 
 if TYPE_CHECKING:  # what a run holds, for types alone: a view's rows need none of it
     from wftop.core.cost.tokens import Spend
@@ -20,43 +27,6 @@ if TYPE_CHECKING:  # what a run holds, for types alone: a view's rows need none 
     from wftop.core.read.runfolder import RunFolder
     from wftop.core.read.sessions import Owner
     from wftop.core.read.snapshot import Snapshot
-
-
-class Status(StrEnum):
-    RUNNING = "running"
-    STALLED = "stalled"
-    DEAD = "dead"
-    COMPLETED = "completed"
-    FAILED = "failed"
-    KILLED = "killed"
-    SUPERSEDED = "superseded"
-    UNREADABLE = "unreadable"
-    """Its journal is on disk but cannot be read (a mode, a link loop, not a file): nothing
-    about its calls is known, so it is neither dead nor anything else (`Run.unreadable_reason`)."""
-
-
-ENDED = frozenset({Status.COMPLETED, Status.FAILED, Status.KILLED, Status.SUPERSEDED})
-PARTIAL = "partial"
-"""The word shown for a run that completed with failed calls: it needs attention (it is
-resumable: the plan forecasts what each strategy would run again). It is a word of the
-views (rows, counts, ``wftop status``), not a `Status`: ``ls --json`` keeps
-``status: completed`` and lists the calls in ``failed_calls``."""
-
-NEEDS_YOU = ("dead", "stalled", "failed", PARTIAL, "unreadable")
-"""The shown statuses that need a person, in the order a status line names them (an
-unreadable run needs someone to make it readable)."""
-
-SNAPSHOT_STATUSES = {
-    "completed": Status.COMPLETED,
-    "failed": Status.FAILED,
-    "killed": Status.KILLED,
-}
-
-
-def status_word(status: str, failed_calls: int) -> str:
-    """The word a view shows for a run: its status, or `PARTIAL` for a run that completed
-    with ``failed_calls`` > 0."""
-    return PARTIAL if failed_calls and status == Status.COMPLETED.value else status
 
 
 def classify(
@@ -251,44 +221,3 @@ def count_calls(run: Run) -> tuple[int, int, int, int, int]:
     if run.status in (Status.RUNNING, Status.STALLED):
         return (returned - cached, cached, failed, still, 0)
     return (returned - cached, cached, failed, 0, still)
-
-
-def printable(text: str) -> str:
-    """A name read from disk as valid UTF-8: undecodable bytes become ``\\xNN``."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        try:
-            raw = text.encode("utf-8", "surrogateescape")
-        except UnicodeEncodeError:  # a surrogate that stands for no byte: ``\udNNN``
-            return text.encode("utf-8", "backslashreplace").decode("utf-8", "backslashreplace")
-        return raw.decode("utf-8", "backslashreplace")
-    return text
-
-
-def json_safe_dict(value: dict[str, Any]) -> dict[str, Any]:
-    """`json_safe` for the dict shapes of ``--json`` output (the dict itself when every
-    string in it is valid UTF-8 already, which one encoder call tells)."""
-    try:
-        orjson.dumps(value)
-    except TypeError:
-        return {printable(key): json_safe(item) for key, item in value.items()}
-    return value
-
-
-def json_safe(value: Any) -> Any:
-    """``value`` with every string made `printable`, ready for a JSON encoder."""
-    if isinstance(value, str):
-        return printable(value)
-    if isinstance(value, dict):
-        return {printable(str(key)): json_safe(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(item) for item in value]
-    return value
-
-
-def iso_utc(timestamp: float | None) -> str | None:
-    if timestamp is None:
-        return None
-    moment = datetime.fromtimestamp(timestamp, tz=UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -26,7 +26,6 @@ from sys import intern
 from typing import TYPE_CHECKING, Any
 
 from wftop.core.cost.tokens import NO_TOKENS, NOTHING, Tokens
-from wftop.core.model import ENDED, Status, iso_utc, json_safe_dict, status_word
 from wftop.core.read.errors import Cause
 from wftop.core.read.runfolder import run_ident
 from wftop.core.read.sessions import Liveness
@@ -54,6 +53,7 @@ from wftop.core.rowwire import (
 )
 from wftop.core.rowwire import RowError as RowError
 from wftop.core.rowwire import Tally as Tally
+from wftop.core.status import ENDED, Status, iso_utc, json_safe_dict, status_word
 from wftop.core.text.jsonout import dumps_masked
 from wftop.core.text.redact import Redactor
 

@@ -22,7 +22,6 @@ from operator import itemgetter, methodcaller
 from typing import Any
 
 from wftop.core.cost.tokens import TOKEN_FIELDS, Tokens
-from wftop.core.model import Status
 from wftop.core.read.sessions import Liveness
 from wftop.core.rowwire import (
     COUNT,
@@ -41,6 +40,7 @@ from wftop.core.rowwire import (
     Wire,
     plain_types,
 )
+from wftop.core.status import Status
 
 _UTC = methodcaller("replace", "Z", "+00:00")
 _AT_LEAST_0 = (0.0).__le__

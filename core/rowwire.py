@@ -12,10 +12,10 @@ from enum import StrEnum
 from typing import Any, NamedTuple
 
 from wftop.core.cost.tokens import TOKEN_FIELDS, Tokens
-from wftop.core.model import Status, iso_utc
 from wftop.core.read.errors import Cause
 from wftop.core.read.isotime import parse_iso_time
 from wftop.core.read.sessions import Liveness
+from wftop.core.status import Status, iso_utc
 
 
 class RowError(ValueError):

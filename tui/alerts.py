@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from textual.notifications import SeverityLevel
 
-from wftop.core.model import PARTIAL, Status
 from wftop.core.row import RunRow
+from wftop.core.status import PARTIAL, Status
 from wftop.tui.format import status_label
 
 LIVE = frozenset({Status.RUNNING, Status.STALLED})

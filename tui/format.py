@@ -14,10 +14,14 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import reduce
 from operator import add, attrgetter
+from typing import TYPE_CHECKING
 
 from wftop.core.cost.tokens import Spend, at_least, dollars
-from wftop.core.model import NEEDS_YOU, Run
 from wftop.core.row import RunRow, Tally
+from wftop.core.status import NEEDS_YOU
+
+if TYPE_CHECKING:  # a view lists rows: the run is read when a run is opened
+    from wftop.core.model import Run
 
 STATUS_ICONS: dict[str, str] = {
     "running": "▶",

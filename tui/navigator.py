@@ -15,7 +15,6 @@ import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from wftop.core.model import Run
 from wftop.core.read.runfolder import run_ident
 from wftop.core.row import RunRow
 from wftop.tui.messages import (
@@ -43,6 +42,7 @@ if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
 
+    from wftop.core.model import Run
     from wftop.core.remote.fetch import Fetched
     from wftop.tui.work import Working
 

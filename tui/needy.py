@@ -13,8 +13,8 @@ from bisect import bisect_left, insort
 from collections.abc import Callable, Sequence
 from itertools import count
 
-from wftop.core.model import PARTIAL, Status
 from wftop.core.row import RunRow
+from wftop.core.status import PARTIAL, Status
 
 SLACK = 1.0
 """Seconds before the window's start from which runs are looked at, each checked as

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from itertools import compress
 from typing import TypeVar
 
-from wftop.core.model import NEEDS_YOU
 from wftop.core.row import RunRow
+from wftop.core.status import NEEDS_YOU
 from wftop.tui.format import ATTENTION_ORDER
 from wftop.tui.haystack import Texts
 from wftop.tui.query import Hay, Term, hay, implies, matches, parse

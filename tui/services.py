@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 from wftop.core.config import Config
 from wftop.core.index.details import Details
-from wftop.core.model import Run
 from wftop.core.row import RunRow
 from wftop.core.system.procs import ProcessTable
 from wftop.tui.styles import Palette
 
 if TYPE_CHECKING:
+    from wftop.core.model import Run
     from wftop.core.remote.link import RemoteHub
     from wftop.core.resume.policy import ResumePolicy
     from wftop.core.resume.rehearse import Rehearse

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import on
 
-from wftop.core.model import PARTIAL
+from wftop.core.status import PARTIAL
 from wftop.tui.alerts import Alert, alert_for
 from wftop.tui.messages import MarkSeen
 from wftop.tui.notices import Notices

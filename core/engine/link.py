@@ -38,8 +38,8 @@ from wftop.core.engine.feed import Delta, RowFeed
 from wftop.core.engine.pipes import PipeConnector
 from wftop.core.engine.place import log_for, place_for
 from wftop.core.engine.shared import SocketConnector
-from wftop.core.model import DEFAULT_STALL_WINDOW
 from wftop.core.row import RunRow
+from wftop.core.stall import DEFAULT_STALL_WINDOW
 
 BACKOFF = (0.0, 0.25, 0.5, 1.0, 2.0, 5.0)
 """Seconds before each attempt to connect after the stream ended, growing while none gets

@@ -20,16 +20,17 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from wftop.core.model import DEFAULT_STALL_WINDOW, Run
 from wftop.core.read.discovery import session_run_folders
 from wftop.core.read.runfolder import RunFolder, run_ident
 from wftop.core.read.sessions import local_pid_domain, owners_by_session
+from wftop.core.stall import DEFAULT_STALL_WINDOW
 from wftop.core.system.procs import ProcessTable, default_table
 
 if TYPE_CHECKING:  # what reads a run is imported when one is first read (`Details.read`):
     # a view made with its `Details` waits for neither before it lists every run
     from wftop.core.index.coldpass import SessionFacts
     from wftop.core.index.reader import RunReader
+    from wftop.core.model import Run
 
 KEPT = 8
 """Runs whose readers are kept for the next read."""

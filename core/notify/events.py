@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from wftop.core.cost.tokens import dollars
-from wftop.core.model import PARTIAL, Status, iso_utc
 from wftop.core.notify.kinds import Kind
 from wftop.core.read.runfolder import run_ident
+from wftop.core.status import PARTIAL, Status, iso_utc
 
 if TYPE_CHECKING:
     from wftop.core.model import Run

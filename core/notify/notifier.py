@@ -18,11 +18,11 @@ import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from wftop.core.model import iso_utc
 from wftop.core.notify.channels import Channel, ChannelError
 from wftop.core.notify.events import Event
 from wftop.core.notify.ledger import Ledger
 from wftop.core.notify.settings import NotifySettings
+from wftop.core.status import iso_utc
 from wftop.core.system.statedir import ensure_private_dir, open_private
 
 Report = Callable[[str], None]

@@ -3,11 +3,11 @@
 key), the fetch of a remote run's files (a remote run opened), psutil (the process table,
 read when a run is), what reads a run's journal, snapshot, failures and spend (its engine
 reads them; a view reads rows), what reads the supervisor's marks where it has no state
-file (no run was ever marked), or the resume store's locks and records (the marks and the
-notifications keep their files as the store does, without it), none of which drawing the
-list needs. Looked at as the store applies the change that says every run is known: before
-anything the list's first frame starts (the run screen readied a second later imports the
-readers)."""
+file (no run was ever marked), the resume store's locks and records (the marks and the
+notifications keep their files as the store does, without it), or the run model (a row's
+status and its words are `wftop.core.status`'s), none of which drawing the list needs.
+Looked at as the store applies the change that says every run is known: before anything the
+list's first frame starts (the run screen readied a second later imports the readers)."""
 
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ LATER = (
     "wftop.core.supervise.decide",
     "wftop.core.resume.lock",
     "wftop.core.resume.records",
+    "wftop.core.model",
 )
 
 LISTED = rf"""
