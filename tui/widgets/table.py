@@ -9,7 +9,6 @@ height on screen, whatever moved around it; `rewrite` redraws one row.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
 from operator import is_
 from typing import ClassVar
@@ -20,12 +19,12 @@ from rich.text import Text
 from textual import events
 from textual.binding import BindingType
 from textual.geometry import Size
-from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from wftop.tui.keys import KEYS, LIST_WIDGET_IDS, binding
+from wftop.tui.messages import Request
 from wftop.tui.widgets.columns import ColumnSpec, fit, measured
 from wftop.tui.widgets.row_line import Pieces, line_of, row_segments
 
@@ -69,17 +68,20 @@ class FittedTable(ScrollView, can_focus=True):
     cursor_row: reactive[int] = reactive(0, always_update=True, repaint=False)
     """Index of the highlighted row."""
 
-    @dataclass(eq=False)
-    class Chosen(Message):
+    class Chosen(Request):
         """A row was chosen: a second click on the highlighted row, or `action_choose`.
 
         (The screens bind ``enter`` themselves, under the ``open`` binding id, so it
         can be remapped.)
         """
 
-        table: FittedTable
-        key: str
-        item: object
+        SAID = ("table", "key", "item")
+
+        def __init__(self, table: FittedTable, key: str, item: object) -> None:
+            self.table = table
+            self.key = key
+            self.item = item
+            super().__init__()
 
         @property
         def control(self) -> FittedTable:
