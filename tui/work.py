@@ -21,41 +21,32 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from textual.dom import DOMNode
+from textual.message import Message
 
 from wftop.tui.messages import Request
 
 T = TypeVar("T")
 
 
-class JobDone(Request, Generic[T]):
-    """A job's result (or one of its reports), for the node that started it."""
+@dataclass(eq=False)
+class JobDone(Message, Generic[T]):
+    """A job's result (or one of its reports), for the node that started it (a data class
+    still: the one message of the app with more than four fields)."""
 
-    SAID = ("kind", "number", "result", "last", "keep")
-
-    def __init__(
-        self,
-        kind: str,
-        number: int,
-        result: T,
-        then: Callable[[T], object],
-        jobs: Jobs,
-        last: bool = True,
-        keep: bool = False,
-    ) -> None:
-        self.kind = kind
-        self.number = number
-        self.result = result
-        self.then = then
-        self.jobs = jobs
-        """Whose job it is (it says whether the result is current)."""
-        self.last = last
-        """The job ended with this (a streaming job's reports before it are not last)."""
-        self.keep = keep
-        """Applied even when a job of its kind started since."""
-        super().__init__()
+    kind: str
+    number: int
+    result: T
+    then: Callable[[T], object] = field(repr=False)
+    jobs: Jobs = field(repr=False)
+    """Whose job it is (it says whether the result is current)."""
+    last: bool = True
+    """The job ended with this (a streaming job's reports before it are not last)."""
+    keep: bool = False
+    """Applied even when a job of its kind started since."""
 
 
 class JobFailed(Request):
