@@ -290,14 +290,26 @@ def kept_folder(kept: tuple[str, str]) -> RunFolder | None:
     journal), read from its path: ``<root>/projects/<project>/<session>/subagents/
     workflows/<runId>/journal.jsonl`` (None: not such a path)."""
     root, journal = kept
-    head = root.rstrip(os.sep) + os.sep
-    parts = journal[len(head) :].split(os.sep) if journal.startswith(head) else []
-    if len(parts) != 7 or parts[0] != "projects" or parts[3:5] != ["subagents", "workflows"]:
+    head = _root_head(root)
+    parts = journal[len(head) :].split(os.sep) if journal.startswith(head) else ()
+    if len(parts) != 7:
         return None
-    if parts[6] != "journal.jsonl" or not all(parts):
+    projects, project, session, subagents, workflows, run_id, name = parts
+    if (projects, subagents, workflows, name) != _SHAPE or not (project and session and run_id):
         return None
-    path = journal[: -len(os.sep + "journal.jsonl")]
-    return RunFolder(root, parts[1], parts[2], parts[5], path, path)
+    path = journal[:_NO_NAME]
+    return RunFolder(root, project, session, run_id, path, path)
+
+
+_SHAPE = ("projects", "subagents", "workflows", "journal.jsonl")
+"""The fixed names of a kept journal's path under its root (`kept_folder`)."""
+_NO_NAME = -len(os.sep + "journal.jsonl")
+
+
+@lru_cache(maxsize=16)
+def _root_head(root: str) -> str:
+    """``root`` with one separator after it (the same for every run of a root)."""
+    return root.rstrip(os.sep) + os.sep
 
 
 def _from_cache(item: bytes, folder: RunFolder, naming: Naming | None = None) -> Held | None:
@@ -353,9 +365,8 @@ def _kept_head(folder: RunFolder, naming: Naming) -> bytes:
     """How a row of the run of ``folder`` begins as ``ls`` prints it, naming its project as
     ``naming`` does."""
     cwd, project, name = naming
-    return _RUN_HEAD % orjson.dumps(folder.run_id) + _after_run(
-        folder.session_id, project, name, folder.root, cwd
-    )
+    after = _after_run(folder.session_id, project, name, folder.root, cwd)
+    return _RUN_HEAD + orjson.dumps(folder.run_id) + after
 
 
 @lru_cache(maxsize=256)
@@ -364,8 +375,8 @@ def _after_run(session: str, project: str, name: str, root: str, cwd: str | None
     return _AFTER_RUN % tuple(map(orjson.dumps, (session, project, name, root, cwd)))
 
 
-_RUN_HEAD = b'  {\n    "run_id": %s,\n'
+_RUN_HEAD = b'  {\n    "run_id": '
 _AFTER_RUN = (
-    b'    "session_id": %s,\n    "project": %s,\n    "project_name": %s,\n'
+    b',\n    "session_id": %s,\n    "project": %s,\n    "project_name": %s,\n'
     b'    "root": %s,\n    "cwd": %s,\n'
 )
