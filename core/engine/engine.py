@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wftop.core.engine import holding
-from wftop.core.engine import protocol as wire
+from wftop.core.engine import lines as wire
 from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, first_rows
 from wftop.core.engine.failing import failure_said, log_trace
 from wftop.core.engine.heldrow import Held, needy_states, same, shown_counts

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from wftop.core.engine.protocol import one_line
+from wftop.core.engine.lines import one_line
 
 if TYPE_CHECKING:  # a row is decoded when first asked for: the row model with it
     from wftop.core.attention import RunState

@@ -39,43 +39,43 @@ them. A view speaking to a shared engine first sends one line, ``{"type": "hello
 "protocol": 2, "wftop": "0.1.0", "want": "rows"}`` (``want``: ``rows`` or ``status``).
 
 Every line is checked as it is read (`decode`): one that is not such a message is a
-`ProtocolError` saying what was expected, and a row is checked by `RunRow.from_json`.
+`ProtocolError` saying what was expected, and a row is checked by `RunRow.from_json`. The
+lines are made in `wftop.core.engine.lines` (named here too), the engine's side, which the
+engine imports without the messages a view reads.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from wftop.core.engine.version import PROTOCOL as PROTOCOL
+from wftop.core.engine.lines import KEPT_LINE as KEPT_LINE
+from wftop.core.engine.lines import PROTOCOL as PROTOCOL
+from wftop.core.engine.lines import SNAPSHOT_BATCH as SNAPSHOT_BATCH
+from wftop.core.engine.lines import Ask as Ask
+from wftop.core.engine.lines import Hello as Hello
+from wftop.core.engine.lines import ProtocolError as ProtocolError
+from wftop.core.engine.lines import ask_line as ask_line
+from wftop.core.engine.lines import bye_line as bye_line
+from wftop.core.engine.lines import changed_line as changed_line
+from wftop.core.engine.lines import checked_field as checked_field
+from wftop.core.engine.lines import decode_ask as decode_ask
+from wftop.core.engine.lines import hello_line as hello_line
+from wftop.core.engine.lines import one_line as one_line
+from wftop.core.engine.lines import problem_line as problem_line
+from wftop.core.engine.lines import progress_line as progress_line
+from wftop.core.engine.lines import rows_line as rows_line
+from wftop.core.engine.lines import snapshot_lines as snapshot_lines
+from wftop.core.engine.lines import status_line as status_line
 
-if TYPE_CHECKING:  # what the engine writes needs neither: a view's reading imports them
+if TYPE_CHECKING:  # a view's reading imports them
     from wftop.core.attention import RunState
     from wftop.core.row import RunRow
 
-SNAPSHOT_BATCH = 1000
-"""Rows per ``rows`` message of a snapshot sent to a view that joins."""
 MAX_LINE = 1 << 30
 """Longest line a view reads (one snapshot batch of rows is far below it)."""
-
-
-class ProtocolError(ValueError):
-    """A line of the engine's stream that is not one of its messages."""
-
-
-@dataclass(frozen=True)
-class Hello:
-    """Who speaks: the engine's protocol and wftop version, its pid, roots and stall window."""
-
-    protocol: int
-    wftop: str
-    pid: int
-    roots: tuple[str, ...]
-    stall_window: float
 
 
 @dataclass(frozen=True)
@@ -144,93 +144,7 @@ class Bye:
 Message = Hello | Progress | Kept | Rows | Changed | ProblemSeen | Counts | Bye
 
 
-# -- writing -------------------------------------------------------------------------------
-
-_INDENT = re.compile(rb"\n *")
-
-
-def one_line(item: bytes) -> bytes:
-    """A row printed indented (``ls --json``'s items, the rows cache's) on one line: JSON
-    strings hold no raw newline, so every newline and the indent after it go."""
-    return _INDENT.sub(b"", item) if b"\n" in item else item
-
-
-def _rows(rows: Sequence[bytes]) -> bytes:
-    return b"[" + b",".join(rows) + b"]"
-
-
-def hello_line(hello: Hello) -> bytes:
-    payload = {
-        "type": "hello",
-        "protocol": hello.protocol,
-        "wftop": hello.wftop,
-        "pid": hello.pid,
-        "roots": list(hello.roots),
-        "stall_window": hello.stall_window,
-    }
-    return orjson.dumps(payload) + b"\n"
-
-
-def progress_line(read: int, total: int) -> bytes:
-    return orjson.dumps({"type": "progress", "read": read, "total": total}) + b"\n"
-
-
-def rows_line(seq: int, rows: Sequence[bytes], *, final: bool) -> bytes:
-    """A ``rows`` message of rows already printed (one line each, masked)."""
-    head = b'{"type":"rows","seq":%d,"final":%s,"rows":' % (seq, b"true" if final else b"false")
-    return head + _rows(rows) + b"}\n"
-
-
-KEPT_LINE = b'{"type":"kept"}\n'
-
-
-def snapshot_lines(seq: int, rows: Sequence[bytes], *, final: bool) -> list[bytes]:
-    """A snapshot of ``rows`` (one line each) as of change set ``seq`` in ``rows`` messages
-    of at most `SNAPSHOT_BATCH` rows, the last one ``final`` if it ends the snapshot."""
-    lines = []
-    for start in range(0, len(rows), SNAPSHOT_BATCH):
-        last = start + SNAPSHOT_BATCH >= len(rows)
-        lines.append(rows_line(seq, rows[start : start + SNAPSHOT_BATCH], final=final and last))
-    if final and not rows:
-        lines.append(rows_line(seq, [], final=True))
-    return lines
-
-
-def changed_line(seq: int, rows: Sequence[bytes], removed: Sequence[str]) -> bytes:
-    head = b'{"type":"changed","seq":%d,"removed":%s,"rows":' % (seq, orjson.dumps(list(removed)))
-    return head + _rows(rows) + b"}\n"
-
-
-def problem_line(text: str, *, fatal: bool = False, notice: bool = False) -> bytes:
-    said = {"type": "problem", "text": text, "fatal": fatal, **({"notice": True} if notice else {})}
-    return orjson.dumps(said) + b"\n"
-
-
-def status_line(counts: dict[str, int], *, complete: bool, needy: Sequence[RunState] = ()) -> bytes:
-    listed = [list(run) for run in needy]
-    payload = {"type": "status", "counts": counts, "complete": complete, "needy": listed}
-    return orjson.dumps(payload) + b"\n"
-
-
-def bye_line(why: str) -> bytes:
-    return orjson.dumps({"type": "bye", "why": why}) + b"\n"
-
-
-def ask_line(want: str, wftop: str) -> bytes:
-    """What a view sends a shared engine first: who it is and what it wants."""
-    payload = {"type": "hello", "protocol": PROTOCOL, "wftop": wftop, "want": want}
-    return orjson.dumps(payload) + b"\n"
-
-
 # -- reading -------------------------------------------------------------------------------
-
-
-def _field(payload: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
-    value = payload.get(key)
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-        kind_name = payload.get("type")
-        raise ProtocolError(f"{kind_name}: {key} must be {what}, got {value!r:.60}")
-    return value
 
 
 def _row_list(payload: dict[str, Any]) -> tuple[tuple[RunRow, ...], tuple[str, ...]]:
@@ -238,7 +152,7 @@ def _row_list(payload: dict[str, Any]) -> tuple[tuple[RunRow, ...], tuple[str, .
     left out, not the whole message (a view asking again would get it again)."""
     from wftop.core.row import RunRow
 
-    items = _field(payload, "rows", list, "a list of rows")
+    items = checked_field(payload, "rows", list, "a list of rows")
     batch = RunRow.batch_from_json(items)
     if batch is not None:  # every row as wftop prints one: read a field at a time
         return tuple(batch), ()
@@ -261,7 +175,7 @@ def rows_each(items: list[Any], kind: Any) -> tuple[tuple[RunRow, ...], tuple[st
 
 
 def _texts(payload: dict[str, Any], key: str) -> tuple[str, ...]:
-    items = _field(payload, key, list, "a list of strings")
+    items = checked_field(payload, key, list, "a list of strings")
     if not all(isinstance(item, str) for item in items):
         raise ProtocolError(f"{payload.get('type')}: {key} must be a list of strings")
     return tuple(items)
@@ -278,24 +192,24 @@ def decode(line: bytes) -> Message:
     kind = payload.get("type")
     if kind == "hello":
         return Hello(
-            protocol=_field(payload, "protocol", int, "a whole number"),
-            wftop=_field(payload, "wftop", str, "a version"),
-            pid=_field(payload, "pid", int, "a process id"),
+            protocol=checked_field(payload, "protocol", int, "a whole number"),
+            wftop=checked_field(payload, "wftop", str, "a version"),
+            pid=checked_field(payload, "pid", int, "a process id"),
             roots=_texts(payload, "roots"),
-            stall_window=float(_field(payload, "stall_window", (int, float), "seconds")),
+            stall_window=float(checked_field(payload, "stall_window", (int, float), "seconds")),
         )
     if kind == "progress":
-        read = _field(payload, "read", int, "a whole number")
-        return Progress(read, _field(payload, "total", int, "a whole number"))
+        read = checked_field(payload, "read", int, "a whole number")
+        return Progress(read, checked_field(payload, "total", int, "a whole number"))
     if kind == "kept":
         return Kept()
     if kind == "rows":
-        seq = _field(payload, "seq", int, "a whole number")
-        final = _field(payload, "final", bool, "true or false")
+        seq = checked_field(payload, "seq", int, "a whole number")
+        final = checked_field(payload, "final", bool, "true or false")
         rows, rejected = _row_list(payload)
         return Rows(seq, rows, final, rejected)
     if kind == "changed":
-        seq = _field(payload, "seq", int, "a whole number")
+        seq = checked_field(payload, "seq", int, "a whole number")
         rows, rejected = _row_list(payload)
         return Changed(seq, rows, _texts(payload, "removed"), rejected)
     if kind == "problem":
@@ -305,15 +219,15 @@ def decode(line: bytes) -> Message:
         notice = payload.get("notice", False)
         if not isinstance(notice, bool):
             raise ProtocolError(f"problem: notice must be true or false, got {notice!r:.60}")
-        return ProblemSeen(_field(payload, "text", str, "a line of text"), fatal, notice)
+        return ProblemSeen(checked_field(payload, "text", str, "a line of text"), fatal, notice)
     if kind == "status":
-        counts = _field(payload, "counts", dict, "an object of counts")
+        counts = checked_field(payload, "counts", dict, "an object of counts")
         if not all(type(value) is int and value >= 0 for value in counts.values()):
             raise ProtocolError("status: counts must be whole numbers")
-        complete = _field(payload, "complete", bool, "true or false")
+        complete = checked_field(payload, "complete", bool, "true or false")
         return Counts(counts, complete, _needy(payload.get("needy", [])))
     if kind == "bye":
-        return Bye(_field(payload, "why", str, "a reason"))
+        return Bye(checked_field(payload, "why", str, "a reason"))
     raise ProtocolError(f"unknown message type {kind!r:.40} (expected one of {KINDS})")
 
 
@@ -340,27 +254,3 @@ def _needy(items: Any) -> tuple[RunState, ...]:
             raise ProtocolError(expected)
         found.append(RunState(*item))
     return tuple(found)
-
-
-@dataclass(frozen=True)
-class Ask:
-    """What a view asked a shared engine for (its first line)."""
-
-    want: str
-    wftop: str
-    protocol: int
-
-
-def decode_ask(line: bytes) -> Ask:
-    """A view's first line to a shared engine; `ProtocolError` when it is not one."""
-    try:
-        payload = orjson.loads(line)
-    except orjson.JSONDecodeError as error:
-        raise ProtocolError(f"not a JSON line ({error})") from None
-    if not isinstance(payload, dict) or payload.get("type") != "hello":
-        raise ProtocolError("expected a hello first")
-    want = _field(payload, "want", str, "rows or status")
-    if want not in ("rows", "status"):
-        raise ProtocolError(f"hello: want must be rows or status, got {want!r:.40}")
-    wftop = _field(payload, "wftop", str, "a version")
-    return Ask(want, wftop, _field(payload, "protocol", int, "a whole number"))

@@ -8,7 +8,7 @@ needs nothing but pipes.
 state dir (`wftop.core.engine.place`), as the tmux server and watchman are. It binds the
 socket (a path already bound means another engine serves it: it leaves), says
 ``listening`` on stdout for whoever started it and closes stdout, then answers each
-connection: a view's first line says what it wants (`wftop.core.engine.protocol.decode_ask`),
+connection: a view's first line says what it wants (`wftop.core.engine.lines.decode_ask`),
 rows or the status counts; a view of another protocol or wftop version is told so and sent
 away. When no view has listened for ``linger`` seconds it says ``bye`` and goes, removing
 its socket.
@@ -24,7 +24,7 @@ import socket
 import sys
 import traceback
 
-from wftop.core.engine import protocol as wire
+from wftop.core.engine import lines as wire
 from wftop.core.engine.engine import Engine
 
 WRITE_LIMIT = 64 << 20

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 
-from wftop.core.engine import protocol as wire
+from wftop.core.engine import lines as wire
 
 PROBLEMS_KEPT = 200
 """Problems told again to a view that joins (the newest)."""

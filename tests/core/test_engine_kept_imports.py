@@ -37,6 +37,8 @@ LATER = (
     "wftop.core.model",
     "wftop.core.attention",
     "wftop.core.text.redact",
+    # the messages a view reads: the engine writes lines (wftop.core.engine.lines)
+    "wftop.core.engine.protocol",
 )
 
 KEPT = rf"""
