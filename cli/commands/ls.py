@@ -223,7 +223,7 @@ READING = (
     "wftop.core.index.coldpass",
     "wftop.core.index.countrow",
     "wftop.core.index.fanout",
-    "wftop.core.resume.store",
+    "wftop.core.system.statedir",
     "wftop.core.text.redact",
 )
 """The modules `read_rows` reads runs with (a listing the cache answers imports none)."""
@@ -244,7 +244,7 @@ def read_rows(
     from wftop.core.cost.usage import Spends
     from wftop.core.index.coldpass import FromFields, scan_rows
     from wftop.core.index.countrow import printed_named  # before the fork, not in each worker
-    from wftop.core.resume.store import state_dir
+    from wftop.core.system.statedir import state_dir
     from wftop.core.text.redact import Redactor
 
     kwargs = {} if args.stall_window is None else {"stall_window": args.stall_window}
