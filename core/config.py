@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from wftop.core.compared import compared
 from wftop.core.notify.settings import NotifySettings, SettingsError, parse_notifications
 from wftop.core.stall import DEFAULT_STALL_WINDOW
 
@@ -76,7 +77,8 @@ class ConfigError(ValueError):
     """The config file cannot be used; the message says where and why."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class SuperviseConfig:
     """The ``[supervise]`` table: ``wftop supervise``'s caps and waits (its flags win)."""
 
@@ -95,7 +97,8 @@ SUPERVISE_KEYS: dict[str, tuple[str, float, bool]] = {
 """Key → (what it must be, its least value, whole)."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Config:
     """Settings from the config file, each with its default."""
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from textual.notifications import SeverityLevel
 
+from wftop.core.compared import compared
 from wftop.core.row import RunRow
 from wftop.core.status import PARTIAL, Status
 from wftop.tui.format import status_label
@@ -17,7 +18,8 @@ from wftop.tui.format import status_label
 LIVE = frozenset({Status.RUNNING, Status.STALLED})
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Alert:
     """A run changed state in a way a person wants to hear about."""
 

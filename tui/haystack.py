@@ -22,6 +22,7 @@ from itertools import compress, repeat
 from operator import add, attrgetter, contains, or_
 from typing import Any, cast
 
+from wftop.core.compared import compared
 from wftop.core.row import RunRow
 from wftop.tui.format import spend_total
 from wftop.tui.query import id_shaped
@@ -50,7 +51,8 @@ _LOCAL = {None: "local"}.get
 """``_LOCAL(host, host)``: the host, ``local`` for this machine."""
 
 
-@dataclass(frozen=True, slots=True)
+@compared
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Texts:
     """The words and the ids of runs, lowercased, one string a run, in the runs' order."""
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from wftop.core.compared import compared
 from wftop.core.config import Config, ConfigError, at_line, shown_value
 
 if TYPE_CHECKING:
@@ -22,7 +23,8 @@ LISTS = frozenset({"runs", "run"})
 VIEWS = frozenset({"agent", "journal"})
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class KeySpec:
     """One binding: default keys, the action it runs, and where it is active."""
 

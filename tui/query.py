@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from wftop.core.compared import compared
 from wftop.core.row import RunRow
 
 FIELDS = ("status", "project", "session", "run", "name", "label", "host")
@@ -36,7 +37,8 @@ def parse(text: str) -> tuple[Term, ...]:
     return tuple(terms)
 
 
-@dataclass(frozen=True, slots=True)
+@compared
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Hay:
     """What the terms of one run are matched against, lowercased."""
 

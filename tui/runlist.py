@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from itertools import compress
 from typing import TypeVar
 
+from wftop.core.compared import compared
 from wftop.core.row import RunRow
 from wftop.core.status import NEEDS_YOU
 from wftop.tui.format import ATTENTION_ORDER
@@ -50,7 +51,8 @@ KEPT_MOST = 8
 """Choices of the filters kept while the runs stay the same (`RunListView.chosen`)."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class GroupRow:
     """A group header: its title, how many runs, and whether it is folded."""
 
@@ -63,7 +65,8 @@ class GroupRow:
         return f"group:{self.title}"
 
 
-@dataclass
+@compared
+@dataclass(eq=False, repr=False)
 class RunListView:
     """The choices a person made on the runs screen, and the runs in their order.
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from wftop.core.compared import compared
 from wftop.core.config import Config
 from wftop.core.index.details import Details
 from wftop.core.row import RunRow
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
     from wftop.core.resume.rehearse import Rehearse
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Services:
     """The clock, the palette, the settings and the doors to the rest of the machine."""
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from textual.signal import Signal
 
+from wftop.core.compared import compared
 from wftop.core.row import RunRow
 from wftop.core.system.memory import give_back_memory
 from wftop.tui.needy import NeedyRuns
@@ -41,7 +42,8 @@ out of the cyclic collector's reach (`gc.freeze`): 20,000 rows are some 200,000 
 would walk again and again, 70-110 ms a full pass, landing on whatever key comes then."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Progress:
     """How far the first read of every run has come."""
 
@@ -60,7 +62,8 @@ class Progress:
         return self.loaded and not self.walking
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Change:
     """What one application of the store changed (immutable: screens keep none of it)."""
 

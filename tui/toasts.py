@@ -19,6 +19,7 @@ from textual.app import App
 from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen
 
+from wftop.core.compared import compared
 from wftop.core.text.gate import shown, shown_each
 from wftop.tui.log import log_failure
 from wftop.tui.work import JobFailed
@@ -36,7 +37,8 @@ TOAST_RACK = 2
 TOAST_LINES = 2
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Toast:
     """A toast as it was raised (tests and the log read them)."""
 

@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from wftop.core.compared import compared
+
 TOKEN_FIELDS = ("input", "output", "cache_read", "cache_write_5m", "cache_write_1h")
 
 
@@ -22,7 +24,8 @@ def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
-@dataclass(frozen=True, slots=True)
+@compared
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Tokens:
     """Tokens of one or more API requests, by what they are billed as."""
 
@@ -101,7 +104,8 @@ class Tokens:
 NO_TOKENS = Tokens()
 
 
-@dataclass(frozen=True, slots=True)
+@compared
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Spend:
     """What some requests cost: their tokens, and their dollars where every model is priced."""
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
+from wftop.core.compared import compared
 from wftop.core.notify import payload
 from wftop.core.notify.events import Event
 from wftop.core.text.jsonout import dumps_masked
@@ -25,7 +26,8 @@ Writer = Callable[[bytes], None]
 """Writes bytes to the terminal wftop runs in."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Ran:
     """How a program a channel ran ended."""
 

@@ -18,10 +18,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from wftop.core.compared import compared
 from wftop.core.notify.channels import ChannelError, Runner, run_checked
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Terminal:
     """What is known of the terminal a person sees."""
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from wftop.core.compared import compared
 from wftop.core.cost.tokens import dollars
 from wftop.core.notify.kinds import Kind
 from wftop.core.read.runfolder import run_ident
@@ -67,7 +68,8 @@ WANTED_BACK = frozenset({Status.DEAD.value, "failed", "killed", PARTIAL})
 STALLED_TEXT = "stalled: no growth in the stall window"
 
 
-@dataclass(frozen=True, slots=True)
+@compared
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Facts:
     """What the rules read of one run."""
 
@@ -130,7 +132,8 @@ class Facts:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@compared
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Event:
     """Something a person hears about, once (`key`)."""
 

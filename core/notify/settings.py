@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from wftop.core.compared import compared
 from wftop.core.notify.kinds import Kind
 
 CHANNELS: Final = ("bell", "osc9", "osc99", "osc777", "tmux", "desktop", "command")
@@ -36,7 +37,8 @@ class SettingsError(ValueError):
     """A notification setting cannot be used; the message says where and why."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class NotifySettings:
     """What to tell, and where."""
 

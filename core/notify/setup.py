@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from wftop.core.compared import compared
 from wftop.core.notify.channels import (
     Channel,
     Command,
@@ -33,7 +34,8 @@ from wftop.core.notify.settings import ENV_VAR, NotifySettings, channels_from_en
 TERMINAL_CHANNELS = ("bell", "osc9", "osc99", "osc777")
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Made:
     notifier: Notifier
     notes: tuple[str, ...]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
+from wftop.core.compared import compared
 from wftop.core.system.platforms import (
     can_probe_pids,
     lists_command_lines,
@@ -41,7 +42,8 @@ class Seen(StrEnum):
     """The table cannot tell: access denied, no ``/proc``, or a pid it cannot read."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Sighting:
     """One look at a pid, with what the table knows of the start of the process holding it."""
 
@@ -226,7 +228,8 @@ class PsutilTable:
         return HIDDEN  # the pid exists, yet psutil cannot read it (another user's, hidepid)
 
 
-@dataclass
+@compared
+@dataclass(eq=False, repr=False)
 class FakeProcess:
     start_time: str
     cmdline: list[str] = field(default_factory=list)
@@ -234,7 +237,8 @@ class FakeProcess:
     """Seconds since the epoch; what a table without Linux start times compares."""
 
 
-@dataclass
+@compared
+@dataclass(eq=False, repr=False)
 class FakeProcessTable:
     """A process table made of plain data, for tests.
 

@@ -13,11 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from wftop.core.compared import compared
+
 GAP = 1
 """Blank cells after each column (the tables draw no cell padding of their own)."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class ColumnSpec:
     key: str
     label: str
