@@ -15,15 +15,21 @@ had to drop: the tests draw every screen over hostile text and expect it to stay
 from __future__ import annotations
 
 import re
-from typing import Any, Final
+from functools import cache
+from typing import Any
 
 from rich.segment import Segment
 from textual.strip import Strip
 
 from wftop.core.text.gate import BIDI, SEPARATORS
 
-_STOPPED: Final = re.compile(f"[\x00-\x1f\x7f-\x9f{BIDI}{SEPARATORS}]")
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+@cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """What the net drops, and a lone surrogate: compiled when a strip first holds either
+    (the gate shows them first: a list of runs never does)."""
+    return re.compile(f"[\x00-\x1f\x7f-\x9f{BIDI}{SEPARATORS}]"), re.compile("[\ud800-\udfff]")
+
 
 _count = [0]
 
@@ -37,8 +43,9 @@ def clean(text: str) -> str:
     """``text`` without what a terminal acts on (and with ``�`` for a lone surrogate)."""
     if text.isprintable():
         return text
-    kept, count = _STOPPED.subn("", text)
-    kept, more = _SURROGATE.subn("\ufffd", kept)
+    stopped, surrogate = _patterns()
+    kept, count = stopped.subn("", text)
+    kept, more = surrogate.subn("\ufffd", kept)
     _count[0] += count + more
     return kept
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
 from typing import Final
 
 from wftop.core.text.prefilter import may_hold_secret
@@ -35,10 +36,14 @@ SEPARATORS: Final = "\u2028\u2029"
 """Line and paragraph separators (some readers split lines at them): shown as ``\\u…``."""
 
 _UNSAFE: Final = re.compile(f"[\x00-\x1f\x7f-\x9f{BIDI}{SEPARATORS}\ud800-\udfff]")
-_UNSAFE_IN_LINES: Final = re.compile(
-    f"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI}{SEPARATORS}\ud800-\udfff]"
-)
-"""`_UNSAFE` less the newline and the tab, which `gate_lines` keeps."""
+
+
+@cache
+def _unsafe_in_lines() -> re.Pattern[str]:
+    """`_UNSAFE` less the newline and the tab, which `gate_lines` keeps: compiled when text
+    of several lines that holds a control is first met (4.4 M instructions, which a list of
+    runs never needs)."""
+    return re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI}{SEPARATORS}\ud800-\udfff]")
 
 
 def _picture(char: str) -> str:
@@ -80,7 +85,7 @@ def gate_lines(text: str) -> str:
     """`gate` for text of several lines: newlines and tabs are kept, the rest is shown."""
     if text.isprintable():
         return text
-    return _UNSAFE_IN_LINES.sub(_visible, text)
+    return _unsafe_in_lines().sub(_visible, text)
 
 
 def gate_each(lines: Iterable[str]) -> str:

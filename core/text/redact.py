@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from wftop.core.compared import compared
 from wftop.core.read.deepjson import DeepJson, dumps
 from wftop.core.text.compiled import Compiled
 from wftop.core.text.distinct import strings_may_hold_secret
@@ -173,7 +174,8 @@ def mask_one(kind: str) -> str:
     return f"[masked:{kind}]"
 
 
-@dataclass
+@compared
+@dataclass(eq=False, repr=False)
 class Redactor:
     """Masks secrets and counts, per kind, what it masked."""
 
