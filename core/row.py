@@ -25,7 +25,6 @@ from operator import attrgetter, call
 from sys import intern
 from typing import TYPE_CHECKING, Any
 
-from wftop.core.compared import compared
 from wftop.core.cost.tokens import NO_TOKENS, NOTHING, Tokens
 from wftop.core.read.errors import Cause
 from wftop.core.read.runfolder import run_ident
@@ -63,8 +62,7 @@ if TYPE_CHECKING:  # a view reads rows: what reads a run's spend is the engine's
     from wftop.core.model import Run
 
 
-@compared
-@dataclass(frozen=True, slots=True, eq=False, repr=False)
+@dataclass(frozen=True, slots=True)
 class RunRow:
     """What a list needs of one run, in the order ``ls --json`` prints it.
 

@@ -14,8 +14,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from wftop.core.compared import compared
-
 TOKEN_FIELDS = ("input", "output", "cache_read", "cache_write_5m", "cache_write_1h")
 
 
@@ -24,8 +22,7 @@ def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
-@compared
-@dataclass(frozen=True, slots=True, eq=False, repr=False)
+@dataclass(frozen=True, slots=True)
 class Tokens:
     """Tokens of one or more API requests, by what they are billed as."""
 
@@ -104,8 +101,7 @@ class Tokens:
 NO_TOKENS = Tokens()
 
 
-@compared
-@dataclass(frozen=True, slots=True, eq=False, repr=False)
+@dataclass(frozen=True, slots=True)
 class Spend:
     """What some requests cost: their tokens, and their dollars where every model is priced."""
 

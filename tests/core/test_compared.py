@@ -14,6 +14,7 @@ from wftop.core.config import Config
 from wftop.core.cost.tokens import Tokens
 from wftop.core.row import RunRow
 from wftop.core.text.redact import Redactor
+from wftop.tui.services import Services
 
 
 def twins(**options: Any) -> tuple[type, type]:
@@ -81,8 +82,11 @@ def test_a_refusal_where_the_class_made_its_own() -> None:
 
 def test_the_rows_and_settings_a_view_starts_with_are_compared_so() -> None:
     """The data classes a view makes as it starts get no comparison, hash or repr compiled
-    for each (the parent's did), and answer as before."""
-    for kind in (RunRow, Config, Tokens, Redactor):
+    for each (the parent's did), and answer as before; the rows and their tokens, compared
+    by the thousand as a view follows its engine, keep the generated ones (their fields
+    read by the interpreter's specialised loads: an equal row compares in about 1.1 us,
+    where an attrgetter's read of its 39 slots takes about 3)."""
+    for kind in (Config, Services, Redactor):
         for method in ("__eq__", "__hash__", "__repr__"):
             made = getattr(kind, method)
             if kind is Redactor and method == "__hash__":
