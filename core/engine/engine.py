@@ -258,11 +258,21 @@ class Engine:
         # What reads runs after the first rows, imported once they are out (a view lists
         # the kept rows the sooner): the spends fill, the live index and its seeds.
         from wftop.core.cost.usage import Spends
-        from wftop.core.engine.seeding import cached_seeds, keep_late
+        from wftop.core.engine.seeding import cached_seeds, filled_in, keep_late
         from wftop.core.index.live import LiveIndex
 
         self._spends = Spends()
-        filled = await self._fill(cache, firsts)
+        filled = await filled_in(
+            self.roots,
+            firsts,
+            cache,
+            self._names,
+            processes=self.processes,
+            now=self._now,
+            stall_window=self.stall_window,
+            workers=self.workers,
+            spend_book=self.spend_book,
+        )
         seeds = cached_seeds(self.roots, cache.used(), self.held)  # the settled runs kept
         # The rows cache is saved: what it holds (its entries, what the walk looked up) goes
         # before the live index is built, whose objects then take its place.
@@ -329,26 +339,6 @@ class Engine:
         on (what it finds follows in the snapshot)."""
         self.kept = True
         self._broadcast(wire.KEPT_LINE)
-
-    async def _fill(self, cache: RowCache, firsts: FirstRows) -> dict[str, Held]:
-        """The rows that went without what they spent, read again with it by forked workers
-        and kept in the rows cache (`wftop.core.engine.seeding.kept_filled`)."""
-        from wftop.core.engine.seeding import filled_rows, kept_filled
-
-        if not firsts.unpriced:
-            return {}
-        chunks = filled_rows(
-            self.roots,
-            firsts.folders,
-            firsts.superseded,
-            processes=self.processes,
-            now=self._now,
-            stall_window=self.stall_window,
-            workers=self.workers,
-            spend_book=self.spend_book,
-            cache_key=cache.key,
-        )
-        return await kept_filled(chunks, cache, firsts.unpriced, self._names)
 
     def _read_all(
         self, index: LiveIndex, firsts: FirstRows, seeds: dict[str, Seed]

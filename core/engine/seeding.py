@@ -22,7 +22,7 @@ import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from wftop.core.cost.spendbook import SpendBook
 from wftop.core.cost.usage import Spends
@@ -44,6 +44,9 @@ from wftop.core.read.runfolder import RunFolder
 from wftop.core.read.sessions import NO_OWNER, Owner
 from wftop.core.system.procs import ProcessTable
 from wftop.core.text.redact import Redactor
+
+if TYPE_CHECKING:
+    from wftop.core.engine.coldstart import FirstRows
 
 CHUNK = 256
 """Runs read in one go: a worker sends back each such chunk's rows as it has them (where
@@ -208,6 +211,37 @@ async def kept_filled(
         del filled
     cache.save()
     return rows
+
+
+async def filled_in(
+    roots: list[str],
+    firsts: FirstRows,
+    cache: RowCache,
+    names: ProjectNames,
+    *,
+    processes: ProcessTable | None,
+    now: Callable[[], float],
+    stall_window: float,
+    workers: int | None,
+    spend_book: SpendBook | None,
+) -> dict[str, Held]:
+    """The rows the first rows (``firsts``) sent without what they spent, read again with it
+    by forked workers (`filled_rows`) and kept in the rows cache (`kept_filled`); none where
+    every first row had it."""
+    if not firsts.unpriced:
+        return {}
+    chunks = filled_rows(
+        roots,
+        firsts.folders,
+        firsts.superseded,
+        processes=processes,
+        now=now,
+        stall_window=stall_window,
+        workers=workers,
+        spend_book=spend_book,
+        cache_key=cache.key,
+    )
+    return await kept_filled(chunks, cache, firsts.unpriced, names)
 
 
 def index_read(
