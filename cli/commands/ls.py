@@ -239,8 +239,9 @@ def read_rows(
     args: argparse.Namespace, roots: list[str], kept: KeptRows, cache: RowCache, now: float
 ) -> RowScan[bytes]:
     """The listing: the rows ``kept`` holds and the runs it does not, read (what their
-    transcripts spent kept in the spend book, unless the cache is not used)."""
-    from wftop.core.cost.spendbook import book_for
+    transcripts spent kept in the spend book, unless the cache is not used; the rates the
+    price data gives kept in its rate book either way)."""
+    from wftop.core.cost.spendbook import book_for, rates_for
     from wftop.core.cost.usage import Spends
     from wftop.core.index.coldpass import FromFields, scan_rows
     from wftop.core.index.countrow import printed_named  # before the fork, not in each worker
@@ -250,6 +251,10 @@ def read_rows(
     kwargs = {} if args.stall_window is None else {"stall_window": args.stall_window}
     redactor = Redactor.for_json()
     book = None if cache.path is None else book_for(state_dir(), roots)
+    rates = None
+    if book is None:
+        writable = not getattr(args, "read_only", False)
+        rates = rates_for(state_dir(), roots, writable=writable)
     spends = Spends(book)
     items = scan_rows(
         roots,
@@ -261,6 +266,8 @@ def read_rows(
         **kwargs,
     )
     spends.keep()
+    if rates is not None:
+        rates.save()
     return items
 
 

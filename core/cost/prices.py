@@ -23,7 +23,7 @@ from decimal import Decimal
 from functools import cache
 from typing import Any
 
-from wftop.core.cost.ratebook import RateBook, Rates
+from wftop.core.cost.ratebook import RateBook, Rates, Schedule, on_day
 from wftop.core.cost.tokens import NO_TOKENS, Spend, Tokens
 from wftop.core.system.installed import installed_version
 
@@ -69,9 +69,10 @@ _rate_book: list[RateBook] = []
 
 
 def keep_rates(book: RateBook | None) -> None:
-    """Price each message from ``book``'s rates where it holds its model's on its day, and
-    keep there the rates the package gives (`wftop.core.cost.ratebook`); None: ask the
-    package each time. A spend book does this for the process that makes it."""
+    """Price each message from ``book`` where it holds its model's schedule, and keep there
+    what the package says of the others (`wftop.core.cost.ratebook`); None: ask the package
+    each time. A spend book does this for the process that makes it, and a listing without
+    one (`rates_for`)."""
     _rate_book[:] = [] if book is None else [book]
 
 
@@ -85,6 +86,23 @@ def _by_day(info: Any) -> bool:
         return True
     return all(
         price.constraint is None or type(price.constraint) is StartDateConstraint
+        for price in prices
+    )
+
+
+def schedule_of(info: Any) -> Schedule:
+    """The schedule of a model whose prices change at most by day (`_by_day`): from which
+    day each of its prices applies, in the package's order, and its rates (`rates`)."""
+    from genai_prices.types import ModelPrice
+
+    prices = info.prices
+    if isinstance(prices, ModelPrice):
+        return ((None, rates(prices)),)
+    return tuple(
+        (
+            None if price.constraint is None else price.constraint.start_date.isoformat(),
+            rates(price.prices),
+        )
         for price in prices
     )
 
@@ -180,24 +198,30 @@ class Bill:
         if model == SYNTHETIC:
             return
         book = _rate_book[0] if _rate_book and model else None
-        day, per_million = None, None
-        if book is not None and model:
+        schedule = None if book is None or not model else book.schedule(model)
+        per_million = None
+        if schedule is not None:
+            if not schedule:  # the package prices no such model
+                self._unpriced.add(model or "(no model)")
+                return
             with contextlib.suppress(OverflowError, ValueError, OSError):
-                day = _moment(when).date().isoformat()
-                per_million = book.get(model, day)
+                per_million = on_day(schedule, _moment(when).date().isoformat())
         if per_million is None:
             info = _model(model) if model else None
             if info is None:
+                if book is not None and model:
+                    book.put(model, ())
                 self._unpriced.add(model or "(no model)")
                 return
-            moment = _moment(when)
-            model_price = info.get_prices(moment)
+            model_price = info.get_prices(_moment(when))
             per_million = rates(model_price)
+            if book is not None and model and schedule is None and _by_day(info):
+                learned = schedule_of(info)
+                if any(found is not None for _, found in learned):  # else nothing to spare
+                    book.put(model, learned)
             if per_million is None:
                 self._priced += model_price.calc_price(_usage(tokens))["total_price"]
                 return
-            if book is not None and model and day is not None and _by_day(info):
-                book.put(model, day, per_million)
         kept = self._groups.get(per_million)
         self._groups[per_million] = tokens if kept is None else kept + tokens
 

@@ -359,9 +359,25 @@ def book_for(state: Path, roots: Iterable[str], *, writable: bool = True) -> Spe
     """The book in state dir ``state`` (its ``spends`` folder); None when that folder lies
     in one of ``roots`` (a Claude config dir: wftop writes nothing there)."""
     folder = state / "spends"
+    return None if _in_roots(folder, roots) else SpendBook(folder, writable=writable)
+
+
+def rates_for(state: Path, roots: Iterable[str], *, writable: bool = True) -> RateBook | None:
+    """The spend book's rate book alone, this process's to price from (`keep_rates`), for a
+    listing that keeps no spends (``--no-cache``: the book keeps the package's answers, not
+    a run's); None where `book_for` gives none."""
+    folder = state / "spends"
+    if _in_roots(folder, roots):
+        return None
+    book = RateBook(folder / RATES, price_data()["version"], writable=writable)
+    keep_rates(book)
+    return book
+
+
+def _in_roots(folder: Path, roots: Iterable[str]) -> bool:
     where = os.path.realpath(folder)
     for root in roots:
         top = os.path.realpath(root)
         if where == top or where.startswith(top.rstrip(os.sep) + os.sep):
-            return None
-    return SpendBook(folder, writable=writable)
+            return True
+    return False
