@@ -26,9 +26,8 @@ from sys import intern
 from typing import TYPE_CHECKING, Any
 
 from wftop.core.cost.tokens import NO_TOKENS, NOTHING, Tokens
-from wftop.core.read.errors import Cause
 from wftop.core.read.runfolder import run_ident
-from wftop.core.read.sessions import Liveness
+from wftop.core.read.verdicts import Cause, Liveness
 from wftop.core.rowbatch import PlainBatch, SlotFiller
 from wftop.core.rowwire import (
     COUNT,

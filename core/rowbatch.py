@@ -22,7 +22,7 @@ from operator import itemgetter, methodcaller
 from typing import Any
 
 from wftop.core.cost.tokens import TOKEN_FIELDS, Tokens
-from wftop.core.read.sessions import Liveness
+from wftop.core.read.verdicts import Liveness
 from wftop.core.rowwire import (
     COUNT,
     DOLLARS,

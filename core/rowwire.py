@@ -12,9 +12,8 @@ from enum import StrEnum
 from typing import Any, NamedTuple
 
 from wftop.core.cost.tokens import TOKEN_FIELDS, Tokens
-from wftop.core.read.errors import Cause
 from wftop.core.read.isotime import parse_iso_time
-from wftop.core.read.sessions import Liveness
+from wftop.core.read.verdicts import Cause, Liveness
 from wftop.core.status import Status, iso_utc
 
 

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 
 from wftop.core.read.discovery import session_run_folders
 from wftop.core.read.runfolder import RunFolder, run_ident
-from wftop.core.read.sessions import local_pid_domain, owners_by_session
 from wftop.core.stall import DEFAULT_STALL_WINDOW
 from wftop.core.system.procs import ProcessTable, default_table
 
@@ -87,6 +86,7 @@ class Details:
         from wftop.core.index.coldpass import SessionFacts
         from wftop.core.index.context import RunContext
         from wftop.core.index.reader import RunReader
+        from wftop.core.read.sessions import local_pid_domain, owners_by_session
 
         ident = run_ident(root, session_id, run_id)
         with self._lock:

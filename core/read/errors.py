@@ -10,8 +10,9 @@ real CLI against a mock API (``EXP``) or, where noted, from the CLI's own bundle
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, Final
+
+from wftop.core.read.verdicts import Cause as Cause  # its home; named here as before
 
 EVIDENCE_CHARS: Final = 300
 """An evidence line's text is cut to this many characters."""
@@ -24,27 +25,6 @@ def cut(text: str, limit: int) -> str:
     """``text`` shortened to ``limit`` characters, marked with an ellipsis when cut."""
     text = " ".join(text.split()) if "\n" in text else text
     return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
-
-
-class Cause(StrEnum):
-    """Why a session stopped or a call failed (``docs/forensics.md``, in its order)."""
-
-    MACHINE_SLEPT = "machine_slept"
-    AUTH_EXPIRED = "auth_expired"
-    USAGE_LIMIT = "usage_limit"
-    CONTEXT_TOO_LONG = "context_too_long"
-    RATE_LIMITED = "rate_limited"
-    API_OVERLOAD = "api_overload"
-    API_5XX = "api_5xx"
-    NETWORK = "network"
-    STALLED = "stalled"
-    USER_INTERRUPT = "user_interrupt"
-    SCHEMA = "schema"
-    """A call's agent ended without the structured output its schema asked for."""
-    SCRIPT_ERROR = "script_error"
-    """The workflow's script threw: the run failed, and the calls it left open with it."""
-    API_ERROR_UNCLASSIFIED = "api_error_unclassified"
-    CLEAN_OR_UNKNOWN = "clean_or_unknown"
 
 
 CALL_ONLY: Final = frozenset({Cause.SCHEMA, Cause.SCRIPT_ERROR})

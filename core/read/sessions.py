@@ -14,10 +14,10 @@ import os
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from wftop.core.read.verdicts import Liveness as Liveness  # its home; named here as before
 from wftop.core.system.platforms import pid_domain_kind
 
 if TYPE_CHECKING:
@@ -36,17 +36,6 @@ holds the pid now and was created no later than that held the pid when the file 
 pid. The slack covers the two clocks being read apart (psutil's creation time on Linux rests on
 a boot time in whole seconds); it errs towards alive.
 """
-
-
-class Liveness(StrEnum):
-    ALIVE = "alive"
-    DEAD = "dead"
-    """A registry file exists but its process is gone (or the pid was recycled)."""
-    UNKNOWN = "unknown"
-    """The local process table cannot tell: the file was written on another machine or pid
-    namespace, the table cannot read the pid, or no start can be compared."""
-    ABSENT = "absent"
-    """No registry file names the session."""
 
 
 @dataclass(frozen=True)

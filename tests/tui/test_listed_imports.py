@@ -4,8 +4,10 @@ key), the fetch of a remote run's files (a remote run opened), psutil (the proce
 read when a run is), what reads a run's journal, snapshot, failures and spend (its engine
 reads them; a view reads rows), what reads the supervisor's marks where it has no state
 file (no run was ever marked), the resume store's locks and records (the marks and the
-notifications keep their files as the store does, without it), or the run model (a row's
-status and its words are `wftop.core.status`'s), none of which drawing the list needs.
+notifications keep their files as the store does, without it), the run model (a row's
+status and its words are `wftop.core.status`'s), or the error signatures and the process
+registry (a row's cause and owner's liveness are `wftop.core.read.verdicts`'s), none of
+which drawing the list needs.
 Looked at as the store applies the change that says every run is known: before anything the
 list's first frame starts (the run screen readied a second later imports the readers)."""
 
@@ -34,6 +36,8 @@ LATER = (
     "wftop.core.resume.lock",
     "wftop.core.resume.records",
     "wftop.core.model",
+    "wftop.core.read.errors",
+    "wftop.core.read.sessions",
 )
 
 LISTED = rf"""
