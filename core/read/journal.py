@@ -18,7 +18,7 @@ from typing import Any, Final, cast
 
 from wftop.core.read.foldcall import Call as Call
 from wftop.core.read.foldcall import CallState as CallState
-from wftop.core.read.foldcall import fold_records
+from wftop.core.read.foldcall import fold_whole
 from wftop.core.read.jsonl import Sink
 from wftop.core.read.problem import Problem
 from wftop.core.read.shared import Chunks, FrozenTable, Prefix
@@ -190,16 +190,11 @@ class JournalFold:
         return self
 
     def _fold(self, records: list[tuple[int, dict[str, Any]]]) -> None:
-        """`fold_records` into this fold's own calls and key dicts, its counts added up."""
-        folded = fold_records(
-            records,
-            cast(dict[str, Call], self.calls),
-            self.open_keys,
-            self.failed_keys,
-            self.unlabelled,
-            cast(list[str], self.rerun_agent_ids),
-            self.packs,
-        )
+        """`fold_whole` into this fold's own calls and key dicts, its counts added up."""
+        calls = cast(dict[str, Call], self.calls)
+        reruns = cast(list[str], self.rerun_agent_ids)
+        into = (calls, self.open_keys, self.failed_keys, self.unlabelled, reruns)
+        folded = fold_whole(records, into, self.packs)
         started, results, failures, keyless = folded.counts
         self.started_lines += started
         self.result_lines += results

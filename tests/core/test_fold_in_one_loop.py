@@ -1,4 +1,4 @@
-"""A run read whole is folded in one loop (`fold_records`, no call per line), what its
+"""A run read whole is folded in one loop (`fold_whole`, no call per line), what its
 records fed one by one make, and what a fold whose calls a snapshot shares makes fed the rest
 (each call copied before it changes), call for call and field for field: every journal of
 every tree under ``tests/data`` (the CLI's current and older builds, forensics' damaged
@@ -93,13 +93,13 @@ def test_a_run_read_whole_is_folded_in_one_loop(monkeypatch: pytest.MonkeyPatch)
     still folds line by line (each call it changes copied first)."""
     numbered = read_all(next(path for path in JOURNALS if "corpus/killed/" in path)).records
     loops: list[int] = []
-    real = journal_module.fold_records
+    real = journal_module.fold_whole
 
     def counted(records: list[tuple[int, dict[str, Any]]], *rest: Any) -> Any:
         loops.append(len(records))
         return real(records, *rest)
 
-    monkeypatch.setattr(journal_module, "fold_records", counted)
+    monkeypatch.setattr(journal_module, "fold_whole", counted)
     fold = JournalFold().feed_all(numbered)
     assert loops == [len(numbered)] and len(fold.calls) >= 5
     fold.snapshot()
@@ -109,8 +109,9 @@ def test_a_run_read_whole_is_folded_in_one_loop(monkeypatch: pytest.MonkeyPatch)
 
 def test_the_fold_makes_a_keyed_call_by_position(monkeypatch: pytest.MonkeyPatch) -> None:
     """A class called with a keyword is handed a dict of them (a fifth of making a call,
-    100,000 of them in a plan): the fold makes each keyed call from its key, place and
-    first line alone, and the call is the one those keywords make."""
+    100,000 of them in a plan): the fold makes each keyed call by position, its key, place
+    and first line first (a call made whole at its ``started`` line is given the rest by
+    position too), and the call is the one those keywords make."""
     numbered = [
         (1, {"type": "started", "key": "k1", "agentId": "a1", "label": "one"}),
         (2, {"type": "started", "agentId": "a2"}),  # keyless: a call of its agent's own
@@ -129,7 +130,8 @@ def test_the_fold_makes_a_keyed_call_by_position(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(foldcall, "Call", Counted)
     fold = JournalFold().feed_all(numbered)
     assert [keywords for args, keywords in made] == [{}, {"keyless": True}, {}]
-    assert [args for args, keywords in made] == [("k1", 0, 1), ("agent:a2", 1, 2), ("k2", 2, 3)]
-    for key, order, line in (args for args, keywords in made if not keywords):
+    made_at = [args[:3] for args, keywords in made]
+    assert made_at == [("k1", 0, 1), ("agent:a2", 1, 2), ("k2", 2, 3)]
+    for key, order, line in (args[:3] for args, keywords in made if not keywords):
         call = fold.calls[key]
         assert (call.order, call.first_line) == (order, line) and not call.keyless

@@ -24,16 +24,16 @@ def test_a_plans_heal_folds_no_line_again(tmp_path: Path, monkeypatch: pytest.Mo
     path = run.folder.journal
     records = read_all(path).records
     folded: list[int] = []
-    real = journal_module.fold_records
+    real = journal_module.fold_whole
 
     def counted(lines: list[Any], *args: Any) -> Any:
         folded.append(len(lines))
         return real(lines, *args)
 
     info = os.stat(path)
-    monkeypatch.setattr(journal_module, "fold_records", counted)
+    monkeypatch.setattr(journal_module, "fold_whole", counted)
     with reading_once({path: ((info.st_size, info.st_mtime), run.fold)}):
         fold, dropped = healed_journal(path)
-    monkeypatch.setattr(journal_module, "fold_records", real)
+    monkeypatch.setattr(journal_module, "fold_whole", real)
     assert dropped and folded == []
     assert (fold, dropped) == healed_fold(records)

@@ -272,17 +272,17 @@ def test_the_heal_folds_the_journal_once_and_the_failed_calls_lines_again(
     failed = {call_key(record) for _line, record in records if record.get("type") == "failed"}
     own = sum(call_key(record) in failed for _line, record in records)
     folded: list[int] = []
-    real = journal_module.fold_records
+    real = journal_module.fold_whole
 
     def counted(lines: list[Any], *args: Any) -> Any:
         folded.append(len(lines))
         return real(lines, *args)
 
-    monkeypatch.setattr(journal_module, "fold_records", counted)
+    monkeypatch.setattr(journal_module, "fold_whole", counted)
     fold, dropped = healed_fold(records)
     assert sum(folded) <= len(records) + own
     assert dropped == drop
-    monkeypatch.setattr(journal_module, "fold_records", real)
+    monkeypatch.setattr(journal_module, "fold_whole", real)
     assert fold == JournalFold().feed_all(relocate.renumbered(records, drop))
 
 
