@@ -115,7 +115,19 @@ class PlainBatch:
         `PlainRows.read` reads each row's (None: read the batch a row at a time)."""
         if not datas:
             return [[] for _name in self.names]
-        by_field = self._rows(datas)
+        return self._checked(self._rows(datas))
+
+    def array_columns(self, arrays: Sequence[Any]) -> list[list[Any]] | None:
+        """`columns` of rows each an array of every field's value in ``fields``' order (the
+        engine's stream: `wftop.core.row.array_line`), none left out: no key to compare."""
+        if not arrays:
+            return [[] for _name in self.names]
+        if set(map(type, arrays)) != {list} or set(map(len, arrays)) != {len(self.names)}:
+            return None
+        return self._checked(list(zip(*arrays, strict=True)))
+
+    def _checked(self, by_field: list[tuple[Any, ...]] | None) -> list[list[Any]] | None:
+        """Each field's values read (None: read the batch a row at a time)."""
         if by_field is None:
             return None
         try:

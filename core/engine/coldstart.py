@@ -190,7 +190,7 @@ async def first_rows(
         superseded = cold.superseded.get(folder.ident)
         owner = cold.owners.get(folder.session_id, NO_OWNER)
         kept, key = cache.find(folder, owner, superseded) if looked else (None, None)
-        found = _from_cache(kept.row, folder, kept.naming) if kept is not None else None
+        found = _from_cache(kept, folder) if kept is not None else None
         if found is None:
             keys[folder.journal] = key
             unread.append(folder)
@@ -249,7 +249,7 @@ async def first_rows(
             made.append(held_read(read.held))
             problems.extend(read.problems)
             if read.settled and not read.problems and not lazy:
-                kept = Kept(read.last_activity, read.item, read.ended)
+                kept = Kept(read.last_activity, read.item, read.ended, wire=read.held[0])
                 cache.put(read.journal, keys.get(read.journal), kept, read.named)
         done += len(made)
         emit(made, problems, done, total)
@@ -273,7 +273,7 @@ async def _kept_first(cache: RowCache, owners: dict[str, Owner], emit: Emit) -> 
     batch: list[Held] = []
     for number, folder in enumerate(folders, 1):
         kept, _key = cache.find(folder, owners.get(folder.session_id, NO_OWNER), None)
-        found = _from_cache(kept.row, folder, kept.naming) if kept is not None else None
+        found = _from_cache(kept, folder) if kept is not None else None
         if found is not None:
             sent[found.ident] = folder.path
             batch.append(found)
@@ -312,20 +312,24 @@ def _root_head(root: str) -> str:
     return root.rstrip(os.sep) + os.sep
 
 
-def _from_cache(item: bytes, folder: RunFolder, naming: Naming | None = None) -> Held | None:
-    """A cached row of the run of ``folder``, on one line, not decoded into a `RunRow` yet:
-    it must be a JSON object naming that run and what names its project (None: read the
-    run instead). Its other fields are checked when the row is first asked for
-    (`Held.row`), as the view checks every row it is sent.
+def _from_cache(kept: Kept, folder: RunFolder) -> Held | None:
+    """A cached row of the run of ``folder``, on one line as the stream sends it, not
+    decoded into a `RunRow` yet: it must be a JSON object naming that run and what names its
+    project (None: read the run instead). Its other fields are checked when the row is first
+    asked for (`Held.row`), as the view checks every row it is sent.
 
-    With the `Naming` the cache kept with it, a row printed as ``ls`` prints it is not
-    parsed: its first lines must name the run and its project as given (`_kept_head`), and
-    its line is the row without its newlines, its indent left (the engine takes it off once
-    the first rows are out: `wftop.core.engine.holding.compacted`)."""
-    if naming is not None and item.startswith(_kept_head(folder, naming)) and _LOCAL in item:
-        line = item.replace(b"\n", b"")
-        return Held(None, line, ident=folder.ident, naming=_interned(naming))
-    from wftop.core.row import RowError  # a row not printed as ``ls`` prints it: rare
+    With the `Naming` and the array (`wftop.core.row.array_line`) the cache kept with it, a
+    row printed as ``ls`` prints it is not parsed: its first lines must name the run and its
+    project as given (`_kept_head`), and its line is the array kept with it."""
+    item, naming = kept.row, kept.naming
+    if (
+        naming is not None
+        and kept.wire
+        and item.startswith(_kept_head(folder, naming))
+        and _LOCAL in item
+    ):
+        return Held(None, kept.wire, ident=folder.ident, naming=_interned(naming))
+    from wftop.core.row import RowError, array_line  # a row not printed as ``ls`` prints it
 
     try:
         data = orjson.loads(item)
@@ -347,7 +351,7 @@ def _from_cache(item: bytes, folder: RunFolder, naming: Naming | None = None) ->
         except RowError:
             return None
     naming = _interned((cwd, project, name))
-    return Held(None, exact(orjson.dumps(data)), ident=folder.ident, naming=naming)
+    return Held(None, exact(array_line(data)), ident=folder.ident, naming=naming)
 
 
 @lru_cache(maxsize=256)

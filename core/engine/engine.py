@@ -30,7 +30,6 @@ from collections.abc import AsyncGenerator, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wftop.core.engine import holding
 from wftop.core.engine import lines as wire
 from wftop.core.engine.coldstart import LAZY_SPEND, FirstRows, first_rows
 from wftop.core.engine.failing import failure_said, log_trace
@@ -252,7 +251,6 @@ class Engine:
         if self.kept:  # a warm start: its first view, on its way, has every row it needs
             await self._views.first(self.first_view, stop)
         await self._views.drained(below=0)  # views have every first row before what follows
-        await holding.compacted(list(self.held.values()))  # the kept rows' lines at their least
         if stop.is_set():
             return
         # What reads runs after the first rows, imported once they are out (a view lists

@@ -1,6 +1,7 @@
-"""A run as the engine holds it (`Held`): its row printed on one line, ready to send, with
-what naming its project needs, the row itself decoded only when first asked for; and how a
-row read in a forked worker becomes one without being decoded where it is held
+"""A run as the engine holds it (`Held`): its row on one line as the stream sends it (an
+array of its fields' values: `wftop.core.row.array_line`), with what naming its project
+needs, the row itself decoded only when first asked for; and how a row read in a forked
+worker becomes one without being decoded where it is held
 (`wftop.core.engine.printing.printed_fields` in the worker, `held_read` in the engine); and
 what ``wftop status`` asks of the runs held (`shown_counts`, `needy_states`).
 """
@@ -13,8 +14,6 @@ from sys import intern
 from typing import TYPE_CHECKING, Any
 
 import orjson
-
-from wftop.core.engine.lines import one_line
 
 if TYPE_CHECKING:  # a row is decoded when first asked for: the row model with it
     from wftop.core.attention import RunState
@@ -74,22 +73,26 @@ def decoded(line: bytes) -> RunRow:
 
 
 def from_json(data: Any) -> RunRow:
-    """`RunRow.from_json`: the row model is imported when the engine first decodes a row."""
+    """The row of a JSON value: `RunRow.from_array` of an array (a line held), else
+    `RunRow.from_json`; the row model is imported when the engine first decodes a row."""
     from wftop.core.row import RunRow
 
-    return RunRow.from_json(data)
+    return RunRow.from_array(data) if type(data) is list else RunRow.from_json(data)
 
 
 def held(item: bytes) -> Held:
-    """The held form of a printed row (`RowError` when it is not a row)."""
-    from wftop.core.row import RowError
+    """The held form of a row printed as ``ls`` prints it (`RowError` when it is not a
+    row): on one line as the stream sends it (`wftop.core.row.array_line`)."""
+    from wftop.core.row import RowError, array_line
 
-    line = one_line(item.strip())
     try:
-        data = orjson.loads(line)
+        data = orjson.loads(item)
     except orjson.JSONDecodeError as error:
         raise RowError(f"row: not JSON ({error})") from None
-    return Held(from_json(data), line)
+    if type(data) is not dict:
+        raise RowError("row: expected an object")
+    row = from_json(data)
+    return Held(row, exact(array_line(data)))
 
 
 def held_read(read: tuple[bytes, str, Naming]) -> Held:

@@ -9,10 +9,8 @@ came or went.
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 from collections.abc import Callable, Iterable
-from contextlib import suppress
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -62,36 +60,28 @@ class Gone:
         return rows, lost
 
 
-async def compacted(entries: list[Held], turn: int = 1024) -> None:
-    """Kept rows' lines without the indent `wftop.core.engine.coldstart._from_cache` left in
-    them, ``turn`` rows between two turns of the event loop (a view connecting meanwhile is
-    answered); a line that is no JSON is left as it is (no row, as `Held.row` says)."""
-    for number, entry in enumerate(entries, 1):
-        if entry.line[:1] == b" ":
-            with suppress(orjson.JSONDecodeError):
-                entry.line = exact(orjson.dumps(orjson.loads(entry.line)))
-        if number % turn == 0:
-            await asyncio.sleep(0)
-
-
 def held_of(row: RunRow, redactor: Redactor) -> Held:
-    """A row as the engine holds it: printed on one line, names masked (what names its
-    project read back from that line when masking changed it, so both say the same), at
-    its own size. The row is not kept: it is decoded from the line when asked for
+    """A row as the engine holds it: on one line as the stream sends it (an array of its
+    values: `wftop.core.row.array_line`), names masked (what names its project read back
+    from what masking printed when it changed it, so both say the same), at its own size.
+    The row is not kept: it is decoded from the line when asked for
     (`Held.row`; a comparison's, `Held.peek`, is not kept either)."""
-    from wftop.core.row import RunRow
+    from wftop.core.row import RunRow, array_line
     from wftop.core.text.redact import dumps_redacted, may_hold_secret_bytes
 
     fields = row.json_fields()
     try:
-        plain = exact(orjson.dumps(fields))
+        plain = orjson.dumps(fields)
     except TypeError:  # a name that is not UTF-8: the safe way
         plain = b""
-    line = plain if plain and not may_hold_secret_bytes(plain) else b""
-    if not line:
-        line = exact(dumps_redacted(fields, redactor))
-        row = RunRow.from_json(orjson.loads(line))
-    return Held(None, line, ident=row.ident, naming=(row.cwd, row.project, row.project_name))
+    if plain and not may_hold_secret_bytes(plain):
+        line = array_line(fields)
+    else:
+        data = orjson.loads(dumps_redacted(fields, redactor))
+        line = array_line(data)
+        row = RunRow.from_json(data)
+    naming = (row.cwd, row.project, row.project_name)
+    return Held(None, exact(line), ident=row.ident, naming=naming)
 
 
 class ProjectNames:

@@ -202,7 +202,7 @@ async def kept_filled(
                 continue
             entry = held_read(one.held)  # its names as the printed row says them
             naming = (entry.cwd, entry.project, entry.project_name)
-            kept = Kept(one.last_activity, one.item, one.ended, naming=naming)
+            kept = Kept(one.last_activity, one.item, one.ended, naming, one.held[0])
             del unpriced[one.journal]
             cache.put(one.journal, one.cache_key, kept, one.named)
             if one.key is not None:

@@ -4,6 +4,6 @@ that is known before a view imports the stream and its rows (`wftop.core.engine.
 
 from __future__ import annotations
 
-PROTOCOL = 2
+PROTOCOL = 3
 """Bumped whenever a message changes shape or meaning: an engine of another protocol (or
-another wftop version) is never used."""
+another wftop version) is never used (3: each row an array of its fields' values)."""

@@ -291,10 +291,12 @@ def scan_rows(
     cold = ColdPass(kept.owners, kept.superseded, now(), stall_window, LIST_KEEP_BYTES, spend_book)
     placed: list[Placed[Row]] = [cast(Placed[Row], entry) for entry in kept.kept]
 
+    keep = cache is not None and cache.path is not None  # the arrays a cache keeps, made too
+
     def hand(part: Sequence[RunFolder]) -> list[Made[Row]]:
         if isinstance(make_row, FromFields):
             made = [
-                _made(one, *make_row.row(one.fields))
+                _made(one, *make_row.row(one.fields), keep=keep)
                 for one in cold.counted(part, make_row.spends, pending=False)
             ]
             cold.save_spends()
@@ -326,7 +328,7 @@ def scan_rows(
             if cache is None or not fresh.settled or fresh.problems:
                 continue  # only rows of settled runs read without trouble are kept
             if isinstance(fresh.row, bytes):
-                row = Kept(fresh.last_activity, fresh.row, fresh.ended, fresh.naming)
+                row = Kept(fresh.last_activity, fresh.row, fresh.ended, fresh.naming, fresh.wire)
                 cache.put(fresh.journal, kept.keys.get(fresh.journal), row, fresh.named)
     scan = RowScan.of(placed)
     scan.problems[:0] = kept.problems
@@ -335,10 +337,16 @@ def scan_rows(
     return scan
 
 
-def _made(counted: Counted, row: Row, naming: Naming | None) -> Made[Row]:
+def _made(counted: Counted, row: Row, naming: Naming | None, *, keep: bool) -> Made[Row]:
     """The `Made` of a row made of a run's counted fields (`ColdPass.counted`), with its
-    naming (`FromFields.row`)."""
+    naming (`FromFields.row`), and (``keep``: for the rows cache) the row as the engine's
+    stream sends it, made in the worker (`wftop.core.index.countrow.printed_array`)."""
     fields = counted.fields
+    wire = None
+    if keep and isinstance(row, bytes) and counted.settled and not counted.problems:
+        from wftop.core.index.countrow import printed_array
+
+        wire = printed_array(fields, row)
     return Made(
         (-(counted.last_activity or 0.0), fields["run_id"], fields["session_id"], fields["root"]),
         row,
@@ -349,6 +357,7 @@ def _made(counted: Counted, row: Row, naming: Naming | None) -> Made[Row]:
         counted.settled,
         counted.ended,
         naming,
+        wire,
     )
 
 
@@ -369,3 +378,6 @@ class Made(NamedTuple, Generic[Row]):
     """A printed row's `Naming`, read from it in the worker that printed it: the parent
     names the listing's projects (``ls``'s ``rename``) and keeps the row without parsing it
     again (5,000 rows: about 0.05 s of the parent's, after its workers are done)."""
+    wire: bytes | None = None
+    """The row as the engine's stream sends it, for the rows cache (None: made of ``row``
+    when the cache is saved), made in the worker too."""

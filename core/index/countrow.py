@@ -25,14 +25,14 @@ import orjson
 from wftop.core.cost.tokens import NOTHING
 from wftop.core.index.context import RunContext
 from wftop.core.index.reader import RunReader
-from wftop.core.index.rowfile import Naming, naming_of, row_naming
+from wftop.core.index.rowfile import Naming, naming_of, row_array, row_naming
 from wftop.core.index.runmade import classified
 from wftop.core.index.scriptlook import NamedScript
 from wftop.core.model import ENDED, Status, iso_utc
 from wftop.core.read.journal import CallState
 from wftop.core.read.jsonl import Problem
 from wftop.core.read.runfolder import short_project
-from wftop.core.row import printed_item
+from wftop.core.row import array_line, printed_item
 from wftop.core.rowwire import moment
 from wftop.core.text.gate import escape_json
 from wftop.core.text.prefilter import may_hold_secret
@@ -181,6 +181,18 @@ def printed_named(fields: dict[str, Any], redactor: Redactor) -> tuple[bytes, Na
             pass
     row = printed_item(fields, redactor)
     return row, row_naming(row)
+
+
+def printed_array(fields: dict[str, Any], row: bytes) -> bytes:
+    """The row `printed_named` printed of ``fields`` as the engine's stream sends it
+    (`wftop.core.row.array_line`, which the rows cache keeps beside it): made of the fields
+    where they were printed as they are, else read back from what was printed (masked)."""
+    if not may_be_masked(fields):
+        try:
+            return array_line(fields)
+        except TypeError:  # a name that is not UTF-8: as printed_item printed it
+            pass
+    return row_array(row)
 
 
 def indented(fields: dict[str, Any]) -> bytes:

@@ -73,12 +73,13 @@ class Seed(NamedTuple):
         return key_text(key) == self.key
 
     def row(self) -> RunRow:
-        """The row (`RowError` when the line is not one)."""
+        """The row (`RowError` when the line is not one): an array of its values, as the
+        engine holds it (`wftop.core.row.array_line`), or an object, as ``ls`` prints it."""
         try:
             data = orjson.loads(self.line)
         except orjson.JSONDecodeError as error:
             raise RowError(f"row: not JSON ({error})") from None
-        return RunRow.from_json(data)
+        return RunRow.from_array(data) if type(data) is list else RunRow.from_json(data)
 
 
 class RunKeys:

@@ -47,6 +47,7 @@ from wftop.core.index.rowfile import (
     load_root,
     root_file,
     root_prefix,
+    row_array,
     row_naming,
     save_rows,
 )
@@ -251,7 +252,7 @@ class RowCache(WalkKeep):
             return None
         self._new[journal] = entry
         self.hits += 1
-        return Kept(entry[1], entry[2], ended, (entry[5], entry[6], entry[7]))
+        return Kept(entry[1], entry[2], ended, (entry[5], entry[6], entry[7]), entry[8])
 
     def put(self, journal: str, key: Key | None, kept: Kept, named: NamedScript) -> None:
         """Keep the row of a `settled` run read under ``key``."""
@@ -263,13 +264,16 @@ class RowCache(WalkKeep):
         if kept.ended:
             key = [None, *key[1:]]
         entry = [key_text(key), kept.last_activity, kept.row, named.path, named.exists, *naming]
-        self._new[journal] = entry
+        self._new[journal] = [*entry, kept.wire]  # None: made from the row when saved
 
     def save(self) -> None:
         """Write each root's file with the rows used or read this time under it (a root
         nested in another keeps its own rows); other roots' files are not touched."""
         if self.path is None:
             return
+        for entry in self._new.values():
+            if entry[8] is None:
+                entry[8] = row_array(entry[2])
         rows, listings = by_root(self.roots, self._new), by_root(self.roots, self._listings)
         for root, entries in rows.items():
             listed = {name: self._listed.get(name) for name in listings[root]}

@@ -1,8 +1,10 @@
 """The file of the ``ls --json`` rows cache (`wftop.core.index.rowcache`) and what its
 entries hold: each root's file is one JSON line, ``{"version", "runs", "listed"}``, then the
 rows' bytes one after the other, each entry naming its row's length (a kept row is printed
-as it was read: no string of JSON to decode); an entry is ``[key text, last activity,
-length, named script, whether it existed, cwd, project, project name]``; ``listed`` keeps
+as it was read: no string of JSON to decode), then the length of the same row as the
+engine's stream sends it (an array of its values: `wftop.core.row.array_line`), whose bytes
+follow the row's; an entry is ``[key text, last activity, length, named script, whether it
+existed, cwd, project, project name, array's length]``; ``listed`` keeps
 each folder the walk need not list again as one string, its stamp then its names
 (``inode/time/name/…``, `wftop.core.index.rowcache.RowCache.snapshot_names`, read back by
 `kept_names`), and which root's file holds a path is `by_root`'s to say.
@@ -26,7 +28,7 @@ import orjson
 from wftop.core.index.cachefile import Key
 from wftop.core.system.atomic import atomic_write
 
-CACHE_VERSION = 15
+CACHE_VERSION = 16
 """Bump whenever the shape or the meaning of an ``ls --json`` row changes (4: ``host``;
 5: ``call_states``; 6: what the run spent, ``cost_usd``, ``tokens``, ``unpriced_models``;
 7: the paths kept real, other strings masked with more shapes; 8: ``failures``,
@@ -36,7 +38,8 @@ escaped; 10: the key, one stamp a run and the session's, `wftop.core.index.cache
 ``status: unreadable`` and ``unreadable_reason``; 13: rows kept as bytes after the
 entries, with their `Naming`, and an ended run kept without its journal's stamp; 14:
 the sessions' snapshot listings kept with their folders' stamps; 15: each listing one
-string, ``inode/time/name/…``, and the sessions' run folders listed beside)."""
+string, ``inode/time/name/…``, and the sessions' run folders listed beside; 16: each row
+as an array of its values besides, as the engine sends it)."""
 
 
 Naming = tuple[str | None, str, str]
@@ -58,6 +61,9 @@ class Kept:
     """The run has `wftop.core.index.cachefile.ended`: kept without its journal's stamp."""
     naming: Naming | None = None
     """Read from ``row`` when it is kept, if not given."""
+    wire: bytes | None = None
+    """The row as the engine's stream sends it (`wftop.core.row.array_line`); made from
+    ``row`` when it is saved, if not given."""
 
 
 def key_text(key: Key) -> str:
@@ -80,6 +86,18 @@ def row_naming(row: bytes) -> Naming | None:
     except orjson.JSONDecodeError:
         return None
     return naming_of(data) if isinstance(data, dict) else None
+
+
+def row_array(row: bytes) -> bytes:
+    """A printed row as the engine's stream sends it (`wftop.core.row.array_line`; empty:
+    not a row, which the engine then reads from ``row`` itself)."""
+    from wftop.core.row import array_line  # a row kept without its array: the model with it
+
+    try:
+        data = orjson.loads(row)
+        return array_line(data) if type(data) is dict else b""
+    except (orjson.JSONDecodeError, TypeError):
+        return b""
 
 
 def naming_of(data: dict[str, Any]) -> Naming | None:
@@ -143,9 +161,11 @@ def _rows_of(data: mmap.mmap) -> tuple[dict[str, Any], dict[str, str]]:
     for entry in entries.values():  # each length replaced by its row, in place
         if not _valid(entry):
             return {}, {}
-        length = entry[2]
+        length, wire = entry[2], entry[8]
         entry[2] = data[at : at + length]
         at += length
+        entry[8] = data[at : at + wire]
+        at += wire
     if at != len(data):
         return {}, {}
     return entries, {folder: item for folder, item in listed.items() if type(item) is str}
@@ -153,24 +173,41 @@ def _rows_of(data: mmap.mmap) -> tuple[dict[str, Any], dict[str, str]]:
 
 def save_rows(path: Path, entries: dict[str, Any], listed: dict[str, str]) -> None:
     """Replace a rows file; one that cannot be written is left as it was."""
-    heads = {journal: [*entry[:2], len(entry[2]), *entry[3:]] for journal, entry in entries.items()}
+    heads = {
+        journal: [*entry[:2], len(entry[2]), *entry[3:8], len(entry[8])]
+        for journal, entry in entries.items()
+    }
     with contextlib.suppress(OSError, TypeError):  # TypeError: an entry JSON cannot hold
         head = orjson.dumps({"version": CACHE_VERSION, "runs": heads, "listed": listed})
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        body = [head, b"\n", *(entry[2] for entry in entries.values())]
+        rows = (part for entry in entries.values() for part in (entry[2], entry[8]))
+        body = [head, b"\n", *rows]
         atomic_write(path, b"".join(body), sync=False)  # a cache: one a crash loses is made again
 
 
 _ENTRY_TYPES = frozenset(
     product(
-        [str], [NoneType, float, int], [int], [NoneType, str], [bool], [NoneType, str], [str], [str]
+        [str],
+        [NoneType, float, int],
+        [int],
+        [NoneType, str],
+        [bool],
+        [NoneType, str],
+        [str],
+        [str],
+        [int],
     )
 )
 """The types an entry's items may have, in order (as orjson reads them: no subclass)."""
 
 
 def _valid(entry: Any) -> bool:
-    return type(entry) is list and tuple(map(type, entry)) in _ENTRY_TYPES and entry[2] >= 0
+    return (
+        type(entry) is list
+        and tuple(map(type, entry)) in _ENTRY_TYPES
+        and entry[2] >= 0
+        and entry[8] >= 0
+    )
 
 
 def kept_names(kept: str | None, stamp: str) -> list[str] | None:

@@ -209,7 +209,7 @@ async def test_problems_reach_every_view_and_a_late_one_too(tmp_path):
 
 
 SPAWNS = """
-import asyncio, sys, threading
+import asyncio, json, sys, threading
 from wftop.core.engine import engine as engine_module
 from wftop.core.engine.engine import Engine
 from wftop.core.engine.holding import held_of
@@ -233,7 +233,7 @@ class Last:
                 if b'"final":true' in line:  # it names again the runs the listing renamed
                     self.stop.set()
                 else:
-                    self.rows += line.count(b'"run_id"')
+                    self.rows += len(json.loads(line)["rows"])
         return True
 
 async def main():

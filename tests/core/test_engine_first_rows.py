@@ -5,6 +5,7 @@ decodes each once), and a kept row that is no row after all is replaced by its r
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import json
 import os
@@ -24,22 +25,23 @@ from wftop.core.engine import coldstart, heldrow, printing, walkapart
 from wftop.core.engine import protocol as wire
 from wftop.core.index import fanout, rowcache, walkkeep
 from wftop.core.index.coldpass import ColdPass
-from wftop.core.index.rowfile import ENDED, load_root
+from wftop.core.index.rowfile import ENDED, Kept, load_root
 from wftop.core.index.supersede import find_superseded
 from wftop.core.read import discovery, runfolder
 from wftop.core.read.sessions import NO_OWNER, local_pid_domain, owners_by_session
-from wftop.core.row import RunRow
+from wftop.core.row import WIRE_NAMES, RunRow
 from wftop.core.system.procs import FakeProcessTable
 from wftop.core.text.redact import Redactor
 
 
 def count_decoding(monkeypatch: Any) -> list[object]:
-    """Every row the engine decodes from now on (`RunRow.from_json` of a held row's)."""
+    """Every row the engine decodes from now on (`heldrow.from_json` of a held row's)."""
     decoded: list[object] = []
+    decode = heldrow.from_json
 
     def counted(data: Any) -> RunRow:
         decoded.append(data)
-        return RunRow.from_json(data)
+        return decode(data)
 
     monkeypatch.setattr(heldrow, "from_json", counted)
     return decoded
@@ -87,10 +89,11 @@ async def test_a_kept_row_that_is_no_row_is_replaced_by_its_run_as_read(tmp_path
         await until(lambda: engine.following)
     kept = coldstart._from_cache
 
-    def spoilt(item: bytes, folder: Any, *naming: Any) -> Any:  # naming its run, a count not
-        return kept(
-            re.sub(rb'"calls": *', b'"calls": "many", "was": ', item, count=1), folder, *naming
-        )
+    def spoilt(item: Kept, folder: Any) -> Any:  # naming its run, a count not
+        row = re.sub(rb'"calls": *', b'"calls": "many", "was": ', item.row, count=1)
+        values = orjson.loads(item.wire or b"[]")
+        values[WIRE_NAMES.index("calls")] = "many"
+        return kept(dataclasses.replace(item, row=row, wire=orjson.dumps(values)), folder)
 
     monkeypatch.setattr(coldstart, "_from_cache", spoilt)
     view = View()
@@ -302,12 +305,12 @@ class Listing(View):
 def test_a_kept_row_held_costs_about_its_line_in_memory():
     folder = runfolder.RunFolder("/r", "p", "s", "wf_abcdef", "/r/x", "/r/x")
     row = RunRow("wf_abcdef", "s", "p", root="/r", name="n" * 1000, calls=7)
-    item = row.printed(Redactor.for_json())
+    item = Kept(None, row.printed(Redactor.for_json()))  # no array kept: made of the row
     coldstart._from_cache(item, folder)  # what is made once is not counted
     kept, grown = held(lambda: [coldstart._from_cache(item, folder) for _ in range(100)])
     lines = {entry.line for entry in kept if entry is not None}
     assert len(lines) == 1 and len(kept) == 100
-    assert grown / len(kept) < 2 * len(item) + 512  # its line, no slack behind it
+    assert grown / len(kept) < 2 * len(item.row) + 512  # its line, no slack behind it
 
 
 async def test_the_engine_reads_none_of_its_first_rows_itself(tmp_path, monkeypatch):

@@ -12,7 +12,7 @@ from tests.corpus import tree
 from wftop.core.engine import protocol as wire
 from wftop.core.engine.feed import RowFeed
 from wftop.core.index.coldpass import scan_roots
-from wftop.core.row import RunRow
+from wftop.core.row import WIRE_NAMES, RunRow, array_line
 from wftop.core.system.procs import FakeProcessTable
 from wftop.core.text.redact import Redactor
 
@@ -23,7 +23,7 @@ def corpus_rows() -> list[RunRow]:
 
 
 def line(row: RunRow) -> bytes:
-    return wire.one_line(row.printed(Redactor.for_json()))
+    return array_line(orjson.loads(row.printed(Redactor.for_json())))
 
 
 def test_every_message_reads_back_as_it_was_written():
@@ -75,12 +75,17 @@ def test_a_line_that_is_no_message_says_what_was_expected(text, says):
 
 def test_a_row_that_is_no_row_is_left_out_and_said_and_the_others_stand():
     good = line(corpus_rows()[0])
+    bad = b"[1" + good[good.index(b",") :]  # its run id a number
     message = wire.decode(
-        b'{"type":"rows","seq":0,"final":true,"rows":[{"run_id":1},' + good + b"]}"
+        b'{"type":"rows","seq":0,"final":true,"rows":[' + bad + b',{"run_id":"r"},' + good + b"]}"
     )
     assert isinstance(message, wire.Rows) and message.final
     assert message.rows == (corpus_rows()[0],)
-    assert message.rejected == ("rows row 0: run_id: expected a non-empty string, got 1",)
+    assert message.rejected == (
+        "rows row 0: run_id: expected a non-empty string, got 1",
+        f"rows row 1: row: expected an array of its {len(WIRE_NAMES)} fields' values, "
+        "got {'run_id': 'r'}",
+    )
 
 
 def test_a_view_must_say_what_it_wants():

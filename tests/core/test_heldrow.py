@@ -15,7 +15,7 @@ from wftop.core.engine import printing
 from wftop.core.engine.printing import printed_fields
 from wftop.core.index.coldpass import scan_roots
 from wftop.core.read.runfolder import run_ident
-from wftop.core.row import RunRow, printed_item
+from wftop.core.row import RunRow, array_line, printed_item
 from wftop.core.system.procs import FakeProcessTable
 from wftop.core.text import redact
 from wftop.core.text.redact import Redactor
@@ -39,13 +39,14 @@ def corpus_rows() -> list[RunRow]:
 
 
 def as_printed(fields: dict[str, Any], redactor: Redactor) -> tuple[bytes, Any]:
-    """A row printed as ``ls`` prints it, masked, parsed and printed again on its line, with
-    its ident and names read from what was printed: what `printed_fields` gives, kept."""
+    """A row printed as ``ls`` prints it, masked, parsed and printed again on its line as the
+    stream sends it (an array of its values), with its ident and names read from what was
+    printed: what `printed_fields` gives, kept."""
     item = printed_item(fields, redactor)
     data = orjson.loads(item)
     ident = run_ident(data["root"], data["session_id"], data["run_id"])
     naming = (data.get("cwd"), data["project"], data.get("project_name", ""))
-    return item, (orjson.dumps(data), ident, naming)
+    return item, (array_line(data), ident, naming)
 
 
 def test_a_row_for_the_stream_alone_is_the_line_it_was_printed_as():

@@ -1,7 +1,9 @@
-"""A message of the engine's stream whose every row is as wftop prints one is read a field at
-a time over all its rows (`RunRow.batch_from_json`), not a row at a time (a view reads every
-row of its engine's snapshot at its start); whatever a message holds, it reads as the row at
-a time reading says, each bad row named."""
+"""A message of the engine's stream whose every row is an array of its fields' values as
+wftop sends one (`wftop.core.row.array_line`) is read a field at a time over all its rows
+(`RunRow.batch_from_arrays`), not a row at a time (a view reads every row of its engine's
+snapshot at its start); whatever a message holds, it reads as the row at a time reading
+says, each bad row named. Rows as ``ls`` prints them (objects) read so too
+(`RunRow.batch_from_json`)."""
 
 from __future__ import annotations
 
@@ -14,21 +16,26 @@ import pytest
 from tests.core.test_row_plain import ODD, printed_rows
 from wftop.core import row as rowmodule
 from wftop.core.engine import protocol
-from wftop.core.row import WIRE, RunRow
+from wftop.core.row import WIRE, WIRE_NAMES, RunRow, array_line
 from wftop.core.rowbatch import SlotFiller
 
 
-def message(datas: list[Any]) -> bytes:
-    return protocol.rows_line(0, [orjson.dumps(data) for data in datas], final=False)
+def arrays(datas: list[Any]) -> list[Any]:
+    """Rows as ``ls`` prints them (objects), each as the stream sends it: an array."""
+    return [orjson.loads(array_line(data)) for data in datas]
 
 
-def row_at_a_time(datas: list[Any]) -> tuple[tuple[RunRow, ...], tuple[str, ...]]:
-    """The rows and refusals of a ``rows`` message, each row read by `RunRow.from_json`."""
-    return protocol.rows_each(datas, "rows")
+def message(items: list[Any]) -> bytes:
+    return protocol.rows_line(0, [orjson.dumps(item) for item in items], final=False)
 
 
-def decoded(datas: list[Any]) -> tuple[tuple[RunRow, ...], tuple[str, ...]]:
-    found = protocol.decode(message(datas))
+def row_at_a_time(items: list[Any]) -> tuple[tuple[RunRow, ...], tuple[str, ...]]:
+    """The rows and refusals of a ``rows`` message, each row read by `RunRow.from_array`."""
+    return protocol.rows_each(items, "rows")
+
+
+def decoded(items: list[Any]) -> tuple[tuple[RunRow, ...], tuple[str, ...]]:
+    found = protocol.decode(message(items))
     assert isinstance(found, protocol.Rows)
     return found.rows, found.rejected
 
@@ -44,38 +51,63 @@ class Counted:
         return self.plain.read(data)
 
 
-def test_a_message_of_rows_as_wftop_prints_them_is_read_without_a_call_a_row(monkeypatch):
+def test_a_message_of_rows_as_wftop_sends_them_is_read_without_a_call_a_row(monkeypatch):
     datas = printed_rows()
     pending = [replace(RunRow.from_json(data), cost_pending=True).to_json() for data in datas]
-    expected = [row_at_a_time(datas), row_at_a_time(pending)]
+    expected = [row_at_a_time(arrays(datas)), row_at_a_time(arrays(pending))]
+    assert expected[0][0] == tuple(map(RunRow.from_json, datas)) and not expected[0][1]
     counted = Counted()
     monkeypatch.setattr(rowmodule, "PLAIN", counted)
-    read = [decoded(datas), decoded(pending)]
+    read = [decoded(arrays(datas)), decoded(arrays(pending))]
     assert counted.calls == 0
     assert read == expected
     assert all(row.cost_pending for row in read[1][0])
     for (rows, _rejected), (want, _) in zip(read, expected, strict=True):
         assert [row.ident for row in rows] == [row.ident for row in want]
         assert [row.shown_status for row in rows] == [row.shown_status for row in want]
-    again = decoded(datas)[0]
+    again = decoded(arrays(datas))[0]
     for first, second in zip(read[0][0], again, strict=True):
         for name in ("root", "project", "project_name", "cwd", "name"):
             assert getattr(first, name) is getattr(second, name), name
 
 
+def test_a_row_is_every_field_s_value_in_print_order_a_sparse_one_too():
+    for data in printed_rows():
+        assert orjson.loads(array_line(data)) == [
+            data.get(name, RunRow.__dataclass_fields__[name].default) for name in WIRE_NAMES
+        ]
+        assert RunRow.from_array(orjson.loads(array_line(data))) == RunRow.from_json(data)
+
+
 @pytest.mark.parametrize("name", [name for name, _kind in WIRE])
 def test_any_value_of_any_field_in_a_message_reads_as_a_row_at_a_time_says(name):
+    datas = arrays(printed_rows()[:4])
+    at = WIRE_NAMES.index(name)
+    assert RunRow.batch_from_arrays(datas) == list(row_at_a_time(datas)[0])
+    varied = [[datas[0], [*datas[1], 1], *datas[2:]]]  # a value too many
+    varied += [[datas[0], datas[1][:at] + datas[1][at + 1 :], *datas[2:]]]  # one too few
+    odd = [[*datas[1][:at], value, *datas[1][at + 1 :]] for value in ODD]
+    varied += [[datas[0], row, *datas[2:]] for row in odd]
+    varied += [[*datas, 7], [*datas, printed_rows()[0]], [*datas, None]]
+    for batch in varied:
+        rows, rejected = row_at_a_time(batch)
+        read = RunRow.batch_from_arrays(batch)
+        assert read is None or (read == list(rows) and not rejected), batch
+        assert decoded(batch) == row_at_a_time(orjson.loads(orjson.dumps(batch))), batch
+
+
+@pytest.mark.parametrize("name", [name for name, _kind in WIRE])
+def test_any_value_of_any_field_of_printed_rows_reads_as_a_row_at_a_time_says(name):
     datas = printed_rows()[:4]
-    assert RunRow.batch_from_json(datas) == list(row_at_a_time(datas)[0])
+    assert RunRow.batch_from_json(datas) == list(map(RunRow.from_json, datas))
     varied = [[data for data in datas if data is not datas[1]] + [{**datas[1]} | {"x": 1}]]
     varied += [[{key: value for key, value in datas[1].items() if key != name}, *datas[2:]]]
     varied += [[datas[0], {**datas[1], name: value}, *datas[2:]] for value in ODD]
     varied += [[*datas, {**datas[0], "cost_pending": True}], [*datas, 7]]
     for batch in varied:
-        rows, rejected = row_at_a_time(batch)
         read = RunRow.batch_from_json(batch)
-        assert read is None or (read == list(rows) and not rejected), batch
-        assert decoded(batch) == row_at_a_time(orjson.loads(orjson.dumps(batch))), batch
+        if read is not None:
+            assert read == [RunRow.from_json(data) for data in batch], batch
 
 
 class Setters:
@@ -93,7 +125,7 @@ class Setters:
 
 
 def test_a_message_s_rows_are_made_without_a_call_a_field_and_are_rows_as_any(monkeypatch):
-    datas = printed_rows()
+    datas = arrays(printed_rows())
     expected = row_at_a_time(datas)
     setters = Setters()
     monkeypatch.setattr(rowmodule, "SETTERS", tuple(map(setters.counted, rowmodule.SETTERS)))
