@@ -18,10 +18,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from wftop.core.compared import compared
 from wftop.core.row import RunRow
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Delta:
     """What changed in a feed's rows: immutable, numbered from 1 per feed."""
 

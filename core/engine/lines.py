@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from wftop.core.compared import compared
 from wftop.core.engine.version import PROTOCOL as PROTOCOL
 
 if TYPE_CHECKING:
@@ -27,7 +28,8 @@ class ProtocolError(ValueError):
     """A line of the engine's stream that is not one of its messages."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Hello:
     """Who speaks: the engine's protocol and wftop version, its pid, roots and stall window."""
 
@@ -124,7 +126,8 @@ def checked_field(
     return value
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Ask:
     """What a view asked a shared engine for (its first line)."""
 

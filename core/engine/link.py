@@ -31,6 +31,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from wftop.core.compared import compared
 from wftop.core.engine import protocol as wire
 from wftop.core.engine.channel import Channel, Connector, EngineError, check_hello
 from wftop.core.engine.early import ENGINE_ENV, Early, engine_argv, linger_of
@@ -46,7 +47,8 @@ BACKOFF = (0.0, 0.25, 0.5, 1.0, 2.0, 5.0)
 through (a connection that delivered its snapshot starts them over)."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class EngineUp:
     """An engine answers."""
 
@@ -56,7 +58,8 @@ class EngineUp:
     """Another engine was lost before this one."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class EngineLost:
     """The stream ended; the rows stay until the next engine's snapshot."""
 

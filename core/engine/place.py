@@ -18,13 +18,15 @@ from pathlib import Path
 
 import orjson
 
+from wftop.core.compared import compared
 from wftop.core.engine.version import PROTOCOL
 from wftop.core.system.platforms import can_share_engine
 from wftop.core.system.statedir import ensure_private_dir, state_dir
 from wftop.core.version import package_version
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Place:
     """The files of one shared engine."""
 

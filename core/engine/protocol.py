@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from wftop.core.compared import compared
 from wftop.core.engine.lines import KEPT_LINE as KEPT_LINE
 from wftop.core.engine.lines import PROTOCOL as PROTOCOL
 from wftop.core.engine.lines import SNAPSHOT_BATCH as SNAPSHOT_BATCH
@@ -81,7 +82,8 @@ MAX_LINE = 1 << 30
 """Longest line a view reads (one snapshot batch of rows is far below it)."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Progress:
     """The first cold pass has read ``read`` of ``total`` runs."""
 
@@ -89,13 +91,15 @@ class Progress:
     total: int
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Kept:
     """The rows of the snapshot so far are every run the rows cache kept: they may be
     listed (the rest of the snapshot, what the walk of the roots finds, follows)."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Rows:
     """A batch of the runs the engine holds; ``final`` ends the snapshot (as of ``seq``)."""
 
@@ -106,7 +110,8 @@ class Rows:
     """Why each row that is not a row was left out (the others stand)."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Changed:
     """One change set: rows added or changed, idents removed."""
 
@@ -116,7 +121,8 @@ class Changed:
     rejected: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class ProblemSeen:
     """Something the engine could not read, in one line (``<file>:<line>: <why>``)."""
 
@@ -127,7 +133,8 @@ class ProblemSeen:
     """For the user at once (a toast), not only the log: the watch polls, a watch refused."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Counts:
     """Runs per shown status (``wftop status``); ``complete`` once the cold pass is done."""
 
@@ -137,7 +144,8 @@ class Counts:
     """The runs that may need a person (a shown status of `wftop.core.model.NEEDS_YOU`)."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Bye:
     """The engine goes, and says why."""
 
