@@ -10,6 +10,12 @@ Wall time, CPU (the command's worker processes included) and peak RSS come from
 ``wait4``. wftop's modules are byte-compiled first, as ``pip install`` leaves them.
 A second corpus, identical but with a 1 MB ``result`` in ``--big-results`` runs,
 checks that wftop's memory does not follow result sizes. Prints one JSON object.
+
+`priced` measures what the goal's corpus leaves out: its thin transcripts carry no usage, so
+its first run never loads the price data, where a user's does. On a corpus whose thin
+transcripts keep their usage lines (`priced_corpus_of`), ``ls --json --no-cache`` with a state
+dir of its own each time (no rate book yet: a first run ever) and with the rate book a run
+before left, in turns with the floor (``--priced`` here; `bench/goals.py` reports it).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -112,15 +119,66 @@ def compare(root: Path, repeat: int) -> dict[str, Any]:
     return result
 
 
+def priced_corpus_of(workdir: Path, runs: int) -> Path:
+    """The goal's corpus of ``runs`` runs with its thin transcripts' usage lines kept."""
+    plan = Plan(runs=runs, thin_agents=True, usage_lines=True)
+    return ensure_corpus(workdir / f"corpus-{runs}-usage", plan)
+
+
+def state_env(folder: Path) -> dict[str, str]:
+    """wftop's state and cache dirs in ``folder``."""
+    return {**cache_env(folder / "cache"), "WFTOP_STATE_DIR": str(folder / "state")}
+
+
+def priced(root: Path, repeat: int) -> dict[str, Any]:
+    """``ls --json --no-cache`` of ``root`` (transcripts with usage) as a first run ever (a
+    state dir of its own, no rate book) and with the rate book of a run before, in turns
+    with the floor; the two print the same."""
+    kept = Path(tempfile.mkdtemp(prefix="priced-", dir=root.parent))
+    try:
+        measure(floor(root))
+        measure(ours(root, cached=False), env=state_env(kept))
+        least: list[Measured] = []
+        first: list[Measured] = []
+        booked: list[Measured] = []
+        for _ in range(repeat):
+            least.append(measure(floor(root)))
+            fresh = Path(tempfile.mkdtemp(prefix="priced-", dir=root.parent))
+            try:
+                first.append(measure(ours(root, cached=False), env=state_env(fresh)))
+            finally:
+                shutil.rmtree(fresh, ignore_errors=True)
+            booked.append(measure(ours(root, cached=False), env=state_env(kept)))
+    finally:
+        shutil.rmtree(kept, ignore_errors=True)
+    if first[-1].returncode != 0 or first[-1].stdout != booked[-1].stdout:
+        sys.exit("cold_index: ls --json --no-cache printed otherwise with its rate book")
+    result = {"first": summary(first), "booked": summary(booked), "floor": summary(least)}
+    for name in ("first", "booked"):
+        result[name]["ratio"] = round(result[name]["median_s"] / result["floor"]["median_s"], 2)
+        result[name]["cpu_ratio"] = round(
+            result[name]["median_cpu_s"] / result["floor"]["median_cpu_s"], 2
+        )
+    return result
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--big-results", type=int, default=200)
     parser.add_argument("--full-agents", action="store_true", help="real-size agent transcripts")
+    parser.add_argument(
+        "--priced", action="store_true", help="the first run where transcripts carry usage"
+    )
     parser.add_argument("--workdir", type=Path, default=default_workdir())
     args = parser.parse_args(argv)
     compile_sources()
+    if args.priced:
+        root = priced_corpus_of(args.workdir, args.runs)
+        found = {"corpus": str(root), "priced": priced(root, args.repeat)}
+        print(json.dumps(found, indent=2))
+        return found
     thin = not args.full_agents
     base = ensure_corpus(
         args.workdir / f"corpus-{args.runs}", Plan(runs=args.runs, thin_agents=thin)

@@ -21,7 +21,7 @@ if str(TOP) not in sys.path:
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
-from make_corpus import Plan, generate  # noqa: E402
+from make_corpus import Plan, generate, plan_facts  # noqa: E402
 
 WFTOP = [sys.executable, "-m", "wftop.cli"]
 """How the benchmarks start wftop: the checkout's own code, as ``python -m wftop.cli``."""
@@ -71,7 +71,7 @@ def default_workdir() -> Path:
 
 def ensure_corpus(path: Path, plan: Plan) -> Path:
     """A generated corpus for this plan, made once and reused while the plan is the same."""
-    wanted = dict(sorted(plan.__dict__.items()))
+    wanted = plan_facts(plan)
     if corpus_facts(path).get("plan") == wanted:
         return path
     if path.exists():

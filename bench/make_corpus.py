@@ -8,11 +8,14 @@ journals, snapshots, transcripts and in paths). Runs are spread over projects an
 sessions; a session holds one to four runs.
 
     python bench/make_corpus.py OUT --runs 5000 [--agent-files 20] [--thin-agents]
-                                    [--big-results K] [--seed 1]
+                                    [--usage-lines] [--big-results K] [--seed 1]
 
 ``--agent-files`` is the number of ``agent-*`` files per run (transcript plus meta):
 real agents are duplicated under new ids to reach it. ``--thin-agents`` writes agent
-transcripts as one small line instead of the real ~80 KB. ``--big-results K`` gives the
+transcripts as one small line instead of the real ~80 KB; with ``--usage-lines`` too, each
+thin transcript also keeps the real one's lines that carry a response's ``usage`` (its model,
+tokens and time: what a listing prices), as a user's transcripts do, where thin transcripts
+alone never make a listing load the price data. ``--big-results K`` gives the
 first K runs (in generation order) one ``result`` value of 1 MB.
 """
 
@@ -143,9 +146,20 @@ class Plan:
     runs: int
     agent_files: int = 20
     thin_agents: bool = False
+    usage_lines: bool = False
+    """Thin transcripts keep the real ones' usage lines (`usage_lines`)."""
     big_results: int = 0
     sessions_per_project: int = 50
     seed: int = 1
+
+
+def plan_facts(plan: Plan) -> dict[str, object]:
+    """The plan as a corpus records it (`common.ensure_corpus`): ``usage_lines`` left out
+    when not asked, so the corpora made before it existed are still their plan's."""
+    facts = dict(sorted(plan.__dict__.items()))
+    if not plan.usage_lines:
+        del facts["usage_lines"]
+    return facts
 
 
 def generate(out: Path, plan: Plan, templates: list[Template] | None = None) -> dict[str, int]:
@@ -235,6 +249,8 @@ def _write_agents(
                 {"type": "system", "thin": True, "agentId": agent_id, "sessionId": "-"}
             )
             body = body.replace(b'"-"', orjson.dumps(mapping[template.session_id])) + b"\n"
+            if plan.usage_lines:
+                body += usage_lines(rewrite(transcript, local))
         else:
             body = rewrite(transcript, local)
         mtime = run_time - rng.uniform(1, 120)
@@ -247,12 +263,24 @@ def _write_agents(
     return written
 
 
+def usage_lines(transcript: bytes) -> bytes:
+    """The lines of ``transcript`` that carry a response's usage (each with its newline)."""
+    return b"".join(
+        line + b"\n"
+        for line in transcript.split(b"\n")
+        if b'"usage":{' in line and b'"assistant"' in line
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="the config dir to create (holds projects/)")
     parser.add_argument("--runs", type=int, default=5000)
     parser.add_argument("--agent-files", type=int, default=20, help="agent-* files per run")
     parser.add_argument("--thin-agents", action="store_true", help="one small line per agent")
+    parser.add_argument(
+        "--usage-lines", action="store_true", help="thin agents keep their usage lines"
+    )
     parser.add_argument("--big-results", type=int, default=0, metavar="K")
     parser.add_argument("--sessions-per-project", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
@@ -263,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         runs=args.runs,
         agent_files=args.agent_files,
         thin_agents=args.thin_agents,
+        usage_lines=args.usage_lines,
         big_results=args.big_results,
         sessions_per_project=args.sessions_per_project,
         seed=args.seed,
