@@ -17,14 +17,14 @@ alone.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import cache
 from typing import Any
 
 from wftop.core.cost.ratebook import RateBook, Rates, Schedule, on_day
-from wftop.core.cost.tokens import NO_TOKENS, Spend, Tokens
+from wftop.core.cost.tokens import Spend, Tokens
 from wftop.core.system.installed import installed_version
 
 PACKAGE = "genai-prices"
@@ -158,14 +158,9 @@ def rates(model_price: Any) -> tuple[Decimal, ...] | None:
     return kept[1]
 
 
-def _priced(tokens: Tokens, per_million: tuple[Decimal, ...]) -> Decimal:
-    counts = (
-        tokens.input,
-        tokens.output,
-        tokens.cache_read,
-        tokens.cache_write_5m,
-        tokens.cache_write_1h,
-    )
+def _priced(counts: Sequence[int], per_million: tuple[Decimal, ...]) -> Decimal:
+    """What tokens of each kind (``counts``, in the order of `Tokens`' fields) cost at
+    ``per_million``."""
     return (
         sum(
             (
@@ -179,22 +174,32 @@ def _priced(tokens: Tokens, per_million: tuple[Decimal, ...]) -> Decimal:
     )
 
 
-@dataclass
 class Bill:
-    """Messages added one by one, priced at the end (`spend`)."""
+    """Messages added one by one, priced at the end (`spend`). Tokens are counted as five
+    numbers in the order of `Tokens`' fields (`count`): a `Tokens` made for each message and
+    each sum cost more than the rest of a message's pricing."""
 
-    _groups: dict[Rates, Tokens] = field(default_factory=dict)
-    """Tokens by the rates they are priced at (a sum priced once: `_priced`)."""
-    _priced: Decimal = Decimal(0)
-    _tokens: Tokens = NO_TOKENS
-    _unpriced: set[str] = field(default_factory=set)
-    _messages: int = 0
+    __slots__ = ("_groups", "_priced", "_totals", "_unpriced", "_messages")
+
+    def __init__(self) -> None:
+        self._groups: dict[Rates, list[int]] = {}
+        """Counts by the rates they are priced at (a sum priced once: `_priced`)."""
+        self._priced = Decimal(0)
+        self._totals = [0, 0, 0, 0, 0]
+        self._unpriced: set[str] = set()
+        self._messages = 0
 
     def add(self, model: str | None, tokens: Tokens, when: float | None = None) -> None:
         """One message of ``model`` answered at ``when`` (seconds since the epoch; None:
         now) that used ``tokens``."""
+        self.count(model, tokens.counts(), when)
+
+    def count(self, model: str | None, counts: Sequence[int], when: float | None = None) -> None:
+        """`add`, the message's tokens given as their five counts (`Tokens.counts`)."""
         self._messages += 1
-        self._tokens += tokens
+        totals = self._totals
+        for place, number in enumerate(counts):
+            totals[place] += number
         if model == SYNTHETIC:
             return
         book = _rate_book[0] if _rate_book and model else None
@@ -220,18 +225,24 @@ class Bill:
                 if any(found is not None for _, found in learned):  # else nothing to spare
                     book.put(model, learned)
             if per_million is None:
+                tokens = Tokens(*counts)
                 self._priced += model_price.calc_price(_usage(tokens))["total_price"]
                 return
         kept = self._groups.get(per_million)
-        self._groups[per_million] = tokens if kept is None else kept + tokens
+        if kept is None:
+            self._groups[per_million] = list(counts)
+        else:
+            for place, number in enumerate(counts):
+                kept[place] += number
 
     def spend(self) -> Spend:
+        tokens = Tokens(*self._totals)
         if self._unpriced:
-            return Spend(self._tokens, None, tuple(sorted(self._unpriced)), self._messages)
+            return Spend(tokens, None, tuple(sorted(self._unpriced)), self._messages)
         priced = self._priced
-        for per_million, tokens in self._groups.items():
-            priced += _priced(tokens, per_million)
-        return Spend(self._tokens, float(priced), (), self._messages)
+        for per_million, counts in self._groups.items():
+            priced += _priced(counts, per_million)
+        return Spend(tokens, float(priced), (), self._messages)
 
 
 def _moment(when: float | None) -> datetime:

@@ -50,11 +50,11 @@ class ExactSum:
 
     def add(self, spend: Spend | None, times: int) -> None:
         """Add ``spend`` ``times`` times (a negative ``times`` takes it back)."""
-        if spend is None or not times or spend is NOTHING or spend == NOTHING:
-            return  # `is` first: an agent that spent nothing spends the one NOTHING
-        counts = spend.tokens
-        for place, name in enumerate(TOKEN_FIELDS):
-            self.tokens[place] += times * getattr(counts, name)
+        if spend is None or not times or spend is NOTHING:
+            return  # an agent that spent nothing spends the one NOTHING (another adds 0)
+        tokens = self.tokens
+        for place, count in enumerate(spend.tokens.counts()):
+            tokens[place] += times * count
         self.messages += times * spend.messages
         if spend.cost_usd is None:
             self.unknown += times

@@ -19,7 +19,34 @@ TOKEN_FIELDS = ("input", "output", "cache_read", "cache_write_5m", "cache_write_
 
 def _count(value: object) -> int:
     """A token count read from disk: a non-negative int, else 0."""
+    if type(value) is int:  # what a parsed line holds: no instance checks
+        return value if value > 0 else 0
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def usage_counts(usage: Mapping[str, Any]) -> list[int]:
+    """The tokens of an Anthropic ``usage`` object as the CLI writes it, as `Tokens`' five
+    counts in the order of its fields.
+
+    ``cache_creation_input_tokens`` is the total written to the cache; its ``cache_creation``
+    split says how much of it was written with the 1-hour TTL and how much with the 5-minute
+    one. Without a split (older builds) the whole write is a 5-minute one, the API's default
+    TTL; what the split does not account for is too.
+    """
+    get = usage.get
+    written = _count(get("cache_creation_input_tokens"))
+    split = get("cache_creation")
+    hour = five = 0
+    if type(split) is dict or isinstance(split, Mapping):  # a parsed line's is a dict
+        hour = _count(split.get("ephemeral_1h_input_tokens"))
+        five = _count(split.get("ephemeral_5m_input_tokens"))
+    return [
+        _count(get("input_tokens")),
+        _count(get("output_tokens")),
+        _count(get("cache_read_input_tokens")),
+        max(five, written - hour),
+        hour,
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,27 +62,12 @@ class Tokens:
 
     @classmethod
     def of_usage(cls, usage: Mapping[str, Any]) -> Tokens:
-        """The tokens of an Anthropic ``usage`` object as the CLI writes it.
+        """The tokens of an Anthropic ``usage`` object as the CLI writes it (`usage_counts`)."""
+        return cls(*usage_counts(usage))
 
-        ``cache_creation_input_tokens`` is the total written to the cache; its
-        ``cache_creation`` split says how much of it was written with the 1-hour TTL and how
-        much with the 5-minute one. Without a split (older builds) the whole write is a
-        5-minute one, the API's default TTL; what the split does not account for is too.
-        """
-        written = _count(usage.get("cache_creation_input_tokens"))
-        split = usage.get("cache_creation")
-        hour = five = 0
-        if isinstance(split, Mapping):
-            hour = _count(split.get("ephemeral_1h_input_tokens"))
-            five = _count(split.get("ephemeral_5m_input_tokens"))
-        five = max(five, written - hour)
-        return cls(
-            input=_count(usage.get("input_tokens")),
-            output=_count(usage.get("output_tokens")),
-            cache_read=_count(usage.get("cache_read_input_tokens")),
-            cache_write_5m=five,
-            cache_write_1h=hour,
-        )
+    def counts(self) -> tuple[int, int, int, int, int]:
+        """The five counts, in the order of the fields."""
+        return (self.input, self.output, self.cache_read, self.cache_write_5m, self.cache_write_1h)
 
     def __add__(self, other: Tokens) -> Tokens:
         return Tokens(

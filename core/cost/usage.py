@@ -23,7 +23,7 @@ import orjson
 from wftop.core.cost.prices import SYNTHETIC, Bill
 from wftop.core.cost.shelf import Stamp
 from wftop.core.cost.spendbook import FolderStamp, SpendBook
-from wftop.core.cost.tokens import NOTHING, Spend, Tokens
+from wftop.core.cost.tokens import NOTHING, Spend, usage_counts
 from wftop.core.read.snapshot import parse_iso_time
 
 USAGE = b'"usage":{'
@@ -47,11 +47,16 @@ def usage_lines(data: bytes) -> Iterator[bytes]:
         at = find(USAGE, end)
 
 
-@dataclass
 class _Message:
-    model: str | None
-    tokens: Tokens
-    when: float | None
+    """One message: its model, its tokens' five counts (`usage_counts`, the largest of its
+    lines'), when it was answered."""
+
+    __slots__ = ("model", "counts", "when")
+
+    def __init__(self, model: str | None, counts: list[int], when: float | None) -> None:
+        self.model = model
+        self.counts = counts
+        self.when = when
 
 
 def _messages(data: bytes) -> dict[object, _Message]:
@@ -75,12 +80,12 @@ def _messages(data: bytes) -> dict[object, _Message]:
             model = SYNTHETIC
         ident = message.get("id"), record.get("requestId")
         key: object = ident if ident != (None, None) else ("line", record.get("uuid"), len(found))
-        tokens = Tokens.of_usage(usage)
+        counts = usage_counts(usage)
         kept = found.get(key)
         if kept is None:
-            found[key] = _Message(model, tokens, parse_iso_time(record.get("timestamp")))
+            found[key] = _Message(model, counts, parse_iso_time(record.get("timestamp")))
         else:
-            kept.tokens = kept.tokens.most(tokens)
+            kept.counts = [max(pair) for pair in zip(kept.counts, counts, strict=True)]
     return found
 
 
@@ -89,7 +94,7 @@ def spend_of_bytes(data: bytes) -> Spend:
         return NOTHING
     bill = Bill()
     for message in _messages(data).values():
-        bill.add(message.model, message.tokens, message.when)
+        bill.count(message.model, message.counts, message.when)
     return bill.spend()
 
 
