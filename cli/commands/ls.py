@@ -170,7 +170,8 @@ def run(args: argparse.Namespace) -> int:
         cache = RowCache.open(roots, None if no_cache else rows_cache_path())
         # A cache holding no row answers for no run: every run is read, with modules
         # imported while the walkers walk (about 40 ms of CPU that was the walk's tail).
-        kept = kept_rows(roots, cache, meanwhile=None if cache.held else import_reading)
+        meanwhile = None if cache.held else lambda: import_reading(roots)
+        kept = kept_rows(roots, cache, meanwhile=meanwhile)
         if kept.unread:
             items = read_rows(args, roots, kept, cache, now)
         else:  # every run's row is kept
@@ -229,10 +230,15 @@ READING = (
 """The modules `read_rows` reads runs with (a listing the cache answers imports none)."""
 
 
-def import_reading() -> None:
-    """`READING` imported, ahead of `read_rows`."""
+def import_reading(roots: list[str]) -> None:
+    """`READING` imported, ahead of `read_rows`, and the price data where the runs under
+    ``roots`` will need it (`wftop.core.cost.ahead`): once, before the readers are forked."""
     for name in READING:
         importlib.import_module(name)
+    from wftop.core.cost.ahead import price_ahead
+    from wftop.core.cost.spendbook import spends_folder
+
+    price_ahead(roots, spends_folder(roots))
 
 
 def read_rows(

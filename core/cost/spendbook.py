@@ -355,6 +355,14 @@ def stat_by_fd(names: Iterable[str]) -> bool:
     return STAT_IN_FOLDER and not any(os.sep in name for name in names)
 
 
+def spends_folder(roots: Iterable[str]) -> Path | None:
+    """The book's folder in the state dir; None where `book_for` gives no book."""
+    from wftop.core.system.statedir import state_dir
+
+    folder = state_dir() / "spends"
+    return None if _in_roots(folder, roots) else folder
+
+
 def book_for(state: Path, roots: Iterable[str], *, writable: bool = True) -> SpendBook | None:
     """The book in state dir ``state`` (its ``spends`` folder); None when that folder lies
     in one of ``roots`` (a Claude config dir: wftop writes nothing there)."""
