@@ -22,10 +22,10 @@ import os
 import reprlib
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Final
 
-from wftop.core.compared import compared
+from wftop.core.compared import record
 from wftop.core.notify.settings import NotifySettings, SettingsError, parse_notifications
 from wftop.core.stall import DEFAULT_STALL_WINDOW
 
@@ -77,8 +77,7 @@ class ConfigError(ValueError):
     """The config file cannot be used; the message says where and why."""
 
 
-@compared
-@dataclass(frozen=True, eq=False, repr=False)
+@record
 class SuperviseConfig:
     """The ``[supervise]`` table: ``wftop supervise``'s caps and waits (its flags win)."""
 
@@ -97,8 +96,7 @@ SUPERVISE_KEYS: dict[str, tuple[str, float, bool]] = {
 """Key → (what it must be, its least value, whole)."""
 
 
-@compared
-@dataclass(frozen=True, eq=False, repr=False)
+@record
 class Config:
     """Settings from the config file, each with its default."""
 

@@ -6,11 +6,9 @@ shows what it returns (a toast, the bell) and keeps it in ``alerts``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual.notifications import SeverityLevel
 
-from wftop.core.compared import compared
+from wftop.core.compared import record
 from wftop.core.row import RunRow
 from wftop.core.status import PARTIAL, Status
 from wftop.tui.format import status_label
@@ -18,8 +16,7 @@ from wftop.tui.format import status_label
 LIVE = frozenset({Status.RUNNING, Status.STALLED})
 
 
-@compared
-@dataclass(frozen=True, eq=False, repr=False)
+@record
 class Alert:
     """A run changed state in a way a person wants to hear about."""
 

@@ -9,10 +9,9 @@ before the app starts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from wftop.core.compared import compared
+from wftop.core.compared import record
 from wftop.core.config import Config, ConfigError, at_line, shown_value
 
 if TYPE_CHECKING:
@@ -23,8 +22,7 @@ LISTS = frozenset({"runs", "run"})
 VIEWS = frozenset({"agent", "journal"})
 
 
-@compared
-@dataclass(frozen=True, eq=False, repr=False)
+@record
 class KeySpec:
     """One binding: default keys, the action it runs, and where it is active."""
 

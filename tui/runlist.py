@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from itertools import compress
 from typing import TypeVar
 
-from wftop.core.compared import compared
+from wftop.core.compared import compared, record
 from wftop.core.row import RunRow
 from wftop.core.status import NEEDS_YOU
 from wftop.tui.format import ATTENTION_ORDER
@@ -51,8 +51,7 @@ KEPT_MOST = 8
 """Choices of the filters kept while the runs stay the same (`RunListView.chosen`)."""
 
 
-@compared
-@dataclass(frozen=True, eq=False, repr=False)
+@record
 class GroupRow:
     """A group header: its title, how many runs, and whether it is folded."""
 

@@ -8,10 +8,10 @@ their own (a fixed clock, a fake process table, a policy with a fake launcher).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
-from wftop.core.compared import compared
+from wftop.core.compared import record
 from wftop.core.config import Config
 from wftop.core.index.details import Details
 from wftop.core.row import RunRow
@@ -25,8 +25,7 @@ if TYPE_CHECKING:
     from wftop.core.resume.rehearse import Rehearse
 
 
-@compared
-@dataclass(frozen=True, eq=False, repr=False)
+@record
 class Services:
     """The clock, the palette, the settings and the doors to the rest of the machine."""
 

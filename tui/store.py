@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from textual.signal import Signal
 
-from wftop.core.compared import compared
+from wftop.core.compared import record
 from wftop.core.row import RunRow
 from wftop.core.system.memory import give_back_memory
 from wftop.tui.needy import NeedyRuns
@@ -42,8 +42,7 @@ out of the cyclic collector's reach (`gc.freeze`): 20,000 rows are some 200,000 
 would walk again and again, 70-110 ms a full pass, landing on whatever key comes then."""
 
 
-@compared
-@dataclass(frozen=True, eq=False, repr=False)
+@record
 class Progress:
     """How far the first read of every run has come."""
 
@@ -62,8 +61,7 @@ class Progress:
         return self.loaded and not self.walking
 
 
-@compared
-@dataclass(frozen=True, eq=False, repr=False)
+@record
 class Change:
     """What one application of the store changed (immutable: screens keep none of it)."""
 

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import textwrap
 import time
-from dataclasses import dataclass
 
 from textual import on
 from textual.app import App
 from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen
 
-from wftop.core.compared import compared
+from wftop.core.compared import record
 from wftop.core.text.gate import shown, shown_each
 from wftop.tui.log import log_failure
 from wftop.tui.work import JobFailed
@@ -37,8 +36,7 @@ TOAST_RACK = 2
 TOAST_LINES = 2
 
 
-@compared
-@dataclass(frozen=True, eq=False, repr=False)
+@record
 class Toast:
     """A toast as it was raised (tests and the log read them)."""
 

@@ -16,9 +16,9 @@ import socket
 import subprocess
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
+from wftop.core.compared import record
 from wftop.core.engine.place import Place, place_for
 
 ENGINE_ENV = "WFTOP_ENGINE"
@@ -28,7 +28,7 @@ LINGER_ENV = "WFTOP_ENGINE_LINGER"
 it); the engine's own default otherwise."""
 
 
-@dataclass(frozen=True)
+@record
 class Early:
     """A shared engine started early: its process, and the lock held (its fd) while it
     comes up, so that no other view starts another meanwhile."""

@@ -11,16 +11,14 @@ is left.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
-from wftop.core.compared import compared
+from wftop.core.compared import record
 
 GAP = 1
 """Blank cells after each column (the tables draw no cell padding of their own)."""
 
 
-@compared
-@dataclass(frozen=True, eq=False, repr=False)
+@record
 class ColumnSpec:
     key: str
     label: str
