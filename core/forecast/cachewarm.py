@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
+from wftop.core.compared import compared
 from wftop.core.read.jsonline import UnreadableLine, read_record
 from wftop.core.read.snapshot import parse_iso_time
 
@@ -35,7 +36,8 @@ MAX_BYTES: Final = 8 * 1024 * 1024
 """How far back from the end of a transcript the last usage record is looked for."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class CacheWarmth:
     """What the owner session's last use of the prompt cache was."""
 

@@ -6,10 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from wftop.core.compared import compared
 from wftop.core.cost.tokens import Spend, dollars
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class CostRange:
     """A forecast's dollars and tokens, low to high."""
 

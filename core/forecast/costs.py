@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from wftop.core.compared import compared
 from wftop.core.cost.prices import price
 from wftop.core.cost.runs import agents_spend, calls_spend
 from wftop.core.cost.tokens import NOTHING, Spend, Tokens, total
@@ -54,7 +55,8 @@ def _weight(spend: Spend) -> tuple[float, int]:
     return (spend.cost_usd or 0.0, spend.tokens.total)
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class CallCosts:
     """What a run's calls cost when they last ran: the facts every forecast is priced from.
 

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from wftop.core.compared import compared
 from wftop.core.forecast.fates import CallFate, Fate, Forecast
 from wftop.core.read.journal import JournalFold
 
@@ -30,7 +31,8 @@ class RehearsalFailed(RuntimeError):
     """It ran out of time (a longer timeout may do)."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Seen:
     """What one rehearsal showed."""
 

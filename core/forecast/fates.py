@@ -10,6 +10,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
+from wftop.core.compared import compared
 from wftop.core.forecast.costrange import CostRange
 
 
@@ -53,7 +54,8 @@ class CallFate:
     """The journal held a result for this call (re-running it repeats finished work)."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Forecast:
     strategy: str
     calls: tuple[CallFate, ...]

@@ -9,6 +9,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from wftop.core.compared import compared
 from wftop.core.forecast.keyorder import (
     Span,
     Timeline,
@@ -25,7 +26,8 @@ from wftop.core.read.journal import Call, JournalFold
 from wftop.core.read.snapshot import AgentRow
 
 
-@dataclass
+@compared
+@dataclass(eq=False, repr=False)
 class ForecastInput:
     """The facts a forecast needs, gathered from a run (kept separate for tests)."""
 

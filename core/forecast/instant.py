@@ -22,6 +22,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
+from wftop.core.compared import compared
 from wftop.core.forecast.fates import (
     LIVE_FATES,
     REKEYED,
@@ -94,7 +95,8 @@ def predict(facts: ForecastInput, strategy: str) -> Forecast:
     )
 
 
-@dataclass(slots=True)
+@compared
+@dataclass(slots=True, eq=False, repr=False)
 class Walked:
     """What the walk (`_walk`) found, and what the forecast asks of its fates, made as it
     walked (a plan asked each of 100,000 fates again for each)."""

@@ -8,6 +8,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
+from wftop.core.compared import compared
 from wftop.core.model import Run
 from wftop.core.read.agent_transcript import transcript_path
 from wftop.core.read.jsonl import JsonlTail, read_all
@@ -20,7 +21,8 @@ FIRST_SLOT_CHAIN = (2, 1, 332)
 """Oldest build known to key ``parallel()``/``pipeline()`` slots by position."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class LaunchInfo:
     """The ``Workflow`` call that launched (or last resumed) a run."""
 

@@ -8,6 +8,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from wftop.core.compared import compared
 from wftop.core.forecast.fates import Fate
 from wftop.core.resume.launcher import Launch, Strategy, build_argv
 from wftop.core.resume.plan import Plan
@@ -15,7 +16,8 @@ from wftop.core.resume.records import RequestStatus
 from wftop.core.resume.tripwire import JournalWatch, Progress, StreamWatch, newest_journal
 
 
-@dataclass
+@compared
+@dataclass(eq=False, repr=False)
 class Attempt:
     """One launched resume: its request, the launch and where to look for its outcome."""
 

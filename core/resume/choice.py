@@ -6,13 +6,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from wftop.core.compared import compared
 from wftop.core.forecast.fates import CallFate, Fate, Forecast
 from wftop.core.forecast.launchinfo import writer_version
 from wftop.core.model import Run
 from wftop.core.resume.launcher import Strategy
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Hazard:
     code: str
     message: str

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from wftop.core.compared import compared
 from wftop.core.model import Run, Status
 from wftop.core.read.sessions import Liveness, processes_resuming
 from wftop.core.resume.errors import InvalidIdentifier
@@ -21,7 +22,8 @@ QUIET_SECONDS = 60.0
 """A run whose journal or agent transcripts grew this recently may still be alive."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Verdict:
     ok: bool
     reason: str

@@ -25,6 +25,7 @@ from typing import Final, Literal, Protocol
 
 import orjson
 
+from wftop.core.compared import compared
 from wftop.core.resume.command import (
     CONFLICTING_FLAGS,
     Strategy,
@@ -59,7 +60,8 @@ RUNNER_PATH: Final = Path(__file__).with_name("runner.py")
 # -- the detached process ------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@compared
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class RunnerStatus:
     """The runner's status file, parsed."""
 
@@ -76,7 +78,8 @@ class RunnerStatus:
         return self.exit_code is not None or self.signal is not None
 
 
-@dataclass(frozen=True, slots=True)
+@compared
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class LaunchPoll:
     """What `Launch.poll` found."""
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from wftop.core.calls import failures_json
+from wftop.core.compared import compared
 from wftop.core.cost.prices import price_data
 from wftop.core.cost.tokens import Spend
 from wftop.core.cost.usage import Spends
@@ -49,7 +50,8 @@ from wftop.core.resume.where import (
 from wftop.core.system.procs import ProcessTable
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Plan:
     run: Run
     strategy: Strategy

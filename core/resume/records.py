@@ -13,10 +13,12 @@ from typing import Any, Final
 
 import orjson
 
+from wftop.core.compared import compared
 from wftop.core.resume.states import ACTIVE_STATES, ResumeEvent, ResumeState
 
 
-@dataclass(frozen=True, slots=True)
+@compared
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class TransitionDetails:
     """Facts about a launch, recorded with a transition when they are known."""
 
@@ -42,7 +44,8 @@ _DETAIL_NAMES: Final = tuple(field.name for field in fields(TransitionDetails))
 _LIST_NAMES: Final = frozenset({"argv", "forecast_cached"})
 
 
-@dataclass(frozen=True, slots=True)
+@compared
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Transition:
     """One line of a run's resume log."""
 
@@ -112,7 +115,8 @@ class Transition:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@compared
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class RequestStatus:
     """Where the latest (or a given) request of a run stands, rebuilt from the log."""
 

@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from wftop.core.compared import compared
 from wftop.core.read.journal import Call, JournalFold, call_key
 from wftop.core.read.jsonl import read_all
 from wftop.core.read.jsonline import UnreadableLine, parse_line
@@ -61,7 +62,8 @@ LAUNCHED_PREFIX: Final = b'{"type":"launched"'
 """How a ``launched`` record starts; the CLI refuses a torn tail that may be one."""
 
 
-@dataclass(frozen=True, slots=True)
+@compared
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class DroppedLine:
     """A ``failed`` line the heal left out of the copy."""
 
@@ -72,7 +74,8 @@ class DroppedLine:
     agent_id: str
 
 
-@dataclass(frozen=True, slots=True)
+@compared
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class KeptFailure:
     """A call with ``failed`` lines that the heal kept, and why."""
 
@@ -81,7 +84,8 @@ class KeptFailure:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@compared
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class HealPlan:
     """Which calls' ``failed`` lines a heal drops (see the module docstring)."""
 
@@ -89,7 +93,8 @@ class HealPlan:
     kept: tuple[KeptFailure, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@compared
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class RelocationResult:
     """What `relocate_journal` did."""
 

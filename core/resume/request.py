@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from wftop.core.compared import compared
 from wftop.core.model import Run
 from wftop.core.resume.attempt import Attempt
 from wftop.core.resume.guard import NOTHING_TO_RESUME
@@ -17,7 +18,8 @@ FOLLOWED = frozenset({ResumeState.LAUNCHING, ResumeState.RUNNING})
 """States in which the relaunched process is followed."""
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class Event:
     """Something the user hears about: ``data`` for ``--json``, ``text`` for a person."""
 
@@ -29,7 +31,8 @@ class Event:
         return str(self.data["event"])
 
 
-@dataclass
+@compared
+@dataclass(eq=False, repr=False)
 class Request:
     """One request of the user, as the policy carries it out."""
 

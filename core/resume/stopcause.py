@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from wftop.core.calls import dominant_failure
+from wftop.core.compared import compared
 from wftop.core.forensics.causes import CLEARS
 from wftop.core.forensics.report import build_report
 from wftop.core.model import Run, Status, iso_utc
@@ -51,7 +52,8 @@ ALWAYS: Final[dict[Cause, str]] = {
 STOPPED: Final = frozenset({Status.DEAD, Status.KILLED, Status.FAILED, Status.COMPLETED})
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class StopCause:
     """Why the run stopped, with the evidence, what clears it, and a warning if it lingers."""
 

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from wftop.core.compared import compared
 from wftop.core.cost.tokens import dollars
 from wftop.core.forecast.fates import Forecast
 from wftop.core.resume.launcher import Strategy
@@ -33,7 +34,8 @@ def _span(sure: int, risky: int, more: bool = False) -> str:
     return f"{text}+" if more else text
 
 
-@dataclass(frozen=True)
+@compared
+@dataclass(frozen=True, eq=False, repr=False)
 class StrategyRow:
     """One strategy's row: its cells as text, and whether it is selected or recommended."""
 

@@ -14,11 +14,13 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from wftop.core.compared import compared
 from wftop.core.read.jsonl import JsonlTail
 from wftop.core.text.redact import redact
 
 
-@dataclass
+@compared
+@dataclass(eq=False, repr=False)
 class Progress:
     """What the relaunched run has done so far."""
 
