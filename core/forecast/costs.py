@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import glob
 import os
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -26,6 +25,7 @@ from wftop.core.cost.usage import Spends
 from wftop.core.forecast.cachewarm import TTL_1H, last_response
 from wftop.core.forecast.costrange import CostRange
 from wftop.core.forecast.fates import LIVE_FATES, Fate, Forecast, uncached
+from wftop.core.forecast.median import median_of, weight
 from wftop.core.index.cachefile import settled
 from wftop.core.model import Run
 from wftop.core.read.foldcall import Call
@@ -49,10 +49,6 @@ def scaled(spend: Spend, times: int) -> Spend:
         spend.unpriced_models,
         spend.messages * times,
     )
-
-
-def _weight(spend: Spend) -> tuple[float, int]:
-    return (spend.cost_usd or 0.0, spend.tokens.total)
 
 
 @compared
@@ -105,7 +101,7 @@ class CallCosts:
         own, whole = self.last_of(key)
         if whole or self.median is None:
             return own
-        return max(own, self.median, key=_weight)
+        return max(own, self.median, key=weight)
 
 
 def estimate(forecast: Forecast, costs: CallCosts) -> CostRange:
@@ -195,23 +191,6 @@ def call_costs(run: Run, spends: Spends | None = None) -> CallCosts:
         unreached_from = os.path.basename(folder)
     label = calls[-1].label if calls else None
     return CallCosts(run.fold.calls, book, found, median, label, unreached, unreached_from)
-
-
-def median_of(done: list[Spend]) -> Spend | None:
-    """The median of ``done`` by dollars, then tokens (`_weight`), among the priced ones
-    when any is (an unpriced call has no place among dollars); None when empty. The calls
-    of a run share few distinct spends (a book keeps each once): they are counted, and
-    the distinct ones sorted."""
-    counts = Counter(map(id, done))
-    distinct = dict(zip(map(id, done), done, strict=True))
-    priced = [(at, spend) for at, spend in distinct.items() if spend.cost_usd is not None]
-    pool = priced or list(distinct.items())
-    middle = (sum(counts[at] for at, _spend in pool) - 1) // 2
-    for at, spend in sorted(pool, key=lambda item: _weight(item[1])):
-        middle -= counts[at]
-        if middle < 0:
-            return spend
-    return None
 
 
 def previous_completed(run: Run) -> tuple[str, JournalFold] | None:
