@@ -158,16 +158,20 @@ def _rows_of(data: mmap.mmap) -> tuple[dict[str, Any], dict[str, str]]:
     if not isinstance(entries, dict) or not isinstance(listed, dict):
         return {}, {}
     at = end + 1
+    arrays = []
     for entry in entries.values():  # each length replaced by its row, in place
         if not _valid(entry):
             return {}, {}
-        length, wire = entry[2], entry[8]
+        length = entry[2]
         entry[2] = data[at : at + length]
-        at += length
-        entry[8] = data[at : at + wire]
-        at += wire
+        arrays.append(at + length)
+        at += length + entry[8]
     if at != len(data):
         return {}, {}
+    # The arrays copied after every row: a warm engine holds them, and lets go of the rows
+    # (copied one after the other, their memory is one free stretch then, not a hole each).
+    for entry, at in zip(entries.values(), arrays, strict=True):
+        entry[8] = data[at : at + entry[8]]
     return entries, {folder: item for folder, item in listed.items() if type(item) is str}
 
 
