@@ -146,3 +146,29 @@ async def test_the_marks_are_read_at_the_start_and_the_notifier_made_once_the_li
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await until(pilot, lambda: app.notices.notifier is not None, "the notifier")
+
+
+def test_a_run_no_mark_names_is_unseen_without_its_state_made(monkeypatch):
+    """The title asks whether each run within the attention window is marked seen at every
+    change of the store: a run no mark names is unseen by its ident alone, and a marked
+    one is seen only as it stood when marked."""
+    from tests.tui.test_tui_units import only_row
+    from wftop.tui import notices as module
+
+    made: list[str] = []
+
+    def counted(row: RunRow) -> RunState:
+        made.append(row.run_id)
+        return state_of(row)
+
+    monkeypatch.setattr(module, "state_of", counted)
+    notices = module.Notices(0.0, None)
+    marked = only_row("killed")
+    others = [dataclasses.replace(marked, run_id=f"wf_{number:08x}-000") for number in range(50)]
+    notices.acks.ack([state_of(marked)], 100.0)
+    assert notices.seen(marked)
+    assert not any(notices.seen(row) for row in others)
+    assert made == [marked.run_id]
+    assert not notices.seen(dataclasses.replace(marked, status=Status.STALLED))
+    later = (marked.last_activity or 0.0) + 60.0
+    assert not notices.seen(dataclasses.replace(marked, last_activity=later))
