@@ -60,10 +60,17 @@ def stamp(path: str, *, size: bool = True, stat: Stat = os.stat) -> list[int]:
 def session_stamp(folder: RunFolder, stat: Stat = os.stat) -> Key | None:
     """The session's part of a run's key (see the module); None when its transcript is gone
     (its runs' answers are never kept)."""
-    transcript = stamp(folder.transcript, stat=stat)
+    return session_folder_stamp(folder.session_dir, stat)
+
+
+def session_folder_stamp(session: str, stat: Stat = os.stat) -> Key | None:
+    """`session_stamp` of the session whose folder is ``session`` (`RunFolder.session_dir`):
+    the paths it stamps are made from it, its transcript beside it (`RunFolder.transcript`),
+    where each joined the root and the names under it again."""
+    transcript = stamp(session + ".jsonl", stat=stat)
     if not transcript:
         return None
-    snapshots = folder.session_dir + os.sep + "workflows"  # the folder of `RunFolder.snapshot`
+    snapshots = session + os.sep + "workflows"  # the folder of `RunFolder.snapshot`
     return [
         transcript,
         stamp(snapshots, size=False, stat=stat),

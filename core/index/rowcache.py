@@ -35,7 +35,7 @@ from wftop.core.index.cachefile import (
     Key,
     Stat,
     cache_dir,
-    session_stamp,
+    session_folder_stamp,
     stamp,
     unstamped_key,
 )
@@ -73,7 +73,8 @@ class _Session:
 
     def __init__(self, stamp: Key | None, scripts: str) -> None:
         self.stamp = stamp
-        """`session_stamp` (None: the transcript is gone, no row is kept)."""
+        """`wftop.core.index.cachefile.session_stamp` (None: the transcript is gone, no row is
+        kept)."""
         self.scripts = scripts
         """The session's scripts folder, with a separator after it."""
         self._owner: Owner | None = None
@@ -178,8 +179,10 @@ class RowCache(WalkKeep):
         place = (folder.root, folder.project, folder.session_id)
         made = self._sessions.get(place)
         if made is None:
-            scripts = folder.session_dir + os.sep + "workflows" + os.sep + "scripts" + os.sep
-            made = self._sessions[place] = _Session(session_stamp(folder, self._stat_once), scripts)
+            session = folder.session_dir  # made once: each path made of it joins no more
+            scripts = session + os.sep + "workflows" + os.sep + "scripts" + os.sep
+            shared = session_folder_stamp(session, self._stat_once)
+            made = self._sessions[place] = _Session(shared, scripts)
         return made
 
     def key(self, folder: RunFolder, owner: Owner, superseded_by: str | None) -> Key | None:
