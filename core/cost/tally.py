@@ -12,7 +12,6 @@ attempt, what `run_spend` gives read whole.
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
@@ -46,7 +45,9 @@ class ExactSum:
         """In `units`."""
         self.unknown = 0
         """How many of the spends had no dollar figure."""
-        self.unpriced: Counter[str] = Counter()
+        self.unpriced: dict[str, int] = {}
+        """Models without a price → how many of the spends named them (a dict, not a
+        `Counter`: made for every run a listing reads, a Counter cost 7,500 instructions)."""
 
     def add(self, spend: Spend | None, times: int) -> None:
         """Add ``spend`` ``times`` times (a negative ``times`` takes it back)."""
@@ -60,11 +61,20 @@ class ExactSum:
             self.unknown += times
         else:
             self.dollars += times * units(spend.cost_usd)
+        unpriced = self.unpriced
         for model in spend.unpriced_models:
-            self.unpriced[model] += times
+            unpriced[model] = unpriced.get(model, 0) + times
 
     def spend(self) -> Spend:
-        unpriced = tuple(sorted(model for model, n in self.unpriced.items() if n > 0))
+        """The sum; `NOTHING` itself where nothing was spent (what a run whose transcripts
+        hold no usage yet sums to: no `Tokens` and `Spend` made, 25,000 instructions)."""
+        unpriced = (
+            tuple(sorted(model for model, n in self.unpriced.items() if n > 0))
+            if self.unpriced
+            else ()
+        )
+        if not (self.messages or self.dollars or self.unknown or unpriced or any(self.tokens)):
+            return NOTHING
         cost = None if self.unknown or unpriced else self.dollars / (1 << UNIT_BITS)
         return Spend(Tokens(*self.tokens), cost, unpriced, self.messages)
 

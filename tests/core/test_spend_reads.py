@@ -15,7 +15,8 @@ from wftop.cli.commands.ls import json_item
 from wftop.core.cost import tally as tally_module
 from wftop.core.cost import usage as usage_module
 from wftop.core.cost.spendbook import SpendBook
-from wftop.core.cost.tally import SpendTally
+from wftop.core.cost.tally import ExactSum, SpendTally
+from wftop.core.cost.tokens import NOTHING, Spend, Tokens
 from wftop.core.index.coldpass import scan_rows
 from wftop.core.index.live import LiveIndex
 from wftop.core.system.procs import FakeProcessTable
@@ -127,6 +128,30 @@ def test_a_large_transcript_read_once_is_read_whole(tmp_path: Path) -> None:
     assert read is not None
     assert usage_module.unstamped_spend(str(first)) == usage_module.spend_of_bytes(read[1])
     assert usage_module.spend_of_bytes(big).messages > 0
+
+
+def test_a_tally_that_sums_to_nothing_makes_no_spend(tmp_path: Path) -> None:
+    """Where nothing was spent (agents whose transcripts hold no usage, or spends taken back
+    to nothing, an unpriced model's too) the sum is `NOTHING` itself: no `Tokens` nor `Spend`
+    made for it. What any sum is stays what it was."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for agent in ("a1", "a2"):
+        (folder / f"agent-{agent}.jsonl").write_bytes(b'{"type":"user","message":{}}\n')
+    once = SpendTally(once=True)
+    once.started([("k1", "a1"), ("k2", "a2")])
+    assert once.total(str(folder)) is NOTHING
+    priced = Spend(Tokens(3, 4, 0, 0, 0), 0.25, (), 2)
+    unpriced = Spend(Tokens(1, 0, 0, 0, 0), None, ("no-such-model",), 1)
+    exact = ExactSum()
+    assert exact.spend() is NOTHING
+    exact.add(priced, 2)
+    exact.add(unpriced, 1)
+    assert exact.spend() == Spend(Tokens(7, 8, 0, 0, 0), None, ("no-such-model",), 5)
+    exact.add(unpriced, -1)
+    assert exact.spend() == Spend(Tokens(6, 8, 0, 0, 0), 0.5, (), 4)
+    exact.add(priced, -2)
+    assert exact.spend() is NOTHING
 
 
 def listing(root: Path, book: SpendBook | None) -> list[dict[str, Any]]:
