@@ -268,11 +268,14 @@ async def _kept_first(cache: RowCache, owners: dict[str, Owner], emit: Emit) -> 
     run's folder is read from its journal's path, and its row is checked as the walk would
     check it, were the run superseded by no session (one that is, or is no more, is checked
     again after the walk). Ident → the run folder's path, for each row handed out."""
-    folders = [folder for folder in map(kept_folder, cache.journals()) if folder is not None]
+    folders = [
+        (kept[1], folder) for kept in cache.journals() if (folder := kept_folder(kept)) is not None
+    ]
     sent: dict[str, str] = {}
     batch: list[Held] = []
-    for number, folder in enumerate(folders, 1):
-        kept, _key = cache.find(folder, owners.get(folder.session_id, NO_OWNER), None)
+    for number, (journal, folder) in enumerate(folders, 1):
+        owner = owners.get(folder.session_id, NO_OWNER)
+        kept, _key = cache.find(folder, owner, None, journal=journal)
         found = _from_cache(kept, folder) if kept is not None else None
         if found is not None:
             sent[found.ident] = folder.path
@@ -326,7 +329,7 @@ def _from_cache(kept: Kept, folder: RunFolder) -> Held | None:
         naming is not None
         and kept.wire
         and item.startswith(_kept_head(folder, naming))
-        and _LOCAL in item
+        and item.rfind(_LOCAL) >= 0  # as `in`: the host's line is nearer the end
     ):
         return Held(None, kept.wire, ident=folder.ident, naming=_interned(naming))
     from wftop.core.row import RowError, array_line  # a row not printed as ``ls`` prints it

@@ -146,7 +146,8 @@ def rows_before_walk(
         if folder is None:
             continue
         superseded_by = kept_superseded(entry)
-        row, _key = cache.find(folder, owners.get(folder.session_id, NO_OWNER), superseded_by)
+        owner = owners.get(folder.session_id, NO_OWNER)
+        row, _key = cache.find(folder, owner, superseded_by, journal=journal)
         if row is not None:
             recency = (-(row.last_activity or 0.0), folder.run_id, folder.session_id, folder.root)
             found.append((recency, row))

@@ -190,21 +190,30 @@ class RowCache(WalkKeep):
         return self.find(folder, owner, superseded_by, look=False)[1]
 
     def find(
-        self, folder: RunFolder, owner: Owner, superseded_by: str | None, *, look: bool = True
+        self,
+        folder: RunFolder,
+        owner: Owner,
+        superseded_by: str | None,
+        *,
+        look: bool = True,
+        journal: str | None = None,
     ) -> tuple[Kept | None, Key | None]:
         """The row kept for the run of ``folder`` if it holds (`get`), else None and the
         run's key now (None: its row must not be kept). An `ended` run's row is checked by
         one ``stat``, its folder's: its journal is stamped only when the row is not used.
         A key is compared as the text an entry holds, made of the session's part made
         once (`_Session.middle`) and the stamps: no list is made or printed for a row
-        that holds."""
+        that holds. ``journal``: the folder's `RunFolder.journal` where the caller has it
+        (a kept row's, the path it is kept under: not made again, nor hashed again to find
+        its entry)."""
         if self.path is None:
             return None, None
         session = self._session(folder)
         shared = session.stamp
         if shared is None:
             return None, None
-        journal = folder.journal
+        if journal is None:
+            journal = folder.journal
         middle = session.middle(owner, superseded_by, shared)
         # The run folder's inode and time besides: a transcript deleted or made in it changes
         # what the run spent, and whether that is a lower bound. Its stamp as `key_text`

@@ -22,7 +22,7 @@ class NothingHolds:
         run = f"{self.root}/projects/-p/s1/subagents/workflows"
         return [(self.root, f"{run}/wf_{n:08x}-000/journal.jsonl") for n in range(self.count)]
 
-    def find(self, *_args: Any) -> tuple[None, None]:
+    def find(self, *_args: Any, **_named: Any) -> tuple[None, None]:
         self.checked += 1
         return None, None
 
