@@ -36,13 +36,14 @@ import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache, wraps
 from sys import intern
 from typing import TYPE_CHECKING, Any, NamedTuple, ParamSpec, TypeVar
 
 import orjson
 
+from wftop.core.compared import record
 from wftop.core.engine.heldrow import Held, Naming, exact, held, held_read
 from wftop.core.index.cachefile import Key
 from wftop.core.index.gcpause import paused_gc
@@ -98,7 +99,7 @@ Emit = Callable[[list[Held], list[str], int, int], None]
 """Called with each batch: the runs had, the problems found, runs had so far, runs found."""
 
 
-@dataclass(frozen=True)
+@record
 class FirstRows:
     """What `first_rows` did: how many rows went out, and the runs whose rows went out
     without what they spent (journal → its rows-cache key, taken before the run was read):

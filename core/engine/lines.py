@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from wftop.core.compared import compared
+from wftop.core.compared import record
 from wftop.core.engine.version import PROTOCOL as PROTOCOL
 
 if TYPE_CHECKING:
@@ -28,8 +27,7 @@ class ProtocolError(ValueError):
     """A line of the engine's stream that is not one of its messages."""
 
 
-@compared
-@dataclass(frozen=True, eq=False, repr=False)
+@record
 class Hello:
     """Who speaks: the engine's protocol and wftop version, its pid, roots and stall window."""
 
@@ -126,8 +124,7 @@ def checked_field(
     return value
 
 
-@compared
-@dataclass(frozen=True, eq=False, repr=False)
+@record
 class Ask:
     """What a view asked a shared engine for (its first line)."""
 
