@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wftop.core.compared import compared
 from wftop.core.index.cachefile import (
     Key,
     Stat,
@@ -92,7 +93,8 @@ class _Session:
         return self._middle
 
 
-@dataclass
+@compared
+@dataclass(eq=False, repr=False)
 class RowCache(WalkKeep):
     """Cached rows by journal path, loaded from and saved to one private file per root."""
 

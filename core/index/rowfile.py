@@ -25,6 +25,7 @@ from typing import Any
 
 import orjson
 
+from wftop.core.compared import compared
 from wftop.core.index.cachefile import Key
 from wftop.core.system.atomic import atomic_write
 
@@ -51,7 +52,8 @@ ENDED = "[null,"
 """How the key of an `ended` run's row begins: no journal stamp."""
 
 
-@dataclass
+@compared
+@dataclass(eq=False, repr=False)
 class Kept:
     """What a cached row says about its run, besides the row itself."""
 

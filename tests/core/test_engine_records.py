@@ -34,3 +34,20 @@ def test_they_are_made_compared_and_refused_as_before() -> None:
     assert repr(firsts).startswith("FirstRows(count=2, unpriced={}, gone=()")
     with pytest.raises(TypeError):
         FirstRows(2)  # type: ignore[call-arg]
+
+
+def test_a_kept_row_and_the_rows_cache_take_compared_s_methods() -> None:
+    """Not compiled as the rows cache's modules are imported (a kept row is made for each
+    row that holds, by the ``__init__`` the data class compiles, the fastest made so)."""
+    from wftop.core.index.rowcache import RowCache
+    from wftop.core.index.rowfile import Kept
+
+    for kind in (Kept, RowCache):
+        for method in ("__eq__", "__repr__"):
+            assert getattr(kind, method).__module__ == compared.__name__, (kind, method)
+        assert kind.__hash__ is None  # not frozen: unhashable, as the data class was
+    kept = Kept(1.0, b"{}", naming=("/c", "-p", "p"))
+    assert kept == Kept(1.0, b"{}", False, ("/c", "-p", "p"), None) and kept != Kept(1.0, b"[]")
+    assert repr(kept) == "Kept(last_activity=1.0, row=b'{}', ended=False, " + (
+        "naming=('/c', '-p', 'p'), wire=None)"
+    )
