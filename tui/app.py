@@ -46,7 +46,7 @@ from wftop.tui.messages import Navigate, OpenHelp, OpenSessions
 from wftop.tui.navigator import Navigator
 from wftop.tui.notices import Notices
 from wftop.tui.services import Services
-from wftop.tui.store import FRAME, Change, Store
+from wftop.tui.store import FRAME, READING_FRAME, Change, Store
 from wftop.tui.store import Progress as Reading
 from wftop.tui.styles import Palette
 from wftop.tui.telling import TellApp
@@ -121,7 +121,9 @@ class WftopApp(TellApp):
         self.banner = banner
         self.link = EngineLink(connector or connector_for(self.roots, config.stall_window))
         processes = processes if processes is not None else default_table()
-        self.store = Store(self, self._next_frame, give_back=self._give_back_memory)
+        self.store = Store(
+            self, self._next_frame, reading=self._reading_frame, give_back=self._give_back_memory
+        )
         self.store.missing = absent(self.roots)  # before the loop runs: no wait on it
         self.root_look = RootLook(self, self.store, self.roots)
         from wftop.core.system.statedir import state_dir
@@ -160,6 +162,9 @@ class WftopApp(TellApp):
 
     def _next_frame(self, apply: Callable[[], object]) -> None:
         self.set_timer(FRAME, apply, name="store-frame")
+
+    def _reading_frame(self, apply: Callable[[], object]) -> None:
+        self.set_timer(READING_FRAME, apply, name="store-frame")
 
     def _give_back_memory(self) -> None:
         """What the store let go of, given back to the system in a thread (`Store`)."""

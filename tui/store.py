@@ -5,9 +5,10 @@ by the engine or another host), held in ``rows`` by ident; nothing else about a 
 for every run (its calls, journal and transcripts are read when a screen opens them). The
 app feeds the store what the engine link and the hosts say (`take`, `progressed`,
 `host_changed`); each is folded into one pending `Change` at once, and at most one
-`Change` is applied per frame (`FRAME`): ``rows`` are updated and the ``changed`` signal
-is published once with the whole delta, whatever burst of updates came in between. A
-screen that is not shown keeps nothing but a flag, and catches up when it shows again.
+`Change` is applied per frame (`FRAME`; while the first read goes on and some runs are
+held, per `READING_FRAME`): ``rows`` are updated and the ``changed`` signal is published
+once with the whole delta, whatever burst of updates came in between. A screen that is
+not shown keeps nothing but a flag, and catches up when it shows again.
 
 What a `Change` carries tells a screen how much to redraw: ``progress`` only (the cold
 start read more runs: the header), ``links`` (the engine or a host's link went or came
@@ -36,6 +37,13 @@ if TYPE_CHECKING:
 
 FRAME = 1 / 60
 """Seconds between two applications of what came in (a frame)."""
+READING_FRAME = 0.1
+"""Seconds between two applications while the first read goes on, once some runs are held:
+what they change until every run is known is the header's count of runs read (the list
+holds them back, `wftop.tui.screens.runs.RunsScreen`) and the title's count. Each
+application costs the loop some 5 ms beside its rows (the header drawn, the title counted,
+the screens told), and the engine sends a batch every 20-30 ms, each applied in a frame of
+its own: 80 applications at 20,000 runs, on the CPUs its workers read them with."""
 SETTLE_ROWS = 1000
 """Rows an application adds or replaces from which what the process holds then is moved
 out of the cyclic collector's reach (`gc.freeze`): 20,000 rows are some 200,000 objects it
@@ -101,12 +109,15 @@ class Store:
         owner: DOMNode,
         schedule: Callable[[Callable[[], object]], object],
         *,
+        reading: Callable[[Callable[[], object]], object] | None = None,
         settle: Callable[[], None] = gc.freeze,
         give_back: Callable[[], object] = give_back_memory,
     ) -> None:
         """Args:
         owner: the node the ``changed`` signal belongs to (the app).
         schedule: runs its argument a frame from now (the app's ``set_timer``).
+        reading: runs its argument `READING_FRAME` from now: what comes while the first read
+            goes on and some runs are held is applied so (None: a frame from now).
         settle: called after an application of `SETTLE_ROWS` rows or more (rows are
             acyclic: freed when let go, frozen or not).
         give_back: gives what the process freed back to the system
@@ -136,6 +147,7 @@ class Store:
         sends every row before what it spent, and replaces each when it has read it)."""
         self._needy = NeedyRuns()
         self._schedule = schedule
+        self._reading = reading
         self._pending: dict[str, RunRow | None] = {}
         """Rows to apply by ident (None: the run went), the newest of each."""
         self._flags = {"progress": False, "links": False, "clock": False}
@@ -215,7 +227,11 @@ class Store:
     def _due_soon(self) -> None:
         if not self._due:
             self._due = True
-            self._schedule(self.apply)
+            reading = self._reading
+            if reading is not None and self.rows and not self.progress.loaded:
+                reading(self.apply)  # the first read goes on: its count of runs read
+            else:
+                self._schedule(self.apply)
 
     # -- applying ----------------------------------------------------------------------------
 

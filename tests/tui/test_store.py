@@ -171,3 +171,35 @@ def test_the_runs_needing_a_person_are_found_without_looking_at_those_long_idle(
         edge.run_id,
     ]
     assert store.attention(now + 1.0, window) == 2  # the edge's left the window
+
+
+def test_while_the_first_read_goes_on_what_comes_is_applied_at_the_reading_pace():
+    """Until every run is known, an application changes the header's count of runs read and
+    the title's count (the list holds the runs back): once some runs are held, what comes is
+    applied `READING_FRAME` later, not a frame later. The first runs, and whatever comes
+    once the list may be drawn, are applied a frame later; the moment it may be drawn, at
+    once."""
+    from dataclasses import replace
+
+    frames: list[Callable[[], object]] = []
+    reading: list[Callable[[], object]] = []
+    store = Store(App(), frames.append, reading=reading.append)
+    first, second = only_row("killed"), only_row("clean")
+    third = replace(first, run_id="wf_0000000a-000")
+    store.take([first])
+    store.progressed(Progress(1, 3))
+    assert frames == [store.apply] and reading == []  # nothing held yet: drawn a frame later
+    frames.pop()()
+    store.take([second])
+    store.progressed(Progress(2, 3))
+    assert frames == [] and reading == [store.apply]
+    reading.pop()()
+    assert sorted(store.rows) == sorted(row.ident for row in (first, second))
+    store.progressed(Progress(3, 3))
+    assert frames == [] and reading == [store.apply]
+    store.take([third])
+    store.progressed(Progress(3, 3, loaded=True))  # applied at once, with the row before it
+    assert len(store.rows) == 3 and store.progress.known
+    reading.pop()()
+    store.take([replace(third, started=third.started + 1)])
+    assert frames == [store.apply] and reading == []
