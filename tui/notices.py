@@ -63,7 +63,13 @@ class Notices:
         self.notes = tuple(notes)
 
     def event(self, before: RunRow | None, after: RunRow, now: float) -> Event | None:
-        """The event a row's change makes, if any."""
+        """The event a row's change makes, if any. A run first seen that was last active
+        before the app started makes none (`wftop.core.notify.events.Tracker.observe`'s
+        rule), and is told so without its facts made or the rules imported: the last rows
+        of a first read come with the moment every run is known (up to a thousand at
+        20,000 runs), every one of them first seen, as the list waits to be drawn."""
+        if before is None and (after.last_activity is None or after.last_activity < self.started):
+            return None
         tracker, facts = self.telling
         was = facts.of_row(before) if before is not None else None
         return tracker.observe(was, facts.of_row(after), now)

@@ -172,3 +172,21 @@ def test_a_run_no_mark_names_is_unseen_without_its_state_made(monkeypatch):
     assert not notices.seen(dataclasses.replace(marked, status=Status.STALLED))
     later = (marked.last_activity or 0.0) + 60.0
     assert not notices.seen(dataclasses.replace(marked, last_activity=later))
+
+
+def test_a_run_first_seen_idle_since_before_the_start_makes_no_event_and_no_facts():
+    """The last rows of a first read come with the moment every run is known: a run first
+    seen that was last active before the app started makes no event, told without the rules
+    of telling made; one active since is told as before."""
+    from tests.tui.test_tui_units import only_row
+    from wftop.tui.notices import Notices
+
+    run = dataclasses.replace(only_row("killed"), status=Status.DEAD)
+    last = run.last_activity or 0.0
+    notices = Notices(last + 60.0, None)
+    assert notices.event(None, run, last + 120.0) is None
+    assert notices.event(None, dataclasses.replace(run, last_activity=None), last + 120.0) is None
+    assert notices._telling is None  # noqa: SLF001 - the rules were not made for them
+    since = dataclasses.replace(run, last_activity=last + 90.0)
+    event = notices.event(None, since, last + 120.0)
+    assert event is not None and event.ident == run.ident
