@@ -13,6 +13,7 @@ from wftop.tui.format import ATTENTION_ORDER, rows_cost_total
 from wftop.tui.haystack import Texts
 
 RERUN_TOKENS = operator.attrgetter("rerun_tokens")
+IDENT = operator.attrgetter("ident")
 
 
 def activity_key(run: RunRow) -> tuple[object, ...]:
@@ -39,11 +40,15 @@ class Order:
 
     @classmethod
     def of(cls, runs: list[RunRow]) -> Order:
-        keyed = sorted(((activity_key(run), run) for run in runs), key=operator.itemgetter(0))
+        """``runs`` in order, each key made once and the runs placed by their places in
+        ``runs`` sorted by key (the list's first drawing: 20,000 runs once the first read
+        ends), where each run was paired with its key in a tuple sorted by key."""
+        keys = list(map(activity_key, runs))
+        places = sorted(range(len(runs)), key=keys.__getitem__)
         order = cls()
-        order._keys = [key for key, _run in keyed]
-        order.runs = [run for _key, run in keyed]
-        order._key_of = {run.ident: key for key, run in keyed}
+        order._keys = list(map(keys.__getitem__, places))
+        order.runs = list(map(runs.__getitem__, places))
+        order._key_of = dict(zip(map(IDENT, order.runs), order._keys, strict=True))
         return order
 
     @classmethod
