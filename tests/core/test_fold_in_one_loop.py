@@ -110,8 +110,9 @@ def test_a_run_read_whole_is_folded_in_one_loop(monkeypatch: pytest.MonkeyPatch)
 def test_the_fold_makes_a_keyed_call_by_position(monkeypatch: pytest.MonkeyPatch) -> None:
     """A class called with a keyword is handed a dict of them (a fifth of making a call,
     100,000 of them in a plan): the fold makes each keyed call by position, its key, place
-    and first line first (a call made whole at its ``started`` line is given the rest by
-    position too), and the call is the one those keywords make."""
+    and first line first (a call made whole at its ``started`` line is not handed to its
+    __init__ at all: its fields are set where it is made), and the call is the one those
+    keywords make."""
     numbered = [
         (1, {"type": "started", "key": "k1", "agentId": "a1", "label": "one"}),
         (2, {"type": "started", "agentId": "a2"}),  # keyless: a call of its agent's own
@@ -129,9 +130,11 @@ def test_the_fold_makes_a_keyed_call_by_position(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(foldcall, "Call", Counted)
     fold = JournalFold().feed_all(numbered)
-    assert [keywords for args, keywords in made] == [{}, {"keyless": True}, {}]
+    assert [keywords for args, keywords in made] == [{"keyless": True}, {}]
     made_at = [args[:3] for args, keywords in made]
-    assert made_at == [("k1", 0, 1), ("agent:a2", 1, 2), ("k2", 2, 3)]
+    assert made_at == [("agent:a2", 1, 2), ("k2", 2, 3)]
+    whole = fold.calls["k1"]
+    assert type(whole) is Counted and (whole.order, whole.first_line, whole.label) == (0, 1, "one")
     for key, order, line in (args[:3] for args, keywords in made if not keywords):
         call = fold.calls[key]
         assert (call.order, call.first_line) == (order, line) and not call.keyless

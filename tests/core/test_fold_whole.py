@@ -128,3 +128,35 @@ def test_a_calls_usual_lines_are_folded_without_a_call_a_line(
     fold_whole(numbered, (calls, {}, {}, {}, []))
     assert handed == [[1, 2], [104], [105], [106], [108]]
     assert len(calls) == 52 and calls["v2:7"].result == {"n": 7}
+
+
+def test_a_call_started_is_made_without_its_init(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted, not timed: a call made by its first ``started`` line is made field by field,
+    not through `Call`'s __init__ (a frame and 18 arguments for each of a plan's 100,000
+    calls), and is the call that __init__ makes of those fields; one made by `fold_records`
+    (a line off that path) still goes through it."""
+    made: list[str] = []
+    init = Call.__init__
+
+    def counted(self: Call, key: str, *rest: Any, **named: Any) -> None:
+        made.append(key)
+        init(self, key, *rest, **named)
+
+    lines: list[dict[str, Any]] = []
+    for n in range(20):
+        key, agent = f"v2:{n}", f"a{n}"
+        lines += [
+            {"type": "started", "key": key, "agentId": agent, "label": f"w{n}", "phase": "P"},
+            {"type": "result", "key": key, "agentId": agent, "result": {"n": n}},
+        ]
+    lines += [{"type": "started", "key": "v2:20", "agentId": "a20"}]  # no label: off the path
+    numbered = list(enumerate(lines, 1))
+    monkeypatch.setattr(Call, "__init__", counted)
+    calls: dict[str, Call] = {}
+    fold_whole(numbered, (calls, {}, {}, {}, []))
+    assert made == ["v2:20"]
+    monkeypatch.undo()
+    assert same_fold(numbered) and same_fold(numbered, packs=False)
+    call = calls["v2:7"]
+    fields = [getattr(call, name) for name in Call.__slots__]  # each one set
+    assert call == Call(*fields) and fields[:4] == ["v2:7", 7, 15, "w7"]
