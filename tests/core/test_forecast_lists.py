@@ -81,3 +81,33 @@ def test_a_forecasts_labels_by_fate_are_the_walks_own(
     assert Counted.reads == 0
     for fate, labels in by_fate.items():
         assert labels == [call.label for call in calls if call.fate is fate]
+
+
+@pytest.mark.parametrize("name", ["killed", "killed-in-parallel", "mid-failure", "resumed"])
+def test_a_fate_from_cache_is_made_without_its_init(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counted, not timed: the walk makes the fate of a call it serves from cache with no
+    call to `CallFate`'s __init__ (a frame and five arguments for each of a plan's 100,000
+    calls), any other fate through it, and each is the fate __init__ makes of its fields
+    (a call to it counted too, once the fates are counted)."""
+    (run,) = scan_roots([str(tree(name))], processes=FakeProcessTable()).runs
+    facts = gather(run, cli_version=(2, 1, 332))
+    made: list[Fate] = []
+
+    class Made(CallFate):
+        __slots__ = ()
+
+        def __init__(self, label: str, key: str, fate: Fate, *rest: object) -> None:
+            made.append(fate)
+            super().__init__(label, key, fate, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(instant_module, "CallFate", Made)
+    walked = instant_module._walk(facts, instant_module.journal_spans(facts.fold))
+    cached = [fate for fate in walked.fates if fate.fate is Fate.CACHED]
+    assert cached and Fate.CACHED not in made
+    assert len(made) == len(walked.fates) - len(cached)
+    for fate in walked.fates:
+        fields = (fate.label, fate.key, fate.fate, fate.reason, fate.had_result)
+        assert type(fate) is Made and fate == Made(*fields)
+    assert {fate.reason for fate in cached} == {"result in the journal"}
